@@ -1,0 +1,331 @@
+"""Validated discrete data: integer codes with names, state labels and arities.
+
+Every algorithm in bnexplore works on :class:`DiscreteData`. It is built from a
+pandas DataFrame of categorical, string, bool or small-integer columns and turns
+back into one with the original labels.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Hashable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DiscreteData",
+    "MemoryBudgetError",
+    "as_discrete",
+    "check_table_size",
+    "get_table_budget",
+    "set_table_budget",
+]
+
+#: default largest number of cells a single contingency table may have.
+_TABLE_BUDGET = {"cells": 50_000_000}
+
+#: a float or integer column with more distinct values than this is "continuous".
+MAX_STATES = 50
+
+
+class MemoryBudgetError(ValueError):
+    """A table (parent configurations x child states) would not fit the memory budget."""
+
+
+def get_table_budget() -> int:
+    """Largest number of cells a contingency/CPT table may have (default 5e7)."""
+    return _TABLE_BUDGET["cells"]
+
+
+def set_table_budget(cells: int) -> int:
+    """Set the table budget; returns the previous value.
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> old = bx.data.set_table_budget(10**6)
+    >>> _ = bx.data.set_table_budget(old)
+    """
+    if int(cells) < 1:
+        raise ValueError(f"table budget must be a positive number of cells, got {cells!r}")
+    old = _TABLE_BUDGET["cells"]
+    _TABLE_BUDGET["cells"] = int(cells)
+    return old
+
+
+def check_table_size(arities: Sequence[int], names: Sequence[str] | None = None,
+                     what: str = "table", budget: int | None = None) -> int:
+    """Return the product of ``arities``; raise :class:`MemoryBudgetError` if too large.
+
+    The product is computed with Python integers so it never overflows.
+    """
+    budget = get_table_budget() if budget is None else int(budget)
+    size = 1
+    for a in arities:
+        size *= int(a)
+    if size > budget:
+        cols = f" over columns {list(names)}" if names is not None else ""
+        raise MemoryBudgetError(
+            f"{what}{cols} would need {size:,} cells ({size * 8 / 2**30:.2f} GiB as float64), "
+            f"over the budget of {budget:,} cells: use fewer parents (a smaller k or n), "
+            f"merge states, or raise the budget with bnexplore.data.set_table_budget()"
+        )
+    return size
+
+
+def _is_continuous(series: pd.Series) -> bool:
+    s = series.dropna()
+    if isinstance(series.dtype, pd.CategoricalDtype) or s.empty:
+        return False
+    if pd.api.types.is_bool_dtype(s):
+        return False
+    if pd.api.types.is_float_dtype(s):
+        vals = s.to_numpy(dtype=float)
+        if not np.all(np.isfinite(vals)):
+            return True
+        if not np.all(vals == np.round(vals)):
+            return True
+        return s.nunique() > MAX_STATES
+    if pd.api.types.is_integer_dtype(s):
+        return s.nunique() > MAX_STATES
+    return False
+
+
+class DiscreteData:
+    """Integer-coded discrete data set.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_cols)
+        Integer state codes, ``0 <= codes[:, j] < arities[j]``.
+    names : sequence of str
+        Column names (unique).
+    states : sequence of sequences
+        State labels of every column, ``len(states[j]) == arities[j]``.
+    target : str, optional
+        Name of the class column, if any.
+
+    Attributes
+    ----------
+    codes : ndarray of int32, shape (n_rows, n_cols), Fortran order
+    columns : ndarray of int32, shape (n_cols, n_rows)
+        The transposed, C-contiguous codes (one row per variable) used by kernels.
+    arities : ndarray of int64
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnexplore.data import DiscreteData
+    >>> d = DiscreteData.from_frame(pd.DataFrame({"a": ["x", "y", "x"], "b": [0, 1, 1]}))
+    >>> d.arities.tolist(), d.n_rows
+    ([2, 2], 3)
+    >>> d.to_frame()["a"].tolist()
+    ['x', 'y', 'x']
+    """
+
+    def __init__(self, codes: np.ndarray, names: Sequence[str], states: Sequence[Sequence[Hashable]],
+                 target: str | None = None):
+        codes = np.asarray(codes)
+        if codes.ndim != 2:
+            raise ValueError(f"codes must be 2-D (rows x columns), got shape {codes.shape}")
+        names = [str(n) for n in names]
+        if len(names) != codes.shape[1]:
+            raise ValueError(f"{len(names)} names for {codes.shape[1]} columns")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"duplicate column names {dup}: rename them so every column is unique")
+        if len(states) != len(names):
+            raise ValueError(f"{len(states)} state lists for {len(names)} columns")
+        self.names: list[str] = names
+        self.states: list[list] = [list(s) for s in states]
+        self.arities = np.array([len(s) for s in self.states], dtype=np.int64)
+        if codes.size:
+            if codes.min() < 0:
+                raise ValueError("codes must be non-negative")
+            bad = np.nonzero(codes.max(axis=0) >= self.arities)[0]
+            if bad.size:
+                raise ValueError(f"column {names[bad[0]]!r} has a code outside its {self.arities[bad[0]]} states")
+        self.codes = np.asfortranarray(codes, dtype=np.int32)
+        self.columns = np.ascontiguousarray(self.codes.T)
+        if target is not None and target not in names:
+            raise ValueError(f"target {target!r} is not a column; columns are {names}")
+        self.target = target
+        self._index = {n: i for i, n in enumerate(names)}
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, target: str | None = None, missing: str = "raise",
+                   check_target: bool = True) -> "DiscreteData":
+        """Validate and encode a DataFrame.
+
+        Parameters
+        ----------
+        df : DataFrame
+            Categorical, string, bool or small-integer columns.
+        target : str, optional
+            Class column; defaults to ``df.attrs.get("target")``. It must take at
+            least two values (when ``check_target``).
+        missing : {"raise", "drop"}
+            ``"raise"`` refuses missing values and says where they are; ``"drop"``
+            drops the incomplete rows with a warning that gives the count.
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
+        if missing not in ("raise", "drop"):
+            raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}")
+        cols = [str(c) for c in df.columns]
+        dup = sorted({c for c in cols if cols.count(c) > 1})
+        if dup:
+            raise ValueError(f"duplicate column names {dup}: rename them so every column is unique")
+        if df.shape[1] == 0:
+            raise ValueError("the data frame has no columns")
+        if df.shape[0] == 0:
+            raise ValueError("the data frame has no rows")
+        if target is None:
+            target = df.attrs.get("target")
+        if target is not None and target not in df.columns:
+            raise ValueError(f"target {target!r} is not a column; columns are {cols}")
+        for c in df.columns:
+            if _is_continuous(df[c]):
+                raise ValueError(
+                    f"column {c!r} is continuous ({df[c].nunique()} distinct values): discretise it "
+                    f"with bnexplore.data.MDLDiscretizer (supervised) or EqualFrequencyDiscretizer, "
+                    f"or load with discretize='mdl'"
+                )
+        na = df.isna()
+        n_missing = int(na.values.sum())
+        if n_missing:
+            rows = np.nonzero(na.values.any(axis=1))[0]
+            per_col = na.sum()
+            where = ", ".join(f"{c!r}: {int(k)}" for c, k in per_col.items() if k)
+            if missing == "raise":
+                raise ValueError(
+                    f"{n_missing} missing values in {rows.size} rows (first rows {rows[:5].tolist()}; "
+                    f"by column {where}): pass missing='drop' to drop incomplete rows"
+                )
+            warnings.warn(f"dropped {rows.size} rows with missing values ({where})", UserWarning, stacklevel=2)
+            df = df.loc[~na.values.any(axis=1)]
+            if df.shape[0] == 0:
+                raise ValueError("no rows left after dropping rows with missing values")
+        codes = np.empty(df.shape, dtype=np.int32)
+        states = []
+        for j, c in enumerate(df.columns):
+            s = df[c]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                codes[:, j] = s.cat.codes.to_numpy()
+                states.append(list(s.cat.categories))
+            else:
+                if pd.api.types.is_float_dtype(s):
+                    s = s.astype(np.int64)
+                inv, uniq = pd.factorize(s, sort=True)
+                codes[:, j] = inv
+                states.append(list(uniq.tolist()))
+        data = cls(codes, cols, states, target=str(target) if target is not None else None)
+        if target is not None and check_target:
+            t = data.index(target)
+            present = np.unique(data.columns[t])
+            if present.size < 2:
+                raise ValueError(
+                    f"target {target!r} takes only one value ({data.states[t][present[0]]!r}) in these "
+                    f"rows: a classifier needs at least two classes"
+                )
+        return data
+
+    # ------------------------------------------------------------- accessors
+    @property
+    def n_rows(self) -> int:
+        return self.codes.shape[0]
+
+    @property
+    def n_cols(self) -> int:
+        return self.codes.shape[1]
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    def __repr__(self) -> str:
+        t = f", target={self.target!r}" if self.target else ""
+        return f"DiscreteData({self.n_rows} rows x {self.n_cols} columns{t})"
+
+    def index(self, name: str | int) -> int:
+        """Column position of ``name`` (an int is checked and returned)."""
+        if isinstance(name, (int, np.integer)):
+            if not 0 <= int(name) < self.n_cols:
+                raise IndexError(f"column index {name} out of range 0..{self.n_cols - 1}")
+            return int(name)
+        try:
+            return self._index[name]
+        except KeyError:
+            raise KeyError(f"unknown column {name!r}; columns are {self.names}") from None
+
+    def indices(self, names: Iterable[str | int]) -> list[int]:
+        return [self.index(n) for n in names]
+
+    def column(self, name: str | int) -> np.ndarray:
+        return self.columns[self.index(name)]
+
+    def subset(self, names: Sequence[str | int]) -> "DiscreteData":
+        """A new data set with only these columns (in this order)."""
+        idx = self.indices(names)
+        tgt = self.target if self.target in [self.names[i] for i in idx] else None
+        return DiscreteData(self.codes[:, idx], [self.names[i] for i in idx],
+                            [self.states[i] for i in idx], target=tgt)
+
+    def take(self, rows: np.ndarray | Sequence[int]) -> "DiscreteData":
+        """A new data set with the given rows (indices or boolean mask); states are kept."""
+        return DiscreteData(self.codes[np.asarray(rows)], self.names, self.states, target=self.target)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Back to a DataFrame of categoricals with the original labels."""
+        out = {}
+        for j, n in enumerate(self.names):
+            out[n] = pd.Categorical.from_codes(self.codes[:, j], categories=pd.Index(self.states[j]))
+        df = pd.DataFrame(out)
+        if self.target is not None:
+            df.attrs["target"] = self.target
+        return df
+
+    def encode(self, df: pd.DataFrame, unseen: str = "raise") -> np.ndarray:
+        """Encode new rows with this data set's states (for predict time).
+
+        ``unseen="raise"`` names the column and value of the first category never
+        seen in training; ``unseen="missing"`` codes it -1 so that callers can skip it.
+        """
+        cols = [c for c in self.names if c in df.columns]
+        out = np.full((len(df), len(cols)), -1, dtype=np.int32)
+        for k, c in enumerate(cols):
+            j = self.index(c)
+            lookup = {s: i for i, s in enumerate(self.states[j])}
+            # also accept string forms of the states (CSV round trips)
+            lookup.update({str(s): i for i, s in enumerate(self.states[j])})
+            vals = df[c].to_numpy()
+            codes = np.array([lookup.get(v, lookup.get(str(v), -1)) if not _isna(v) else -1 for v in vals],
+                             dtype=np.int32)
+            if unseen == "raise" and (codes < 0).any():
+                bad = vals[np.argmax(codes < 0)]
+                raise ValueError(
+                    f"column {c!r} has value {bad!r} never seen in training (known: {self.states[j]}); "
+                    f"pass unseen='missing' to ignore it"
+                )
+            out[:, k] = codes
+        return out
+
+
+def _isna(v) -> bool:
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def as_discrete(data, target: str | None = None, missing: str = "raise") -> DiscreteData:
+    """Accept a :class:`DiscreteData` or a DataFrame and return a :class:`DiscreteData`."""
+    if isinstance(data, DiscreteData):
+        if target is not None and target != data.target:
+            if target not in data.names:
+                raise ValueError(f"target {target!r} is not a column; columns are {data.names}")
+            return DiscreteData(data.codes, data.names, data.states, target=target)
+        return data
+    if isinstance(data, pd.DataFrame):
+        return DiscreteData.from_frame(data, target=target, missing=missing)
+    raise TypeError(f"expected a DataFrame or DiscreteData, got {type(data).__name__}")

@@ -1,0 +1,417 @@
+"""Readers for ARFF and CSV files into pandas DataFrames.
+
+* :func:`read_arff` reads Weka ARFF files with :func:`scipy.io.arff.loadarff`, after
+  normalising the header so that quirks found in real UCI files (spaces around
+  nominal values, ``{ 'a', b}`` spacing, mixed quoting) parse. Files scipy cannot
+  read (string or date attributes, sparse rows, quotes inside values) go through a
+  small pure-Python parser that gives the same result.
+* :func:`read_csv` is plain :func:`pandas.read_csv` (never ``eval`` or unpickling)
+  with checks on size, emptiness and duplicate column names.
+
+Both return nominal/text columns as pandas Categoricals, numbers as float (ARFF) or
+the dtype pandas infers (CSV), missing values (``?`` in ARFF, empty or ``?`` in CSV)
+as NaN, and put the class column in ``df.attrs["target"]``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from pathlib import Path
+from typing import IO, Union
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["read_arff", "read_csv", "ArffError"]
+
+PathOrBuffer = Union[str, os.PathLike, IO[str], IO[bytes]]
+
+#: refuse files larger than this many bytes unless told otherwise.
+DEFAULT_MAX_BYTES = 50_000_000
+
+
+class ArffError(ValueError):
+    """An ARFF file is malformed; the message gives the line."""
+
+
+# ------------------------------------------------------------------- reading
+def _read_text(path_or_buffer: PathOrBuffer, max_bytes: int | None, what: str) -> tuple[str, str]:
+    """Return (text, display name), enforcing the size limit before reading it all."""
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        path = Path(path_or_buffer)
+        if not path.exists():
+            raise FileNotFoundError(f"{what} file {str(path)!r} does not exist")
+        size = path.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            raise ValueError(f"{what} file {str(path)!r} has {size:,} bytes, over the limit of {max_bytes:,}: "
+                             f"pass a larger max_bytes if you trust it")
+        raw: str | bytes = path.read_bytes()
+        name = str(path)
+    elif hasattr(path_or_buffer, "read"):
+        raw = path_or_buffer.read() if max_bytes is None else path_or_buffer.read(max_bytes + 1)
+        if max_bytes is not None and len(raw) > max_bytes:
+            raise ValueError(f"{what} input is over the limit of {max_bytes:,} bytes: "
+                             f"pass a larger max_bytes if you trust it")
+        name = getattr(path_or_buffer, "name", f"<{what} buffer>")
+    else:
+        raise TypeError(f"expected a path or a file-like object, got {type(path_or_buffer).__name__}")
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+    else:
+        text = raw
+    return text, str(name)
+
+
+def _find_target(columns) -> str | None:
+    for c in columns:
+        if str(c).lower() == "class":
+            return str(c)
+    return None
+
+
+# ---------------------------------------------------------------------- ARFF
+def _split_values(text: str, lineno: int) -> list[tuple[str, bool]]:
+    """Split a comma-separated ARFF list; returns (value, was_quoted) pairs.
+
+    Handles single or double quotes, backslash escapes inside quotes and any
+    whitespace around values.
+    """
+    out: list[tuple[str, bool]] = []
+    i, n = 0, len(text)
+    while i <= n:
+        while i < n and text[i] in " \t":
+            i += 1
+        if i < n and text[i] in "'\"":
+            q = text[i]
+            i += 1
+            buf = []
+            while i < n and text[i] != q:
+                if text[i] == "\\" and i + 1 < n:
+                    i += 1
+                buf.append(text[i])
+                i += 1
+            if i >= n:
+                raise ArffError(f"line {lineno}: unterminated quote in {text!r}")
+            i += 1
+            out.append(("".join(buf), True))
+            while i < n and text[i] in " \t":
+                i += 1
+            if i < n and text[i] != ",":
+                raise ArffError(f"line {lineno}: unexpected text after a quoted value in {text!r}")
+        else:
+            j = text.find(",", i)
+            j = n if j < 0 else j
+            out.append((text[i:j].strip(), False))
+            i = j
+        i += 1  # skip the comma
+    return out
+
+
+_ATTR = re.compile(r"@attribute\s+", re.IGNORECASE)
+
+
+def _parse_attribute(line: str, lineno: int) -> tuple[str, str, list[str] | None]:
+    rest = _ATTR.sub("", line, count=1).strip()
+    if rest[:1] in ("'", '"'):
+        q = rest[0]
+        end = rest.find(q, 1)
+        if end < 0:
+            raise ArffError(f"line {lineno}: unterminated quote in attribute name: {line!r}")
+        name, rest = rest[1:end], rest[end + 1:].strip()
+    else:
+        m = re.match(r"(\S+?)(?=\s|\{|$)", rest)
+        if not m:
+            raise ArffError(f"line {lineno}: cannot read the attribute name in {line!r}")
+        name, rest = m.group(1), rest[m.end():].strip()
+    if rest.startswith("{"):
+        end = rest.rfind("}")
+        if end < 0:
+            raise ArffError(f"line {lineno}: nominal attribute {name!r} has no closing '}}'")
+        values = [v for v, _ in _split_values(rest[1:end], lineno)]
+        if values == [""]:
+            values = []
+        return name, "nominal", values
+    kind = rest.split()[0].lower() if rest else ""
+    if kind in ("numeric", "real", "integer"):
+        return name, "numeric", None
+    if kind in ("string", "date"):
+        return name, kind, None
+    if kind == "relational":
+        raise ArffError(f"line {lineno}: relational attribute {name!r} is not supported")
+    raise ArffError(f"line {lineno}: attribute {name!r} has unknown type {rest!r}")
+
+
+def _parse_header(text: str) -> tuple[str, list[tuple[str, str, list[str] | None]], int]:
+    """Return (relation, attributes, index of the first line after @data)."""
+    lines = text.splitlines()
+    relation = ""
+    attrs: list[tuple[str, str, list[str] | None]] = []
+    for k, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith("%"):
+            continue
+        low = s.lower()
+        if low.startswith("@relation"):
+            relation = s[len("@relation"):].strip().strip("'\"")
+        elif low.startswith("@attribute"):
+            attrs.append(_parse_attribute(s, k + 1))
+        elif low.startswith("@data"):
+            if not attrs:
+                raise ArffError(f"line {k + 1}: @data before any @attribute")
+            return relation, attrs, k + 1
+        else:
+            raise ArffError(f"line {k + 1}: unexpected header line {s[:80]!r}")
+    raise ArffError("no @data section: this does not look like an ARFF file")
+
+
+def _quote_for_scipy(v: str) -> str:
+    return f"'{v}'" if re.search(r"[\s,{}%\"]", v) or v == "" else v
+
+
+def _via_scipy(text: str, attrs, data_start: int) -> pd.DataFrame:
+    """Rewrite the header in a canonical form and let scipy parse the data."""
+    from scipy.io import arff
+
+    header = ["@relation bnexplore"]
+    for name, kind, values in attrs:
+        if kind not in ("numeric", "nominal"):
+            raise NotImplementedError(kind)
+        if "'" in name or any("'" in v for v in values or ()):
+            raise NotImplementedError("quote inside a name or value")
+        if kind == "numeric":
+            header.append(f"@attribute '{name}' numeric")
+        else:
+            header.append(f"@attribute '{name}' {{{','.join(_quote_for_scipy(v) for v in values)}}}")
+    header.append("@data")
+    body = text.splitlines()[data_start:]
+    if any(line.lstrip().startswith("{") for line in body):
+        raise NotImplementedError("sparse rows")
+    data, _ = arff.loadarff(io.StringIO("\n".join(header + body) + "\n"))
+    cols = {}
+    for (name, kind, values), field in zip(attrs, data.dtype.names):
+        col = data[field]
+        if kind == "numeric":
+            cols[name] = col.astype(float)
+        else:
+            strs = np.array([v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in col], dtype=object)
+            strs[strs == "?"] = None
+            cols[name] = _nominal(strs, values, name)
+    return pd.DataFrame(cols)
+
+
+def _nominal(strs: np.ndarray, values: list[str], name: str, lines: list[int] | None = None) -> pd.Categorical:
+    strs = np.asarray(strs, dtype=object)
+    is_na = np.array([s is None for s in strs], dtype=bool)
+    cat = pd.Categorical(np.where(is_na, None, strs), categories=pd.Index(values, dtype=object))
+    bad = (cat.codes < 0) & ~is_na
+    if bad.any():
+        i = int(np.argmax(bad))
+        where = f"line {lines[i]}" if lines is not None else f"row {i}"
+        raise ArffError(f"attribute {name!r}: value {strs[i]!r} at {where} is not one of the declared "
+                        f"values {values}")
+    return cat
+
+
+def _via_python(text: str, attrs, data_start: int) -> pd.DataFrame:
+    """Small fallback parser for dense and sparse ARFF rows."""
+    n_att = len(attrs)
+    rows: list[list[str | None]] = []
+    lines_of_rows: list[int] = []
+    for k, line in enumerate(text.splitlines()[data_start:], start=data_start + 1):
+        s = line.strip()
+        if not s or s.startswith("%"):
+            continue
+        if s.startswith("{"):
+            if not s.endswith("}"):
+                raise ArffError(f"line {k}: sparse row without closing '}}'")
+            row: list[str | None] = []
+            for _, kind, values in attrs:
+                row.append(values[0] if kind == "nominal" and values else ("0" if kind == "numeric" else None))
+            body = s[1:-1].strip()
+            for item, _ in (_split_values(body, k) if body else []):
+                parts = item.split(None, 1)
+                if len(parts) != 2 or not parts[0].isdigit() or int(parts[0]) >= n_att:
+                    raise ArffError(f"line {k}: bad sparse entry {item!r}")
+                v = parts[1].strip()
+                if v[:1] in ("'", '"'):
+                    v = _split_values(v, k)[0][0]
+                row[int(parts[0])] = v
+            rows.append(row)
+        else:
+            vals = _split_values(s, k)
+            if len(vals) != n_att:
+                raise ArffError(f"line {k}: {len(vals)} values for {n_att} attributes")
+            rows.append([None if (v == "?" and not q) else v for v, q in vals])
+        lines_of_rows.append(k)
+    cols = {}
+    for j, (name, kind, values) in enumerate(attrs):
+        raw = [r[j] for r in rows]
+        if kind == "numeric":
+            out = np.empty(len(raw), dtype=float)
+            for i, v in enumerate(raw):
+                if v is None or v == "?":
+                    out[i] = np.nan
+                else:
+                    try:
+                        out[i] = float(v)
+                    except ValueError:
+                        raise ArffError(f"line {lines_of_rows[i]}: attribute {name!r} is numeric but has "
+                                        f"value {v!r}") from None
+            cols[name] = out
+        elif kind == "nominal":
+            cols[name] = _nominal(np.array(raw, dtype=object), values, name, lines_of_rows)
+        else:  # string / date: categories are the sorted observed values
+            cols[name] = pd.Categorical(raw)
+    return pd.DataFrame(cols)
+
+
+def read_arff(path_or_buffer: PathOrBuffer, max_bytes: int | None = DEFAULT_MAX_BYTES,
+              engine: str = "auto") -> pd.DataFrame:
+    """Read a Weka ARFF file into a DataFrame.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path or file-like (text or bytes)
+    max_bytes : int or None, default 50_000_000
+        Refuse larger inputs (``None``: no limit).
+    engine : {"auto", "scipy", "python"}
+        ``"auto"`` parses with :func:`scipy.io.arff.loadarff` after normalising the
+        header, and falls back to the pure-Python parser for what scipy cannot read
+        (string/date attributes, sparse rows, quotes inside values).
+
+    Returns
+    -------
+    DataFrame
+        One column per attribute, in file order. Nominal attributes are
+        Categoricals whose categories follow the declared order; numeric
+        attributes are float64; string and date attributes are Categoricals of the
+        observed text. ``?`` becomes missing (NaN). ``df.attrs["target"]`` is the
+        attribute named ``class`` (any case) if there is one, otherwise the last
+        attribute; ``df.attrs["relation"]`` is the relation name.
+
+    Raises
+    ------
+    ArffError
+        (a ``ValueError``) for malformed files, with the line number.
+
+    Examples
+    --------
+    >>> import io
+    >>> from bnexplore.data import read_arff
+    >>> text = '''@relation t
+    ... @attribute x numeric
+    ... @attribute 'my class' { 'a b', c}
+    ... @data
+    ... 1.5,'a b'
+    ... ?,c
+    ... '''
+    >>> df = read_arff(io.StringIO(text))
+    >>> df.attrs["target"], df["my class"].cat.categories.tolist(), df["x"].isna().sum()
+    ('my class', ['a b', 'c'], np.int64(1))
+    """
+    if engine not in ("auto", "scipy", "python"):
+        raise ValueError(f"engine must be 'auto', 'scipy' or 'python', got {engine!r}")
+    text, name = _read_text(path_or_buffer, max_bytes, "ARFF")
+    if not text.strip():
+        raise ArffError(f"ARFF input {name!r} is empty")
+    relation, attrs, data_start = _parse_header(text)
+    names = [a[0] for a in attrs]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup:
+        raise ArffError(f"duplicate attribute names {dup} in {name!r}")
+    df = None
+    if engine in ("auto", "scipy"):
+        try:
+            df = _via_scipy(text, attrs, data_start)
+        except ArffError:
+            raise
+        except (NotImplementedError, ValueError, TypeError) as exc:
+            if engine == "scipy":
+                raise ArffError(f"scipy.io.arff cannot read {name!r}: {exc}") from exc
+    if df is None:
+        df = _via_python(text, attrs, data_start)
+    df.attrs["target"] = _find_target(df.columns) or names[-1]
+    df.attrs["relation"] = relation
+    return df
+
+
+# ----------------------------------------------------------------------- CSV
+def read_csv(path_or_buffer: PathOrBuffer, target: str | None = None,
+             max_bytes: int | None = DEFAULT_MAX_BYTES, **kwargs) -> pd.DataFrame:
+    """Read a CSV file into a DataFrame of categoricals and numbers.
+
+    Plain :func:`pandas.read_csv` parsing: nothing in the file is evaluated or
+    unpickled. Text columns become Categoricals (categories sorted); empty cells
+    and ``?`` are missing values.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path or file-like
+    target : str, optional
+        Class column, stored in ``df.attrs["target"]``. By default a column named
+        ``class`` (any case) if there is one, otherwise no target is set.
+    max_bytes : int or None, default 50_000_000
+        Refuse larger inputs (``None``: no limit).
+    **kwargs
+        Passed to :func:`pandas.read_csv` (e.g. ``sep``, ``na_values``).
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    ValueError
+        Empty input, header without rows, duplicate column names, unknown
+        ``target``, or input larger than ``max_bytes``.
+
+    Examples
+    --------
+    >>> import io
+    >>> from bnexplore.data import read_csv
+    >>> df = read_csv(io.StringIO("a,b,class\\nx,1,yes\\ny,?,no\\n"))
+    >>> df.attrs["target"], str(df["a"].dtype), int(df["b"].isna().sum())
+    ('class', 'category', 1)
+    """
+    text, name = _read_text(path_or_buffer, max_bytes, "CSV")
+    if not text.strip():
+        raise ValueError(f"CSV input {name!r} is empty")
+    sep = kwargs.get("sep", kwargs.get("delimiter", ","))
+    if isinstance(sep, str) and len(sep) == 1 and kwargs.get("header", "infer") == "infer":
+        first = next(csv.reader(io.StringIO(text.lstrip("\r\n")), delimiter=sep), [])
+        first = [c.strip() for c in first]
+        dup = sorted({c for c in first if first.count(c) > 1})
+        if dup:
+            raise ValueError(f"CSV input {name!r} has duplicate column names {dup}: "
+                             f"rename them so every column is unique")
+    na = kwargs.pop("na_values", None)
+    na_values = ["?"] + ([na] if isinstance(na, str) else list(na or []))
+    try:
+        df = pd.read_csv(io.StringIO(text), na_values=na_values, skipinitialspace=True, **kwargs)
+    except pd.errors.EmptyDataError as exc:
+        raise ValueError(f"CSV input {name!r} is empty") from exc
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"cannot parse CSV input {name!r}: {exc}") from exc
+    if df.shape[1] == 0:
+        raise ValueError(f"CSV input {name!r} has no columns")
+    if df.shape[0] == 0:
+        raise ValueError(f"CSV input {name!r} has a header ({list(df.columns)}) but no data rows")
+    df.columns = [str(c).strip() for c in df.columns]
+    for c in df.columns:
+        s = df[c]
+        if pd.api.types.is_object_dtype(s.dtype) or pd.api.types.is_string_dtype(s.dtype):
+            vals = s.astype(object).where(s.notna(), None)
+            vals = vals.map(lambda v: v.strip() if isinstance(v, str) else v)
+            df[c] = pd.Categorical(vals)
+    if target is None:
+        target = _find_target(df.columns)
+    elif target not in df.columns:
+        raise ValueError(f"target {target!r} is not a column of {name!r}; columns are {list(df.columns)}")
+    if target is not None:
+        df.attrs["target"] = target
+    return df

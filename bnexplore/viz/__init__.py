@@ -1,0 +1,12 @@
+"""HoloViews/Bokeh plot builders: one function per picture, no Panel and no algorithms.
+
+Examples
+--------
+>>> import networkx as nx
+>>> import bnexplore.viz as bv
+>>> plot = bv.dag_plot(nx.DiGraph([("A", "B")]), title="A -> B")
+"""
+from .curves import heatmap, roc_plot
+from .graphs import dag_plot, layered_layout
+
+__all__ = ["dag_plot", "layered_layout", "roc_plot", "heatmap"]

@@ -1,0 +1,170 @@
+"""ROC curves and heat maps (arc posteriors, association matrices) as HoloViews elements.
+
+Only shaping happens here: the curves, AUCs and matrices are computed elsewhere
+(:mod:`bnexplore.metrics`, :mod:`bnexplore.averaging`, ...).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from bnexplore.viz import heatmap, roc_plot
+>>> p = roc_plot({"NB": ([0, 0.2, 1], [0, 0.7, 1], 0.75)})
+>>> h = heatmap(pd.DataFrame([[0, 0.8], [0.1, 0]], index=list("AB"), columns=list("AB")))
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .graphs import _ensure_bokeh
+
+__all__ = ["roc_plot", "heatmap", "PALETTE"]
+
+#: colours used for successive curves (Tableau 10).
+PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+
+
+def roc_plot(
+    curves: Mapping[str, tuple[Sequence[float], Sequence[float], float]],
+    title: str = "ROC curves",
+    width: int = 500,
+    height: int = 450,
+):
+    """Overlay ROC curves, each labelled with its AUC, over the chance diagonal.
+
+    Parameters
+    ----------
+    curves : mapping
+        ``label -> (fpr, tpr, auc)``: false- and true-positive rates of equal length
+        (e.g. from :func:`sklearn.metrics.roc_curve`) and the area under the curve.
+    title : str
+        Plot title.
+    width, height : int
+        Plot size in pixels.
+
+    Returns
+    -------
+    holoviews.Overlay
+        One ``hv.Curve`` per label (legend ``"label (AUC 0.912)"``) plus the diagonal.
+
+    Raises
+    ------
+    ValueError
+        If a curve's ``fpr`` and ``tpr`` differ in length or leave [0, 1].
+
+    Examples
+    --------
+    >>> p = roc_plot({"TAN": ([0.0, 0.1, 1.0], [0.0, 0.8, 1.0], 0.85)})
+    >>> len(p)
+    2
+    """
+    import holoviews as hv
+
+    _ensure_bokeh()
+    diag = hv.Curve(([0.0, 1.0], [0.0, 1.0]), "False positive rate", "True positive rate",
+                    label="chance").opts(color="#999999", line_dash="dashed", line_width=1,
+                                         backend="bokeh")
+    elements = []
+    for i, (label, value) in enumerate(curves.items()):
+        try:
+            fpr, tpr, auc = value
+        except (TypeError, ValueError):
+            raise ValueError(f"curve {label!r} must be a tuple (fpr, tpr, auc), got {value!r}")
+        fpr = np.asarray(fpr, dtype=float)
+        tpr = np.asarray(tpr, dtype=float)
+        if fpr.shape != tpr.shape or fpr.ndim != 1:
+            raise ValueError(f"curve {label!r}: fpr and tpr must be 1-d of equal length, "
+                             f"got shapes {fpr.shape} and {tpr.shape}")
+        if fpr.size and (np.nanmin(np.r_[fpr, tpr]) < 0 or np.nanmax(np.r_[fpr, tpr]) > 1):
+            raise ValueError(f"curve {label!r}: rates must lie in [0, 1]")
+        name = f"{label} (AUC {float(auc):.3f})"
+        elements.append(
+            hv.Curve((fpr, tpr), "False positive rate", "True positive rate", label=name)
+            .opts(color=PALETTE[i % len(PALETTE)], line_width=2, tools=["hover"],
+                  backend="bokeh")
+        )
+    return hv.Overlay([*elements, diag]).opts(
+        title=title, width=width, height=height, xlim=(0, 1), ylim=(0, 1.02),
+        legend_position="bottom_right", show_grid=True, backend="bokeh",
+    )
+
+
+def heatmap(
+    df: pd.DataFrame,
+    title: str = "",
+    cmap: str = "Blues",
+    clim: tuple[float, float] | None = None,
+    annotate: bool | None = None,
+    width: int = 600,
+    height: int = 550,
+):
+    """Draw a matrix such as arc posteriors (rows parent, columns child) as a heat map.
+
+    Row and column order are kept as in ``df``; the first row is drawn at the top.
+    Missing values (NaN, e.g. the diagonal) are left blank.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Numeric matrix. ``df.index.name`` / ``df.columns.name`` name the axes
+        (defaults ``"parent"`` and ``"child"``).
+    title : str
+        Plot title.
+    cmap : str
+        Any colour map name HoloViews knows (``"Blues"``, ``"viridis"``, ...).
+    clim : (float, float), optional
+        Colour limits; default is the data range.
+    annotate : bool, optional
+        Print the values in the cells; default only when the matrix is at most 15 x 15.
+    width, height : int
+        Plot size in pixels.
+
+    Returns
+    -------
+    holoviews.HeatMap or holoviews.Overlay
+        The heat map, overlaid with value labels when ``annotate``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = pd.DataFrame([[None, 0.9], [0.1, None]], index=["A", "B"], columns=["A", "B"])
+    >>> h = heatmap(m, title="arc posteriors")
+    """
+    import holoviews as hv
+
+    _ensure_bokeh()
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    values = df.apply(pd.to_numeric, errors="coerce")
+    if values.notna().sum().sum() < df.notna().sum().sum():
+        raise ValueError("heatmap needs a numeric matrix: some entries are not numbers")
+    rname = str(df.index.name) if df.index.name is not None else "parent"
+    cname = str(df.columns.name) if df.columns.name is not None else "child"
+    if rname == cname:
+        cname = f"{cname} "
+    rows = [str(r) for r in df.index]
+    cols = [str(c) for c in df.columns]
+    long = pd.DataFrame({
+        cname: np.tile(cols, len(rows)),
+        rname: np.repeat(rows, len(cols)),
+        "value": values.to_numpy(dtype=float).ravel() if values.size else np.array([]),
+    })
+    hm = hv.HeatMap(long, kdims=[cname, rname], vdims=["value"]).redim.values(
+        **{cname: cols, rname: rows[::-1]} if rows and cols else {}
+    )
+    opts = dict(cmap=cmap, colorbar=True, tools=["hover"], xrotation=45, width=width,
+                height=height, title=title, clipping_colors={"NaN": "#f4f4f4"},
+                backend="bokeh")
+    if clim is not None:
+        opts["clim"] = tuple(clim)
+    hm = hm.opts(**opts)
+    if annotate is None:
+        annotate = 0 < len(rows) <= 15 and 0 < len(cols) <= 15
+    if not annotate:
+        return hm
+    lab = long.dropna(subset=["value"]).assign(text=lambda d: d["value"].map("{:.2f}".format))
+    labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text"]).opts(
+        text_font_size="8pt", text_color="#222222", backend="bokeh")
+    return (hm * labels).opts(title=title, width=width, height=height, backend="bokeh")
