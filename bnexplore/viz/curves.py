@@ -165,6 +165,9 @@ def heatmap(
     if not annotate:
         return hm
     lab = long.dropna(subset=["value"]).assign(text=lambda d: d["value"].map("{:.2f}".format))
-    labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text"]).opts(
-        text_font_size="8pt", text_color="#222222", backend="bokeh")
+    lo, hi = clim if clim is not None else (lab["value"].min(), lab["value"].max())
+    mid = (lo + hi) / 2 if len(lab) else 0.0
+    lab["text_color"] = np.where(lab["value"] > mid, "#ffffff", "#222222")  # legible on dark
+    labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text", "text_color"]).opts(
+        text_font_size="8pt", text_color="text_color", backend="bokeh")
     return (hm * labels).opts(title=title, width=width, height=height, backend="bokeh")
