@@ -145,7 +145,8 @@ def load(name: str, discretize: str | None = None, n_bins: int = 5, missing: str
     if missing == "drop":
         bad = df.isna().any(axis=1)
         if bad.any():
-            warnings.warn(f"{key}: dropped {int(bad.sum())} of {len(df)} rows with missing values",
+            hint = " (consider missing='state')" if 2 * int(bad.sum()) > len(df) else ""
+            warnings.warn(f"{key}: dropped {int(bad.sum())} of {len(df)} rows with missing values{hint}",
                           UserWarning, stacklevel=2)
             attrs = df.attrs
             df = df.loc[~bad].reset_index(drop=True)
@@ -184,6 +185,8 @@ def load_data(name: str, discretize: str | None = "mdl", n_bins: int = 5,
     missing : {"drop", "state", "raise"}, default "drop"
         ``"drop"`` drops incomplete rows with a warning, ``"state"`` makes missing
         a category of its own, ``"raise"`` refuses data sets with missing values.
+        ``labor`` has only one complete row, so it needs ``missing="state"``
+        (with ``"drop"`` the error says so).
 
     Examples
     --------
@@ -194,8 +197,21 @@ def load_data(name: str, discretize: str | None = "mdl", n_bins: int = 5,
     """
     if missing not in ("drop", "state", "raise"):
         raise ValueError(f"missing must be 'drop', 'state' or 'raise', got {missing!r}")
-    df = load(name, discretize=discretize, n_bins=n_bins, missing="keep" if missing == "raise" else missing)
-    return DiscreteData.from_frame(df, target=df.attrs["target"], missing="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if missing == "drop" else "default", UserWarning)
+        df = load(name, discretize=discretize, n_bins=n_bins,
+                  missing="keep" if missing == "raise" else missing)
+    n_all = len(_raw(_check_name(name)))
+    if missing == "drop" and len(df) < n_all:
+        warnings.warn(f"{name}: dropped {n_all - len(df)} of {n_all} rows with missing values",
+                      UserWarning, stacklevel=2)
+    try:
+        return DiscreteData.from_frame(df, target=df.attrs["target"], missing="raise")
+    except ValueError as exc:
+        if missing == "drop" and len(df) < n_all:
+            raise ValueError(f"{name}: after dropping {n_all - len(df)} of {n_all} rows with missing "
+                             f"values: {exc}. Use missing='state' to keep them.") from exc
+        raise
 
 
 @functools.lru_cache(maxsize=1)

@@ -252,6 +252,8 @@ class BayesNet:
         self._topo = list(nx.lexicographical_topological_sort(self.dag, key=lambda v: decl[v]))
         self._declared = node_names
         self._compiled = None
+        self._dtypes = None
+        self._log_cpts: dict[str, np.ndarray] = {}
 
     # ----------------------------------------------------------------- accessors
     def parents(self, name: str) -> list[str]:
@@ -320,9 +322,17 @@ class BayesNet:
                 tail = np.cumsum(t[:, ::-1], axis=1)[:, ::-1][:, 1:]  # mass strictly after k
                 thr = np.where(tail > 0, np.minimum(cum, 1.0), np.inf)
                 comp.append((pos[v], np.array([pos[p] for p in ps], dtype=np.int64), strides,
-                             np.ascontiguousarray(thr)))
+                             np.ascontiguousarray(thr.T)))
             self._compiled = (pos, comp)
         return self._compiled
+
+    def _log_cpt(self, v: str) -> np.ndarray:
+        lt = self._log_cpts.get(v)
+        if lt is None:
+            with np.errstate(divide="ignore"):
+                lt = np.log(self.cpts[v])
+            self._log_cpts[v] = lt
+        return lt
 
     @staticmethod
     def _config(codes: np.ndarray, pidx: np.ndarray, strides: np.ndarray, n: int) -> np.ndarray:
@@ -337,19 +347,18 @@ class BayesNet:
         rng = _check_rng(seed)
         pos, comp = self._compile()
         codes = np.empty((len(comp), n), dtype=np.int32)
+        uniforms = rng.random((len(comp), n))
         for i, pidx, strides, thr in comp:
-            u = rng.random(n)
-            if thr.shape[1] == 0:  # one-state node
-                codes[i] = 0
-                continue
+            u = uniforms[i]
+            out = codes[i]
+            out[:] = 0
             if pidx.size:
-                rows = thr[self._config(codes, pidx, strides, n)]
+                cfg = self._config(codes, pidx, strides, n)
+                for k in range(thr.shape[0]):  # thr is (r - 1, q): one gather per threshold
+                    out += u >= thr[k][cfg]
             else:
-                rows = np.broadcast_to(thr[0], (n, thr.shape[1]))
-            if thr.shape[1] == 1:
-                codes[i] = u >= rows[:, 0]
-            else:
-                codes[i] = np.count_nonzero(u[:, None] >= rows, axis=1)
+                for k in range(thr.shape[0]):
+                    out += u >= thr[k, 0]
         return codes
 
     def sample(self, n: int, seed=None) -> pd.DataFrame:
@@ -376,10 +385,10 @@ class BayesNet:
         ((1000, 8), 'category')
         """
         codes = self._sample_codes(n, seed)
-        cols = {}
-        for i, v in enumerate(self._topo):
-            dtype = pd.CategoricalDtype(pd.Index(self.states[v]))
-            cols[v] = pd.Categorical.from_codes(codes[i], dtype=dtype, validate=False)
+        if self._dtypes is None:
+            self._dtypes = [pd.CategoricalDtype(pd.Index(self.states[v])) for v in self._topo]
+        cols = {v: pd.Categorical.from_codes(codes[i], dtype=self._dtypes[i], validate=False)
+                for i, v in enumerate(self._topo)}
         return pd.DataFrame(cols, copy=False)
 
     def sample_data(self, n: int, seed=None, target: str | None = None) -> DiscreteData:
@@ -467,7 +476,7 @@ class BayesNet:
                 cfg = np.zeros(n, dtype=np.int64)
                 for p in ps:
                     cfg = cfg * len(self.states[p]) + enc[p]
-                total += np.log(self.cpts[v][cfg, enc[v]])
+                total += self._log_cpt(v)[cfg, enc[v]]
         return total
 
     def predict_proba(self, data, target: str) -> np.ndarray:
@@ -519,7 +528,7 @@ class BayesNet:
                         t_stride = 1
                     else:
                         base = base + enc[p]
-                lt = np.log(self.cpts[v])
+                lt = self._log_cpt(v)
                 if v == target:
                     logp += lt[base]
                 else:

@@ -71,19 +71,24 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
     n = cols.shape[1]
     total = 0.0
     if q * r <= max(_DENSE_LIMIT, 4 * n):
-        # dense table, one pass over the rows
+        # dense table: mixed-radix key per row built column by column (contiguous passes)
         counts = np.zeros(q * r, dtype=np.int64)
+        ccol = cols[child]
         if parents.shape[0] == 0:
-            ccol = cols[child]
             for t in range(n):
                 counts[ccol[t]] += 1
         else:
-            ccol = cols[child]
+            keys = np.empty(n, dtype=np.int64)
+            stride = r
             for t in range(n):
-                key = 0
-                for p in parents:
-                    key = key * arities[p] + cols[p, t]
-                counts[key * r + ccol[t]] += 1
+                keys[t] = ccol[t]
+            for i in range(parents.shape[0] - 1, -1, -1):
+                pcol = cols[parents[i]]
+                for t in range(n):
+                    keys[t] += stride * pcol[t]
+                stride *= arities[parents[i]]
+            for t in range(n):
+                counts[keys[t]] += 1
         for j in range(q):
             nj = 0
             cell = 0.0
@@ -120,11 +125,11 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
     return total
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _score_batch(cols, child, parent_sets, sizes, arities, bdeu, ess, logfact):
     m = parent_sets.shape[0]
     out = np.empty(m, dtype=np.float64)
-    for i in numba.prange(m):
+    for i in range(m):
         out[i] = _score_family(cols, child, parent_sets[i, :sizes[i]], arities, bdeu, ess, logfact)
     return out
 
@@ -271,7 +276,7 @@ class LocalScore:
         return val
 
     def score_many(self, node: str | int, parent_sets: Sequence[Iterable[str | int]]) -> np.ndarray:
-        """Scores of many parent sets of one node, computed in one parallel kernel call.
+        """Scores of many parent sets of one node, computed in one kernel call.
 
         Returns an array aligned with ``parent_sets``. Cached sets are not recomputed.
         """

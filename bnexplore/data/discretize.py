@@ -90,11 +90,19 @@ def _as_frame(X) -> pd.DataFrame:
         return X
     if isinstance(X, pd.Series):
         return X.to_frame()
+    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
+        raise TypeError("sparse input is not supported: pass a dense array or a DataFrame (X.toarray())")
     arr = np.asarray(X)
     if arr.ndim == 1:
-        arr = arr.reshape(-1, 1)
+        raise ValueError(f"Expected 2D array, got 1D array instead: Reshape your data either using "
+                         f"X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample "
+                         f"(or pass a DataFrame)")
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-D (rows x columns), got shape {arr.shape}")
+    if np.iscomplexobj(arr):
+        raise ValueError("Complex data not supported: X must hold real numbers or labels")
+    if arr.shape[1] == 0:
+        raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
@@ -104,7 +112,15 @@ def _is_numeric(series: pd.Series) -> bool:
 
 
 class _BaseDiscretizer(TransformerMixin, BaseEstimator):
-    """Shared fit/transform plumbing; subclasses implement ``_cuts_for``."""
+    """Shared fit/transform plumbing of the discretisers."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True        # NaN passes through (documented)
+        tags.input_tags.categorical = True      # non-numeric columns pass through
+        tags.input_tags.string = True
+        tags.transformer_tags.preserves_dtype = []   # output is categorical labels
+        return tags
 
     def _select_columns(self, df: pd.DataFrame) -> list[Hashable]:
         cols = self.columns
@@ -125,6 +141,8 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
 
     def _start_fit(self, X) -> pd.DataFrame:
         df = _as_frame(X)
+        if df.shape[1] == 0:
+            raise ValueError("X has 0 feature(s): at least one column is required")
         if df.shape[0] == 0:
             raise ValueError("X has no rows: cannot learn cut points from an empty data set")
         names = [str(c) for c in df.columns]
@@ -160,6 +178,9 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "cut_points_")
         df = _as_frame(X)
+        if df.shape[1] != self.n_features_in_ and not isinstance(X, pd.DataFrame):
+            raise ValueError(f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input")
         if list(df.columns) != self._columns_in:
             missing = [c for c in self._columns_in if c not in df.columns]
             extra = [c for c in df.columns if c not in self._columns_in]
@@ -347,7 +368,7 @@ class MDLDiscretizer(_BaseDiscretizer):
         self.columns = columns
         self.min_rows = min_rows
 
-    def fit(self, X, y) -> "MDLDiscretizer":
+    def fit(self, X, y=None) -> "MDLDiscretizer":
         """Learn cut points of the continuous columns of ``X`` with respect to ``y``.
 
         Parameters
@@ -364,8 +385,16 @@ class MDLDiscretizer(_BaseDiscretizer):
             raise TypeError("MDLDiscretizer is supervised: fit(X, y) needs the class labels y "
                             "(use EqualFrequencyDiscretizer for unsupervised binning)")
         df = self._start_fit(X)
-        y_ser = pd.Series(np.asarray(y, dtype=object) if not isinstance(y, pd.Series) else y.to_numpy())
-        if y_ser.ndim != 1 or len(y_ser) != len(df):
+        if isinstance(y, pd.Series):
+            y_arr = y.to_numpy()
+        else:
+            y_arr = np.asarray(y, dtype=object)
+            if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+                y_arr = y_arr[:, 0]
+            if y_arr.ndim != 1:
+                raise ValueError(f"y must be 1-D (one class label per row), got shape {y_arr.shape}")
+        y_ser = pd.Series(y_arr)
+        if len(y_ser) != len(df):
             raise ValueError(f"y has {len(y_ser)} values but X has {len(df)} rows")
         n_na = int(y_ser.isna().sum())
         if n_na:

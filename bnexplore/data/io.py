@@ -135,6 +135,9 @@ def _parse_attribute(line: str, lineno: int) -> tuple[str, str, list[str] | None
         values = [v for v, _ in _split_values(rest[1:end], lineno)]
         if values == [""]:
             values = []
+        dup = sorted({v for v in values if values.count(v) > 1})
+        if dup:
+            raise ArffError(f"line {lineno}: nominal attribute {name!r} declares {dup} more than once")
         return name, "nominal", values
     kind = rest.split()[0].lower() if rest else ""
     if kind in ("numeric", "real", "integer"):
@@ -207,14 +210,16 @@ def _via_scipy(text: str, attrs, data_start: int) -> pd.DataFrame:
 def _nominal(strs: np.ndarray, values: list[str], name: str, lines: list[int] | None = None) -> pd.Categorical:
     strs = np.asarray(strs, dtype=object)
     is_na = np.array([s is None for s in strs], dtype=bool)
-    cat = pd.Categorical(np.where(is_na, None, strs), categories=pd.Index(values, dtype=object))
-    bad = (cat.codes < 0) & ~is_na
+    cats = pd.Index(values, dtype=object)
+    codes = cats.get_indexer(np.where(is_na, "", strs).astype(object)) if len(strs) else np.empty(0, int)
+    codes = np.where(is_na, -1, codes)
+    bad = (codes < 0) & ~is_na
     if bad.any():
         i = int(np.argmax(bad))
         where = f"line {lines[i]}" if lines is not None else f"row {i}"
         raise ArffError(f"attribute {name!r}: value {strs[i]!r} at {where} is not one of the declared "
                         f"values {values}")
-    return cat
+    return pd.Categorical.from_codes(codes, categories=cats)
 
 
 def _via_python(text: str, attrs, data_start: int) -> pd.DataFrame:

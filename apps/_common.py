@@ -1,0 +1,321 @@
+"""Shared helpers for the bnexplore Panel apps (no algorithms here).
+
+Conventions every app in ``apps/`` follows
+------------------------------------------
+* A module docstring whose first line is the app's title and whose next lines are a
+  two-line description (or module-level ``TITLE`` / ``DESCRIPTION`` string constants).
+  ``apps/main.py`` reads these with :mod:`ast` to build the landing page, so adding an
+  app never needs an edit to ``main.py``.
+* A ``create_app()`` function that returns the page (use :func:`make_template`), and at
+  the bottom::
+
+      if __name__.startswith("bokeh"):
+          create_app().servable()
+
+* Heavy results are cached with :func:`cached` (an LRU cache keyed on the settings and
+  shared by all sessions), and views
+  are built with :func:`reactive` so that a spinner shows while they recompute.
+
+Files whose name starts with ``_`` (like this one) are helpers, not apps.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import panel as pn
+
+APPS_DIR = Path(__file__).resolve().parent
+if str(APPS_DIR) not in sys.path:  # so that callbacks can import _common after the run
+    sys.path.insert(0, str(APPS_DIR))
+
+#: accent colour of every page.
+ACCENT = "#1f5f8b"
+#: sample sizes offered for network samples.
+SAMPLE_SIZES = [100, 200, 500, 1000, 2000, 5000, 10000]
+DATASET = "Data set"
+NETWORK = "Network sample"
+
+
+# --------------------------------------------------------------------------- discovery
+@dataclass(frozen=True)
+class AppInfo:
+    """What the landing page shows about one app."""
+
+    name: str         # file stem, also the URL path segment
+    title: str
+    description: str
+    path: Path
+
+
+def _str_constant(tree: ast.Module, name: str) -> str | None:
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        for t in targets:
+            if (isinstance(t, ast.Name) and t.id == name and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str)):
+                return node.value.value
+    return None
+
+
+def read_app_info(path: Path) -> AppInfo:
+    """Title and description of an app file, read with :mod:`ast` (never imported).
+
+    ``TITLE`` / ``DESCRIPTION`` constants win; otherwise the docstring's first line is the
+    title and the following non-empty lines (at most two) the description; otherwise the
+    file name is used.
+
+    Examples
+    --------
+    >>> info = read_app_info(APPS_DIR / "structure.py")
+    >>> info.name
+    'structure'
+    """
+    path = Path(path)
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        tree = ast.Module(body=[], type_ignores=[])
+    doc = ast.get_docstring(tree) or ""
+    lines = [ln.strip() for ln in doc.strip().splitlines()]
+    doc_title = lines[0].rstrip(".") if lines else ""
+    rest: list[str] = []
+    for ln in lines[1:]:
+        if not ln and rest:
+            break
+        if ln:
+            rest.append(ln)
+    title = _str_constant(tree, "TITLE") or doc_title or path.stem.replace("_", " ").title()
+    description = _str_constant(tree, "DESCRIPTION") or " ".join(rest[:2])
+    return AppInfo(path.stem, title.strip(), description.strip(), path)
+
+
+def discover_apps(apps_dir: Path = APPS_DIR) -> list[AppInfo]:
+    """Every app in ``apps_dir``: ``*.py`` except ``main.py`` and ``_*.py``, sorted by name.
+
+    Examples
+    --------
+    >>> [a.name for a in discover_apps()][:1]
+    ['structure']
+    """
+    files = sorted(p for p in Path(apps_dir).glob("*.py")
+                   if p.stem != "main" and not p.name.startswith("_"))
+    return [read_app_info(p) for p in files]
+
+
+# --------------------------------------------------------------------------- routing
+def _request_path() -> str:
+    ctx = getattr(pn.state.curdoc, "session_context", None) if pn.state.curdoc else None
+    req = getattr(ctx, "request", None) if ctx is not None else None
+    return str(getattr(req, "path", "") or "")
+
+
+def routed_app() -> str:
+    """Name in the ``?app=`` query argument of the current session ('' if none)."""
+    args = pn.state.session_args or {}
+    vals = args.get("app") or [b""]
+    val = vals[0]
+    return val.decode("utf-8", "replace") if isinstance(val, bytes) else str(val)
+
+
+def is_directory_mode() -> bool:
+    """True when served as ``panel serve apps/`` (a single Bokeh directory app).
+
+    Then only ``main.py`` has a URL and the other apps are reached as ``?app=NAME``;
+    with ``panel serve apps/*.py`` every app has its own URL ``/NAME``.
+    """
+    last = _request_path().rstrip("/").rsplit("/", 1)[-1]
+    known = {"", "main", *(a.name for a in discover_apps())}
+    return last not in known
+
+
+def app_url(name: str) -> str:
+    """Relative link to app ``name`` that works in both serving modes."""
+    return f"?app={name}" if is_directory_mode() else f"./{name}"
+
+
+def home_url() -> str:
+    """Relative link back to the landing page."""
+    if routed_app():
+        return _request_path() or "./"
+    return "./"
+
+
+# --------------------------------------------------------------------------- page
+def make_template(title: str, main: list | None = None, sidebar: list | None = None,
+                  description: str = "", home: bool = True) -> pn.template.FastListTemplate:
+    """A :class:`panel.template.FastListTemplate` with the bnexplore look.
+
+    Parameters
+    ----------
+    title : str
+        Page title (header and browser tab).
+    main, sidebar : list, optional
+        Objects for the main area and the sidebar.
+    description : str
+        One paragraph shown at the top of the sidebar.
+    home : bool
+        Add a link back to the landing page at the top of the sidebar.
+    """
+    side: list[Any] = []
+    if home:
+        side.append(pn.pane.HTML(f'<a href="{home_url()}" class="bnx-home">&larr; all apps</a>',
+                                 margin=(5, 10)))
+    if description:
+        side.append(pn.pane.Markdown(description, margin=(0, 10)))
+    side.extend(sidebar or [])
+    return pn.template.FastListTemplate(
+        title=title, site="bnexplore", site_url=home_url(), main=list(main or []),
+        sidebar=side, accent=ACCENT, header_background=ACCENT, theme_toggle=False,
+        main_layout=None, sidebar_width=320,
+    )
+
+
+def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:
+    """``pn.bind(func, *args, **kwargs)`` shown in a pane with a loading spinner.
+
+    This is the progress-indicator pattern of the apps: while ``func`` recomputes
+    (after a widget change) the pane greys out and shows Panel's spinner.
+    Extra layout options go through ``pane_options``.
+    """
+    opts = kwargs.pop("pane_options", {})
+    return pn.panel(pn.bind(func, *args, **kwargs), loading_indicator=True, **opts)
+
+
+def error_box(exc: BaseException) -> pn.pane.Alert:
+    """A readable error panel instead of a stack trace."""
+    return pn.pane.Alert(f"**{type(exc).__name__}**: {exc}", alert_type="danger")
+
+
+# --------------------------------------------------------------------------- caching
+_CACHES: dict[tuple[str, str], Callable] = {}
+
+
+def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
+    """:func:`functools.lru_cache` shared by every session of the server.
+
+    Bokeh re-executes an app file for each session, which would give each session a
+    fresh cache; here the cache is registered by (file, function name), so all sessions
+    share it. Arguments must be hashable (use the widget values: str, int, float).
+
+    Examples
+    --------
+    >>> @cached(maxsize=8)
+    ... def square(x):
+    ...     return x * x
+    >>> square(3), square.cache_info().hits
+    (9, 0)
+    """
+    def deco(func: Callable) -> Callable:
+        key = (func.__code__.co_filename, func.__qualname__)
+        if key not in _CACHES:
+            _CACHES[key] = functools.lru_cache(maxsize=maxsize)(func)
+        return _CACHES[key]
+    return deco
+
+
+# --------------------------------------------------------------------------- data
+def _names(module: str) -> list[str]:
+    try:
+        import importlib
+        return list(importlib.import_module(f"bnexplore.{module}").names())
+    except (ImportError, AttributeError):  # module not available in this checkout
+        return []
+
+
+@cached(maxsize=32)
+def load_data(kind: str, name: str, n: int = 1000, seed: int = 0):
+    """A bundled data set (MDL-discretised) or a sample of a bundled network.
+
+    In data sets a missing value becomes a state of its own (``missing="state"``), so
+    no rows are lost. Cached on the arguments, shared by all sessions of the server.
+    """
+    import warnings
+
+    import bnexplore as bx
+
+    if kind == DATASET:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return bx.datasets.load(name, discretize="mdl", missing="state")
+    if kind == NETWORK:
+        return bx.networks.load(name).sample(int(n), seed=seed)
+    raise ValueError(f"kind must be {DATASET!r} or {NETWORK!r}, got {kind!r}")
+
+
+class DataSource:
+    """Widgets that choose a bundled data set or a sample of a bundled network.
+
+    Attributes
+    ----------
+    kind, dataset, network, sample_size : panel widgets
+        Bind these (``pn.bind(f, src.kind, src.dataset, src.network, src.sample_size)``) or
+        use :meth:`param_values` as the arguments of a cached loader.
+
+    Examples
+    --------
+    >>> src = DataSource()
+    >>> src.kind.value in (DATASET, NETWORK)
+    True
+    """
+
+    def __init__(self, default_dataset: str = "vote", default_network: str = "asia",
+                 default_kind: str = DATASET, default_n: int = 1000):
+        datasets = _names("datasets")
+        networks = _names("networks")
+        kinds = [k for k, avail in ((DATASET, datasets), (NETWORK, networks)) if avail]
+        kinds = kinds or [DATASET, NETWORK]
+        if default_kind not in kinds:
+            default_kind = kinds[0]
+        self.kind = pn.widgets.RadioButtonGroup(name="Source", options=kinds, value=default_kind,
+                                                button_type="primary", button_style="outline")
+        self.dataset = pn.widgets.Select(
+            name="Data set", options=datasets,
+            value=default_dataset if default_dataset in datasets else (datasets or [None])[0])
+        self.network = pn.widgets.Select(
+            name="Network", options=networks,
+            value=default_network if default_network in networks else (networks or [None])[0])
+        self.sample_size = pn.widgets.DiscreteSlider(
+            name="Sample size", options=SAMPLE_SIZES,
+            value=default_n if default_n in SAMPLE_SIZES else 1000)
+        self._sync(self.kind.value)
+        self.kind.param.watch(lambda e: self._sync(e.new), "value")
+
+    def _sync(self, kind: str) -> None:
+        net = kind == NETWORK
+        self.dataset.visible = not net
+        self.network.visible = net
+        self.sample_size.visible = net
+
+    @property
+    def name(self) -> pn.widgets.Widget:
+        """The select of the active kind."""
+        return self.network if self.kind.value == NETWORK else self.dataset
+
+    def widgets(self) -> list:
+        """The widgets for a sidebar."""
+        return [self.kind, self.dataset, self.network, self.sample_size]
+
+    def panel(self) -> pn.Column:
+        return pn.Column(*self.widgets(), sizing_mode="stretch_width")
+
+    def bind(self, func: Callable, **kwargs: Any):
+        """``func(kind, name, n, **kwargs)`` bound to these widgets."""
+        def _call(kind, dataset, network, n, **kw):
+            if kind == NETWORK:
+                return func(kind, network, int(n), **kw)
+            return func(kind, dataset, 0, **kw)  # n is unused: keep cache keys stable
+        return pn.bind(_call, self.kind, self.dataset, self.network, self.sample_size, **kwargs)
+
+
+def describe_source(kind: str, name: str, n: int) -> str:
+    """Short text such as ``'vote (data set)'`` or ``'asia, 1000 samples'``."""
+    return f"{name} (data set)" if kind == DATASET else f"{name}, {n} samples"

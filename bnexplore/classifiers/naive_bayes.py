@@ -1,0 +1,92 @@
+"""Naive Bayes with the standard parametrisation (Dash & Cooper Eq. 3).
+
+``theta_ijk = (alpha_ijk + N_ijk) / (alpha_ij + N_ij)``: the posterior mean under a
+Dirichlet prior, which predicts exactly as averaging over all parameter values of the
+naive structure. ``alpha=1`` is the K2 prior (Laplace); ``prior="BDeu"`` spreads an
+equivalent sample size ``ess`` over each family's cells.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..scores import family_counts
+from ._base import DiscreteClassifier, normalize_log
+
+__all__ = ["NaiveBayes", "dirichlet_log_cpt"]
+
+
+def dirichlet_log_cpt(counts: np.ndarray, prior: str = "K2", ess: float = 1.0) -> np.ndarray:
+    """Log of the standard parametrisation (Eq. 3) of a (q, r) count table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.exp(dirichlet_log_cpt(np.array([[3, 1]]))).round(3).tolist()
+    [[0.667, 0.333]]
+    """
+    counts = np.asarray(counts, dtype=float)
+    q, r = counts.shape
+    if prior == "K2":
+        a = 1.0
+    elif prior == "BDeu":
+        a = ess / (q * r)
+    else:
+        raise ValueError(f"prior must be 'K2' or 'BDeu', got {prior!r}")
+    return np.log(counts + a) - np.log(counts.sum(axis=1, keepdims=True) + r * a)
+
+
+class NaiveBayes(DiscreteClassifier):
+    """Naive Bayes classifier over discrete features (SNN in Dash & Cooper).
+
+    Parameters
+    ----------
+    prior : {"K2", "BDeu"}
+        Dirichlet parameter prior: K2 (every alpha_ijk = 1) or BDeu.
+    ess : float
+        Equivalent sample size for BDeu.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    log_class_prior_ : ndarray of shape (n_classes,)
+    log_cpts_ : list of ndarray, one (n_classes, r_f) table per feature
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> from bnexplore.classifiers import NaiveBayes
+    >>> df = bx.datasets.load("vote", missing="drop")
+    >>> X, y = df.drop(columns="Class"), df["Class"]
+    >>> clf = NaiveBayes().fit(X, y)
+    >>> round(clf.score(X, y), 2) > 0.85
+    True
+    """
+
+    def __init__(self, prior: str = "K2", ess: float = 1.0):
+        self.prior = prior
+        self.ess = ess
+
+    def fit(self, X, y) -> "NaiveBayes":
+        if self.prior not in ("K2", "BDeu"):
+            raise ValueError(f"prior must be 'K2' or 'BDeu', got {self.prior!r}")
+        if not (np.isscalar(self.ess) and self.ess > 0):
+            raise ValueError(f"ess must be a positive number, got {self.ess!r}")
+        data = self._fit_data(X, y)
+        c = data.n_cols - 1
+        self.log_class_prior_ = dirichlet_log_cpt(family_counts(data, c, []), self.prior, self.ess)[0]
+        self.log_cpts_ = [dirichlet_log_cpt(family_counts(data, f, [c]), self.prior, self.ess)
+                          for f in range(c)]
+        return self
+
+    def joint_log_likelihood(self, X) -> np.ndarray:
+        """log P(class, x) for every row (n, n_classes), up to the model's normalisation."""
+        codes = self._encode(X)
+        out = np.tile(self.log_class_prior_, (codes.shape[0], 1))
+        for f, table in enumerate(self.log_cpts_):
+            out += table[:, codes[:, f]].T
+        return out
+
+    def predict_proba(self, X) -> np.ndarray:
+        """P(class | x); columns follow ``classes_``."""
+        return normalize_log(self.joint_log_likelihood(X))

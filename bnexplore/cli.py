@@ -1,0 +1,124 @@
+"""Command line interface: ``bnexplore list`` and ``bnexplore run NAME``.
+
+Examples
+--------
+::
+
+    bnexplore list
+    bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
+    bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of the ``bnexplore`` command."""
+    parser = argparse.ArgumentParser(
+        prog="bnexplore",
+        description="Run the experiments of the papers reproduced by bnexplore.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    sub.add_parser("list", help="list registered experiments with their descriptions",
+                   description="List registered experiments with their descriptions "
+                               "and numbers of trials.")
+
+    run = sub.add_parser(
+        "run", help="run a registered experiment",
+        description="Run a registered experiment. Each finished trial is appended to "
+                    "the results file at once; rerunning the same command skips the "
+                    "finished trials, so an interrupted run resumes where it stopped.")
+    run.add_argument("name", metavar="NAME", help="experiment name (see 'bnexplore list')")
+    run.add_argument("--size", choices=("reduced", "full"), default="reduced",
+                     help="reduced grid (quick, default) or the paper's full grid")
+    run.add_argument("--out", metavar="FILE", default=None,
+                     help="results file, .csv or .parquet (default: NAME_SIZE.csv)")
+    run.add_argument("--n-jobs", metavar="N", type=int, default=1,
+                     help="local worker processes (-1: all cores; default 1)")
+    run.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                     help="Dask scheduler address, e.g. tcp://host:8786; runs on Dask "
+                          "instead of locally")
+    run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    run.add_argument("--no-resume", action="store_true",
+                     help="start afresh, overwriting FILE, instead of skipping finished "
+                          "trials")
+    run.add_argument("--retry-errors", action="store_true",
+                     help="rerun trials whose earlier run recorded an error")
+    return parser
+
+
+def _cmd_list() -> int:
+    from bnexplore import experiments
+
+    names = experiments.names()
+    if not names:
+        print("no experiments registered")
+        return 0
+    width = max(len(n) for n in names)
+    for name in names:
+        exp = experiments.get(name)
+        sizes = f"reduced {exp.n_trials('reduced')} trials, full {exp.n_trials('full')}"
+        print(f"{name:<{width}}  {exp.description}  ({sizes})")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from bnexplore import experiments
+
+    if args.n_jobs == 0:
+        print("bnexplore run: error: --n-jobs must be a non-zero integer", file=sys.stderr)
+        return 2
+    try:
+        experiments.get(args.name)
+    except KeyError as exc:
+        print(f"bnexplore run: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    out = args.out or f"{args.name}_{args.size}.csv"
+    backend = "dask" if args.scheduler else "local"
+    try:
+        df = experiments.run_named(args.name, size=args.size, out=out, backend=backend,
+                                   n_jobs=args.n_jobs, scheduler=args.scheduler,
+                                   progress=not args.no_progress, resume=not args.no_resume,
+                                   retry_errors=args.retry_errors)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished trials are saved in {out}; rerun the same command "
+              f"to resume", file=sys.stderr)
+        return 130
+    except ValueError as exc:
+        print(f"bnexplore run: error: {exc}", file=sys.stderr)
+        return 2
+    n_err = int(df["error"].notna().sum()) if "error" in df.columns else 0
+    n_trials = df["trial_id"].nunique() if "trial_id" in df.columns else 0
+    print(f"{args.name} ({args.size}): {n_trials} trials, {len(df)} rows in {out}"
+          + (f"; {n_err} rows with errors (see the 'error' column)" if n_err else ""))
+    return 1 if n_err else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``bnexplore`` command; returns the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, 1 when some trials failed, 2 on a usage error, 130 when
+        interrupted.
+    """
+    args = build_parser().parse_args(argv)
+    if args.command == "list":
+        return _cmd_list()
+    return _cmd_run(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

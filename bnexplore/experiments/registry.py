@@ -1,0 +1,224 @@
+"""A registry of named experiments.
+
+Each paper module ``bnexplore/experiments/<paper>.py`` calls :func:`register` at import
+time.  :func:`names` and :func:`get` import every module of the
+``bnexplore.experiments`` package first (``pkgutil.iter_modules``), so adding an
+experiment needs no edit of a central file.  Keep module-level imports of those
+modules light (import heavy dependencies inside the trial function) so that
+``bnexplore list`` stays fast.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+
+from .runner import Grid, Trial, expand_grid, run
+
+__all__ = ["Experiment", "register", "unregister", "get", "names", "run_named"]
+
+_SKIP_MODULES = {"runner", "registry"}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A registered experiment: a trial function and its full and reduced grids.
+
+    Attributes
+    ----------
+    name : str
+    trial : callable
+        Called as ``trial(**settings, seed=seed)``; returns a dict or list of dicts.
+    grid, reduced_grid : dict of lists or list of dicts
+        The paper-size grid and a small grid that runs in CI.
+    seeds, reduced_seeds : tuple of int
+        Seeds of the full and reduced runs.
+    description : str
+    """
+
+    name: str
+    trial: Trial
+    grid: Grid
+    reduced_grid: Grid
+    seeds: tuple[int, ...] = (0,)
+    reduced_seeds: tuple[int, ...] = (0,)
+    description: str = ""
+    module: str = field(default="", compare=False)
+
+    def settings(self, size: str = "reduced") -> tuple[Grid, tuple[int, ...]]:
+        """Return ``(grid, seeds)`` for ``size`` ("reduced" or "full")."""
+        if size == "reduced":
+            return self.reduced_grid, self.reduced_seeds
+        if size == "full":
+            return self.grid, self.seeds
+        raise ValueError(f"size must be 'reduced' or 'full', got {size!r}")
+
+    def n_trials(self, size: str = "reduced") -> int:
+        """Number of trials (settings x seeds) of a run of ``size``."""
+        grid, seeds = self.settings(size)
+        return len(expand_grid(grid)) * len(seeds)
+
+
+_REGISTRY: dict[str, Experiment] = {}
+_discovered = False
+
+
+def register(name: str, trial: Trial | None = None, *, grid: Grid,
+             reduced_grid: Grid | None = None, seeds: Iterable[int] = (0,),
+             reduced_seeds: Iterable[int] | None = None, description: str | None = None
+             ) -> Any:
+    """Register an experiment under ``name``; usable as a decorator.
+
+    Parameters
+    ----------
+    name : str
+        Unique name, used by ``bnexplore run NAME``.
+    trial : callable, optional
+        The trial function.  Omit it to use ``register`` as a decorator.
+    grid : dict of lists or list of dicts
+        Full-size (paper) grid.
+    reduced_grid : optional
+        Small grid for quick runs and CI; default ``grid``.
+    seeds : iterable of int
+        Seeds of the full run.
+    reduced_seeds : iterable of int, optional
+        Seeds of the reduced run; default ``seeds``.
+    description : str, optional
+        One line for ``bnexplore list``; default the first line of the trial's
+        docstring.
+
+    Returns
+    -------
+    Experiment, or a decorator returning the trial function unchanged.
+
+    Examples
+    --------
+    >>> @register("doc_example", grid={"n": [10, 100]}, reduced_grid={"n": [10]})
+    ... def coin(n, seed):
+    ...     '''Fraction of heads in n tosses.'''
+    ...     import numpy as np
+    ...     return {"heads": float(np.random.default_rng(seed).integers(0, 2, n).mean())}
+    >>> get("doc_example").description
+    'Fraction of heads in n tosses.'
+    >>> get("doc_example").n_trials("full")
+    2
+    >>> unregister("doc_example")
+    """
+    if not isinstance(name, str) or not name or any(c.isspace() for c in name):
+        raise ValueError(f"experiment name must be a non-empty string without spaces, "
+                         f"got {name!r}")
+
+    def _register(func: Trial) -> Trial:
+        if not callable(func):
+            raise TypeError(f"trial for experiment {name!r} must be callable")
+        expand_grid(grid)  # validate now, not at run time
+        if reduced_grid is not None:
+            expand_grid(reduced_grid)
+        seeds_t = tuple(int(s) for s in seeds)
+        red_seeds_t = seeds_t if reduced_seeds is None else tuple(int(s) for s in
+                                                                 reduced_seeds)
+        if not seeds_t or not red_seeds_t:
+            raise ValueError(f"experiment {name!r}: seeds must not be empty")
+        desc = description
+        if desc is None:
+            doc = (func.__doc__ or "").strip()
+            desc = doc.splitlines()[0].strip() if doc else ""
+        module = getattr(func, "__module__", "") or ""
+        where = f"{module}.{getattr(func, '__qualname__', repr(func))}"
+        old = _REGISTRY.get(name)
+        if old is not None:
+            old_where = f"{old.module}.{getattr(old.trial, '__qualname__', repr(old.trial))}"
+            if old_where != where:
+                raise ValueError(f"experiment {name!r} is already registered by {old_where}; "
+                                 f"choose another name")
+        _REGISTRY[name] = Experiment(name=name, trial=func, grid=grid,
+                                     reduced_grid=grid if reduced_grid is None else reduced_grid,
+                                     seeds=seeds_t, reduced_seeds=red_seeds_t,
+                                     description=desc, module=module)
+        return func
+
+    if trial is None:
+        return _register
+    _register(trial)
+    return _REGISTRY[name]
+
+
+def unregister(name: str) -> None:
+    """Remove ``name`` from the registry (mainly for tests); unknown names are ignored."""
+    _REGISTRY.pop(name, None)
+
+
+def _discover(force: bool = False) -> None:
+    """Import every module of the ``bnexplore.experiments`` package once."""
+    global _discovered
+    if _discovered and not force:
+        return
+    _discovered = True
+    package = importlib.import_module(__package__)
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name in _SKIP_MODULES or info.name.startswith("_"):
+            continue
+        try:
+            importlib.import_module(f"{__package__}.{info.name}")
+        except Exception as exc:  # noqa: BLE001 - one broken module must not hide the rest
+            warnings.warn(f"could not import experiment module "
+                          f"{__package__}.{info.name}: {type(exc).__name__}: {exc}",
+                          RuntimeWarning, stacklevel=3)
+
+
+def names() -> list[str]:
+    """Sorted names of all registered experiments.
+
+    Examples
+    --------
+    >>> "demo_sampling" in names()
+    True
+    """
+    _discover()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Experiment:
+    """The :class:`Experiment` registered as ``name``.
+
+    Raises
+    ------
+    KeyError
+        With the list of known names, when ``name`` is not registered.
+    """
+    _discover()
+    if name not in _REGISTRY:
+        _discover(force=True)
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise KeyError(f"unknown experiment {name!r}; registered experiments: {known}") \
+            from None
+
+
+def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = None,
+              backend: str = "local", n_jobs: int = 1, scheduler: Any = None,
+              progress: bool = True, resume: bool = True, retry_errors: bool = False
+              ) -> pd.DataFrame:
+    """Run the registered experiment ``name`` at ``size`` ("reduced" or "full").
+
+    The remaining parameters are those of :func:`bnexplore.experiments.run`; with
+    ``out=None`` results are kept in memory only.
+
+    Examples
+    --------
+    >>> df = run_named("demo_sampling", progress=False)
+    >>> bool(df["error"].isna().all())
+    True
+    """
+    exp = get(name)
+    grid, seeds = exp.settings(size)
+    return run(exp.trial, grid, seeds=seeds, out=out, backend=backend, n_jobs=n_jobs,
+               scheduler=scheduler, progress=progress, resume=resume,
+               retry_errors=retry_errors, desc=f"{name} ({size})")

@@ -1,0 +1,1057 @@
+"""Instance-specific Markov blanket model averaging (Visweswaran & Cooper, ISMB).
+
+The model space is the set of *Markov blanket (MB) structures* of a target ``Z``: DAGs
+over all variables whose every arc is a blanket arc, i.e. points into ``Z`` or into a
+child of ``Z`` (section 5.1).  Nodes fall into five groups (Figure 4): the target (T),
+its parents (P), children (C), spouses (S: other parents of children) and the rest (O).
+
+Operators (section 5.7, Figures 4 and 5).  An operator is valid exactly when it yields a
+legal MB structure; the rules below are what this means arc by arc (``*`` = only if the
+result is acyclic), see :data:`OPERATOR_TABLE`:
+
+* add ``X -> Z`` for X in S or O; add ``X -> C`` for any X not already a parent of C
+  (``*`` when X is itself a child); add ``Z -> X`` for X in S or O (X becomes a child).
+* delete any arc; deleting ``Z -> C`` also removes the arcs into C, which stop being
+  blanket arcs (Figure 5).
+* reverse ``P -> Z``; reverse ``Z -> C`` (C becomes a parent and loses its incoming arcs,
+  Figure 5); reverse ``C1 -> C2`` between children (``*``).  Reversing an arc into a child
+  from a parent/spouse would create an arc into a non-child: invalid.
+
+Scores.  The phase-1 score of a structure is its log marginal likelihood (Eq. 10-11,
+Cooper-Herskovits/K2 parameter prior, uniform structure prior), the sum of
+:class:`bnexplore.scores.LocalScore` family scores over every node.  Prediction with
+one structure (Eq. 6, section 5.3) uses only the families of Z and of its children with
+posterior-mean K2 parameters.  Selective model averaging (Eq. 13) and the phase-2 score
+(Eq. 14, KL divergence between the averaged estimate over R and over R plus a
+candidate) are computed from log scores with log-sum-exp.
+
+Search (section 5.6, Figure 6).  Phase 1: greedy hill climbing from the empty structure
+on the phase-1 score; the start and every improving best successor go into R.  Phase 2:
+best-first search with a priority queue of capacity ``w`` (the worst dropped when full);
+candidates are ranked by the phase-2 score against the current R; the best is moved to R
+at every iteration; the search stops when no queued structure has a score above
+``epsilon`` for ``patience`` consecutive iterations, or when ``time_limit`` seconds pass.
+
+Everything that does not depend on the test instance (phase 1, the scores of phase-1
+successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
+test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
+
+References
+----------
+S. Visweswaran and G. F. Cooper. Learning instance-specific predictive models.
+Journal of Machine Learning Research 11:3333-3369, 2010.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Iterable, Iterator, Sequence
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+
+from .data.core import DiscreteData, as_discrete
+from .scores import LocalScore
+
+__all__ = [
+    "MarkovBlanket", "OPERATOR_TABLE", "count_markov_blankets", "enumerate_markov_blankets",
+    "successors", "apply_operator", "MBModel", "ISMBResult", "VARIANTS",
+]
+
+VARIANTS = ("ismb", "ms", "nismb")
+
+# --------------------------------------------------------------------------- bit helpers
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _children_mask(pa: tuple[int, ...], t: int) -> int:
+    tb = 1 << t
+    m = 0
+    for i, pm in enumerate(pa):
+        if pm & tb:
+            m |= 1 << i
+    return m
+
+
+def _categories(pa: tuple[int, ...], t: int) -> tuple[int, int, int, int]:
+    """(P, C, S, O) node masks of a structure."""
+    p = len(pa)
+    cm = _children_mask(pa, t)
+    pm = pa[t]
+    sm = 0
+    for c in _bits(cm):
+        sm |= pa[c]
+    sm &= ~((1 << t) | pm | cm)
+    om = ((1 << p) - 1) & ~((1 << t) | pm | cm | sm)
+    return pm, cm, sm, om
+
+
+def _reaches(pa: tuple[int, ...], src: int, dst: int, within: int) -> bool:
+    """Is there a directed path src -> ... -> dst through nodes of mask ``within``?"""
+    if src == dst:
+        return True
+    seen = 1 << src
+    stack = [src]
+    while stack:
+        u = stack.pop()
+        ub = 1 << u
+        for v in _bits(within & ~seen):
+            if pa[v] & ub:
+                if v == dst:
+                    return True
+                seen |= 1 << v
+                stack.append(v)
+    return False
+
+
+def _is_acyclic(pa: Sequence[int]) -> bool:
+    p = len(pa)
+    indeg = [bin(m).count("1") for m in pa]
+    order = [i for i in range(p) if indeg[i] == 0]
+    done = 0
+    while order:
+        u = order.pop()
+        done += 1
+        ub = 1 << u
+        for v in range(p):
+            if pa[v] & ub:
+                indeg[v] -= 1
+                if indeg[v] == 0:
+                    order.append(v)
+    return done == p
+
+
+def _is_legal(pa: Sequence[int], t: int) -> bool:
+    """Legal MB structure: acyclic and every arc points into t or into a child of t."""
+    tb = 1 << t
+    for i, pm in enumerate(pa):
+        if pm and i != t and not (pm & tb):
+            return False
+        if pm & (1 << i):
+            return False
+    return _is_acyclic(pa)
+
+
+# --------------------------------------------------------------------------- structure type
+
+
+class MarkovBlanket:
+    """A Markov blanket structure of a target (immutable, hashable).
+
+    Parameters
+    ----------
+    names : sequence of str
+        All variables of the domain (the target included).
+    target : str
+        The target variable Z.
+    parents : mapping name -> iterable of names, optional
+        Parent sets; nodes not listed have no parents.  Every arc must point into the
+        target or into a child of the target and the graph must be acyclic.
+
+    Examples
+    --------
+    >>> mb = MarkovBlanket(["Z", "A", "B", "C"], "Z", {"Z": ["A"], "B": ["Z", "C"]})
+    >>> mb.parents, mb.children, mb.spouses
+    (['A'], ['B'], ['C'])
+    >>> sorted(mb.arcs)
+    [('A', 'Z'), ('C', 'B'), ('Z', 'B')]
+    """
+
+    __slots__ = ("names", "target", "_t", "_pa", "_hash")
+
+    def __init__(self, names: Sequence[str], target: str, parents=None):
+        names = [str(n) for n in names]
+        if len(set(names)) != len(names):
+            raise ValueError(f"names must be unique, got {names}")
+        if target not in names:
+            raise ValueError(f"target {target!r} is not one of the variables {names}")
+        index = {n: i for i, n in enumerate(names)}
+        pa = [0] * len(names)
+        for child, ps in (parents or {}).items():
+            if child not in index:
+                raise ValueError(f"unknown variable {child!r} in parents; variables are {names}")
+            for q in ps:
+                if q not in index:
+                    raise ValueError(f"unknown parent {q!r} of {child!r}; variables are {names}")
+                pa[index[child]] |= 1 << index[q]
+        t = index[target]
+        if not _is_legal(pa, t):
+            raise ValueError(
+                "not a Markov blanket structure of %r: every arc must point into the target or "
+                "into a child of the target, and the graph must be acyclic" % target)
+        self._init(names, t, tuple(pa))
+
+    def _init(self, names, t, pa):
+        self.names = names
+        self.target = names[t]
+        self._t = t
+        self._pa = pa
+        self._hash = hash(pa)
+
+    @classmethod
+    def _from_masks(cls, names: list[str], t: int, pa: tuple[int, ...]) -> "MarkovBlanket":
+        obj = cls.__new__(cls)
+        obj._init(names, t, pa)
+        return obj
+
+    @classmethod
+    def from_dag(cls, dag: nx.DiGraph, target: str, names: Sequence[str] | None = None
+                 ) -> "MarkovBlanket":
+        """The MB structure of ``target`` extracted from a DAG (section 5.1): keeps the arcs
+        into the target and into its children, drops every other arc."""
+        if target not in dag:
+            raise ValueError(f"target {target!r} is not a node of the DAG")
+        names = list(names) if names is not None else [str(n) for n in dag.nodes]
+        ch = set(dag.successors(target))
+        parents = {target: list(dag.predecessors(target))}
+        for c in ch:
+            parents[c] = list(dag.predecessors(c))
+        return cls(names, target, parents)
+
+    # -- views
+    @property
+    def masks(self) -> tuple[int, ...]:
+        """Parent bit masks, one per variable (internal representation)."""
+        return self._pa
+
+    def _names_of(self, mask: int) -> list[str]:
+        return [self.names[i] for i in _bits(mask)]
+
+    @property
+    def parents(self) -> list[str]:
+        """Parents of the target."""
+        return self._names_of(self._pa[self._t])
+
+    @property
+    def children(self) -> list[str]:
+        return self._names_of(_children_mask(self._pa, self._t))
+
+    @property
+    def spouses(self) -> list[str]:
+        """Parents of children that are neither the target, its parents nor its children."""
+        return self._names_of(_categories(self._pa, self._t)[2])
+
+    @property
+    def members(self) -> list[str]:
+        """The blanket: parents, children and every other parent of a child."""
+        pm, cm, _, om = _categories(self._pa, self._t)
+        allm = (1 << len(self.names)) - 1
+        return self._names_of(allm & ~om & ~(1 << self._t))
+
+    def category(self, name: str) -> str:
+        """'T', 'P', 'C', 'S' or 'O' (Figure 4)."""
+        i = self.names.index(name)
+        if i == self._t:
+            return "T"
+        pm, cm, sm, _ = _categories(self._pa, self._t)
+        for lab, m in (("P", pm), ("C", cm), ("S", sm)):
+            if m >> i & 1:
+                return lab
+        return "O"
+
+    def parents_of(self, name: str) -> list[str]:
+        return self._names_of(self._pa[self.names.index(name)])
+
+    @property
+    def arcs(self) -> list[tuple[str, str]]:
+        return [(self.names[q], self.names[v]) for v, m in enumerate(self._pa) for q in _bits(m)]
+
+    def to_networkx(self, members_only: bool = True) -> nx.DiGraph:
+        """The structure as a DiGraph (by default only the target and its blanket)."""
+        g = nx.DiGraph()
+        g.add_node(self.target)
+        g.add_nodes_from(self.members if members_only else self.names)
+        g.add_edges_from(self.arcs)
+        return g
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, MarkovBlanket) and self._pa == other._pa
+                and self._t == other._t and self.names == other.names)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        arcs = ", ".join(f"{a}->{b}" for a, b in self.arcs) or "no arcs"
+        return f"MarkovBlanket(target={self.target!r}: {arcs})"
+
+
+# --------------------------------------------------------------------------- operators
+
+#: Figure 4 reconstructed: validity of each operator by the groups of the arc's tail
+#: (rows) and head (columns).  "valid", "acyclic" (valid only if the result is
+#: acyclic), "cleanup" (valid; arcs that leave the blanket are removed, Figure 5),
+#: "present" (the arc already exists in every such structure), "absent" (no such arc
+#: can exist), "invalid".
+OPERATOR_TABLE = pd.DataFrame(
+    [
+        # add                                       delete                        reverse
+        ("add", "T", "T", "invalid"), ("add", "T", "P", "invalid"), ("add", "T", "C", "present"),
+        ("add", "T", "S", "valid"), ("add", "T", "O", "valid"),
+        ("add", "P", "T", "present"), ("add", "P", "P", "invalid"), ("add", "P", "C", "valid"),
+        ("add", "P", "S", "invalid"), ("add", "P", "O", "invalid"),
+        ("add", "C", "T", "invalid"), ("add", "C", "P", "invalid"), ("add", "C", "C", "acyclic"),
+        ("add", "C", "S", "invalid"), ("add", "C", "O", "invalid"),
+        ("add", "S", "T", "valid"), ("add", "S", "P", "invalid"), ("add", "S", "C", "valid"),
+        ("add", "S", "S", "invalid"), ("add", "S", "O", "invalid"),
+        ("add", "O", "T", "valid"), ("add", "O", "P", "invalid"), ("add", "O", "C", "valid"),
+        ("add", "O", "S", "invalid"), ("add", "O", "O", "invalid"),
+        ("delete", "P", "T", "valid"), ("delete", "T", "C", "cleanup"),
+        ("delete", "P", "C", "valid"), ("delete", "C", "C", "valid"), ("delete", "S", "C", "valid"),
+        ("reverse", "P", "T", "valid"), ("reverse", "T", "C", "cleanup"),
+        ("reverse", "P", "C", "invalid"), ("reverse", "C", "C", "acyclic"),
+        ("reverse", "S", "C", "invalid"),
+    ],
+    columns=["operator", "tail", "head", "validity"],
+)
+
+
+def _successor_masks(pa: tuple[int, ...], t: int):
+    """Yield (op, tail, head, new_masks, changed_nodes) for every valid operation."""
+    p = len(pa)
+    tb = 1 << t
+    pm, cm, sm, om = _categories(pa, t)
+    children = _bits(cm)
+    # ---- add
+    for x in _bits(sm | om):                       # X -> Z
+        new = list(pa)
+        new[t] = pa[t] | (1 << x)
+        yield "add", x, t, tuple(new), (t,)
+    for x in _bits(sm | om):                       # Z -> X: X becomes a child
+        new = list(pa)
+        new[x] = tb
+        yield "add", t, x, tuple(new), (x,)
+    for c in children:                             # X -> C
+        cand = ((1 << p) - 1) & ~(pa[c] | tb | (1 << c))
+        for x in _bits(cand):
+            if (cm >> x) & 1 and _reaches(pa, c, x, cm):
+                continue                           # child -> child closing a cycle
+            new = list(pa)
+            new[c] = pa[c] | (1 << x)
+            yield "add", x, c, tuple(new), (c,)
+    # ---- delete
+    for x in _bits(pa[t]):
+        new = list(pa)
+        new[t] = pa[t] & ~(1 << x)
+        yield "delete", x, t, tuple(new), (t,)
+    for c in children:
+        new = list(pa)
+        new[c] = 0                                 # clean-up: arcs into c leave the blanket
+        yield "delete", t, c, tuple(new), (c,)
+        for x in _bits(pa[c] & ~tb):
+            new = list(pa)
+            new[c] = pa[c] & ~(1 << x)
+            yield "delete", x, c, tuple(new), (c,)
+    # ---- reverse
+    for x in _bits(pa[t]):                         # P -> Z  =>  Z -> P
+        new = list(pa)
+        new[t] = pa[t] & ~(1 << x)
+        new[x] = tb
+        yield "reverse", x, t, tuple(new), (t, x)
+    for c in children:
+        new = list(pa)                             # Z -> C  =>  C -> Z, C loses its parents
+        new[c] = 0
+        new[t] = pa[t] | (1 << c)
+        yield "reverse", t, c, tuple(new), (t, c)
+        for x in _bits(pa[c] & cm):                # C1 -> C2  =>  C2 -> C1
+            new = list(pa)
+            new[c] = pa[c] & ~(1 << x)
+            if _reaches(tuple(new), x, c, cm):
+                continue
+            new[x] = pa[x] | (1 << c)
+            yield "reverse", x, c, tuple(new), (x, c)
+
+
+def successors(mb: MarkovBlanket) -> list[tuple[str, tuple[str, str], MarkovBlanket]]:
+    """Every structure one valid operation away from ``mb`` (Figures 4 and 5).
+
+    Returns
+    -------
+    list of (operator, (tail, head), MarkovBlanket)
+
+    Examples
+    --------
+    >>> mb = MarkovBlanket(["Z", "A", "B"], "Z")
+    >>> sorted((op, arc) for op, arc, _ in successors(mb))
+    [('add', ('A', 'Z')), ('add', ('B', 'Z')), ('add', ('Z', 'A')), ('add', ('Z', 'B'))]
+    """
+    out = []
+    for op, x, y, new, _ in _successor_masks(mb._pa, mb._t):
+        out.append((op, (mb.names[x], mb.names[y]), MarkovBlanket._from_masks(mb.names, mb._t, new)))
+    return out
+
+
+def apply_operator(mb: MarkovBlanket, operator: str, tail: str, head: str) -> MarkovBlanket:
+    """Apply ``operator`` ("add", "delete" or "reverse") to the arc ``tail -> head``.
+
+    Raises a ``ValueError`` saying why when the operation is not valid for ``mb``.
+
+    Examples
+    --------
+    >>> mb = MarkovBlanket(["Z", "A", "B"], "Z", {"A": ["Z", "B"]})
+    >>> apply_operator(mb, "delete", "Z", "A")  # B -> A leaves the blanket too (Figure 5)
+    MarkovBlanket(target='Z': no arcs)
+    """
+    if operator not in ("add", "delete", "reverse"):
+        raise ValueError(f"operator must be 'add', 'delete' or 'reverse', got {operator!r}")
+    for name in (tail, head):
+        if name not in mb.names:
+            raise ValueError(f"unknown variable {name!r}; variables are {mb.names}")
+    x, y = mb.names.index(tail), mb.names.index(head)
+    for op, a, b, new, _ in _successor_masks(mb._pa, mb._t):
+        if op == operator and a == x and b == y:
+            return MarkovBlanket._from_masks(mb.names, mb._t, new)
+    raise ValueError(
+        f"{operator} {tail}->{head} is not valid here ({tail} is {mb.category(tail)}, {head} is "
+        f"{mb.category(head)}; see bnexplore.ismb.OPERATOR_TABLE): it would not give a legal "
+        f"Markov blanket structure of {mb.target!r}")
+
+
+# --------------------------------------------------------------------------- counting
+
+
+def _n_labelled_dags(k: int) -> int:
+    # Robinson's recurrence
+    a = [1]
+    for n in range(1, k + 1):
+        a.append(sum((-1) ** (j + 1) * math.comb(n, j) * 2 ** (j * (n - j)) * a[n - j]
+                     for j in range(1, n + 1)))
+    return a[k]
+
+
+def _enumerate_masks(p: int, t: int) -> Iterator[tuple[int, ...]]:
+    """Every MB structure over p variables with target index t, as parent masks."""
+    preds = [i for i in range(p) if i != t]
+    n = len(preds)
+    tb = 1 << t
+    for k in range(n + 1):
+        for ch in combinations(preds, k):
+            cm = sum(1 << c for c in ch)
+            others = [i for i in preds if not (cm >> i) & 1]
+            # parents of the target: any subset of the non-children
+            tpas = [sum(1 << o for o, b in zip(others, bits) if b)
+                    for bits in _subsets_bits(len(others))]
+            # extra parents of each child: any subset of the other predictors, acyclic
+            opts = []
+            for c in ch:
+                pool = [i for i in preds if i != c]
+                opts.append([sum(1 << q for q, b in zip(pool, bits) if b)
+                             for bits in _subsets_bits(len(pool))])
+            for combo in _product(opts):
+                pa = [0] * p
+                for c, extra in zip(ch, combo):
+                    pa[c] = tb | extra
+                if k > 1 and not _is_acyclic(pa):
+                    continue
+                for tp in tpas:
+                    pa[t] = tp
+                    yield tuple(pa)
+
+
+def _subsets_bits(n: int):
+    for m in range(1 << n):
+        yield [(m >> i) & 1 for i in range(n)]
+
+
+def _product(lists):
+    if not lists:
+        yield ()
+        return
+    head, rest = lists[0], lists[1:]
+    for h in head:
+        for r in _product(rest):
+            yield (h,) + r
+
+
+def count_markov_blankets(n: int, method: str = "enumerate") -> int:
+    """Number of Markov blanket structures of a target with ``n`` predictors.
+
+    ``method="enumerate"`` counts the structures one by one (feasible up to n = 5);
+    ``method="formula"`` uses ``sum_k C(n,k) 2^(n-k) 2^(k(n-k)) a_k`` (k children, each
+    with any set of non-child parents, a DAG among the children; ``a_k`` labelled DAGs).
+
+    Examples
+    --------
+    >>> [count_markov_blankets(n) for n in (1, 2, 3, 4)]
+    [3, 15, 153, 3567]
+    >>> count_markov_blankets(4, method="formula")
+    3567
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n (number of predictors) must be a non-negative integer, got {n!r}")
+    n = int(n)
+    if method == "formula":
+        return sum(math.comb(n, k) * 2 ** (n - k) * 2 ** (k * (n - k)) * _n_labelled_dags(k)
+                   for k in range(n + 1))
+    if method != "enumerate":
+        raise ValueError(f"method must be 'enumerate' or 'formula', got {method!r}")
+    if n > 5:
+        raise ValueError(f"enumerating the {count_markov_blankets(n, 'formula'):,} structures of "
+                         f"n={n} predictors is too slow: use method='formula'")
+    return sum(1 for _ in _enumerate_masks(n + 1, 0))
+
+
+def enumerate_markov_blankets(names: Sequence[str], target: str,
+                              max_structures: int = 2_000_000) -> Iterator[MarkovBlanket]:
+    """Iterate over every MB structure of ``target`` over ``names`` (small problems).
+
+    Examples
+    --------
+    >>> sum(1 for _ in enumerate_markov_blankets(["Z", "A", "B", "C"], "Z"))
+    153
+    """
+    names = [str(n) for n in names]
+    if target not in names:
+        raise ValueError(f"target {target!r} is not one of the variables {names}")
+    total = count_markov_blankets(len(names) - 1, method="formula")
+    if total > max_structures:
+        raise ValueError(f"{len(names) - 1} predictors have {total:,} Markov blanket structures, "
+                         f"more than max_structures={max_structures:,}: use the ISMB search")
+    t = names.index(target)
+    for pa in _enumerate_masks(len(names), t):
+        yield MarkovBlanket._from_masks(names, t, pa)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class ISMBResult:
+    """The models found for one test instance and the running estimates.
+
+    Attributes
+    ----------
+    models : list of MarkovBlanket
+        R in the order models were added.
+    phases : ndarray of int
+        1 or 2 per model.
+    log_scores : ndarray
+        Phase-1 score (log marginal likelihood) of each model.
+    log_pred : ndarray of shape (n_models, n_classes)
+        log P(Z | x, G, D) of each model.
+    phase2_scores : ndarray
+        Phase-2 (KL) score each phase-2 model had when it was moved to R (NaN in phase 1).
+    classes : list
+        States of the target (columns of the estimates).
+    variant : str
+        "ismb" or "nismb": the search that produced R.
+    elapsed : float
+        Seconds spent on this instance.
+    stopped_by : str
+        "epsilon", "time_limit", "queue_empty" or "count" (NISMB).
+    """
+
+    models: list
+    phases: np.ndarray
+    log_scores: np.ndarray
+    log_pred: np.ndarray
+    phase2_scores: np.ndarray
+    classes: list
+    variant: str = "ismb"
+    elapsed: float = 0.0
+    stopped_by: str = ""
+
+    @property
+    def n_phase1(self) -> int:
+        return int((self.phases == 1).sum())
+
+    @property
+    def n_phase2(self) -> int:
+        return int((self.phases == 2).sum())
+
+    def running_log_estimates(self) -> np.ndarray:
+        """log P(Z | x, D) averaged over the first k models, k = 1..n (Eq. 13), (n, r)."""
+        num = np.logaddexp.accumulate(self.log_scores[:, None] + self.log_pred, axis=0)
+        den = np.logaddexp.accumulate(self.log_scores)[:, None]
+        return num - den
+
+    @property
+    def proba(self) -> np.ndarray:
+        """Model-averaged P(Z | x, D) over all of R (Eq. 13)."""
+        w = self.log_scores - logsumexp(self.log_scores)
+        return np.exp(logsumexp(w[:, None] + self.log_pred, axis=0))
+
+    @property
+    def best(self) -> int:
+        """Index of the highest-scoring model of R (ISMB-MS)."""
+        return int(np.argmax(self.log_scores))
+
+    @property
+    def proba_ms(self) -> np.ndarray:
+        """Prediction of the single best model in R (ISMB-MS)."""
+        return np.exp(self.log_pred[self.best])
+
+    def trace(self) -> pd.DataFrame:
+        """One row per model added: step, phase, log score, phase-2 score, running estimates
+        ``P(<class>)`` and the arcs of the model (Figure 8)."""
+        est = np.exp(self.running_log_estimates())
+        df = pd.DataFrame({
+            "step": np.arange(1, len(self.models) + 1),
+            "phase": self.phases,
+            "log_score": self.log_scores,
+            "phase2_score": self.phase2_scores,
+        })
+        for j, c in enumerate(self.classes):
+            df[f"P({c})"] = est[:, j]
+        df["model"] = [", ".join(f"{a}->{b}" for a, b in m.arcs) for m in self.models]
+        return df
+
+    def top_models(self, k: int = 5) -> list[tuple[MarkovBlanket, float, float]]:
+        """The ``k`` models with the largest posterior weight within R: (model, log score,
+        weight)."""
+        w = np.exp(self.log_scores - logsumexp(self.log_scores))
+        order = np.argsort(-self.log_scores, kind="stable")[:k]
+        return [(self.models[i], float(self.log_scores[i]), float(w[i])) for i in order]
+
+
+# --------------------------------------------------------------------------- the model
+
+
+class _Instance:
+    """Per-test-instance caches: row matches and family contributions to log P(Z | x)."""
+
+    __slots__ = ("eq", "contrib", "x")
+
+    def __init__(self, cols: np.ndarray, x: np.ndarray):
+        self.x = x
+        self.eq = cols == x[:, None]
+        self.contrib: dict[tuple[int, int], np.ndarray] = {}
+
+
+class MBModel:
+    """Markov-blanket model space over training data: scores, prediction, search.
+
+    Parameters
+    ----------
+    data : DataFrame or DiscreteData
+        Discrete training data (complete).
+    target : str, optional
+        Target variable; default ``data.target`` / ``df.attrs["target"]``.
+    score : LocalScore, optional
+        A K2 family-score cache to share (must be over the same data).
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> df = bx.datasets.load("weather.nominal")
+    >>> m = MBModel(df)
+    >>> res = m.search(df.drop(columns="play").iloc[0], queue_width=100)
+    >>> res.proba.round(3).sum()
+    1.0
+    """
+
+    def __init__(self, data, target: str | None = None, score: LocalScore | None = None):
+        if isinstance(data, pd.DataFrame) and target is None:
+            target = data.attrs.get("target")
+        data = as_discrete(data, target=target) if not isinstance(data, DiscreteData) else data
+        target = target if target is not None else data.target
+        if target is None:
+            raise ValueError("no target: pass target= (the class column) or data with a target")
+        if target not in data.names:
+            raise ValueError(f"target {target!r} is not a column; columns are {data.names}")
+        if data.n_rows == 0:
+            raise ValueError("cannot fit on 0 rows")
+        if len(data.names) > 62:
+            raise ValueError(f"{len(data.names)} variables: ISMB supports at most 62 (select "
+                             f"variables first)")
+        self.data = data
+        self.target = target
+        self.t = data.index(target)
+        self.p = data.n_cols
+        self.names = list(data.names)
+        self.classes = list(data.states[self.t])
+        self.r = int(data.arities[self.t])
+        if score is None:
+            score = LocalScore(data, prior="K2")
+        elif score.prior != "K2" or score.data is not data and score.data.n_rows != data.n_rows:
+            raise ValueError("score must be a K2 LocalScore over the same data")
+        self.local = score
+        self._cols = data.columns
+        self._zcol = np.ascontiguousarray(data.columns[self.t]).astype(np.int64)
+        self._arity = [int(a) for a in data.arities]
+        self._fam: dict[tuple[int, int], float] = {}
+        self._empty = tuple([0] * self.p)
+        self.base_score = float(sum(self.family_score(v, 0) for v in range(self.p)))
+        self._phase1: tuple | None = None
+        self._nismb: list | None = None
+        self._succ_cache: dict[tuple[int, ...], list] = {}
+
+    # ------------------------------------------------------------------ scores
+    def family_score(self, v: int, mask: int) -> float:
+        """log marginal likelihood of node ``v`` with parent mask ``mask`` (cached)."""
+        key = (v, mask)
+        s = self._fam.get(key)
+        if s is None:
+            s = self.local.score_idx(v, tuple(_bits(mask)))
+            self._fam[key] = s
+        return s
+
+    def _score_masks(self, pa: tuple[int, ...]) -> float:
+        return self.base_score + sum(self.family_score(v, m) - self.family_score(v, 0)
+                                     for v, m in enumerate(pa) if m)
+
+    def _check_mb(self, mb: MarkovBlanket) -> MarkovBlanket:
+        if not isinstance(mb, MarkovBlanket):
+            raise TypeError(f"expected a MarkovBlanket, got {type(mb).__name__}")
+        if mb.names != self.names or mb.target != self.target:
+            raise ValueError("the structure is over other variables or another target than the "
+                             "model: build it with MarkovBlanket(model.names, model.target, ...)")
+        return mb
+
+    def log_score(self, mb: MarkovBlanket) -> float:
+        """Phase-1 score (Eq. 11): log P(D | G) with the K2 parameter prior."""
+        return self._score_masks(self._check_mb(mb)._pa)
+
+    def empty(self) -> MarkovBlanket:
+        return MarkovBlanket._from_masks(self.names, self.t, self._empty)
+
+    # ------------------------------------------------------------------ instances
+    def _instance(self, x) -> _Instance:
+        x = self._as_codes(x)
+        return _Instance(self._cols, x)
+
+    def _as_codes(self, x) -> np.ndarray:
+        """Codes of one instance over all variables (the target entry is ignored)."""
+        if isinstance(x, _Instance):
+            return x.x
+        if isinstance(x, pd.DataFrame):
+            if len(x) != 1:
+                raise ValueError(f"pass a single instance (one row), got {len(x)} rows")
+            x = x.iloc[0]
+        if isinstance(x, (pd.Series, dict)):
+            s = pd.Series(x)
+            missing = [n for n in self.names if n != self.target and n not in s.index]
+            if missing:
+                raise ValueError(f"instance lacks the variables {missing}")
+            row = {}
+            for i, n in enumerate(self.names):
+                if i == self.t:
+                    continue
+                val = s[n]
+                states = self.data.states[i]
+                try:
+                    row[n] = states.index(val)
+                except ValueError:
+                    alt = [j for j, st in enumerate(states) if str(st) == str(val)]
+                    if not alt:
+                        raise ValueError(f"value {val!r} of {n!r} was not seen in training; "
+                                         f"known values are {states}") from None
+                    row[n] = alt[0]
+            codes = np.zeros(self.p, dtype=np.int64)
+            for i, n in enumerate(self.names):
+                if i != self.t:
+                    codes[i] = row[n]
+            return codes
+        arr = np.asarray(x)
+        if arr.ndim != 1 or arr.shape[0] not in (self.p, self.p - 1):
+            raise ValueError(f"an instance is {self.p} codes (all variables) or {self.p - 1} "
+                             f"(without the target), got shape {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError("integer codes expected; pass a pandas Series/dict for labels")
+        if arr.shape[0] == self.p - 1:
+            arr = np.insert(arr, self.t, 0)
+        arr = arr.astype(np.int64)
+        if (arr < 0).any() or (arr >= np.asarray(self._arity)).any():
+            bad = int(np.nonzero((arr < 0) | (arr >= np.asarray(self._arity)))[0][0])
+            raise ValueError(f"code {arr[bad]} of {self.names[bad]!r} is outside its "
+                             f"{self._arity[bad]} states")
+        return arr
+
+    def _contrib(self, inst: _Instance, v: int, mask: int) -> np.ndarray:
+        """Contribution of family (v, mask) to log P(Z = z | x, G, D), one entry per z."""
+        key = (v, mask)
+        c = inst.contrib.get(key)
+        if c is not None:
+            return c
+        t = self.t
+        rest = _bits(mask & ~(1 << t))
+        if rest:
+            sel = inst.eq[rest[0]] if len(rest) == 1 else np.logical_and.reduce(inst.eq[rest])
+        else:
+            sel = None
+        if v == t:
+            z = self._zcol if sel is None else self._zcol[sel]
+            cnt = np.bincount(z, minlength=self.r).astype(float)
+            c = np.log(cnt + 1.0) - math.log(cnt.sum() + self.r)
+        else:
+            z = self._zcol if sel is None else self._zcol[sel]
+            nj = np.bincount(z, minlength=self.r).astype(float)
+            hit = inst.eq[v] if sel is None else (sel & inst.eq[v])
+            nk = np.bincount(self._zcol[hit], minlength=self.r).astype(float)
+            c = np.log(nk + 1.0) - np.log(nj + self._arity[v])
+        inst.contrib[key] = c
+        return c
+
+    def _log_pred(self, inst: _Instance, pa: tuple[int, ...]) -> np.ndarray:
+        tb = 1 << self.t
+        acc = self._contrib(inst, self.t, pa[self.t]).copy()
+        for v, m in enumerate(pa):
+            if m & tb:
+                acc += self._contrib(inst, v, m)
+        return acc - logsumexp(acc)
+
+    def predict_structure(self, mb: MarkovBlanket, x) -> np.ndarray:
+        """P(Z | x, G, D) of one structure (Eq. 6 parameters, section 5.3), over ``classes``."""
+        return np.exp(self._log_pred(self._instance(x), self._check_mb(mb)._pa))
+
+    # ------------------------------------------------------------------ successors (shared)
+    def _successors(self, pa: tuple[int, ...]) -> list[tuple[tuple[int, ...], float]]:
+        """(new masks, log score) of every successor, deduplicated; cached per structure."""
+        hit = self._succ_cache.get(pa)
+        if hit is not None:
+            return hit
+        base = self._score_masks(pa) if pa is not self._empty else self.base_score
+        out = {}
+        for _, _, _, new, changed in _successor_masks(pa, self.t):
+            if new in out:
+                continue
+            s = base
+            for v in changed:
+                s += self.family_score(v, new[v]) - self.family_score(v, pa[v])
+            out[new] = s
+        res = list(out.items())
+        if len(self._succ_cache) < 200_000:
+            self._succ_cache[pa] = res
+        return res
+
+    # ------------------------------------------------------------------ phase 1
+    def phase1(self) -> tuple[list[tuple[int, ...]], list[float]]:
+        """Greedy hill climbing from the empty structure (instance independent, cached).
+
+        Returns the masks and log scores of R after phase 1: the start and every improving
+        best successor.
+        """
+        if self._phase1 is None:
+            cur = self._empty
+            cur_s = self.base_score
+            models, scores = [cur], [cur_s]
+            while True:
+                best, best_s = None, cur_s
+                for new, s in self._successors(cur):
+                    if s > best_s + 1e-12 * max(1.0, abs(best_s)):
+                        best, best_s = new, s
+                if best is None:
+                    break
+                cur, cur_s = best, best_s
+                models.append(cur)
+                scores.append(cur_s)
+            self._phase1 = (models, scores)
+        return list(self._phase1[0]), list(self._phase1[1])
+
+    def phase1_models(self) -> list[MarkovBlanket]:
+        return [MarkovBlanket._from_masks(self.names, self.t, m) for m in self.phase1()[0]]
+
+    # ------------------------------------------------------------------ NISMB sequence
+    def _nismb_sequence(self, n: int, queue_width: int) -> list[tuple[tuple[int, ...], float]]:
+        """The first ``n`` phase-2 models of NISMB: best-first search on the phase-1 score
+        (instance independent, cached and extended on demand)."""
+        st = self._nismb
+        if st is None or st["w"] != queue_width:
+            models, _ = self.phase1()
+            in_r = set(models)
+            queue: dict[tuple[int, ...], float] = {}
+            for m in models:
+                for new, s in self._successors(m):
+                    if new not in in_r:
+                        queue[new] = s
+            st = self._nismb = {"w": queue_width, "seq": [], "queue": queue, "in_r": in_r}
+            self._trim(queue, queue_width)
+        seq, queue, in_r = st["seq"], st["queue"], st["in_r"]
+        while len(seq) < n and queue:
+            best = max(queue, key=queue.__getitem__)
+            s = queue.pop(best)
+            seq.append((best, s))
+            in_r.add(best)
+            for new, s2 in self._successors(best):
+                if new not in in_r and new not in queue:
+                    queue[new] = s2
+            self._trim(queue, queue_width)
+        return seq[:n]
+
+    @staticmethod
+    def _trim(queue: dict, w: int) -> None:
+        if len(queue) > w:
+            keep = sorted(queue.items(), key=lambda kv: -kv[1])[:w]
+            queue.clear()
+            queue.update(keep)
+
+    # ------------------------------------------------------------------ the search
+    def search(self, x, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
+               time_limit: float | None = None, variant: str = "ismb",
+               n_phase2: int | None = None) -> ISMBResult:
+        """Run the two-phase search for one instance and return the models of R.
+
+        Parameters
+        ----------
+        x : pandas Series / dict of labels, or integer codes
+            The instance (the target value, if present, is ignored).
+        queue_width : int
+            Capacity ``w`` of the phase-2 priority queue.
+        epsilon : float
+            Phase-2 score threshold.
+        patience : int
+            Stop after this many consecutive iterations in which no queued structure
+            scores above ``epsilon``.
+        time_limit : float, optional
+            Seconds after which phase 2 stops.
+        variant : {"ismb", "nismb"}
+            "nismb" runs phase 2 on the phase-1 score for ``n_phase2`` models (by default
+            as many as ISMB adds for this instance).
+        n_phase2 : int, optional
+            Only for "nismb".
+        """
+        _check_search_params(queue_width, epsilon, patience, time_limit)
+        if variant not in ("ismb", "nismb"):
+            raise ValueError(f"variant must be 'ismb' or 'nismb' for search, got {variant!r}")
+        t0 = time.perf_counter()
+        inst = self._instance(x)
+        models, scores = self.phase1()
+        preds = [self._log_pred(inst, m) for m in models]
+        phases = [1] * len(models)
+        p2 = [np.nan] * len(models)
+        if variant == "nismb":
+            if n_phase2 is None:
+                n_phase2 = self.search(inst, queue_width, epsilon, patience, time_limit).n_phase2
+            for m, s in self._nismb_sequence(int(n_phase2), queue_width):
+                models.append(m)
+                scores.append(s)
+                preds.append(self._log_pred(inst, m))
+                phases.append(2)
+                p2.append(np.nan)
+            return self._result(models, phases, scores, preds, p2, "nismb", t0, "count")
+        stopped = self._phase2(inst, models, scores, preds, phases, p2, queue_width, epsilon,
+                               patience, time_limit, t0)
+        return self._result(models, phases, scores, preds, p2, "ismb", t0, stopped)
+
+    def _result(self, models, phases, scores, preds, p2, variant, t0, stopped) -> ISMBResult:
+        return ISMBResult(
+            models=[MarkovBlanket._from_masks(self.names, self.t, m) for m in models],
+            phases=np.asarray(phases, dtype=int), log_scores=np.asarray(scores, dtype=float),
+            log_pred=np.vstack(preds), phase2_scores=np.asarray(p2, dtype=float),
+            classes=self.classes, variant=variant, elapsed=time.perf_counter() - t0,
+            stopped_by=stopped)
+
+    def _phase2(self, inst, models, scores, preds, phases, p2, w, epsilon, patience,
+                time_limit, t0) -> str:
+        r = self.r
+        in_r = set(models)
+        s_arr = np.asarray(scores)
+        l_arr = np.vstack(preds)
+        # running accumulators of Eq. 13 in log space
+        A = logsumexp(s_arr[:, None] + l_arr, axis=0)       # log sum_G score(G) P(Z|x,G)
+        B = float(logsumexp(s_arr))                          # log sum_G score(G)
+        # the queue as parallel arrays
+        q_keys: list[tuple[int, ...]] = []
+        q_index: dict[tuple[int, ...], int] = {}
+        q_s: list[float] = []
+        q_l: list[np.ndarray] = []
+
+        def push(m_list):
+            for m in m_list:
+                for new, s in self._successors(m):
+                    if new in in_r or new in q_index:
+                        continue
+                    q_index[new] = len(q_keys)
+                    q_keys.append(new)
+                    q_s.append(s)
+                    q_l.append(self._log_pred(inst, new))
+
+        def kl_all(S, L):
+            # KL(p_R || p_{R + G*}) for every queued G*, vectorised (Eq. 14)
+            logp = A - B
+            num = np.logaddexp(A[None, :], S[:, None] + L)
+            den = np.logaddexp(B, S)[:, None]
+            logq = num - den
+            return np.maximum((np.exp(logp)[None, :] * (logp[None, :] - logq)).sum(axis=1), 0.0)
+
+        push(models)
+        low = 0
+        stopped = "queue_empty"
+        while q_keys:
+            S = np.asarray(q_s)
+            L = np.asarray(q_l).reshape(len(q_keys), r)
+            kl = kl_all(S, L)
+            if len(q_keys) > w:  # drop the worst: keep the w best by phase-2 score
+                keep = np.argsort(-kl, kind="stable")[:w]
+                keep.sort()
+                q_keys = [q_keys[i] for i in keep]
+                q_s = [q_s[i] for i in keep]
+                q_l = [q_l[i] for i in keep]
+                q_index = {k: i for i, k in enumerate(q_keys)}
+                S, L, kl = S[keep], L[keep], kl[keep]
+            j = int(np.argmax(kl))
+            low = low + 1 if kl[j] <= epsilon else 0
+            best = q_keys[j]
+            # move best from Q to R
+            last = len(q_keys) - 1
+            if j != last:
+                q_keys[j], q_s[j], q_l[j] = q_keys[last], q_s[last], q_l[last]
+                q_index[q_keys[j]] = j
+            q_keys.pop(); q_s.pop(); lj = q_l.pop()
+            del q_index[best]
+            sj = float(S[j])
+            models.append(best)
+            scores.append(sj)
+            preds.append(lj)
+            phases.append(2)
+            p2.append(float(kl[j]))
+            in_r.add(best)
+            A = np.logaddexp(A, sj + lj)
+            B = float(np.logaddexp(B, sj))
+            if low >= patience:
+                stopped = "epsilon"
+                break
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                stopped = "time_limit"
+                break
+            push([best])
+        return stopped
+
+    # ------------------------------------------------------------------ complete averaging
+    def complete_average(self, x, max_structures: int = 200_000) -> tuple[np.ndarray, int]:
+        """P(Z | x, D) by model averaging over *every* MB structure (Eq. 5; small problems).
+
+        Returns the probabilities over ``classes`` and the number of structures.
+        """
+        inst = self._instance(x)
+        total = count_markov_blankets(self.p - 1, method="formula")
+        if total > max_structures:
+            raise ValueError(f"{self.p - 1} predictors have {total:,} MB structures, more than "
+                             f"max_structures={max_structures:,}")
+        num = np.full(self.r, -np.inf)
+        den = -np.inf
+        n = 0
+        for pa in _enumerate_masks(self.p, self.t):
+            s = self._score_masks(pa)
+            num = np.logaddexp(num, s + self._log_pred(inst, pa))
+            den = np.logaddexp(den, s)
+            n += 1
+        return np.exp(num - den), n
+
+
+def _check_search_params(queue_width, epsilon, patience, time_limit) -> None:
+    if isinstance(queue_width, bool) or not isinstance(queue_width, (int, np.integer)) \
+            or queue_width < 1:
+        raise ValueError(f"queue_width must be a positive integer, got {queue_width!r}")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)) \
+            or not np.isfinite(epsilon) or epsilon < 0:
+        raise ValueError(f"epsilon must be a non-negative number, got {epsilon!r}")
+    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
+        raise ValueError(f"patience must be a positive integer, got {patience!r}")
+    if time_limit is not None and (isinstance(time_limit, bool)
+                                   or not isinstance(time_limit, (int, float, np.number))
+                                   or not time_limit > 0):
+        raise ValueError(f"time_limit must be None or a positive number of seconds, "
+                         f"got {time_limit!r}")

@@ -1,0 +1,724 @@
+"""Linear mixtures of one-dependence estimators (Cerquides & Lopez de Mantaras, 2005).
+
+A one-dependence estimator (ODE, "SPODE") with super-parent ``u`` models the joint
+``P_u(c, x) = P_u(c, x_u) prod_{v != u} P_u(x_v | c, x_u)`` with the Laplace estimates
+of Eq. 15-16 (note the extra ``#C`` in the denominator of Eq. 15)::
+
+    P_u(c, i)        = (N_{C,u}(c, i) + 1) / (N + #C #A_u)
+    P_u(j | c, i)    = (N_{C,u,v}(c, i, j) + 1) / (N_{C,u}(c, i) + #A_v)
+
+This module computes, from one pass of counting,
+
+* the log joint ``log P_u(c, x)`` of every instance, super-parent and class
+  (:func:`ode_log_joint`), vectorised over instances (numba kernel);
+* AODE (Eq. 17): the uniform mixture over the super-parents with ``N_u(x_u) > t``,
+  naive Bayes (Weka's Laplace estimates) when none qualifies (:func:`aode_log_joint`);
+* exact Bayesian model averaging over ODEs under the decomposable prior with every
+  hyperparameter 1 (Theorems 1-2, Eq. 18-29): the log evidence ``log W_u`` of every root
+  (Eq. 25, :func:`bma_log_evidence`) and the posterior root weights ``alpha*_u``
+  (Eq. 22, :func:`bma_weights`);
+* leave-one-out ODE estimates ``P_u^LOO`` (Eq. 30-32) from the counts without refitting
+  (:func:`ode_log_joint_loo`);
+* MAP weights of the linear mixture of discriminative distributions (Eq. 8) by EM with
+  the prior of Eq. 6 (:func:`maplmd_weights`), and of the linear mixture of generative
+  distributions (Eq. 10) by constrained optimisation with the gradient of Eq. 13
+  (:func:`maplmg_weights`).
+
+Everything is in natural-log space.
+
+References
+----------
+J. Cerquides and R. Lopez de Mantaras. Robust Bayesian linear classifier ensembles.
+IIIA Research Report RR-IIIA-2005-03 (ECML 2005).
+G. I. Webb, J. Boughton and Z. Wang. Not so naive Bayes: aggregating one-dependence
+estimators. Machine Learning 58(1):5-24, 2005.
+
+Examples
+--------
+>>> import bnexplore as bx
+>>> from bnexplore.mixtures import ode_counts, aode_log_joint, bma_weights
+>>> data = bx.data.DiscreteData.from_frame(bx.datasets.load("weather.nominal"))
+>>> counts = ode_counts(data)
+>>> counts.n_attributes, counts.n_classes, counts.n
+(4, 2, 14)
+>>> lj = aode_log_joint(counts, counts.codes)       # (14, 2) log P_AODE(c, x)
+>>> w = bma_weights(counts)
+>>> round(float(w.sum()), 12)
+1.0
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import gammaln, logsumexp
+
+from .data.core import DiscreteData, as_discrete, check_table_size
+
+__all__ = [
+    "ODECounts",
+    "ode_counts",
+    "ode_log_joint",
+    "ode_log_joint_loo",
+    "naive_bayes_log_joint",
+    "aode_log_joint",
+    "mixture_log_joint",
+    "mixture_conditional",
+    "bma_log_evidence",
+    "bma_weights",
+    "loo_conditional",
+    "maplmd_objective",
+    "maplmd_weights",
+    "maplmg_objective",
+    "maplmg_weights",
+    "kkt_residual",
+    "WeightsResult",
+    "WeightsConvergenceWarning",
+]
+
+
+class WeightsConvergenceWarning(UserWarning):
+    """The mixture weights did not reach the optimum within ``max_iter`` iterations."""
+
+
+# --------------------------------------------------------------------------- counts
+@dataclass
+class ODECounts:
+    """Sufficient statistics of all ODEs of a classified data set.
+
+    Attributes
+    ----------
+    names : list of str
+        Attribute names (class excluded), in column order.
+    arities : ndarray (n,)
+        ``#A_u``.
+    n_classes : int
+        ``#C``.
+    n : int
+        ``N``, number of training instances.
+    class_counts : ndarray (K,)
+        ``N_C(c)``.
+    pair : ndarray (n, A, K)
+        ``pair[u, i, c] = N_{C,u}(c, i)`` (``A`` = largest arity, padded with zeros).
+    triple : ndarray (n, n, A, A, K)
+        ``triple[u, v, i, j, c] = N_{C,u,v}(c, i, j)``.
+    codes : ndarray (N, n) int32
+        The training attribute codes; ``y`` (N,) the class codes.
+    """
+
+    names: list
+    arities: np.ndarray
+    n_classes: int
+    n: int
+    class_counts: np.ndarray
+    pair: np.ndarray
+    triple: np.ndarray
+    codes: np.ndarray
+    y: np.ndarray
+    _tables: tuple | None = field(default=None, repr=False)
+
+    @property
+    def n_attributes(self) -> int:
+        return len(self.names)
+
+    def attribute_counts(self) -> np.ndarray:
+        """``N_u(i)`` as an (n, A) array."""
+        return self.pair.sum(axis=2)
+
+    def log_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(base, cond)``: ``base[u, i, c] = log P_u(c, i)`` (Eq. 15) and
+        ``cond[u, v, i, j, c] = log P_u(j | c, i)`` (Eq. 16), zero on ``v == u``."""
+        if self._tables is None:
+            K = self.n_classes
+            ar = self.arities.astype(float)
+            base = np.log(self.pair + 1.0) - np.log(self.n + K * ar)[:, None, None]
+            denom = np.log(self.pair[:, None, :, None, :] + ar[None, :, None, None, None])
+            cond = np.log(self.triple + 1.0) - denom
+            idx = np.arange(self.n_attributes)
+            cond[idx, idx] = 0.0
+            self._tables = (np.ascontiguousarray(base), np.ascontiguousarray(cond))
+        return self._tables
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_kernel(codes, y, n_attr, A, K):
+    N = codes.shape[0]
+    pair = np.zeros((n_attr, A, K), dtype=np.float64)
+    triple = np.zeros((n_attr, n_attr, A, A, K), dtype=np.float64)
+    for m in range(N):
+        c = y[m]
+        for u in range(n_attr):
+            i = codes[m, u]
+            pair[u, i, c] += 1.0
+            for v in range(n_attr):
+                triple[u, v, i, codes[m, v], c] += 1.0
+    return pair, triple
+
+
+def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
+    """Count ``N_C(c)``, ``N_{C,u}(c, i)`` and ``N_{C,u,v}(c, i, j)`` in one pass.
+
+    Parameters
+    ----------
+    data : DiscreteData or DataFrame
+        Complete discrete data with a class column (``data.target`` or ``target``).
+    target : str, optional
+        Class column (default ``data.target``).
+
+    Returns
+    -------
+    ODECounts
+
+    Raises
+    ------
+    ValueError
+        If there is no class column or no attribute besides it;
+        :class:`~bnexplore.data.MemoryBudgetError` when the pair table would not fit.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": ["x", "y", "x"], "b": ["p", "p", "q"], "c": [0, 1, 0]})
+    >>> cnt = ode_counts(df, target="c")
+    >>> cnt.pair[0, :, 0].tolist()     # N_{C,a}(c=0, a=x), N_{C,a}(c=0, a=y)
+    [2.0, 0.0]
+    """
+    data = as_discrete(data, target=target)
+    if data.target is None:
+        raise ValueError("the data has no class column: pass target='<class column>'")
+    t = data.index(data.target)
+    attrs = [j for j in range(data.n_cols) if j != t]
+    if not attrs:
+        raise ValueError("the data has no attribute besides the class "
+                         f"{data.target!r}: an ODE needs at least one attribute")
+    names = [data.names[j] for j in attrs]
+    arities = data.arities[attrs].astype(np.int64)
+    K = int(data.arities[t])
+    A = int(arities.max())
+    n_attr = len(attrs)
+    check_table_size([n_attr, n_attr, A, A, K], ["attribute", "attribute", "max arity",
+                                                 "max arity", data.target],
+                     what="ODE count table N_{C,u,v}")
+    codes = np.ascontiguousarray(data.codes[:, attrs], dtype=np.int32)
+    y = np.ascontiguousarray(data.codes[:, t], dtype=np.int32)
+    pair, triple = _count_kernel(codes, y, n_attr, A, K)
+    class_counts = np.bincount(y, minlength=K).astype(float)
+    return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
+                     class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y)
+
+
+# --------------------------------------------------------------------------- ODE joints
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _log_joint_kernel(codes, base, cond):
+    M, n = codes.shape
+    K = base.shape[2]
+    out = np.empty((M, n, K))
+    for m in numba.prange(M):
+        for u in range(n):
+            i = codes[m, u]
+            for c in range(K):
+                out[m, u, c] = base[u, i, c]
+            for v in range(n):
+                if v == u:
+                    continue
+                j = codes[m, v]
+                for c in range(K):
+                    out[m, u, c] += cond[u, v, i, j, c]
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _loo_fix_kernel(out, codes, y, pair, triple, arities, N, K):
+    # replace the true-class entry by the leave-one-out estimate (Eq. 30-32)
+    M, n = codes.shape
+    for m in numba.prange(M):
+        c = y[m]
+        for u in range(n):
+            i = codes[m, u]
+            npair = pair[u, i, c]          # includes instance m
+            s = math.log(npair) - math.log(N + K * arities[u] - 1.0)
+            for v in range(n):
+                if v == u:
+                    continue
+                j = codes[m, v]
+                s += math.log(triple[u, v, i, j, c]) - math.log(npair + arities[v] - 1.0)
+            out[m, u, c] = s
+    return out
+
+
+def _check_codes(counts: ODECounts, codes) -> np.ndarray:
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    if codes.ndim != 2 or codes.shape[1] != counts.n_attributes:
+        raise ValueError(f"codes must have shape (n_rows, {counts.n_attributes}), "
+                         f"got {codes.shape}")
+    if codes.size:
+        bad = np.nonzero((codes.min(axis=0) < 0) | (codes.max(axis=0) >= counts.arities))[0]
+        if bad.size:
+            raise ValueError(f"column {counts.names[bad[0]]!r} has a code outside its "
+                             f"{counts.arities[bad[0]]} states (unseen category?)")
+    return codes
+
+
+def ode_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
+    """``log P_u(c, x)`` (Eq. 14-16) for every row, super-parent and class.
+
+    Parameters
+    ----------
+    counts : ODECounts
+    codes : int array (M, n)
+        Attribute codes in the training coding.
+
+    Returns
+    -------
+    ndarray (M, n, K)
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> cnt = ode_counts(bx.data.DiscreteData.from_frame(bx.datasets.load("weather.nominal")))
+    >>> ode_log_joint(cnt, cnt.codes[:3]).shape
+    (3, 4, 2)
+    """
+    codes = _check_codes(counts, codes)
+    base, cond = counts.log_tables()
+    return _log_joint_kernel(codes, base, cond)
+
+
+def ode_log_joint_loo(counts: ODECounts, codes: np.ndarray | None = None,
+                      y: np.ndarray | None = None) -> np.ndarray:
+    """Leave-one-out ``log P_u^LOO(c, x)`` (Eq. 30-32) of the training instances.
+
+    Each instance is removed from the counts it was part of: for the true class
+    ``c = x_C`` one is subtracted from ``N``, ``N_{C,u}`` and ``N_{C,u,v}`` (the other
+    classes are unchanged), which equals refitting the ODEs without that instance.
+
+    Parameters
+    ----------
+    counts : ODECounts
+    codes, y : arrays, optional
+        Training rows and their class codes (default: all training rows). Every row
+        must be one of the counted instances.
+
+    Returns
+    -------
+    ndarray (M, n, K)
+    """
+    if codes is None:
+        codes, y = counts.codes, counts.y
+    codes = _check_codes(counts, codes)
+    y = np.ascontiguousarray(y, dtype=np.int32)
+    out = ode_log_joint(counts, codes)
+    if len(y) and np.any(counts.triple[np.arange(counts.n_attributes)[None, :],
+                                       np.arange(counts.n_attributes)[None, :],
+                                       codes, codes, y[:, None]] < 1):
+        raise ValueError("ode_log_joint_loo: some rows are not training instances of "
+                         "these counts (leave-one-out needs the counted rows)")
+    return _loo_fix_kernel(out, codes, y, counts.pair, counts.triple,
+                           counts.arities.astype(float), float(counts.n), counts.n_classes)
+
+
+def naive_bayes_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
+    """Naive Bayes ``log P(c, x)`` with Weka's Laplace estimates (AODE's fallback).
+
+    ``P(c) = (N_C(c) + 1) / (N + #C)`` and ``P(x_v | c) = (N_{C,v}(c, x_v) + 1) /
+    (N_C(c) + #A_v)``.
+
+    Returns
+    -------
+    ndarray (M, K)
+    """
+    codes = _check_codes(counts, codes)
+    K = counts.n_classes
+    out = np.log(counts.class_counts + 1.0) - math.log(counts.n + K)
+    out = np.broadcast_to(out, (codes.shape[0], K)).copy()
+    for v in range(counts.n_attributes):
+        out += np.log(counts.pair[v, codes[:, v], :] + 1.0)
+        out -= np.log(counts.class_counts + counts.arities[v])[None, :]
+    return out
+
+
+def aode_log_joint(counts: ODECounts, codes: np.ndarray, threshold: float = 0,
+                   log_joint: np.ndarray | None = None) -> np.ndarray:
+    """AODE ``log sum_{u: N_u(x_u) > t} P_u(c, x)`` (Eq. 17), naive Bayes if no ``u`` qualifies.
+
+    The result is proportional (per row) to the class distribution; normalise with
+    :func:`bnexplore.classifiers._base.normalize_log`.
+
+    Parameters
+    ----------
+    counts : ODECounts
+    codes : int array (M, n)
+    threshold : float
+        ``t``: super-parent ``u`` takes part only when its value was seen more than
+        ``t`` times in training.
+    log_joint : ndarray (M, n, K), optional
+        Precomputed :func:`ode_log_joint`.
+
+    Returns
+    -------
+    ndarray (M, K)
+    """
+    codes = _check_codes(counts, codes)
+    lj = ode_log_joint(counts, codes) if log_joint is None else log_joint
+    nu = counts.attribute_counts()
+    qual = nu[np.arange(counts.n_attributes)[None, :], codes] > threshold   # (M, n)
+    masked = np.where(qual[:, :, None], lj, -np.inf)
+    with np.errstate(divide="ignore"):
+        out = logsumexp(masked, axis=1)
+    none = ~qual.any(axis=1)
+    if none.any():
+        out[none] = naive_bayes_log_joint(counts, codes[none])
+    return out
+
+
+def mixture_log_joint(log_joint: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``log sum_u alpha_u P_u(c, x)`` (Eq. 2 / Eq. 28) from ``(M, n, K)`` log joints."""
+    w = np.asarray(weights, dtype=float)
+    with np.errstate(divide="ignore"):
+        return logsumexp(log_joint + np.log(w)[None, :, None], axis=1)
+
+
+def mixture_conditional(log_joint: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``sum_u alpha_u P_u(c | x)`` (Eq. 1 / Eq. 12): mix the per-ODE conditionals."""
+    cond = np.exp(log_joint - logsumexp(log_joint, axis=2, keepdims=True))
+    return np.tensordot(cond, np.asarray(weights, float), axes=([1], [0]))
+
+
+# --------------------------------------------------------------------------- BMA over ODEs
+def bma_log_evidence(counts: ODECounts) -> np.ndarray:
+    """``log W_u`` of Eq. 25 with every hyperparameter ``N'`` equal to 1.
+
+    ``W_u`` is the marginal likelihood of the data under root ``u``: a Dirichlet(1) over
+    the ``#C x #A_u`` cells of ``(C, A_u)`` times, for every other attribute ``v``, a
+    Dirichlet(1) over ``A_v`` for every ``(c, i)`` (``u,s(v)N' = #A_v``, Eq. 27)::
+
+        log W_u = lgamma(#C#A_u) - lgamma(N + #C#A_u) + sum_{c,i} lgamma(N_{C,u}(c,i) + 1)
+                  + sum_{v != u} sum_{c,i} [ lgamma(#A_v) - lgamma(N_{C,u}(c,i) + #A_v)
+                                            + sum_j lgamma(N_{C,u,v}(c,i,j) + 1) ]
+
+    Returns
+    -------
+    ndarray (n,)
+    """
+    K = counts.n_classes
+    ar = counts.arities.astype(float)
+    n_attr = counts.n_attributes
+    # padded cells have count 0 and contribute lgamma(1) = 0; padded (c, i) rows of the
+    # v-terms contribute lgamma(A_v) - lgamma(0 + A_v) = 0
+    root = gammaln(K * ar) - gammaln(counts.n + K * ar) + gammaln(counts.pair + 1.0).sum(axis=(1, 2))
+    cell = gammaln(counts.triple + 1.0).sum(axis=(3,))                  # (u, v, i, c)
+    rows = gammaln(ar)[None, :, None, None] - gammaln(counts.pair[:, None, :, :]
+                                                      + ar[None, :, None, None])
+    fam = (cell + rows).sum(axis=(2, 3))                                # (u, v)
+    fam[np.arange(n_attr), np.arange(n_attr)] = 0.0
+    return root + fam.sum(axis=1)
+
+
+def bma_weights(counts: ODECounts, prior: np.ndarray | None = None) -> np.ndarray:
+    """Posterior root probabilities ``alpha*_u / sum alpha*`` (Eq. 22), in log space.
+
+    Parameters
+    ----------
+    counts : ODECounts
+    prior : array (n,), optional
+        Root hyperparameters ``alpha_u`` (default all 1).
+    """
+    logw = bma_log_evidence(counts)
+    if prior is not None:
+        prior = np.asarray(prior, float)
+        if prior.shape != logw.shape or np.any(prior <= 0):
+            raise ValueError(f"prior must be {logw.shape[0]} positive numbers")
+        logw = logw + np.log(prior)
+    return np.exp(logw - logsumexp(logw))
+
+
+# --------------------------------------------------------------------------- MAP weights
+@dataclass
+class WeightsResult:
+    """Outcome of a weight optimisation.
+
+    Attributes
+    ----------
+    weights : ndarray (n,)
+        On the simplex, every entry > 0.
+    objective : float
+        Log posterior (up to a constant) at ``weights``.
+    n_iter : int
+    converged : bool
+    kkt : float
+        Relative KKT residual ``max_u |g_u - lambda| / lambda`` (see :func:`kkt_residual`).
+    method : str
+    history : list of float
+        Objective after each iteration (EM) or at the end of each solver call.
+    """
+
+    weights: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+    kkt: float
+    method: str
+    history: list = field(default_factory=list)
+
+
+def loo_conditional(log_joint_loo: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``log P_u^LOO(x_C | x_{-C})`` (M, n): the true class's conditional per ODE."""
+    y = np.asarray(y)
+    return log_joint_loo[np.arange(len(y)), :, y] - logsumexp(log_joint_loo, axis=2)
+
+
+def maplmd_objective(weights: np.ndarray, log_cond: np.ndarray) -> tuple[float, np.ndarray]:
+    """Log of Eq. 8 and its gradient: ``sum_x log sum_u a_u p_u(x) + sum_u log a_u``.
+
+    ``log_cond`` is (M, n): ``log P_DPD_u(x_C | x_{-C})`` of every training instance.
+    """
+    a = np.asarray(weights, float)
+    with np.errstate(divide="ignore"):
+        la = np.log(a)
+    z = log_cond + la[None, :]
+    lse = logsumexp(z, axis=1)
+    f = float(lse.sum() + la.sum())
+    g = np.exp(log_cond - lse[:, None]).sum(axis=0) + 1.0 / a
+    return f, g
+
+
+def _lmg_terms(log_joint: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M, n) ``log p_{u, x_C}`` and ``log p_u`` of Eq. 13, shifted by a row constant."""
+    y = np.asarray(y)
+    a = log_joint[np.arange(len(y)), :, y]
+    b = logsumexp(log_joint, axis=2)
+    shift = b.max(axis=1, keepdims=True)          # cancels in the ratio of Eq. 10
+    return a - shift, b - shift
+
+
+def maplmg_objective(weights: np.ndarray, log_joint: np.ndarray | None = None,
+                     y: np.ndarray | None = None, terms=None) -> tuple[float, np.ndarray]:
+    """Log of Eq. 10 and its gradient (the bracket of Eq. 13).
+
+    ``f(a) = sum_x [log sum_u a_u p_{u,x_C} - log sum_u a_u p_u] + sum_u log a_u`` with
+    ``p_{u,c} = P_u(c, x_{-C})`` and ``p_u = sum_c p_{u,c}``.  Pass either ``log_joint``
+    (M, n, K) and ``y`` or precomputed ``terms = _lmg_terms(log_joint, y)``.
+    """
+    la_, lb_ = _lmg_terms(log_joint, y) if terms is None else terms
+    a = np.asarray(weights, float)
+    with np.errstate(divide="ignore"):
+        la = np.log(a)
+    za = logsumexp(la_ + la[None, :], axis=1)
+    zb = logsumexp(lb_ + la[None, :], axis=1)
+    f = float((za - zb).sum() + la.sum())
+    g = (np.exp(la_ - za[:, None]) - np.exp(lb_ - zb[:, None])).sum(axis=0) + 1.0 / a
+    return f, g
+
+
+def kkt_residual(weights: np.ndarray, grad: np.ndarray) -> float:
+    """Relative KKT residual of ``max f(a)`` on the open simplex.
+
+    With every ``a_u > 0`` the inequality multipliers vanish and stationarity of the
+    Lagrangian requires ``g_u = lambda`` for every ``u``; ``lambda = sum_u a_u g_u``
+    (for Eq. 10: ``lambda = n``; for Eq. 8: ``lambda = M + n``).  Returns
+    ``max_u |g_u - lambda| / lambda``.
+    """
+    a = np.asarray(weights, float)
+    g = np.asarray(grad, float)
+    lam = float(a @ g)
+    return float(np.max(np.abs(g - lam)) / max(abs(lam), 1e-300))
+
+
+def _finish(weights: np.ndarray) -> np.ndarray:
+    w = np.clip(np.asarray(weights, float), 1e-300, None)
+    return w / w.sum()
+
+
+def _warn(name: str, res: "WeightsResult", tol: float) -> None:
+    warnings.warn(f"{name}: the weights did not converge after {res.n_iter} iterations "
+                  f"(relative KKT residual {res.kkt:.2e} > tol {tol:.1e}); the returned "
+                  f"weights are the last finite iterate: raise max_iter",
+                  WeightsConvergenceWarning, stacklevel=3)
+
+
+def maplmd_weights(log_cond: np.ndarray, max_iter: int = 5000, tol: float = 1e-6,
+                   init: np.ndarray | None = None, warn: bool = True) -> WeightsResult:
+    """MAP weights of the linear mixture of discriminative distributions (Eq. 8) by EM.
+
+    Each instance gets a hidden indicator of the component that generated its class;
+    with the prior ``P(a) ~ prod_u a_u`` (Eq. 6) the M-step is
+    ``a_u = (sum_x r_{x,u} + 1) / (M + n)`` where ``r_{x,u}`` are the responsibilities.
+    The objective (log of Eq. 8) is concave, so the optimum is unique; EM increases it at
+    every step.  Iteration stops when the relative KKT residual falls below ``tol``.
+
+    Parameters
+    ----------
+    log_cond : ndarray (M, n)
+        ``log P_u(x_C | x_{-C})`` of every training instance (leave-one-out for ODEs).
+    max_iter : int
+    tol : float
+    init : array (n,), optional
+        Starting weights (default uniform).
+    warn : bool
+        Emit :class:`WeightsConvergenceWarning` when not converged.
+
+    Returns
+    -------
+    WeightsResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lc = np.log([[0.9, 0.5], [0.8, 0.5], [0.7, 0.5]])
+    >>> r = maplmd_weights(lc)
+    >>> r.converged, bool(r.weights[0] > r.weights[1])
+    (True, True)
+    """
+    log_cond = np.asarray(log_cond, float)
+    if log_cond.ndim != 2 or log_cond.shape[1] == 0:
+        raise ValueError(f"log_cond must be (n_rows, n_models), got shape {log_cond.shape}")
+    if not np.all(np.isfinite(log_cond)):
+        raise ValueError("log_cond has non-finite entries: every model must give every "
+                         "instance a positive probability")
+    _check_iter(max_iter, tol)
+    M, n = log_cond.shape
+    a = np.full(n, 1.0 / n) if init is None else _finish(init)
+    history = []
+    f, g = maplmd_objective(a, log_cond)
+    history.append(f)
+    kkt = kkt_residual(a, g)
+    it = 0
+    while kkt > tol and it < max_iter:
+        z = log_cond + np.log(a)[None, :]
+        r = np.exp(z - logsumexp(z, axis=1, keepdims=True))
+        a = _finish((r.sum(axis=0) + 1.0) / (M + n))
+        it += 1
+        f, g = maplmd_objective(a, log_cond)
+        history.append(f)
+        kkt = kkt_residual(a, g)
+    res = WeightsResult(a, f, it, bool(kkt <= tol), kkt, "em", history)
+    if warn and not res.converged:
+        _warn("MAPLMD (EM)", res, tol)
+    return res
+
+
+def _check_iter(max_iter, tol) -> None:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if not (isinstance(tol, (int, float, np.floating)) and tol > 0 and np.isfinite(tol)):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+
+
+def _softmax(z):
+    z = np.concatenate([[0.0], z])
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _solve_softmax(fun, n, x0, max_iter, lower):
+    """Maximise ``fun(a) -> (f, g)`` over the simplex in softmax coordinates (L-BFGS-B).
+
+    ``a = softmax([0, z])``; ``df/dz_k = a_k (g_k - a.g)``.  Stationary points in ``z``
+    are exactly the KKT points on the open simplex.
+    """
+    z0 = np.log(np.clip(x0, 1e-300, None))
+    z0 = z0[1:] - z0[0]
+
+    def obj(z):
+        a = _softmax(z)
+        f, g = fun(a)
+        gz = a * (g - a @ g)
+        return -f, -gz[1:]
+
+    r = minimize(obj, z0, jac=True, method="L-BFGS-B",
+                 options={"maxiter": int(max_iter), "gtol": 1e-12, "ftol": 1e-15,
+                          "maxcor": 30})
+    return _softmax(r.x), int(r.nit)
+
+
+def _solve_slsqp(fun, n, x0, max_iter, lower, scale):
+    def obj(a):
+        f, g = fun(a)
+        return -f / scale, -g / scale
+
+    cons = ({"type": "eq", "fun": lambda a: a.sum() - 1.0,
+             "jac": lambda a: np.ones_like(a)},)
+    r = minimize(obj, x0, jac=True, method="SLSQP", bounds=[(lower, 1.0)] * n,
+                 constraints=cons, options={"maxiter": int(max_iter), "ftol": 1e-14})
+    return _finish(r.x), int(r.nit)
+
+
+def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "slsqp",
+                   max_iter: int = 500, tol: float = 1e-6, init: np.ndarray | None = None,
+                   warn: bool = True) -> WeightsResult:
+    """MAP weights of the linear mixture of generative distributions (Eq. 10).
+
+    Maximises ``log P_LMG(a | D)`` subject to ``sum_u a_u = 1``, ``a_u > 0`` using the
+    analytic gradient (Eq. 13).  The prior term ``sum_u log a_u`` keeps the optimum
+    inside the simplex, and at the optimum ``g_u = n`` for all ``u`` (hence
+    ``a_u >= 1 / (M + n)``, used as the lower bound).  The objective is not concave, so
+    this is a local optimum from the uniform start; it is checked with the KKT residual.
+
+    Parameters
+    ----------
+    log_joint : ndarray (M, n, K)
+        ``log P_u(c, x_{-C})`` of every training instance (leave-one-out for ODEs).
+    y : int array (M,)
+        Class codes.
+    method : {"slsqp", "softmax"}
+        ``"slsqp"``: sequential least squares on ``a`` with the bound and equality
+        constraints (followed, if the KKT residual is still above ``tol``, by a polish in
+        softmax coordinates); ``"softmax"``: L-BFGS-B on ``a = softmax(z)`` (the second
+        optimiser used to check the first).
+    max_iter : int
+        Iteration limit of each solver call.
+    tol : float
+        Tolerance on the relative KKT residual.
+    init : array (n,), optional
+        Starting weights (default uniform).
+    warn : bool
+        Emit :class:`WeightsConvergenceWarning` when the residual stays above ``tol``.
+
+    Returns
+    -------
+    WeightsResult
+    """
+    log_joint = np.asarray(log_joint, float)
+    if log_joint.ndim != 3:
+        raise ValueError(f"log_joint must be (n_rows, n_models, n_classes), got {log_joint.shape}")
+    if not np.all(np.isfinite(log_joint)):
+        raise ValueError("log_joint has non-finite entries")
+    if method not in ("slsqp", "softmax"):
+        raise ValueError(f"method must be 'slsqp' or 'softmax', got {method!r}")
+    _check_iter(max_iter, tol)
+    M, n, _ = log_joint.shape
+    terms = _lmg_terms(log_joint, y)
+    fun = lambda a: maplmg_objective(a, terms=terms)  # noqa: E731
+    x0 = np.full(n, 1.0 / n) if init is None else _finish(init)
+    if n == 1:
+        f, g = fun(x0)
+        return WeightsResult(x0, f, 0, True, 0.0, method, [f])
+    lower = 0.5 / (M + n)
+    history = []
+    if method == "slsqp":
+        a, nit = _solve_slsqp(fun, n, x0, max_iter, lower, scale=float(M + n))
+    else:
+        a, nit = _solve_softmax(fun, n, x0, max_iter, lower)
+    f, g = fun(a)
+    history.append(f)
+    kkt = kkt_residual(a, g)
+    if kkt > tol and method == "slsqp" and max_iter > 1:
+        a2, nit2 = _solve_softmax(fun, n, a, max_iter, lower)
+        f2, g2 = fun(a2)
+        history.append(f2)
+        nit += nit2
+        if f2 >= f or kkt_residual(a2, g2) < kkt:
+            a, f, g = a2, f2, g2
+            kkt = kkt_residual(a, g)
+    if not np.all(np.isfinite(a)):  # never hand back NaN
+        a = x0
+        f, g = fun(a)
+        kkt = kkt_residual(a, g)
+    res = WeightsResult(_finish(a), f, nit, bool(kkt <= tol), kkt, method, history)
+    if warn and not res.converged:
+        _warn(f"MAPLMG ({method})", res, tol)
+    return res

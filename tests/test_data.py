@@ -1,0 +1,327 @@
+"""DiscreteData validation and the ARFF / CSV readers."""
+import io
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bnexplore as bx
+from bnexplore.data import (DiscreteData, MemoryBudgetError, as_discrete, check_table_size,
+                            get_table_budget, read_arff, read_csv, set_table_budget)
+from bnexplore.data.io import ArffError
+
+UCI = resources.files("bnexplore.data").joinpath("files/uci")
+ARFF_FILES = sorted(p.name for p in UCI.iterdir() if p.name.endswith(".arff"))
+
+
+def small_frame():
+    return pd.DataFrame({
+        "colour": pd.Categorical(["red", "green", "red", "blue"], categories=["red", "green", "blue"]),
+        "flag": [True, False, True, True],
+        "level": [0, 2, 1, 2],
+        "cls": ["yes", "no", "yes", "no"],
+    })
+
+
+# ----------------------------------------------------------- DiscreteData
+def test_round_trip_keeps_labels_and_category_order():
+    df = small_frame()
+    d = DiscreteData.from_frame(df, target="cls")
+    assert d.names == ["colour", "flag", "level", "cls"] and d.target == "cls"
+    assert d.states[0] == ["red", "green", "blue"]          # declared order, not sorted
+    assert d.arities.tolist() == [3, 2, 3, 2]
+    back = d.to_frame()
+    assert back.attrs["target"] == "cls"
+    assert list(back["colour"].cat.categories) == ["red", "green", "blue"]
+    for c in df.columns:
+        assert back[c].tolist() == df[c].tolist(), c
+    again = DiscreteData.from_frame(back)
+    assert np.array_equal(again.codes, d.codes) and again.states == d.states and again.target == "cls"
+
+
+def test_bool_and_small_int_columns_accepted():
+    df = pd.DataFrame({"b": [True, False, False], "i": [3, 1, 3], "f": [1.0, 0.0, 1.0],
+                       "n": pd.array([2, 5, 2], dtype="Int64")})
+    d = DiscreteData.from_frame(df)
+    assert d.states == [[False, True], [1, 3], [0, 1], [2, 5]]
+    assert d.codes.tolist() == [[1, 1, 1, 0], [0, 0, 0, 1], [0, 1, 1, 0]]
+
+
+def test_continuous_column_refused():
+    df = pd.DataFrame({"age": np.linspace(18.0, 90.0, 100), "cls": ["a", "b"] * 50})
+    with pytest.raises(ValueError, match=r"column 'age' is continuous \(100 distinct values\).*MDLDiscretizer"):
+        DiscreteData.from_frame(df)
+    many = pd.DataFrame({"id": np.arange(100), "cls": ["a", "b"] * 50})
+    with pytest.raises(ValueError, match=r"column 'id' is continuous.*MDLDiscretizer"):
+        DiscreteData.from_frame(many)
+
+
+def test_missing_values_raise_with_count_and_place():
+    df = small_frame()
+    df.loc[1, "colour"] = np.nan
+    df.loc[3, "level"] = np.nan
+    df["level"] = df["level"].astype(float)
+    with pytest.raises(ValueError, match=r"2 missing values in 2 rows \(first rows \[1, 3\]; "
+                                         r"by column 'colour': 1, 'level': 1\).*missing='drop'"):
+        DiscreteData.from_frame(df, target="cls")
+
+
+def test_missing_drop_warns_with_count():
+    df = small_frame()
+    df.loc[1, "colour"] = np.nan
+    with pytest.warns(UserWarning, match=r"dropped 1 rows with missing values \('colour': 1\)"):
+        d = DiscreteData.from_frame(df, target="cls", missing="drop")
+    assert d.n_rows == 3 and d.states[0] == ["red", "green", "blue"]
+    with pytest.raises(ValueError, match="missing must be 'raise' or 'drop'"):
+        DiscreteData.from_frame(df, missing="impute")
+
+
+def test_constant_target_refused():
+    df = small_frame()
+    df["cls"] = "yes"
+    with pytest.raises(ValueError, match=r"target 'cls' takes only one value \('yes'\)"):
+        DiscreteData.from_frame(df, target="cls")
+    # ... also when the second class only occurs in dropped rows
+    df = small_frame()
+    df.loc[[1, 3], "colour"] = np.nan
+    with pytest.warns(UserWarning, match="dropped 2 rows"):
+        with pytest.raises(ValueError, match="target 'cls' takes only one value"):
+            DiscreteData.from_frame(df, target="cls", missing="drop")
+
+
+def test_unknown_target_refused():
+    with pytest.raises(ValueError, match=r"target 'klass' is not a column"):
+        DiscreteData.from_frame(small_frame(), target="klass")
+
+
+def test_duplicate_column_names_refused():
+    df = pd.DataFrame([[0, 1, 0], [1, 0, 1]], columns=["a", "b", "a"])
+    with pytest.raises(ValueError, match=r"duplicate column names \['a'\]"):
+        DiscreteData.from_frame(df)
+    with pytest.raises(ValueError, match=r"duplicate column names \['x'\]"):
+        DiscreteData(np.zeros((2, 2), dtype=int), ["x", "x"], [[0], [0]])
+
+
+def test_empty_frames_refused():
+    with pytest.raises(ValueError, match="no rows"):
+        DiscreteData.from_frame(small_frame().iloc[:0])
+    with pytest.raises(ValueError, match="no columns"):
+        DiscreteData.from_frame(pd.DataFrame(index=range(3)))
+    with pytest.raises(TypeError, match="expected a pandas DataFrame, got ndarray"):
+        DiscreteData.from_frame(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="expected a DataFrame or DiscreteData"):
+        as_discrete([[0, 1]])
+
+
+def test_table_size_budget():
+    assert check_table_size([3, 4, 5]) == 60
+    with pytest.raises(MemoryBudgetError, match=r"over columns \['a', 'b'\] would need 1,000,000 cells.*"
+                                                r"budget of 1,000 cells"):
+        check_table_size([1000, 1000], names=["a", "b"], budget=1000)
+    # products that overflow int64 are still computed exactly
+    with pytest.raises(MemoryBudgetError, match=r"1,000,000,000,000,000,000,000,000,000,000 cells"):
+        check_table_size([10**10] * 3)
+    old = set_table_budget(100)
+    try:
+        assert get_table_budget() == 100
+        with pytest.raises(MemoryBudgetError, match="set_table_budget"):
+            check_table_size([11, 10], what="CPT")
+        assert check_table_size([10, 10]) == 100
+    finally:
+        set_table_budget(old)
+    assert get_table_budget() == old
+    with pytest.raises(ValueError, match="positive"):
+        set_table_budget(0)
+    assert issubclass(MemoryBudgetError, ValueError)
+
+
+def test_encode_unseen_category():
+    d = DiscreteData.from_frame(small_frame(), target="cls")
+    new = pd.DataFrame({"colour": ["blue", "purple"], "flag": [False, True], "level": [2, 0], "cls": ["no", "no"]})
+    with pytest.raises(ValueError, match=r"column 'colour' has value 'purple' never seen in training"):
+        d.encode(new)
+    codes = d.encode(new, unseen="missing")
+    assert codes.tolist() == [[2, 0, 2, 0], [-1, 1, 0, 0]]
+    # string forms of the states are accepted (CSV round trip)
+    assert d.encode(pd.DataFrame({"level": ["2"], "flag": ["True"]})).tolist() == [[1, 2]]
+
+
+def test_subset_take_index():
+    d = DiscreteData.from_frame(small_frame(), target="cls")
+    s = d.subset(["cls", "colour"])
+    assert s.names == ["cls", "colour"] and s.target == "cls" and s.states[1] == ["red", "green", "blue"]
+    assert d.subset(["colour"]).target is None
+    t = d.take([0, 2])
+    assert t.n_rows == 2 and t.arities.tolist() == d.arities.tolist()
+    assert d.take(np.array([True, False, False, True])).n_rows == 2
+    assert d.index("level") == 2 and d.index(1) == 1
+    with pytest.raises(KeyError, match="unknown column 'nope'"):
+        d.index("nope")
+    with pytest.raises(IndexError, match="out of range"):
+        d.index(9)
+    assert as_discrete(d) is d and as_discrete(d, target="flag").target == "flag"
+    assert d.columns.shape == (4, 4) and d.columns.flags.c_contiguous
+
+
+def test_bad_codes_refused():
+    with pytest.raises(ValueError, match="column 'a' has a code outside its 2 states"):
+        DiscreteData(np.array([[0], [2]]), ["a"], [["x", "y"]])
+    with pytest.raises(ValueError, match="non-negative"):
+        DiscreteData(np.array([[0], [-1]]), ["a"], [["x", "y"]])
+
+
+# ------------------------------------------------------------------- ARFF
+@pytest.mark.parametrize("fname", ARFF_FILES)
+def test_every_bundled_arff_loads_and_engines_agree(fname):
+    with UCI.joinpath(fname).open("rb") as fh:
+        df = read_arff(fh)
+    assert df.shape[0] > 0 and df.attrs["target"] in df.columns
+    for c in df.columns:
+        assert isinstance(df[c].dtype, pd.CategoricalDtype) or df[c].dtype == np.float64, c
+    with UCI.joinpath(fname).open("rb") as fh:
+        py = read_arff(fh, engine="python")
+    pd.testing.assert_frame_equal(df, py)
+
+
+def test_arff_soybean_quirk_and_iris():
+    with UCI.joinpath("soybean.arff").open("rb") as fh:
+        soy = read_arff(fh)
+    # declared as "{..., same-lst-two-yrs, same-lst-sev-yrs}" with a space: plain scipy fails on it
+    assert list(soy["crop-hist"].cat.categories) == ["diff-lst-year", "same-lst-yr", "same-lst-two-yrs",
+                                                     "same-lst-sev-yrs"]
+    assert soy.shape == (683, 36) and soy.attrs["target"] == "class"
+    assert int(soy.isna().sum().sum()) == 2337
+    with UCI.joinpath("iris.arff").open("rb") as fh:
+        iris = read_arff(fh)
+    assert iris["sepallength"].dtype == np.float64
+    assert list(iris["class"].cat.categories) == ["Iris-setosa", "Iris-versicolor", "Iris-virginica"]
+
+
+ARFF_TEXT = """% a comment
+@RELATION 'test rel'
+
+@ATTRIBUTE num   NUMERIC
+@attribute 'a name'  { 'x y', z ,'w'}
+@attribute Class {no,yes}
+
+@DATA
+1.5, 'x y', yes
+?,z,no
+% another comment
+
+3,?,yes
+"""
+
+
+def test_arff_quirks_and_target_rules():
+    df = read_arff(io.StringIO(ARFF_TEXT))
+    assert list(df.columns) == ["num", "a name", "Class"]
+    assert df.attrs["target"] == "Class" and df.attrs["relation"] == "test rel"
+    assert list(df["a name"].cat.categories) == ["x y", "z", "w"]
+    assert df["a name"].tolist()[:2] == ["x y", "z"] and pd.isna(df["a name"][2])
+    assert df["num"].tolist()[0] == 1.5 and np.isnan(df["num"][1])
+    no_class = ARFF_TEXT.replace("Class", "outcome")
+    assert read_arff(io.StringIO(no_class)).attrs["target"] == "outcome"       # last attribute
+    first = ARFF_TEXT.replace("NUMERIC", "numeric\n@attribute CLASS {p, q}").replace("1.5,", "1.5,p,") \
+        .replace("?,z", "?,q,z").replace("3,?", "3,p,?")
+    assert read_arff(io.StringIO(first)).attrs["target"] == "CLASS"
+    assert read_arff(io.BytesIO(ARFF_TEXT.encode())).equals(df)
+
+
+def test_arff_string_and_sparse_fallback():
+    text = """@relation s
+@attribute id string
+@attribute v numeric
+@attribute c {a, b}
+@data
+'first row', 1, a
+"it's", ?, b
+"""
+    df = read_arff(io.StringIO(text))
+    assert df["id"].tolist() == ["first row", "it's"] and isinstance(df["id"].dtype, pd.CategoricalDtype)
+    sparse = """@relation sp
+@attribute x numeric
+@attribute y numeric
+@attribute c {a, b}
+@data
+{1 2.5, 2 b}
+{}
+"""
+    sp = read_arff(io.StringIO(sparse))
+    assert sp["x"].tolist() == [0.0, 0.0] and sp["y"].tolist() == [2.5, 0.0] and sp["c"].tolist() == ["b", "a"]
+
+
+def test_arff_errors():
+    bad_value = ARFF_TEXT.replace("?,z,no", "?,zz,no")
+    with pytest.raises(ArffError, match=r"attribute 'a name': value 'zz' .* not one of the declared"):
+        read_arff(io.StringIO(bad_value))
+    with pytest.raises(ArffError, match=r"attribute 'a name': value 'zz' at line 10 is not one of"):
+        read_arff(io.StringIO(bad_value), engine="python")
+    with pytest.raises(ArffError, match="line 9: 2 values for 3 attributes"):
+        read_arff(io.StringIO(ARFF_TEXT.replace("1.5, 'x y', yes", "1.5, yes")), engine="python")
+    with pytest.raises(ArffError, match="numeric but has value 'abc'"):
+        read_arff(io.StringIO(ARFF_TEXT.replace("3,?,yes", "abc,?,yes")), engine="python")
+    with pytest.raises(ArffError, match="is empty"):
+        read_arff(io.StringIO("  \n"))
+    with pytest.raises(ArffError, match="no @data section"):
+        read_arff(io.StringIO("@relation r\n@attribute a numeric\n"))
+    with pytest.raises(ArffError, match=r"duplicate attribute names \['a'\]"):
+        read_arff(io.StringIO("@relation r\n@attribute a numeric\n@attribute a numeric\n@data\n1,2\n"))
+    with pytest.raises(ValueError, match="over the limit of 10 bytes"):
+        read_arff(io.StringIO(ARFF_TEXT), max_bytes=10)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        read_arff("/nonexistent/file.arff")
+    assert isinstance(ArffError("x"), ValueError)
+
+
+# -------------------------------------------------------------------- CSV
+def test_read_csv_basic(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("colour, size,Class\nred,1.5,yes\n blue ,?,no\ngreen,2,yes\n")
+    df = read_csv(p)
+    assert list(df.columns) == ["colour", "size", "Class"] and df.attrs["target"] == "Class"
+    assert isinstance(df["colour"].dtype, pd.CategoricalDtype)
+    assert list(df["colour"].cat.categories) == ["blue", "green", "red"]
+    assert df["size"].dtype == np.float64 and int(df["size"].isna().sum()) == 1
+    df2 = read_csv(p, target="colour")
+    assert df2.attrs["target"] == "colour"
+    assert "target" not in read_csv(io.StringIO("a,b\n1,x\n")).attrs
+
+
+def test_read_csv_never_evaluates(tmp_path):
+    payload = "__import__('os').system('echo hacked')"
+    df = read_csv(io.StringIO(f'a,b\n"{payload}",1\n'))
+    assert df["a"].tolist() == [payload]
+
+
+def test_read_csv_errors(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="is empty"):
+        read_csv(empty)
+    with pytest.raises(ValueError, match=r"has a header \(\['a', 'b'\]\) but no data rows"):
+        read_csv(io.StringIO("a,b\n"))
+    big = tmp_path / "big.csv"
+    big.write_text("a,b\n" + "1,2\n" * 100)
+    with pytest.raises(ValueError, match=r"has 404 bytes, over the limit of 100"):
+        read_csv(big, max_bytes=100)
+    with pytest.raises(ValueError, match="over the limit of 100 bytes"):
+        read_csv(io.StringIO(big.read_text()), max_bytes=100)
+    assert read_csv(big, max_bytes=None).shape == (100, 2)
+    with pytest.raises(ValueError, match=r"duplicate column names \['a'\]"):
+        read_csv(io.StringIO("a,b,a\n1,2,3\n"))
+    with pytest.raises(ValueError, match=r"target 'z' is not a column"):
+        read_csv(io.StringIO("a,b\n1,2\n"), target="z")
+    with pytest.raises(TypeError, match="path or a file-like"):
+        read_csv(123)
+
+
+def test_csv_to_discrete_data_pipeline():
+    df = read_csv(io.StringIO("x,k,class\n0.5,a,p\n1.5,b,q\n2.5,a,p\n3.5,b,q\n"))
+    with pytest.raises(ValueError, match=r"column 'x' is continuous.*MDLDiscretizer"):
+        DiscreteData.from_frame(df)
+    Xd = bx.data.EqualFrequencyDiscretizer(n_bins=2).fit_transform(df.drop(columns="class"))
+    Xd["class"] = df["class"]
+    d = DiscreteData.from_frame(Xd, target="class")
+    assert d.arities.tolist() == [2, 2, 2]
