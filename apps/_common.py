@@ -35,6 +35,9 @@ if str(APPS_DIR) not in sys.path:  # so that callbacks can import _common after 
 
 #: accent colour of every page.
 ACCENT = "#1f5f8b"
+#: font stack used instead of a web font (the apps load nothing from the internet).
+SYSTEM_FONT = ("system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, "
+               "sans-serif")
 #: sample sizes offered for network samples.
 SAMPLE_SIZES = [100, 200, 500, 1000, 2000, 5000, 10000]
 DATASET = "Data set"
@@ -172,11 +175,17 @@ def make_template(title: str, main: list | None = None, sidebar: list | None = N
     if description:
         side.append(pn.pane.Markdown(description, margin=(0, 10)))
     side.extend(sidebar or [])
-    return pn.template.FastListTemplate(
+    tpl = pn.template.FastListTemplate(
         title=title, site="bnexplore", site_url=home_url(), main=list(main or []),
         sidebar=side, accent=ACCENT, header_background=ACCENT, theme_toggle=False,
-        main_layout=None, sidebar_width=320,
+        main_layout=None, sidebar_width=320, font=SYSTEM_FONT,
     )
+    # The FAST design links a Google web font; the apps must work offline (and a failed
+    # request is a console error), so drop it and use the system font stack instead.
+    design = getattr(tpl, "_design", None)
+    if design is not None and "font" in getattr(design, "_resources", {}):
+        design._resources = {k: v for k, v in design._resources.items() if k != "font"}
+    return tpl
 
 
 def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:

@@ -239,6 +239,10 @@ def _loo_fix_kernel(out, codes, y, pair, triple, arities, N, K):
         c = y[m]
         for u in range(n):
             i = codes[m, u]
+            # every class: N -> N - 1 in the denominator of Eq. 31
+            shift = math.log(N + K * arities[u]) - math.log(N + K * arities[u] - 1.0)
+            for cc in range(K):
+                out[m, u, cc] += shift
             npair = pair[u, i, c]          # includes instance m
             s = math.log(npair) - math.log(N + K * arities[u] - 1.0)
             for v in range(n):

@@ -75,7 +75,8 @@ class _ODEMixture(DiscreteClassifier):
 
     def log_joint_per_ode(self, X) -> np.ndarray:
         """``log P_u(c, x)`` (Eq. 14-16) of every row, super-parent and class: (M, n, K)."""
-        return mx.ode_log_joint(self.counts_, self._encode(X))
+        codes = self._encode(X)          # checks that the estimator is fitted
+        return mx.ode_log_joint(self.counts_, codes)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities of the mixture ``sum_u w_u P_u(c, x)`` (Eq. 2), rows sum to 1."""
