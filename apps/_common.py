@@ -44,6 +44,26 @@ DATASET = "Data set"
 NETWORK = "Network sample"
 
 
+
+def _drop_web_font() -> None:
+    """Stop the FAST design from linking a Google web font.
+
+    The apps must work with no internet (a failed font request is also a browser console
+    error), so pages use :data:`SYSTEM_FONT` instead. Panel reads the font link from the
+    design *class* (``Fast._resources["font"]``), hence the class-level change.
+    """
+    try:
+        from panel.theme.fast import Fast
+    except ImportError:  # pragma: no cover - other Panel layouts
+        return
+    res = getattr(Fast, "_resources", None)
+    if isinstance(res, dict) and "font" in res:
+        Fast._resources = {k: v for k, v in res.items() if k != "font"}
+
+
+_drop_web_font()
+
+
 # --------------------------------------------------------------------------- discovery
 @dataclass(frozen=True)
 class AppInfo:
@@ -180,11 +200,6 @@ def make_template(title: str, main: list | None = None, sidebar: list | None = N
         sidebar=side, accent=ACCENT, header_background=ACCENT, theme_toggle=False,
         main_layout=None, sidebar_width=320, font=SYSTEM_FONT,
     )
-    # The FAST design links a Google web font; the apps must work offline (and a failed
-    # request is a console error), so drop it and use the system font stack instead.
-    design = getattr(tpl, "_design", None)
-    if design is not None and "font" in getattr(design, "_resources", {}):
-        design._resources = {k: v for k, v in design._resources.items() if k != "font"}
     return tpl
 
 

@@ -58,7 +58,7 @@ def landing_page() -> pn.template.FastListTemplate:
     )
     cards = pn.FlexBox(*[app_card(a) for a in apps]) if apps else pn.pane.Alert(
         "No apps found in apps/.", alert_type="warning")
-    return make_template("bnexplore apps", main=[pn.Column(intro, cards)],
+    return make_template("Apps", main=[pn.Column(intro, cards)],
                          description=DESCRIPTION, home=False)
 
 

@@ -30,9 +30,20 @@ __all__ = ["ClusterNode", "cramers_v", "hierarchy", "incremental_strategy", "ran
 def cramers_v(data: DiscreteData | pd.DataFrame) -> pd.DataFrame:
     """Cramer's V association matrix ``sqrt(chi2 / (N min(r-1, c-1)))``.
 
-    Computed from the pairwise contingency tables (one ``np.bincount`` per pair over
-    mixed-radix codes). A variable with a single observed state has association 0
-    with every other; the diagonal is 1.
+    All pairwise contingency tables come from one cross product of the one-hot coded
+    data (exact integer counts). ``r`` and ``c`` are the numbers of *observed* states
+    of the two variables (empty rows/columns of a table carry no chi-square term); a
+    variable with a single observed state has association 0 with every other. The
+    diagonal is 1.
+
+    Parameters
+    ----------
+    data : DataFrame of categoricals or DiscreteData
+
+    Returns
+    -------
+    DataFrame
+        Symmetric ``(p, p)`` matrix indexed by the variable names, values in [0, 1].
 
     Examples
     --------
@@ -44,23 +55,35 @@ def cramers_v(data: DiscreteData | pd.DataFrame) -> pd.DataFrame:
     """
     d = as_discrete(data)
     p, n = d.n_cols, d.n_rows
-    out = np.eye(p)
-    cols = d.columns.astype(np.int64)
+    if n == 0:
+        raise ValueError("cramers_v needs at least one row of data")
+    ar = d.arities.astype(np.int64)
+    offs = np.concatenate([[0], np.cumsum(ar)])
+    onehot = np.zeros((n, int(offs[-1])), dtype=np.float64)
+    rows = np.arange(n)
     for i in range(p):
-        ri = int(d.arities[i])
+        onehot[rows, offs[i] + d.columns[i]] = 1.0
+    cross = onehot.T @ onehot                      # all contingency tables at once
+    marg = onehot.sum(axis=0)
+    out = np.eye(p)
+    for i in range(p):
+        mi = marg[offs[i]:offs[i + 1]]
+        oi = mi > 0
+        ri = int(oi.sum())
+        if ri < 2:
+            continue
         for j in range(i + 1, p):
-            rj = int(d.arities[j])
-            table = np.bincount(cols[i] * rj + cols[j], minlength=ri * rj).reshape(ri, rj).astype(float)
-            table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
-            r, c = table.shape
-            if min(r, c) < 2:
-                v = 0.0
-            else:
-                expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / n
-                chi2 = float(((table - expected) ** 2 / expected).sum())
-                v = float(np.sqrt(chi2 / (n * (min(r, c) - 1))))
+            mj = marg[offs[j]:offs[j + 1]]
+            oj = mj > 0
+            rj = int(oj.sum())
+            if rj < 2:
+                continue
+            table = cross[offs[i]:offs[i + 1], offs[j]:offs[j + 1]][np.ix_(oi, oj)]
+            expected = np.outer(mi[oi], mj[oj]) / n
+            chi2 = float(((table - expected) ** 2 / expected).sum())
+            v = float(np.sqrt(chi2 / (n * (min(ri, rj) - 1))))
             out[i, j] = out[j, i] = min(v, 1.0)
-    return pd.DataFrame(out, index=d.names, columns=d.names)
+    return pd.DataFrame(out, index=list(d.names), columns=list(d.names))
 
 
 # --------------------------------------------------------------------------- hierarchy
@@ -247,7 +270,7 @@ def greedy_search(data: DiscreteData | pd.DataFrame | None = None, order: Sequen
     >>> import bnexplore as bx
     >>> df = bx.networks.load("asia").sample(3000, seed=0)
     >>> res = bx.clustering.greedy_search(df, order=list(df.columns))
-    >>> res.q == res.q_trace.sum()
+    >>> bool(res.q == res.q_trace.sum())
     True
     """
     return hill_climb(data, score=score, prior=prior, ess=ess, order=order, start=start,

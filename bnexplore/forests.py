@@ -690,7 +690,8 @@ class _MAPTables:
             q, r = cnt.shape
             a = fam.ess / (q * r) if fam.prior == "BDeu" else 1.0
             logcpt = np.log(cnt + a) - np.log(cnt.sum(axis=1, keepdims=True) + r * a)
-            self.items.append((d.index(t), d.indices(ps), [int(d.arities[p]) for p in ps], logcpt))
+            pidx = d.indices(ps)
+            self.items.append((d.index(t), pidx, [int(d.arities[p]) for p in pidx], logcpt))
 
     def log_prob(self, codes: np.ndarray) -> np.ndarray:
         out = np.zeros(codes.shape[0])

@@ -619,15 +619,22 @@ class ISMBResult:
 # --------------------------------------------------------------------------- the model
 
 
+def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    m = a.max(axis=-1, keepdims=True)
+    return (m + np.log(np.exp(a - m).sum(axis=-1, keepdims=True)))
+
+
 class _Instance:
     """Per-test-instance caches: row matches and family contributions to log P(Z | x)."""
 
-    __slots__ = ("eq", "contrib", "x")
+    __slots__ = ("eq", "F", "have", "x")
 
-    def __init__(self, cols: np.ndarray, x: np.ndarray):
+    def __init__(self, cols: np.ndarray, x: np.ndarray, r: int):
         self.x = x
         self.eq = cols == x[:, None]
-        self.contrib: dict[tuple[int, int], np.ndarray] = {}
+        self.F = np.zeros((256, r))      # row 0 is the all-zero padding family
+        self.have = np.zeros(256, dtype=bool)
+        self.have[0] = True
 
 
 class MBModel:
@@ -640,7 +647,7 @@ class MBModel:
     target : str, optional
         Target variable; default ``data.target`` / ``df.attrs["target"]``.
     score : LocalScore, optional
-        A K2 family-score cache to share (must be over the same data).
+        A K2 family-score cache over the same data, to share.
 
     Examples
     --------
@@ -648,14 +655,15 @@ class MBModel:
     >>> df = bx.datasets.load("weather.nominal")
     >>> m = MBModel(df)
     >>> res = m.search(df.drop(columns="play").iloc[0], queue_width=100)
-    >>> res.proba.round(3).sum()
+    >>> float(res.proba.sum().round(6))
     1.0
     """
 
     def __init__(self, data, target: str | None = None, score: LocalScore | None = None):
         if isinstance(data, pd.DataFrame) and target is None:
             target = data.attrs.get("target")
-        data = as_discrete(data, target=target) if not isinstance(data, DiscreteData) else data
+        if not isinstance(data, DiscreteData):
+            data = as_discrete(data, target=target)
         target = target if target is not None else data.target
         if target is None:
             raise ValueError("no target: pass target= (the class column) or data with a target")
@@ -675,18 +683,23 @@ class MBModel:
         self.r = int(data.arities[self.t])
         if score is None:
             score = LocalScore(data, prior="K2")
-        elif score.prior != "K2" or score.data is not data and score.data.n_rows != data.n_rows:
+        elif not isinstance(score, LocalScore) or score.prior != "K2" \
+                or score.data.n_rows != data.n_rows or score.data.names != data.names:
             raise ValueError("score must be a K2 LocalScore over the same data")
         self.local = score
         self._cols = data.columns
         self._zcol = np.ascontiguousarray(data.columns[self.t]).astype(np.int64)
         self._arity = [int(a) for a in data.arities]
         self._fam: dict[tuple[int, int], float] = {}
+        # prediction families (v, mask) -> id; id 0 is the zero padding family
+        self._fid: dict[tuple[int, int], int] = {}
+        self._fams: list[tuple[int, int]] = [(-1, 0)]
         self._empty = tuple([0] * self.p)
         self.base_score = float(sum(self.family_score(v, 0) for v in range(self.p)))
         self._phase1: tuple | None = None
-        self._nismb: list | None = None
-        self._succ_cache: dict[tuple[int, ...], list] = {}
+        self._nismb: dict | None = None
+        self._succ_cache: dict[tuple[int, ...], tuple] = {}
+        self._ids_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
 
     # ------------------------------------------------------------------ scores
     def family_score(self, v: int, mask: int) -> float:
@@ -719,13 +732,12 @@ class MBModel:
 
     # ------------------------------------------------------------------ instances
     def _instance(self, x) -> _Instance:
-        x = self._as_codes(x)
-        return _Instance(self._cols, x)
+        if isinstance(x, _Instance):
+            return x
+        return _Instance(self._cols, self._as_codes(x), self.r)
 
     def _as_codes(self, x) -> np.ndarray:
         """Codes of one instance over all variables (the target entry is ignored)."""
-        if isinstance(x, _Instance):
-            return x.x
         if isinstance(x, pd.DataFrame):
             if len(x) != 1:
                 raise ValueError(f"pass a single instance (one row), got {len(x)} rows")
@@ -735,85 +747,114 @@ class MBModel:
             missing = [n for n in self.names if n != self.target and n not in s.index]
             if missing:
                 raise ValueError(f"instance lacks the variables {missing}")
-            row = {}
+            codes = np.zeros(self.p, dtype=np.int64)
             for i, n in enumerate(self.names):
                 if i == self.t:
                     continue
                 val = s[n]
                 states = self.data.states[i]
-                try:
-                    row[n] = states.index(val)
-                except ValueError:
-                    alt = [j for j, st in enumerate(states) if str(st) == str(val)]
-                    if not alt:
-                        raise ValueError(f"value {val!r} of {n!r} was not seen in training; "
-                                         f"known values are {states}") from None
-                    row[n] = alt[0]
-            codes = np.zeros(self.p, dtype=np.int64)
-            for i, n in enumerate(self.names):
-                if i != self.t:
-                    codes[i] = row[n]
+                hit = [j for j, st in enumerate(states) if st == val or str(st) == str(val)]
+                if not hit:
+                    raise ValueError(f"value {val!r} of {n!r} was not seen in training; "
+                                     f"known values are {states}")
+                codes[i] = hit[0]
             return codes
         arr = np.asarray(x)
         if arr.ndim != 1 or arr.shape[0] not in (self.p, self.p - 1):
             raise ValueError(f"an instance is {self.p} codes (all variables) or {self.p - 1} "
                              f"(without the target), got shape {arr.shape}")
         if not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError("integer codes expected; pass a pandas Series/dict for labels")
+            raise TypeError("integer codes expected; pass a pandas Series or dict for labels")
         if arr.shape[0] == self.p - 1:
             arr = np.insert(arr, self.t, 0)
-        arr = arr.astype(np.int64)
-        if (arr < 0).any() or (arr >= np.asarray(self._arity)).any():
-            bad = int(np.nonzero((arr < 0) | (arr >= np.asarray(self._arity)))[0][0])
-            raise ValueError(f"code {arr[bad]} of {self.names[bad]!r} is outside its "
-                             f"{self._arity[bad]} states")
+        arr = arr.astype(np.int64).copy()
+        arr[self.t] = 0
+        ar = np.asarray(self._arity)
+        bad = np.nonzero((arr < 0) | (arr >= ar))[0]
+        if bad.size:
+            b = int(bad[0])
+            raise ValueError(f"code {arr[b]} of {self.names[b]!r} is outside its "
+                             f"{self._arity[b]} states")
         return arr
 
-    def _contrib(self, inst: _Instance, v: int, mask: int) -> np.ndarray:
-        """Contribution of family (v, mask) to log P(Z = z | x, G, D), one entry per z."""
+    def _family_id(self, v: int, mask: int) -> int:
         key = (v, mask)
-        c = inst.contrib.get(key)
-        if c is not None:
-            return c
-        t = self.t
-        rest = _bits(mask & ~(1 << t))
-        if rest:
-            sel = inst.eq[rest[0]] if len(rest) == 1 else np.logical_and.reduce(inst.eq[rest])
-        else:
+        i = self._fid.get(key)
+        if i is None:
+            i = self._fid[key] = len(self._fams)
+            self._fams.append(key)
+        return i
+
+    def _pred_ids(self, pa: tuple[int, ...]) -> tuple[int, ...]:
+        """Ids of the families that enter P(Z | x, G): the target's and its children's."""
+        ids = self._ids_cache.get(pa)
+        if ids is None:
+            tb = 1 << self.t
+            ids = (self._family_id(self.t, pa[self.t]),) + tuple(
+                self._family_id(v, m) for v, m in enumerate(pa) if m & tb)
+            self._ids_cache[pa] = ids
+        return ids
+
+    def _contrib_one(self, inst: _Instance, v: int, mask: int) -> np.ndarray:
+        """Contribution of family (v, mask) to log P(Z = z | x, G, D) (K2 posterior means)."""
+        rest = _bits(mask & ~(1 << self.t))
+        if not rest:
             sel = None
-        if v == t:
-            z = self._zcol if sel is None else self._zcol[sel]
-            cnt = np.bincount(z, minlength=self.r).astype(float)
-            c = np.log(cnt + 1.0) - math.log(cnt.sum() + self.r)
+        elif len(rest) == 1:
+            sel = inst.eq[rest[0]]
         else:
-            z = self._zcol if sel is None else self._zcol[sel]
-            nj = np.bincount(z, minlength=self.r).astype(float)
-            hit = inst.eq[v] if sel is None else (sel & inst.eq[v])
-            nk = np.bincount(self._zcol[hit], minlength=self.r).astype(float)
-            c = np.log(nk + 1.0) - np.log(nj + self._arity[v])
-        inst.contrib[key] = c
-        return c
+            sel = np.logical_and.reduce(inst.eq[rest])
+        z = self._zcol if sel is None else self._zcol[sel]
+        nj = np.bincount(z, minlength=self.r).astype(float)
+        if v == self.t:
+            return np.log(nj + 1.0) - math.log(nj.sum() + self.r)
+        hit = inst.eq[v] if sel is None else (sel & inst.eq[v])
+        nk = np.bincount(self._zcol[hit], minlength=self.r).astype(float)
+        return np.log(nk + 1.0) - np.log(nj + self._arity[v])
+
+    def _ensure(self, inst: _Instance, ids: np.ndarray) -> None:
+        n = len(self._fams)
+        if inst.F.shape[0] < n:
+            cap = max(n, 2 * inst.F.shape[0])
+            F = np.zeros((cap, self.r))
+            F[:inst.F.shape[0]] = inst.F
+            have = np.zeros(cap, dtype=bool)
+            have[:inst.have.shape[0]] = inst.have
+            inst.F, inst.have = F, have
+        need = np.unique(ids[~inst.have[ids]])
+        for i in need:
+            v, m = self._fams[i]
+            inst.F[i] = self._contrib_one(inst, v, m)
+        inst.have[need] = True
+
+    def _log_pred_batch(self, inst: _Instance, id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """log P(Z | x, G, D) of many structures given their family ids, shape (k, r)."""
+        if not id_lists:
+            return np.zeros((0, self.r))
+        width = max(len(ids) for ids in id_lists)
+        mat = np.zeros((len(id_lists), width), dtype=np.int64)
+        for row, ids in enumerate(id_lists):
+            mat[row, :len(ids)] = ids
+        self._ensure(inst, mat.ravel())
+        acc = inst.F[mat].sum(axis=1)
+        return acc - _logsumexp_rows(acc)
 
     def _log_pred(self, inst: _Instance, pa: tuple[int, ...]) -> np.ndarray:
-        tb = 1 << self.t
-        acc = self._contrib(inst, self.t, pa[self.t]).copy()
-        for v, m in enumerate(pa):
-            if m & tb:
-                acc += self._contrib(inst, v, m)
-        return acc - logsumexp(acc)
+        return self._log_pred_batch(inst, [self._pred_ids(pa)])[0]
 
     def predict_structure(self, mb: MarkovBlanket, x) -> np.ndarray:
         """P(Z | x, G, D) of one structure (Eq. 6 parameters, section 5.3), over ``classes``."""
         return np.exp(self._log_pred(self._instance(x), self._check_mb(mb)._pa))
 
     # ------------------------------------------------------------------ successors (shared)
-    def _successors(self, pa: tuple[int, ...]) -> list[tuple[tuple[int, ...], float]]:
-        """(new masks, log score) of every successor, deduplicated; cached per structure."""
+    def _successors(self, pa: tuple[int, ...]) -> tuple[list, np.ndarray, list]:
+        """Successors of a structure: (masks list, log scores, prediction family ids),
+        deduplicated, cached per structure (shared by all test instances)."""
         hit = self._succ_cache.get(pa)
         if hit is not None:
             return hit
-        base = self._score_masks(pa) if pa is not self._empty else self.base_score
-        out = {}
+        base = self._score_masks(pa)
+        out: dict[tuple[int, ...], float] = {}
         for _, _, _, new, changed in _successor_masks(pa, self.t):
             if new in out:
                 continue
@@ -821,8 +862,10 @@ class MBModel:
             for v in changed:
                 s += self.family_score(v, new[v]) - self.family_score(v, pa[v])
             out[new] = s
-        res = list(out.items())
-        if len(self._succ_cache) < 200_000:
+        keys = list(out)
+        res = (keys, np.fromiter(out.values(), dtype=float, count=len(keys)),
+               [self._pred_ids(k) for k in keys])
+        if len(self._succ_cache) < 100_000:
             self._succ_cache[pa] = res
         return res
 
@@ -831,20 +874,20 @@ class MBModel:
         """Greedy hill climbing from the empty structure (instance independent, cached).
 
         Returns the masks and log scores of R after phase 1: the start and every improving
-        best successor.
+        best successor, in order.
         """
         if self._phase1 is None:
             cur = self._empty
             cur_s = self.base_score
             models, scores = [cur], [cur_s]
             while True:
-                best, best_s = None, cur_s
-                for new, s in self._successors(cur):
-                    if s > best_s + 1e-12 * max(1.0, abs(best_s)):
-                        best, best_s = new, s
-                if best is None:
+                keys, s, _ = self._successors(cur)
+                if not keys:
                     break
-                cur, cur_s = best, best_s
+                j = int(np.argmax(s))
+                if not s[j] > cur_s + 1e-9:
+                    break
+                cur, cur_s = keys[j], float(s[j])
                 models.append(cur)
                 scores.append(cur_s)
             self._phase1 = (models, scores)
@@ -856,27 +899,29 @@ class MBModel:
     # ------------------------------------------------------------------ NISMB sequence
     def _nismb_sequence(self, n: int, queue_width: int) -> list[tuple[tuple[int, ...], float]]:
         """The first ``n`` phase-2 models of NISMB: best-first search on the phase-1 score
-        (instance independent, cached and extended on demand)."""
+        (instance independent, so cached and extended on demand)."""
         st = self._nismb
         if st is None or st["w"] != queue_width:
             models, _ = self.phase1()
             in_r = set(models)
             queue: dict[tuple[int, ...], float] = {}
             for m in models:
-                for new, s in self._successors(m):
-                    if new not in in_r:
-                        queue[new] = s
-            st = self._nismb = {"w": queue_width, "seq": [], "queue": queue, "in_r": in_r}
+                keys, s, _ = self._successors(m)
+                for k, v in zip(keys, s):
+                    if k not in in_r:
+                        queue[k] = float(v)
             self._trim(queue, queue_width)
+            st = self._nismb = {"w": queue_width, "seq": [], "queue": queue, "in_r": in_r}
         seq, queue, in_r = st["seq"], st["queue"], st["in_r"]
         while len(seq) < n and queue:
             best = max(queue, key=queue.__getitem__)
             s = queue.pop(best)
             seq.append((best, s))
             in_r.add(best)
-            for new, s2 in self._successors(best):
-                if new not in in_r and new not in queue:
-                    queue[new] = s2
+            keys, sc, _ = self._successors(best)
+            for k, v in zip(keys, sc):
+                if k not in in_r and k not in queue:
+                    queue[k] = float(v)
             self._trim(queue, queue_width)
         return seq[:n]
 
@@ -891,7 +936,7 @@ class MBModel:
     def search(self, x, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
                time_limit: float | None = None, variant: str = "ismb",
                n_phase2: int | None = None) -> ISMBResult:
-        """Run the two-phase search for one instance and return the models of R.
+        """Run the two-phase search for one instance and return R with its estimates.
 
         Parameters
         ----------
@@ -903,14 +948,18 @@ class MBModel:
             Phase-2 score threshold.
         patience : int
             Stop after this many consecutive iterations in which no queued structure
-            scores above ``epsilon``.
+            scores above ``epsilon`` (the models moved to R meanwhile are kept).
         time_limit : float, optional
             Seconds after which phase 2 stops.
         variant : {"ismb", "nismb"}
             "nismb" runs phase 2 on the phase-1 score for ``n_phase2`` models (by default
-            as many as ISMB adds for this instance).
+            as many as ISMB adds for this instance, Table 2).
         n_phase2 : int, optional
             Only for "nismb".
+
+        Returns
+        -------
+        ISMBResult
         """
         _check_search_params(queue_width, epsilon, patience, time_limit)
         if variant not in ("ismb", "nismb"):
@@ -918,90 +967,82 @@ class MBModel:
         t0 = time.perf_counter()
         inst = self._instance(x)
         models, scores = self.phase1()
-        preds = [self._log_pred(inst, m) for m in models]
         phases = [1] * len(models)
         p2 = [np.nan] * len(models)
         if variant == "nismb":
             if n_phase2 is None:
                 n_phase2 = self.search(inst, queue_width, epsilon, patience, time_limit).n_phase2
+            if isinstance(n_phase2, bool) or not isinstance(n_phase2, (int, np.integer)) \
+                    or n_phase2 < 0:
+                raise ValueError(f"n_phase2 must be a non-negative integer, got {n_phase2!r}")
             for m, s in self._nismb_sequence(int(n_phase2), queue_width):
                 models.append(m)
                 scores.append(s)
-                preds.append(self._log_pred(inst, m))
                 phases.append(2)
                 p2.append(np.nan)
+            preds = self._log_pred_batch(inst, [self._pred_ids(m) for m in models])
             return self._result(models, phases, scores, preds, p2, "nismb", t0, "count")
+        preds = list(self._log_pred_batch(inst, [self._pred_ids(m) for m in models]))
         stopped = self._phase2(inst, models, scores, preds, phases, p2, queue_width, epsilon,
                                patience, time_limit, t0)
-        return self._result(models, phases, scores, preds, p2, "ismb", t0, stopped)
+        return self._result(models, phases, scores, np.vstack(preds), p2, "ismb", t0, stopped)
 
     def _result(self, models, phases, scores, preds, p2, variant, t0, stopped) -> ISMBResult:
         return ISMBResult(
             models=[MarkovBlanket._from_masks(self.names, self.t, m) for m in models],
             phases=np.asarray(phases, dtype=int), log_scores=np.asarray(scores, dtype=float),
-            log_pred=np.vstack(preds), phase2_scores=np.asarray(p2, dtype=float),
+            log_pred=np.asarray(preds, dtype=float), phase2_scores=np.asarray(p2, dtype=float),
             classes=self.classes, variant=variant, elapsed=time.perf_counter() - t0,
             stopped_by=stopped)
 
     def _phase2(self, inst, models, scores, preds, phases, p2, w, epsilon, patience,
                 time_limit, t0) -> str:
-        r = self.r
         in_r = set(models)
         s_arr = np.asarray(scores)
         l_arr = np.vstack(preds)
-        # running accumulators of Eq. 13 in log space
-        A = logsumexp(s_arr[:, None] + l_arr, axis=0)       # log sum_G score(G) P(Z|x,G)
-        B = float(logsumexp(s_arr))                          # log sum_G score(G)
-        # the queue as parallel arrays
-        q_keys: list[tuple[int, ...]] = []
-        q_index: dict[tuple[int, ...], int] = {}
-        q_s: list[float] = []
-        q_l: list[np.ndarray] = []
+        # running sums of Eq. 13 in log space
+        A = _logsumexp_rows((s_arr[:, None] + l_arr).T)[:, 0]   # log sum_G sc(G) P(Z|x,G,D)
+        B = float(_logsumexp_rows(s_arr)[0])                      # log sum_G sc(G)
+        # the queue Q as parallel arrays
+        Q_keys: list[tuple[int, ...]] = []
+        Q_S = np.zeros(0)
+        Q_L = np.zeros((0, self.r))
 
-        def push(m_list):
-            for m in m_list:
-                for new, s in self._successors(m):
-                    if new in in_r or new in q_index:
+        def successors_of(ms):
+            keys, S, ids = [], [], []
+            seen = set(Q_keys)
+            for m in ms:
+                k, s, i = self._successors(m)
+                for kk, ss, ii in zip(k, s, i):
+                    if kk in in_r or kk in seen:
                         continue
-                    q_index[new] = len(q_keys)
-                    q_keys.append(new)
-                    q_s.append(s)
-                    q_l.append(self._log_pred(inst, new))
+                    seen.add(kk)
+                    keys.append(kk)
+                    S.append(ss)
+                    ids.append(ii)
+            return keys, np.asarray(S, dtype=float), self._log_pred_batch(inst, ids)
 
         def kl_all(S, L):
-            # KL(p_R || p_{R + G*}) for every queued G*, vectorised (Eq. 14)
+            # Eq. 14: KL(p_R || p_{R + G*}) for every queued G*, vectorised
             logp = A - B
-            num = np.logaddexp(A[None, :], S[:, None] + L)
-            den = np.logaddexp(B, S)[:, None]
-            logq = num - den
+            logq = np.logaddexp(A[None, :], S[:, None] + L) - np.logaddexp(B, S)[:, None]
             return np.maximum((np.exp(logp)[None, :] * (logp[None, :] - logq)).sum(axis=1), 0.0)
 
-        push(models)
+        Q_keys, Q_S, Q_L = successors_of(models)
         low = 0
         stopped = "queue_empty"
-        while q_keys:
-            S = np.asarray(q_s)
-            L = np.asarray(q_l).reshape(len(q_keys), r)
-            kl = kl_all(S, L)
-            if len(q_keys) > w:  # drop the worst: keep the w best by phase-2 score
-                keep = np.argsort(-kl, kind="stable")[:w]
-                keep.sort()
-                q_keys = [q_keys[i] for i in keep]
-                q_s = [q_s[i] for i in keep]
-                q_l = [q_l[i] for i in keep]
-                q_index = {k: i for i, k in enumerate(q_keys)}
-                S, L, kl = S[keep], L[keep], kl[keep]
+        while Q_keys:
+            kl = kl_all(Q_S, Q_L)
+            if len(Q_keys) > w:  # the queue holds at most w: drop the worst
+                keep = np.sort(np.argsort(-kl, kind="stable")[:w])
+                Q_keys = [Q_keys[i] for i in keep]
+                Q_S, Q_L, kl = Q_S[keep], Q_L[keep], kl[keep]
             j = int(np.argmax(kl))
             low = low + 1 if kl[j] <= epsilon else 0
-            best = q_keys[j]
-            # move best from Q to R
-            last = len(q_keys) - 1
-            if j != last:
-                q_keys[j], q_s[j], q_l[j] = q_keys[last], q_s[last], q_l[last]
-                q_index[q_keys[j]] = j
-            q_keys.pop(); q_s.pop(); lj = q_l.pop()
-            del q_index[best]
-            sj = float(S[j])
+            best, sj, lj = Q_keys[j], float(Q_S[j]), Q_L[j]
+            Q_keys.pop(j)
+            Q_S = np.delete(Q_S, j)
+            Q_L = np.delete(Q_L, j, axis=0)
             models.append(best)
             scores.append(sj)
             preds.append(lj)
@@ -1016,12 +1057,16 @@ class MBModel:
             if time_limit is not None and time.perf_counter() - t0 > time_limit:
                 stopped = "time_limit"
                 break
-            push([best])
+            k, S, L = successors_of([best])
+            if k:
+                Q_keys = Q_keys + k
+                Q_S = np.concatenate([Q_S, S])
+                Q_L = np.vstack([Q_L, L])
         return stopped
 
     # ------------------------------------------------------------------ complete averaging
     def complete_average(self, x, max_structures: int = 200_000) -> tuple[np.ndarray, int]:
-        """P(Z | x, D) by model averaging over *every* MB structure (Eq. 5; small problems).
+        """P(Z | x, D) by model averaging over *every* MB structure (Eq. 5, small problems).
 
         Returns the probabilities over ``classes`` and the number of structures.
         """
@@ -1029,16 +1074,25 @@ class MBModel:
         total = count_markov_blankets(self.p - 1, method="formula")
         if total > max_structures:
             raise ValueError(f"{self.p - 1} predictors have {total:,} MB structures, more than "
-                             f"max_structures={max_structures:,}")
-        num = np.full(self.r, -np.inf)
-        den = -np.inf
-        n = 0
-        for pa in _enumerate_masks(self.p, self.t):
-            s = self._score_masks(pa)
-            num = np.logaddexp(num, s + self._log_pred(inst, pa))
-            den = np.logaddexp(den, s)
-            n += 1
-        return np.exp(num - den), n
+                             f"max_structures={max_structures:,}: use search()")
+        pas = list(_enumerate_masks(self.p, self.t))
+        S = np.array([self._score_masks(pa) for pa in pas])
+        L = self._log_pred_batch(inst, [self._pred_ids(pa) for pa in pas])
+        w = S - _logsumexp_rows(S)[0]
+        logp = _logsumexp_rows((w[:, None] + L).T)[:, 0]
+        return np.exp(logp), len(pas)
+
+    def complete_average_many(self, X) -> np.ndarray:
+        """:meth:`complete_average` for many instances (rows of codes), enumerating once."""
+        pas = list(_enumerate_masks(self.p, self.t))
+        S = np.array([self._score_masks(pa) for pa in pas])
+        w = S - _logsumexp_rows(S)[0]
+        ids = [self._pred_ids(pa) for pa in pas]
+        out = []
+        for x in X:
+            L = self._log_pred_batch(self._instance(x), ids)
+            out.append(np.exp(_logsumexp_rows((w[:, None] + L).T)[:, 0]))
+        return np.array(out)
 
 
 def _check_search_params(queue_width, epsilon, patience, time_limit) -> None:

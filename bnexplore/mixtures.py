@@ -214,21 +214,42 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
 # --------------------------------------------------------------------------- ODE joints
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _log_joint_kernel(codes, base, cond):
+    # loop order u (parallel) -> v -> rows keeps the (A, A, K) slice cond[u, v] in cache
     M, n = codes.shape
     K = base.shape[2]
     out = np.empty((M, n, K))
-    for m in numba.prange(M):
-        for u in range(n):
+    for u in numba.prange(n):
+        for m in range(M):
             i = codes[m, u]
             for c in range(K):
                 out[m, u, c] = base[u, i, c]
-            for v in range(n):
-                if v == u:
-                    continue
+        for v in range(n):
+            if v == u:
+                continue
+            tab = cond[u, v]
+            for m in range(M):
+                i = codes[m, u]
                 j = codes[m, v]
                 for c in range(K):
-                    out[m, u, c] += cond[u, v, i, j, c]
+                    out[m, u, c] += tab[i, j, c]
     return out
+
+
+def _lse_over_models(lj: np.ndarray, logw: np.ndarray | None = None,
+                     mask: np.ndarray | None = None) -> np.ndarray:
+    """``log sum_u [mask] exp(lj[:, u, :] + logw[u])`` for (M, n, K) arrays, fast.
+
+    Rows where the mask excludes every model get ``-inf``.
+    """
+    z = lj if logw is None else lj + logw[None, :, None]
+    if mask is not None:
+        z = np.where(mask[:, :, None], z, -np.inf)
+    mx_ = z.max(axis=1)
+    safe = np.where(np.isfinite(mx_), mx_, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.exp(z - safe[:, None, :]).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        return np.log(s) + safe
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -370,9 +391,7 @@ def aode_log_joint(counts: ODECounts, codes: np.ndarray, threshold: float = 0,
     lj = ode_log_joint(counts, codes) if log_joint is None else log_joint
     nu = counts.attribute_counts()
     qual = nu[np.arange(counts.n_attributes)[None, :], codes] > threshold   # (M, n)
-    masked = np.where(qual[:, :, None], lj, -np.inf)
-    with np.errstate(divide="ignore"):
-        out = logsumexp(masked, axis=1)
+    out = _lse_over_models(lj, mask=qual)
     none = ~qual.any(axis=1)
     if none.any():
         out[none] = naive_bayes_log_joint(counts, codes[none])
@@ -383,7 +402,7 @@ def mixture_log_joint(log_joint: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """``log sum_u alpha_u P_u(c, x)`` (Eq. 2 / Eq. 28) from ``(M, n, K)`` log joints."""
     w = np.asarray(weights, dtype=float)
     with np.errstate(divide="ignore"):
-        return logsumexp(log_joint + np.log(w)[None, :, None], axis=1)
+        return _lse_over_models(log_joint, np.log(w))
 
 
 def mixture_conditional(log_joint: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -454,7 +473,7 @@ class WeightsResult:
     n_iter : int
     converged : bool
     kkt : float
-        Relative KKT residual ``max_u |g_u - lambda| / lambda`` (see :func:`kkt_residual`).
+        Scaled KKT residual ``max_u |g_u - lambda| / (M + n)`` (see :func:`kkt_residual`).
     method : str
     history : list of float
         Objective after each iteration (EM) or at the end of each solver call.
@@ -518,18 +537,19 @@ def maplmg_objective(weights: np.ndarray, log_joint: np.ndarray | None = None,
     return f, g
 
 
-def kkt_residual(weights: np.ndarray, grad: np.ndarray) -> float:
-    """Relative KKT residual of ``max f(a)`` on the open simplex.
+def kkt_residual(weights: np.ndarray, grad: np.ndarray, n_rows: int) -> float:
+    """Scaled KKT residual of ``max f(a)`` on the open simplex.
 
     With every ``a_u > 0`` the inequality multipliers vanish and stationarity of the
-    Lagrangian requires ``g_u = lambda`` for every ``u``; ``lambda = sum_u a_u g_u``
-    (for Eq. 10: ``lambda = n``; for Eq. 8: ``lambda = M + n``).  Returns
-    ``max_u |g_u - lambda| / lambda``.
+    Lagrangian requires ``g_u = lambda`` for every ``u``, where
+    ``lambda = sum_u a_u g_u`` (for Eq. 10: ``lambda = n``; for Eq. 8: ``lambda = M + n``).
+    Returns ``max_u |g_u - lambda| / (M + n)`` (``M = n_rows``): the violation relative to
+    the number of terms of the log posterior.
     """
     a = np.asarray(weights, float)
     g = np.asarray(grad, float)
     lam = float(a @ g)
-    return float(np.max(np.abs(g - lam)) / max(abs(lam), 1e-300))
+    return float(np.max(np.abs(g - lam)) / (int(n_rows) + a.size))
 
 
 def _finish(weights: np.ndarray) -> np.ndarray:
@@ -539,7 +559,7 @@ def _finish(weights: np.ndarray) -> np.ndarray:
 
 def _warn(name: str, res: "WeightsResult", tol: float) -> None:
     warnings.warn(f"{name}: the weights did not converge after {res.n_iter} iterations "
-                  f"(relative KKT residual {res.kkt:.2e} > tol {tol:.1e}); the returned "
+                  f"(scaled KKT residual {res.kkt:.2e} > tol {tol:.1e}); the returned "
                   f"weights are the last finite iterate: raise max_iter",
                   WeightsConvergenceWarning, stacklevel=3)
 
@@ -589,7 +609,7 @@ def maplmd_weights(log_cond: np.ndarray, max_iter: int = 5000, tol: float = 1e-6
     history = []
     f, g = maplmd_objective(a, log_cond)
     history.append(f)
-    kkt = kkt_residual(a, g)
+    kkt = kkt_residual(a, g, M)
     it = 0
     while kkt > tol and it < max_iter:
         z = log_cond + np.log(a)[None, :]
@@ -598,7 +618,7 @@ def maplmd_weights(log_cond: np.ndarray, max_iter: int = 5000, tol: float = 1e-6
         it += 1
         f, g = maplmd_objective(a, log_cond)
         history.append(f)
-        kkt = kkt_residual(a, g)
+        kkt = kkt_residual(a, g, M)
     res = WeightsResult(a, f, it, bool(kkt <= tol), kkt, "em", history)
     if warn and not res.converged:
         _warn("MAPLMD (EM)", res, tol)
@@ -618,7 +638,7 @@ def _softmax(z):
     return e / e.sum()
 
 
-def _solve_softmax(fun, n, x0, max_iter, lower):
+def _solve_softmax(fun, n, x0, max_iter, scale):
     """Maximise ``fun(a) -> (f, g)`` over the simplex in softmax coordinates (L-BFGS-B).
 
     ``a = softmax([0, z])``; ``df/dz_k = a_k (g_k - a.g)``.  Stationary points in ``z``
@@ -631,10 +651,10 @@ def _solve_softmax(fun, n, x0, max_iter, lower):
         a = _softmax(z)
         f, g = fun(a)
         gz = a * (g - a @ g)
-        return -f, -gz[1:]
+        return -f / scale, -gz[1:] / scale
 
     r = minimize(obj, z0, jac=True, method="L-BFGS-B",
-                 options={"maxiter": int(max_iter), "gtol": 1e-12, "ftol": 1e-15,
+                 options={"maxiter": int(max_iter), "gtol": 1e-13, "ftol": 1e-16,
                           "maxcor": 30})
     return _softmax(r.x), int(r.nit)
 
@@ -676,7 +696,7 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "slsqp",
     max_iter : int
         Iteration limit of each solver call.
     tol : float
-        Tolerance on the relative KKT residual.
+        Tolerance on the scaled KKT residual (:func:`kkt_residual`).
     init : array (n,), optional
         Starting weights (default uniform).
     warn : bool
@@ -706,22 +726,22 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "slsqp",
     if method == "slsqp":
         a, nit = _solve_slsqp(fun, n, x0, max_iter, lower, scale=float(M + n))
     else:
-        a, nit = _solve_softmax(fun, n, x0, max_iter, lower)
+        a, nit = _solve_softmax(fun, n, x0, max_iter, float(M + n))
     f, g = fun(a)
     history.append(f)
-    kkt = kkt_residual(a, g)
+    kkt = kkt_residual(a, g, M)
     if kkt > tol and method == "slsqp" and max_iter > 1:
-        a2, nit2 = _solve_softmax(fun, n, a, max_iter, lower)
+        a2, nit2 = _solve_softmax(fun, n, a, max_iter, float(M + n))
         f2, g2 = fun(a2)
         history.append(f2)
         nit += nit2
-        if f2 >= f or kkt_residual(a2, g2) < kkt:
+        if f2 >= f or kkt_residual(a2, g2, M) < kkt:
             a, f, g = a2, f2, g2
-            kkt = kkt_residual(a, g)
+            kkt = kkt_residual(a, g, M)
     if not np.all(np.isfinite(a)):  # never hand back NaN
         a = x0
         f, g = fun(a)
-        kkt = kkt_residual(a, g)
+        kkt = kkt_residual(a, g, M)
     res = WeightsResult(_finish(a), f, nit, bool(kkt <= tol), kkt, method, history)
     if warn and not res.converged:
         _warn(f"MAPLMG ({method})", res, tol)

@@ -198,7 +198,7 @@ class LocalScore:
     >>> df = bx.networks.load("asia").sample(1000, seed=0)
     >>> ls = bx.scores.LocalScore(df, prior="BDeu", ess=1.0)
     >>> s = ls.score("dysp", ["bronc", "either"])
-    >>> s < ls.score("dysp", []) + 100
+    >>> bool(s > ls.score("dysp", []))  # the true parents explain dysp far better
     True
     """
 

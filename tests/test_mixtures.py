@@ -317,7 +317,7 @@ def _simplex_max_second(fun, n):
     from scipy.optimize import LinearConstraint, Bounds
     r = minimize(lambda a: -fun(a)[0], np.full(n, 1.0 / n), jac=lambda a: -fun(a)[1],
                  method="trust-constr", constraints=[LinearConstraint(np.ones((1, n)), 1, 1)],
-                 bounds=Bounds(1e-9, 1.0), options={"gtol": 1e-10, "xtol": 1e-12,
+                 bounds=Bounds(1e-9, 1.0, keep_feasible=True), options={"gtol": 1e-10, "xtol": 1e-12,
                                                     "maxiter": 3000})
     return r.x / r.x.sum()
 

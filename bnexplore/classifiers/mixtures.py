@@ -182,7 +182,7 @@ class MAPLMD(_MAPMixture):
     max_iter : int, default 5000
         EM iterations.
     tol : float, default 1e-6
-        Relative KKT residual at which EM stops (see :func:`bnexplore.mixtures.kkt_residual`).
+        Scaled KKT residual at which EM stops (see :func:`bnexplore.mixtures.kkt_residual`).
 
     Attributes
     ----------
@@ -228,7 +228,7 @@ class MAPLMG(_MAPMixture):
     method : {"slsqp", "softmax"}, default "slsqp"
     max_iter : int, default 500
     tol : float, default 1e-6
-        Relative KKT residual accepted as converged.
+        Scaled KKT residual accepted as converged.
 
     Attributes
     ----------

@@ -1,0 +1,345 @@
+"""ISMB: structure space, operators, scores, prediction and search, checked by brute force."""
+import itertools
+import math
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import logsumexp
+
+from bnexplore.ismb import (OPERATOR_TABLE, MarkovBlanket, MBModel, apply_operator,
+                            count_markov_blankets, enumerate_markov_blankets, successors)
+from bnexplore.networks import BayesNet
+from bnexplore.scores import LocalScore
+
+
+# --------------------------------------------------------------------------- independent oracles
+def legal(g: nx.DiGraph, t) -> bool:
+    """Legal MB structure of t: acyclic, every arc into t or into a child of t."""
+    if not nx.is_directed_acyclic_graph(g):
+        return False
+    ch = set(g.successors(t))
+    return all(v == t or v in ch for _, v in g.edges)
+
+
+def clean(g: nx.DiGraph, t) -> nx.DiGraph:
+    """Remove the arcs that are not blanket arcs (Figure 5 clean-up)."""
+    g = g.copy()
+    ch = set(g.successors(t))
+    g.remove_edges_from([(u, v) for u, v in list(g.edges) if v != t and v not in ch])
+    return g
+
+
+def brute_successors(mb: MarkovBlanket):
+    """Every (op, arc) -> structure by the definition: apply, clean up, keep if legal and the
+    operated arc survives (independent of bnexplore.ismb's rules)."""
+    t = mb.target
+    g0 = nx.DiGraph()
+    g0.add_nodes_from(mb.names)
+    g0.add_edges_from(mb.arcs)
+    out = {}
+    for u, v in itertools.permutations(mb.names, 2):
+        if g0.has_edge(u, v):
+            g = g0.copy(); g.remove_edge(u, v); g = clean(g, t)
+            if legal(g, t):
+                out[("delete", (u, v))] = frozenset(g.edges)
+            g = g0.copy(); g.remove_edge(u, v); g.add_edge(v, u); g = clean(g, t)
+            if g.has_edge(v, u) and legal(g, t):
+                out[("reverse", (u, v))] = frozenset(g.edges)
+        elif not g0.has_edge(v, u):
+            g = g0.copy(); g.add_edge(u, v)
+            if legal(g, t):  # an added arc must itself be a blanket arc: no clean-up
+                out[("add", (u, v))] = frozenset(g.edges)
+    return out
+
+
+def small_data(n=300, seed=0, p=4):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, n)
+    b = rng.integers(0, 3, n)
+    z = (a ^ (rng.random(n) < 0.2)).astype(int)
+    c = (z & (b > 0)) ^ (rng.random(n) < 0.15)
+    cols = {"Z": z, "A": a, "B": b, "C": c.astype(int)}
+    if p > 4:
+        cols["D"] = (c ^ (rng.random(n) < 0.3)).astype(int)
+    df = pd.DataFrame(cols).astype("category")
+    df.attrs["target"] = "Z"
+    return df
+
+
+# --------------------------------------------------------------------------- counting
+def test_counts_by_enumeration_and_formula():
+    assert [count_markov_blankets(n) for n in (2, 3, 4)] == [15, 153, 3567]
+    assert [count_markov_blankets(n, method="formula") for n in range(5)] == [1, 3, 15, 153, 3567]
+
+
+def test_enumeration_is_exactly_the_legal_structures():
+    names = ["Z", "A", "B", "C"]
+    mbs = list(enumerate_markov_blankets(names, "Z"))
+    assert len(mbs) == len(set(mbs)) == 153
+    # brute force: every subset of the 12 possible arcs that is a legal MB structure
+    pairs = list(itertools.permutations(names, 2))
+    legal_sets = set()
+    for m in range(1 << len(pairs)):
+        g = nx.DiGraph(); g.add_nodes_from(names)
+        g.add_edges_from(p for i, p in enumerate(pairs) if m >> i & 1)
+        if legal(g, "Z"):
+            legal_sets.add(frozenset(g.edges))
+    assert {frozenset(mb.arcs) for mb in mbs} == legal_sets
+
+
+# --------------------------------------------------------------------------- operators
+@pytest.mark.parametrize("n_pred", [2, 3])
+def test_operators_match_the_definition_on_every_structure(n_pred):
+    names = ["Z"] + [f"X{i}" for i in range(n_pred)]
+    for mb in enumerate_markov_blankets(names, "Z"):
+        ours = {(op, arc): frozenset(new.arcs) for op, arc, new in successors(mb)}
+        assert ours == brute_successors(mb), mb
+
+
+def test_operators_on_a_four_predictor_sample():
+    names = ["Z", "A", "B", "C", "D"]
+    all_mbs = list(enumerate_markov_blankets(names, "Z"))
+    rng = np.random.default_rng(1)
+    for i in rng.choice(len(all_mbs), 300, replace=False):
+        mb = all_mbs[i]
+        ours = {(op, arc): frozenset(new.arcs) for op, arc, new in successors(mb)}
+        assert ours == brute_successors(mb), mb
+
+
+def test_space_is_connected_from_the_empty_structure():
+    names = ["Z", "A", "B", "C", "D"]
+    start = MarkovBlanket(names, "Z")
+    seen, todo = {start}, [start]
+    while todo:
+        for _, _, new in successors(todo.pop()):
+            if new not in seen:
+                seen.add(new); todo.append(new)
+    assert len(seen) == 3567
+
+
+def test_figure5_clean_up():
+    # Z -> X5 <- X4 with X4 a child of Z too: deleting or reversing Z -> X5 drops X4 -> X5
+    names = ["Z", "X4", "X5"]
+    mb = MarkovBlanket(names, "Z", {"X4": ["Z"], "X5": ["Z", "X4"]})
+    d = apply_operator(mb, "delete", "Z", "X5")
+    assert sorted(d.arcs) == [("Z", "X4")]
+    r = apply_operator(mb, "reverse", "Z", "X5")
+    assert sorted(r.arcs) == [("X5", "Z"), ("Z", "X4")]
+    assert r.category("X5") == "P"
+    # reversing an arc between two children is valid when no cycle results
+    assert sorted(apply_operator(mb, "reverse", "X4", "X5").arcs) == [("X5", "X4"), ("Z", "X4"), ("Z", "X5")]
+    with pytest.raises(ValueError, match="not valid"):
+        apply_operator(mb, "add", "X5", "X4")  # would close X4 -> X5 -> X4
+
+
+def test_operator_table_agrees_with_the_generator():
+    names = ["Z", "A", "B", "C", "D"]
+    seen = {}
+    for mb in enumerate_markov_blankets(names, "Z"):
+        for op, (u, v), _ in successors(mb):
+            seen.setdefault((op, mb.category(u), mb.category(v)), True)
+    table = {(r.operator, r.tail, r.head): r.validity for r in OPERATOR_TABLE.itertuples()}
+    for key, validity in table.items():
+        if validity in ("valid", "acyclic", "cleanup"):
+            assert key in seen, key
+        else:
+            assert key not in seen, key
+    assert set(seen) <= set(table)
+
+
+def test_structure_type_views_and_errors():
+    mb = MarkovBlanket(["Z", "P", "C", "S", "O"], "Z", {"Z": ["P"], "C": ["Z", "S", "P"]})
+    assert (mb.parents, mb.children, mb.spouses) == (["P"], ["C"], ["S"])
+    assert [mb.category(n) for n in mb.names] == ["T", "P", "C", "S", "O"]
+    assert set(mb.to_networkx().nodes) == {"Z", "P", "C", "S"}
+    with pytest.raises(ValueError, match="not a Markov blanket"):
+        MarkovBlanket(["Z", "A", "B"], "Z", {"A": ["B"]})      # arc into a non-child
+    with pytest.raises(ValueError, match="not a Markov blanket"):
+        MarkovBlanket(["Z", "A"], "Z", {"A": ["Z"], "Z": ["A"]})
+    with pytest.raises(ValueError, match="target"):
+        MarkovBlanket(["A"], "Z")
+    with pytest.raises(ValueError, match="unknown"):
+        MarkovBlanket(["Z", "A"], "Z", {"Q": ["Z"]})
+    with pytest.raises(ValueError, match="operator"):
+        apply_operator(mb, "flip", "Z", "C")
+    with pytest.raises(ValueError, match="not valid"):
+        apply_operator(mb, "add", "O", "S")
+    with pytest.raises(ValueError, match="non-negative"):
+        count_markov_blankets(-1)
+    with pytest.raises(ValueError, match="formula"):
+        count_markov_blankets(6)
+    with pytest.raises(ValueError, match="method"):
+        count_markov_blankets(2, method="guess")
+    dag = nx.DiGraph([("A", "Z"), ("Z", "C"), ("S", "C"), ("A", "X"), ("X", "S")])
+    got = MarkovBlanket.from_dag(dag, "Z")
+    assert sorted(got.arcs) == [("A", "Z"), ("S", "C"), ("Z", "C")]
+
+
+# --------------------------------------------------------------------------- scores, prediction
+def as_dag(mb: MarkovBlanket) -> nx.DiGraph:
+    g = nx.DiGraph(); g.add_nodes_from(mb.names); g.add_edges_from(mb.arcs)
+    return g
+
+
+def test_log_score_is_the_k2_marginal_likelihood_of_the_whole_structure():
+    df = small_data()
+    m = MBModel(df)
+    fresh = LocalScore(df, prior="K2", cache=False)
+    for mb in list(enumerate_markov_blankets(m.names, "Z"))[::97]:
+        assert m.log_score(mb) == pytest.approx(fresh.total(as_dag(mb)), rel=1e-12)
+
+
+def test_structure_prediction_equals_bayesnet_inference():
+    df = small_data(p=5)
+    m = MBModel(df)
+    X = df.drop(columns="Z")
+    mbs = list(enumerate_markov_blankets(m.names, "Z"))
+    rng = np.random.default_rng(0)
+    for i in rng.choice(len(mbs), 25, replace=False):
+        mb = mbs[i]
+        bn = BayesNet.fit(as_dag(mb), df, prior="K2")
+        ref = bn.predict_proba(X.iloc[:6], "Z")
+        ours = np.array([m.predict_structure(mb, X.iloc[j]) for j in range(6)])
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_complete_average_equals_direct_sum():
+    df = small_data(n=120)
+    m = MBModel(df)
+    x = df.drop(columns="Z").iloc[3]
+    fresh = LocalScore(df, prior="K2", cache=False)
+    logs, preds = [], []
+    for mb in enumerate_markov_blankets(m.names, "Z"):
+        logs.append(fresh.total(as_dag(mb)))
+        preds.append(BayesNet.fit(as_dag(mb), df, prior="K2").predict_proba(x.to_frame().T, "Z")[0])
+    w = np.exp(np.array(logs) - logsumexp(logs))
+    ref = (w[:, None] * np.array(preds)).sum(axis=0)
+    got, n = m.complete_average(x)
+    assert n == 153
+    np.testing.assert_allclose(got, ref, rtol=1e-9)
+    np.testing.assert_allclose(m.complete_average_many([m._as_codes(x)])[0], ref, rtol=1e-9)
+
+
+# --------------------------------------------------------------------------- search
+@pytest.fixture(scope="module")
+def vote_model():
+    import bnexplore as bx
+    d = bx.datasets.load_data("vote", missing="state")
+    return d, MBModel(d)
+
+
+def test_phase1_is_greedy_hill_climbing(vote_model):
+    d, m = vote_model
+    mbs = m.phase1_models()
+    _, scores = m.phase1()
+    assert mbs[0].arcs == []
+    assert np.all(np.diff(scores) > 0)
+    for a, b in zip(mbs[:-1], mbs[1:]):
+        succ = successors(a)
+        best = max(m.log_score(s) for _, _, s in succ)
+        assert m.log_score(b) == pytest.approx(best, rel=1e-12)
+        assert any(s == b for _, _, s in succ)
+    last = mbs[-1]
+    assert max(m.log_score(s) for _, _, s in successors(last)) <= m.log_score(last) + 1e-9
+
+
+def test_search_bookkeeping_matches_recomputation(vote_model):
+    d, m = vote_model
+    x = d.codes[7].astype(np.int64)
+    res = m.search(x, queue_width=200, epsilon=1e-3, patience=5)
+    assert res.stopped_by == "epsilon"
+    assert res.n_phase1 == len(m.phase1()[0]) and res.n_phase2 >= 5
+    assert len(set(res.models)) == len(res.models)  # R holds distinct structures
+    # scores and predictions recomputed from scratch
+    fresh = LocalScore(d, prior="K2", cache=False)
+    for mb, s, lp in list(zip(res.models, res.log_scores, res.log_pred))[::7]:
+        assert s == pytest.approx(fresh.total(as_dag(mb)), rel=1e-12)
+        np.testing.assert_allclose(np.exp(lp), m.predict_structure(mb, x), rtol=1e-10)
+    # Eq. 13 over R in plain floating point (scores shifted by their maximum)
+    w = np.exp(res.log_scores - res.log_scores.max())
+    ref = (w[:, None] * np.exp(res.log_pred)).sum(0) / w.sum()
+    np.testing.assert_allclose(res.proba, ref, rtol=1e-10)
+    np.testing.assert_allclose(np.exp(res.running_log_estimates()[-1]), ref, rtol=1e-10)
+    # Eq. 14: the recorded phase-2 score of each phase-2 model is KL(p_R || p_{R + G})
+    for k in np.nonzero(res.phases == 2)[0][:6]:
+        wk = w[:k]
+        p = (wk[:, None] * np.exp(res.log_pred[:k])).sum(0) / wk.sum()
+        w2 = w[:k + 1]
+        q = (w2[:, None] * np.exp(res.log_pred[:k + 1])).sum(0) / w2.sum()
+        assert res.phase2_scores[k] == pytest.approx(float((p * np.log(p / q)).sum()),
+                                                     rel=1e-6, abs=1e-12)
+    # the last `patience` phase-2 models all scored at most epsilon
+    assert (res.phase2_scores[-5:] <= 1e-3).all()
+    # ISMB-MS: prediction of the best model in R
+    np.testing.assert_allclose(res.proba_ms, np.exp(res.log_pred[np.argmax(res.log_scores)]))
+    tr = res.trace()
+    assert list(tr["phase"]) == list(res.phases) and len(tr) == len(res.models)
+
+
+def test_phase2_picks_the_queued_structure_that_changes_the_estimate_most(vote_model):
+    d, m = vote_model
+    x = d.codes[2].astype(np.int64)
+    res = m.search(x, queue_width=100000, patience=1, epsilon=1e9)  # one phase-2 step
+    k = res.n_phase1
+    assert res.n_phase2 == 1
+    # the candidates are all successors of the phase-1 models not in R
+    w = np.exp(res.log_scores[:k] - res.log_scores[:k].max())
+    p = (w[:, None] * np.exp(res.log_pred[:k])).sum(0) / w.sum()
+    in_r = set(res.models[:k])
+    best = -1.0
+    for mb in res.models[:k]:
+        for _, _, s in successors(mb):
+            if s in in_r:
+                continue
+            ws = math.exp(m.log_score(s) - res.log_scores[:k].max())
+            q = (w.sum() * p + ws * m.predict_structure(s, x)) / (w.sum() + ws)
+            best = max(best, float((p * np.log(p / q)).sum()))
+    assert res.phase2_scores[k] == pytest.approx(best, rel=1e-6)
+
+
+def test_nismb_is_best_first_on_the_phase1_score(vote_model):
+    d, m = vote_model
+    x = d.codes[0].astype(np.int64)
+    a = m.search(x, queue_width=50, variant="nismb", n_phase2=6)
+    b = m.search(d.codes[1].astype(np.int64), queue_width=50, variant="nismb", n_phase2=6)
+    assert a.models == b.models  # instance independent
+    k = a.n_phase1
+    first = a.models[k]
+    cand = {s for mb in a.models[:k] for _, _, s in successors(mb)} - set(a.models[:k])
+    assert m.log_score(first) == pytest.approx(max(m.log_score(s) for s in cand), rel=1e-12)
+    default = m.search(x, queue_width=50, variant="nismb")
+    assert default.n_phase2 == m.search(x, queue_width=50).n_phase2
+
+
+def test_time_limit_and_small_queue(vote_model):
+    d, m = vote_model
+    x = d.codes[5].astype(np.int64)
+    res = m.search(x, queue_width=1, epsilon=0.0, patience=10_000, time_limit=0.05)
+    assert res.stopped_by in ("time_limit", "queue_empty")
+    assert res.elapsed < 5
+
+
+def test_bad_search_input(vote_model):
+    d, m = vote_model
+    x = d.codes[0].astype(np.int64)
+    for kw, msg in [({"queue_width": 0}, "queue_width"), ({"epsilon": -1}, "epsilon"),
+                    ({"patience": 0}, "patience"), ({"time_limit": -2}, "time_limit"),
+                    ({"variant": "ms"}, "variant")]:
+        with pytest.raises(ValueError, match=msg):
+            m.search(x, **kw)
+    with pytest.raises(ValueError, match="codes"):
+        m.search(x[:3])
+    with pytest.raises(ValueError, match="outside"):
+        m.search(np.full(m.p, 99))
+    with pytest.raises(TypeError, match="integer"):
+        m.search(x.astype(float))
+    s = d.to_frame().iloc[0].drop(d.target)
+    s.iloc[0] = "maybe"
+    with pytest.raises(ValueError, match="not seen"):
+        m.search(s)
+    with pytest.raises(ValueError, match="target"):
+        MBModel(d, target="nope")
+    with pytest.raises(ValueError, match="lacks"):
+        m.search({"x": 1})
