@@ -247,6 +247,18 @@ def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
 
 
 # --------------------------------------------------------------------------- data
+def widget(cls: type, label: str, **kwargs: Any) -> pn.widgets.Widget:
+    """Create a widget with a visible label, across Panel versions.
+
+    ``label=`` where the widget has it (else ``name=``); ``color=`` is passed on as
+    ``button_type=`` on Panel versions without ``color``.
+    """
+    key = "label" if "label" in cls.param else "name"
+    if "color" in kwargs and "color" not in cls.param:
+        kwargs["button_type"] = kwargs.pop("color")
+    return cls(**{key: label}, **kwargs)
+
+
 def _names(module: str) -> list[str]:
     try:
         import importlib
@@ -299,16 +311,16 @@ class DataSource:
         kinds = kinds or [DATASET, NETWORK]
         if default_kind not in kinds:
             default_kind = kinds[0]
-        self.kind = pn.widgets.RadioButtonGroup(name="Source", options=kinds, value=default_kind,
-                                                button_type="primary", button_style="outline")
-        self.dataset = pn.widgets.Select(
-            name="Data set", options=datasets,
+        self.kind = widget(pn.widgets.RadioButtonGroup, "Source", options=kinds,
+                           value=default_kind, color="primary")
+        self.dataset = widget(
+            pn.widgets.Select, "Data set", options=datasets,
             value=default_dataset if default_dataset in datasets else (datasets or [None])[0])
-        self.network = pn.widgets.Select(
-            name="Network", options=networks,
+        self.network = widget(
+            pn.widgets.Select, "Network", options=networks,
             value=default_network if default_network in networks else (networks or [None])[0])
-        self.sample_size = pn.widgets.DiscreteSlider(
-            name="Sample size", options=SAMPLE_SIZES,
+        self.sample_size = widget(
+            pn.widgets.DiscreteSlider, "Sample size", options=SAMPLE_SIZES,
             value=default_n if default_n in SAMPLE_SIZES else 1000)
         self._sync(self.kind.value)
         self.kind.param.watch(lambda e: self._sync(e.new), "value")
@@ -343,3 +355,7 @@ class DataSource:
 def describe_source(kind: str, name: str, n: int) -> str:
     """Short text such as ``'vote (data set)'`` or ``'asia, 1000 samples'``."""
     return f"{name} (data set)" if kind == DATASET else f"{name}, {n} samples"
+
+
+if __name__.startswith("bokeh"):  # served by `panel serve apps/*.py`: not an app
+    pn.pane.Markdown("This is a helper module, not an app. [All apps](./)").servable()

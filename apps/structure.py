@@ -13,7 +13,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (NETWORK, DataSource, cached, describe_source, error_box,  # noqa: E402
-                     load_data, make_template, reactive)
+                     load_data, make_template, reactive, widget)
 
 from bnexplore.viz import dag_plot  # noqa: E402
 
@@ -49,7 +49,8 @@ def summary_view(kind, name, n, prior, ess, max_indegree):
     text = (f"**log score ({prior})**: <span class='bnx-score'>{res.score:.3f}</span>"
             f" &nbsp;·&nbsp; **{res.dag.number_of_edges()} arcs** over "
             f"{res.dag.number_of_nodes()} variables &nbsp;·&nbsp; "
-            f"{describe_source(kind, name, n)}, {rows} rows &nbsp;·&nbsp; "
+            f"<span class='bnx-source'>{describe_source(kind, name, n)}</span>, {rows} rows"
+            f" &nbsp;·&nbsp; "
             f"{len(res.steps)} accepted steps")
     return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
@@ -86,12 +87,12 @@ def steps_view(kind, name, n, prior, ess, max_indegree):
 def create_app() -> pn.template.FastListTemplate:
     """Build the page (one per session)."""
     src = DataSource(default_dataset="vote", default_network="asia")
-    prior = pn.widgets.RadioButtonGroup(name="Score", options=["K2", "BDeu"], value="K2",
-                                        button_type="primary", button_style="outline")
-    ess = pn.widgets.FloatSlider(name="Equivalent sample size (BDeu)", start=0.5, end=50.0,
-                                 step=0.5, value=1.0, visible=False)
+    prior = widget(pn.widgets.RadioButtonGroup, "Score", options=["K2", "BDeu"], value="K2",
+                   color="primary")
+    ess = widget(pn.widgets.FloatSlider, "Equivalent sample size (BDeu)", start=0.5, end=50.0,
+                 step=0.5, value=1.0, visible=False)
     prior.param.watch(lambda e: setattr(ess, "visible", e.new == "BDeu"), "value")
-    indeg = pn.widgets.IntSlider(name="Max in-degree", start=1, end=5, value=3)
+    indeg = widget(pn.widgets.IntSlider, "Max in-degree", start=1, end=5, value=3)
 
     def view(func):
         return reactive(src.bind(func, prior=prior, ess=ess, max_indegree=indeg))

@@ -45,6 +45,14 @@ from .scores import PRIORS, LocalScore
 
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
+
+def _lse(x: np.ndarray) -> float:
+    """log(sum(exp(x))) of a 1-d array (-inf entries allowed)."""
+    m = float(np.max(x))
+    if not np.isfinite(m):
+        return m
+    return m + math.log(float(np.exp(x - m).sum()))
+
 # dense count tables up to this many cells in the prediction kernel (larger: sorted keys)
 _DENSE_CELLS = 1 << 16
 
@@ -87,12 +95,12 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
     """
     order = np.argsort(-np.asarray(weights, dtype=float), kind="stable")
     star: set[int] = set()
-    n_all = len({int(u) for ps in parent_sets for u in ps})
+    n_all = len({int(u) for ps in parent_sets for u in ps if u >= 0})
     limit = min(int(n), n_all)
     for nu in order:
         if len(star) >= limit:
             break
-        u = star.union(int(x) for x in parent_sets[nu])
+        u = star.union(int(x) for x in parent_sets[nu] if x >= 0)
         if len(u) <= n:
             star = u
     return sorted(star)
@@ -203,24 +211,41 @@ def _star_kernel(train, child, sets, sizes, probs, star, arities, bdeu, ess, Q):
     ns = star.shape[0]
     p = arities.shape[0]
     pos = np.full(p, -1, dtype=np.int64)
-    stride = np.ones(max(ns, 1), dtype=np.int64)
     for i in range(ns):
         pos[star[i]] = i
-    for i in range(ns - 2, -1, -1):
-        stride[i] = stride[i + 1] * arities[star[i + 1]]
     out = np.zeros((Q, r))
+    digit = np.zeros(max(ns, 1), dtype=np.int64)
+    sn = np.zeros(max(ns, 1), dtype=np.int64)  # stride of each star position in this set's table
     for f in range(sets.shape[0]):
         w = probs[f]
+        if w == 0.0:
+            continue
         s = sizes[f]
         theta = _family_table(train, child, sets[f], s, arities, bdeu, ess)
-        for j in range(Q):
-            J = 0
-            for a in range(s):
-                u = sets[f, a]
-                J = J * arities[u] + (j // stride[pos[u]]) % arities[u]
+        for i in range(ns):
+            sn[i] = 0
+            digit[i] = 0
+        st = 1
+        for a in range(s - 1, -1, -1):
+            u = sets[f, a]
+            sn[pos[u]] = st
+            st *= arities[u]
+        J = 0
+        for j in range(Q):  # odometer over the configurations of star (last fastest)
+            base = J * r
             for x in range(r):
-                out[j, x] += w * theta[J * r + x]
+                out[j, x] += w * theta[base + x]
+            i = ns - 1
+            while i >= 0:
+                digit[i] += 1
+                J += sn[i]
+                if digit[i] < arities[star[i]]:
+                    break
+                J -= sn[i] * digit[i]
+                digit[i] = 0
+                i -= 1
     return out
+
 
 
 class OrderedAveraging:
@@ -337,7 +362,7 @@ class OrderedAveraging:
             self._sets.append(sets)
             self._sizes.append(sizes)
             self._logw.append(logw)
-            self._lognorm[v] = logsumexp(logw)
+            self._lognorm[v] = _lse(logw)
         self.log_evidence = float(self._lognorm.sum())
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
@@ -552,7 +577,7 @@ class OrderedAveraging:
         sets, sizes = self._sets[v], self._sizes[v]
         if n is None:
             return sorted(set(sets[sets >= 0].tolist()))
-        return procedure1([sets[i, :sizes[i]] for i in range(sets.shape[0])], self._logw[v], n)
+        return procedure1(sets, self._logw[v], n)  # rows are padded with -1
 
     def _check_n(self, n) -> int | None:
         if n is None:
@@ -637,7 +662,7 @@ class OrderedAveraging:
         Q = int(np.prod([int(self.data.arities[u]) for u in star], dtype=np.int64)) if star else 1
         inside = np.nonzero(self._inside(v, star))[0]
         logw = self._logw[v][inside]
-        w = np.exp(logw - logsumexp(logw))
+        w = np.exp(logw - _lse(logw))
         cpt = _star_kernel(self.data.columns, v, np.ascontiguousarray(self._sets[v][inside]),
                            self._sizes[v][inside], w, np.array(star, dtype=np.int64),
                            self.data.arities, self.prior == "BDeu", self.ess, Q)

@@ -345,23 +345,20 @@ class SCFFamilies:
         ar = self.data.arities
         lWt = np.full((T, m, m), -np.inf)
         lrt = np.full((T, m), -np.inf)
-        parts_W, parts_r = [], []
         for s_i, (s, z) in enumerate(zip(self.subsets, self._condition_codes(codes))):
             q = int(np.prod([ar[c] for c in s])) if s else 1
             # pairs: [t, i, j] = N2[z, ridx_i, ridx_j]
             num = N2[s_i][z[:, None, None], ridx[:, :, None], ridx[:, None, :]]
             den = N1[s_i][z[:, None], ridx]                  # (T, m) count of (z, x_i)
             a = self._alpha(q * tar[:, None], tar[None, :])  # (m_i, m_j)
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):
                 lp = np.log(num + a[None]) - np.log(den[:, :, None] + (a * tar[None, :])[None])
-            parts_W.append(self.scores[:, :m, s_i].T[None] + lp)   # [t, i, j]
+            np.logaddexp(lWt, self.scores[:, :m, s_i].T[None] + lp, out=lWt)   # [t, i, j]
             num0 = N1[s_i][z[:, None], ridx]                  # (T, m)
             den0 = N0[s_i][z][:, None]
             a0 = self._alpha(q, tar)
             lp0 = np.log(num0 + a0[None]) - np.log(den0 + (a0 * tar)[None])
-            parts_r.append(self.scores[:, m, s_i][None] + lp0)
-        lWt = logsumexp(np.stack(parts_W), axis=0)
-        lrt = logsumexp(np.stack(parts_r), axis=0)
+            np.logaddexp(lrt, self.scores[:, m, s_i][None] + lp0, out=lrt)
         idx = np.arange(m)
         lWt[:, idx, idx] = -np.inf
         return lWt, lrt

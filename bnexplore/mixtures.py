@@ -213,43 +213,66 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
 
 # --------------------------------------------------------------------------- ODE joints
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _log_joint_kernel(codes, base, cond):
-    # loop order u (parallel) -> v -> rows keeps the (A, A, K) slice cond[u, v] in cache
-    M, n = codes.shape
+def _log_joint_kernel(codes_t, base, cond):
+    # codes_t is (n, M). Loop order u (parallel) -> v -> rows keeps the (A, A, K) slice
+    # cond[u, v] in cache and writes the (M, K) block of u sequentially.
+    n, M = codes_t.shape
     K = base.shape[2]
-    out = np.empty((M, n, K))
+    out = np.empty((n, M, K))
     for u in numba.prange(n):
+        cu = codes_t[u]
+        blk = out[u]
+        bu = base[u]
         for m in range(M):
-            i = codes[m, u]
+            i = cu[m]
             for c in range(K):
-                out[m, u, c] = base[u, i, c]
+                blk[m, c] = bu[i, c]
         for v in range(n):
             if v == u:
                 continue
             tab = cond[u, v]
+            cv = codes_t[v]
             for m in range(M):
-                i = codes[m, u]
-                j = codes[m, v]
+                i = cu[m]
+                j = cv[m]
                 for c in range(K):
-                    out[m, u, c] += tab[i, j, c]
+                    blk[m, c] += tab[i, j, c]
+    return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _lse_kernel(lj, logw, mask):
+    M, n, K = lj.shape
+    out = np.empty((M, K))
+    for m in numba.prange(M):
+        for c in range(K):
+            best = -np.inf
+            for u in range(n):
+                if mask[m, u]:
+                    z = lj[m, u, c] + logw[u]
+                    if z > best:
+                        best = z
+            if best == -np.inf:
+                out[m, c] = -np.inf
+                continue
+            s = 0.0
+            for u in range(n):
+                if mask[m, u]:
+                    s += math.exp(lj[m, u, c] + logw[u] - best)
+            out[m, c] = best + math.log(s)
     return out
 
 
 def _lse_over_models(lj: np.ndarray, logw: np.ndarray | None = None,
                      mask: np.ndarray | None = None) -> np.ndarray:
-    """``log sum_u [mask] exp(lj[:, u, :] + logw[u])`` for (M, n, K) arrays, fast.
+    """``log sum_u [mask] exp(lj[:, u, :] + logw[u])`` for (M, n, K) arrays (numba).
 
     Rows where the mask excludes every model get ``-inf``.
     """
-    z = lj if logw is None else lj + logw[None, :, None]
-    if mask is not None:
-        z = np.where(mask[:, :, None], z, -np.inf)
-    mx_ = z.max(axis=1)
-    safe = np.where(np.isfinite(mx_), mx_, 0.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        s = np.exp(z - safe[:, None, :]).sum(axis=1)
-    with np.errstate(divide="ignore"):
-        return np.log(s) + safe
+    M, n, _ = lj.shape
+    logw = np.zeros(n) if logw is None else np.ascontiguousarray(logw, dtype=float)
+    mask = np.ones((M, n), dtype=np.bool_) if mask is None else np.ascontiguousarray(mask)
+    return _lse_kernel(np.ascontiguousarray(lj, dtype=float), logw, mask)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -310,7 +333,8 @@ def ode_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
     """
     codes = _check_codes(counts, codes)
     base, cond = counts.log_tables()
-    return _log_joint_kernel(codes, base, cond)
+    out = _log_joint_kernel(np.ascontiguousarray(codes.T), base, cond)
+    return np.ascontiguousarray(out.transpose(1, 0, 2))
 
 
 def ode_log_joint_loo(counts: ODECounts, codes: np.ndarray | None = None,
@@ -509,13 +533,19 @@ def maplmd_objective(weights: np.ndarray, log_cond: np.ndarray) -> tuple[float, 
     return f, g
 
 
-def _lmg_terms(log_joint: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(M, n) ``log p_{u, x_C}`` and ``log p_u`` of Eq. 13, shifted by a row constant."""
+def _lmg_terms(log_joint: np.ndarray, y: np.ndarray):
+    """Row-scaled ``p_{u, x_C}`` and ``p_u`` of Eq. 13 plus the removed log constant.
+
+    Returns ``(A, B, const)`` with ``A[m, u] = p_{u, x_C} / max_u p_{u, x_C}``,
+    ``B[m, u] = p_u / max_u p_u`` and ``const = sum_m log max_u p_{u,x_C} - log max_u p_u``
+    (the scaling cancels in the ratio of Eq. 10 up to this constant).
+    """
     y = np.asarray(y)
     a = log_joint[np.arange(len(y)), :, y]
-    b = logsumexp(log_joint, axis=2)
-    shift = b.max(axis=1, keepdims=True)          # cancels in the ratio of Eq. 10
-    return a - shift, b - shift
+    mj = log_joint.max(axis=2, keepdims=True)
+    b = np.log(np.exp(log_joint - mj).sum(axis=2)) + mj[:, :, 0]
+    am, bm = a.max(axis=1, keepdims=True), b.max(axis=1, keepdims=True)
+    return np.exp(a - am), np.exp(b - bm), float((am - bm).sum())
 
 
 def maplmg_objective(weights: np.ndarray, log_joint: np.ndarray | None = None,
@@ -523,17 +553,18 @@ def maplmg_objective(weights: np.ndarray, log_joint: np.ndarray | None = None,
     """Log of Eq. 10 and its gradient (the bracket of Eq. 13).
 
     ``f(a) = sum_x [log sum_u a_u p_{u,x_C} - log sum_u a_u p_u] + sum_u log a_u`` with
-    ``p_{u,c} = P_u(c, x_{-C})`` and ``p_u = sum_c p_{u,c}``.  Pass either ``log_joint``
-    (M, n, K) and ``y`` or precomputed ``terms = _lmg_terms(log_joint, y)``.
+    ``p_{u,c} = P_u(c, x_{-C})`` and ``p_u = sum_c p_{u,c}``; the gradient is
+    ``g_u = sum_x [p_{u,x_C} / sum_v a_v p_{v,x_C} - p_u / sum_v a_v p_v] + 1 / a_u``.
+    Pass either ``log_joint`` (M, n, K) and ``y`` or precomputed
+    ``terms = _lmg_terms(log_joint, y)``.
     """
-    la_, lb_ = _lmg_terms(log_joint, y) if terms is None else terms
+    A, B, const = _lmg_terms(log_joint, y) if terms is None else terms
     a = np.asarray(weights, float)
     with np.errstate(divide="ignore"):
         la = np.log(a)
-    za = logsumexp(la_ + la[None, :], axis=1)
-    zb = logsumexp(lb_ + la[None, :], axis=1)
-    f = float((za - zb).sum() + la.sum())
-    g = (np.exp(la_ - za[:, None]) - np.exp(lb_ - zb[:, None])).sum(axis=0) + 1.0 / a
+        sa, sb = A @ a, B @ a
+        f = float(np.log(sa).sum() - np.log(sb).sum() + const + la.sum())
+    g = A.T @ (1.0 / sa) - B.T @ (1.0 / sb) + 1.0 / a
     return f, g
 
 
@@ -571,8 +602,10 @@ def maplmd_weights(log_cond: np.ndarray, max_iter: int = 5000, tol: float = 1e-6
     Each instance gets a hidden indicator of the component that generated its class;
     with the prior ``P(a) ~ prod_u a_u`` (Eq. 6) the M-step is
     ``a_u = (sum_x r_{x,u} + 1) / (M + n)`` where ``r_{x,u}`` are the responsibilities.
-    The objective (log of Eq. 8) is concave, so the optimum is unique; EM increases it at
-    every step.  Iteration stops when the relative KKT residual falls below ``tol``.
+    The objective (log of Eq. 8) is concave, so the optimum is unique.  EM is accelerated
+    with SQUAREM (Varadhan & Roland 2008): two EM steps define a squared extrapolation,
+    followed by a stabilising EM step, and the plain EM step is kept whenever the
+    extrapolation does not increase the objective, so the objective never decreases.  Iteration stops when the relative KKT residual falls below ``tol``.
 
     Parameters
     ----------
@@ -605,20 +638,51 @@ def maplmd_weights(log_cond: np.ndarray, max_iter: int = 5000, tol: float = 1e-6
                          "instance a positive probability")
     _check_iter(max_iter, tol)
     M, n = log_cond.shape
+    # work with the row-scaled probabilities: the mixture only needs ratios per row
+    P = np.exp(log_cond - log_cond.max(axis=1, keepdims=True))
+    shift = float(log_cond.max(axis=1).sum())
+
+    def step(a):
+        """One EM step from ``a``: (new weights, objective at a, KKT residual at a)."""
+        mix = P @ a
+        f = float(np.log(mix).sum() + shift + np.log(a).sum())
+        R = a * (P.T @ (1.0 / mix))          # sum of responsibilities per component
+        new = (R + 1.0) / (M + n)
+        # g_u = (R_u + 1) / a_u, lambda = M + n: residual = max |new_u / a_u - 1|
+        kkt = float(np.max(np.abs(new / a - 1.0)))
+        return _finish(new), f, kkt
+
     a = np.full(n, 1.0 / n) if init is None else _finish(init)
     history = []
-    f, g = maplmd_objective(a, log_cond)
+    a1, f, kkt = step(a)
     history.append(f)
-    kkt = kkt_residual(a, g, M)
     it = 0
     while kkt > tol and it < max_iter:
-        z = log_cond + np.log(a)[None, :]
-        r = np.exp(z - logsumexp(z, axis=1, keepdims=True))
-        a = _finish((r.sum(axis=0) + 1.0) / (M + n))
-        it += 1
-        f, g = maplmd_objective(a, log_cond)
+        if n > 1 and it + 3 <= max_iter:
+            a2, f1, _ = step(a1)
+            r = a1 - a
+            v = a2 - a1 - r
+            nv = float(np.sqrt(v @ v))
+            it += 2
+            cand = None
+            if nv > 0:
+                alpha = -float(np.sqrt(r @ r)) / nv
+                ext = a - 2 * alpha * r + alpha * alpha * v
+                if np.all(ext > 0):
+                    cand, _, _ = step(_finish(ext))   # stabilising EM step
+                    it += 1
+            a_next = a2
+            if cand is not None:
+                fc = step(cand)[1]
+                f2 = step(a2)[1]
+                if fc >= f2:
+                    a_next = cand
+        else:
+            a_next = a1
+            it += 1
+        a = a_next
+        a1, f, kkt = step(a)
         history.append(f)
-        kkt = kkt_residual(a, g, M)
     res = WeightsResult(a, f, it, bool(kkt <= tol), kkt, "em", history)
     if warn and not res.converged:
         _warn("MAPLMD (EM)", res, tol)
@@ -671,7 +735,7 @@ def _solve_slsqp(fun, n, x0, max_iter, lower, scale):
     return _finish(r.x), int(r.nit)
 
 
-def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "slsqp",
+def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "softmax",
                    max_iter: int = 500, tol: float = 1e-6, init: np.ndarray | None = None,
                    warn: bool = True) -> WeightsResult:
     """MAP weights of the linear mixture of generative distributions (Eq. 10).
@@ -688,11 +752,13 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "slsqp",
         ``log P_u(c, x_{-C})`` of every training instance (leave-one-out for ODEs).
     y : int array (M,)
         Class codes.
-    method : {"slsqp", "softmax"}
-        ``"slsqp"``: sequential least squares on ``a`` with the bound and equality
-        constraints (followed, if the KKT residual is still above ``tol``, by a polish in
-        softmax coordinates); ``"softmax"``: L-BFGS-B on ``a = softmax(z)`` (the second
-        optimiser used to check the first).
+    method : {"softmax", "slsqp"}
+        ``"softmax"`` (default): L-BFGS on ``a = softmax([0, z])``, which satisfies the
+        constraints by construction; its stationary points are exactly the KKT points of
+        the constrained problem (``df/dz_k = a_k (g_k - a.g)``).  ``"slsqp"``: sequential
+        least squares on ``a`` with the explicit bound and equality constraints (the
+        second optimiser; slower for many attributes), followed, if the KKT residual is
+        still above ``tol``, by a polish in softmax coordinates.
     max_iter : int
         Iteration limit of each solver call.
     tol : float
@@ -730,7 +796,7 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "slsqp",
     f, g = fun(a)
     history.append(f)
     kkt = kkt_residual(a, g, M)
-    if kkt > tol and method == "slsqp" and max_iter > 1:
+    if kkt > tol and max_iter > 1:     # polish (a fresh L-BFGS memory from the iterate)
         a2, nit2 = _solve_softmax(fun, n, a, max_iter, float(M + n))
         f2, g2 = fun(a2)
         history.append(f2)

@@ -47,6 +47,25 @@ def _brute(train, test, order=None, levels=None, k=2, prior="K2", ess=1.0, restr
     logw, joints, probas = [], [], []
     arcs = []
     fit_prior = "BDeu" if prior == "BDeu" else "K2"
+    states = list(train[target].cat.categories) if target is not None else []
+    variants = [test]
+    for c in states:
+        t2 = test.copy()
+        t2[target] = pd.Categorical([c] * len(t2), categories=states)
+        variants.append(t2)
+    fam_cache = {}
+
+    def fam_logp(v, ps):
+        # log theta_hat(x_v | x_ps) of every test variant, from a BayesNet fitted on the family
+        if (v, ps) not in fam_cache:
+            fitted = BayesNet.fit({v: list(ps), **{u: [] for u in ps}}, train[[v, *ps]],
+                                  prior=fit_prior, ess=ess)
+            fam_cache[v, ps] = np.array([
+                fitted.log_prob(t[[v, *ps]])
+                - sum(np.log(fitted.cpts[u][0, t[u].cat.codes.to_numpy()]) for u in ps)
+                for t in variants])
+        return fam_cache[v, ps]
+
     for combo in itertools.product(*options):
         dag = nx.DiGraph()
         dag.add_nodes_from(names)
@@ -56,16 +75,10 @@ def _brute(train, test, order=None, levels=None, k=2, prior="K2", ess=1.0, restr
             lw += sum(logprior[u][v] for u, v in dag.edges)
         logw.append(lw)
         arcs.append(set(dag.edges))
-        fitted = BayesNet.fit(dag, train, prior=fit_prior, ess=ess)
-        joints.append(fitted.log_prob(test))
+        lp = sum(fam_logp(v, ps) for v, ps in zip(names, combo))
+        joints.append(lp[0])
         if target is not None:  # P(c, f | S, D) for every class value c
-            states = list(train[target].cat.categories)
-            variants = []
-            for c in states:
-                t2 = test.copy()
-                t2[target] = pd.Categorical([c] * len(t2), categories=states)
-                variants.append(fitted.log_prob(t2))
-            probas.append(np.array(variants).T)
+            probas.append(lp[1:].T)
     logw = np.array(logw)
     post = np.exp(logw - logsumexp(logw))
     arc = pd.DataFrame(0.0, index=names, columns=names)

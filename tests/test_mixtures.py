@@ -410,7 +410,7 @@ def test_sklearn_conventions_cv_and_pipeline():
     from sklearn.pipeline import make_pipeline
 
     X, y = _xy("iris")
-    for est in (AODE(threshold=3), BMAAODE(), MAPLMD(tol=1e-5), MAPLMG(method="softmax")):
+    for est in (AODE(threshold=3), BMAAODE(), MAPLMD(tol=1e-5), MAPLMG(method="slsqp")):
         c = clone(est)
         assert c.get_params() == est.get_params()
         pipe = make_pipeline(bx.data.EqualFrequencyDiscretizer(n_bins=5), est)

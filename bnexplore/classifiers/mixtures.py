@@ -220,12 +220,13 @@ class MAPLMG(_MAPMixture):
 
     The components are the leave-one-out ODE joints ``P_u^LOO(c, x_{-C})`` (Eq. 30-32);
     the weights maximise the supervised posterior under the simplex constraints with the
-    gradient of Eq. 13 (SLSQP, checked by the KKT residual and polished in softmax
-    coordinates by L-BFGS-B if needed).  Prediction is Eq. 2 with the full-data ODEs.
+    gradient of Eq. 13: L-BFGS in softmax coordinates (whose stationary points are the
+    KKT points of the constrained problem) or SLSQP with explicit constraints; the KKT
+    residual is checked at the end.  Prediction is Eq. 2 with the full-data ODEs.
 
     Parameters
     ----------
-    method : {"slsqp", "softmax"}, default "slsqp"
+    method : {"softmax", "slsqp"}, default "softmax"
     max_iter : int, default 500
     tol : float, default 1e-6
         Scaled KKT residual accepted as converged.
@@ -241,7 +242,7 @@ class MAPLMG(_MAPMixture):
         When the KKT residual is above ``tol`` after ``max_iter`` iterations.
     """
 
-    def __init__(self, method: str = "slsqp", max_iter: int = 500, tol: float = 1e-6):
+    def __init__(self, method: str = "softmax", max_iter: int = 500, tol: float = 1e-6):
         self.method = method
         self.max_iter = max_iter
         self.tol = tol

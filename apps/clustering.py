@@ -1,0 +1,225 @@
+"""Clustering hierarchy.
+
+Cluster the variables by Cramer's V, flatten the hierarchy into sub-spaces (Castelo &
+Siebes, Figure 1) and step through the incremental search; compare q with plain greedy.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import panel as pn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (NETWORK, DataSource, cached, describe_source, error_box,  # noqa: E402
+                     load_data, make_template, reactive)
+
+from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
+                                      strategy_frame, subspace_plot)
+from bnexplore.viz.graphs import layered_layout  # noqa: E402
+
+TITLE = "Clustering hierarchy"
+DESCRIPTION = ("Cramer's V hierarchy of the variables, the incremental strategy it gives for a "
+               "cluster size, and a player through the incremental search; q against greedy.")
+
+HONEYCOMB = "honeycomb (48 nodes)"
+HIERARCHY, RANDOM = "hierarchy", "random groups"
+
+pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
+
+
+# --------------------------------------------------------------------------- computation (cached)
+@cached(maxsize=16)
+def dataset(kind: str, name: str, n: int):
+    """``(DataFrame, true DAG or None, cells or None)`` for the chosen source."""
+    if kind == NETWORK and name == HONEYCOMB:
+        from bnexplore.clustering import honeycomb_network
+
+        bn, cells = honeycomb_network(seed=0)
+        return bn.sample(int(n), seed=0), bn.dag, cells
+    df = load_data(kind, name, n)
+    if kind == NETWORK:
+        import bnexplore as bx
+
+        return df, bx.networks.load(name).dag, None
+    return df, None, None
+
+
+@cached(maxsize=16)
+def scorer(kind: str, name: str, n: int):
+    from bnexplore.scores import LocalScore
+
+    return LocalScore(dataset(kind, name, n)[0], prior="K2")
+
+
+def _order(kind, name, n, use_order):
+    import networkx as nx
+
+    dag = dataset(kind, name, n)[1]
+    return list(nx.topological_sort(dag)) if (use_order and dag is not None) else None
+
+
+@cached(maxsize=16)
+def tree(kind: str, name: str, n: int):
+    from bnexplore.clustering import hierarchy
+
+    return hierarchy(scorer(kind, name, n).data)
+
+
+@cached(maxsize=16)
+def greedy(kind: str, name: str, n: int, use_order: bool):
+    from bnexplore.clustering import greedy_search
+
+    return greedy_search(score=scorer(kind, name, n), order=_order(kind, name, n, use_order))
+
+
+@cached(maxsize=64)
+def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy: str, seed: int):
+    from bnexplore.clustering import incremental_search, incremental_strategy
+
+    clusters = (incremental_strategy(tree(kind, name, n), int(cs)) if strategy == HIERARCHY else None)
+    return incremental_search(score=scorer(kind, name, n), cluster_size=int(cs), strategy="random",
+                              seed=int(seed), clusters=clusters, order=_order(kind, name, n, use_order))
+
+
+@cached(maxsize=16)
+def layout(kind: str, name: str, n: int, use_order: bool):
+    cells = dataset(kind, name, n)[2]
+    if cells is not None:
+        return honeycomb_layout(cells)
+    return layered_layout(greedy(kind, name, n, use_order).dag)
+
+
+# --------------------------------------------------------------------------- views
+def summary_view(kind, name, n, use_order, cs, strategy, seed):
+    try:
+        g = greedy(kind, name, n, use_order)
+        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+    except Exception as exc:  # shown to the user, the page keeps working
+        return error_box(exc)
+    same = set(inc.dag.edges) == set(g.dag.edges)
+    order_txt = "true topological order" if _order(kind, name, n, use_order) else "no order"
+    text = (f"{describe_source(kind, name, n)} · {order_txt} · **greedy q = {g.q}** "
+            f"({len(g.q_trace)} steps) · **incremental q = <span class='bnx-q'>{inc.q}</span>** "
+            f"({len(inc.clusters)} clusters, {len(inc.subspaces)} sub-spaces) · ratio "
+            f"**{g.q / max(inc.q, 1):.2f}** · final model "
+            f"{'equals' if same else 'differs from'} the greedy one "
+            f"(score difference {inc.score - g.score:+.2f})")
+    return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
+
+
+def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
+    try:
+        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+        root = tree(kind, name, n)
+    except Exception as exc:
+        return error_box(exc)
+    plot = dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy; clusters for "
+                                                      f"cluster size {cs} ({strategy})", height=420)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=440)
+
+
+def strategy_view(kind, name, n, use_order, cs, strategy, seed):
+    try:
+        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+        cells = dataset(kind, name, n)[2]
+    except Exception as exc:
+        return error_box(exc)
+    table = strategy_frame(inc.clusters, cells)
+    table["q in own sub-space"] = [int(inc.subspace_q[i]) for i, k in enumerate(inc.kinds) if k == "cluster"]
+    return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_table",
+                                sizing_mode="stretch_width", css_classes=["bnx-strategy"],
+                                height=min(60 + 32 * len(table), 420))
+
+
+def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
+    try:
+        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+        pos = layout(kind, name, n, use_order)
+    except Exception as exc:
+        return error_box(exc)
+    k = max(0, min(int(k), len(inc.subspaces) - 1))
+    sub = inc.subspaces[k]
+    title = (f"Sub-space {k + 1} of {len(inc.subspaces)} ({inc.kinds[k]}, {len(sub)} variables, "
+             f"q = {int(inc.subspace_q[k])})")
+    plot = subspace_plot(inc.model_at(k), sub, layout=pos, clusters=inc.clusters, title=title,
+                         width=900, height=520)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=540)
+
+
+def timeline_view(kind, name, n, use_order, cs, strategy, seed):
+    try:
+        g = greedy(kind, name, n, use_order)
+        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+    except Exception as exc:
+        return error_box(exc)
+    traces = {"greedy": g.q_trace, f"incremental ({strategy}, cs={cs})": inc.q_trace}
+    starts = inc.steps.groupby("subspace").size().cumsum().tolist()[:-1] if len(inc.steps) else []
+    norm = max(len(g.q_trace), 1)
+    per = q_timeline_plot(traces, cumulative=False, normalize_by=norm, boundaries=starts,
+                          title="Improving models per step", height=300)
+    tot = q_timeline_plot(traces, cumulative=True, normalize_by=norm, boundaries=starts,
+                          title="q along the time line", height=300)
+    return pn.Row(pn.pane.HoloViews(per, backend="bokeh", height=320),
+                  pn.pane.HoloViews(tot, backend="bokeh", height=320))
+
+
+# --------------------------------------------------------------------------- page
+def create_app() -> pn.template.FastListTemplate:
+    """Build the page (one per session)."""
+    src = DataSource(default_network="alarm", default_kind=NETWORK, default_n=2000)
+    src.network.options = list(src.network.options) + [HONEYCOMB]
+    use_order = pn.widgets.Checkbox(name="Use the true topological order (network samples)", value=True)
+    cs = pn.widgets.IntSlider(name="Cluster size", start=1, end=10, value=4)
+    strategy = pn.widgets.RadioButtonGroup(name="Strategy", options=[HIERARCHY, RANDOM], value=HIERARCHY,
+                                           button_type="primary", button_style="outline")
+    seed = pn.widgets.IntSlider(name="Random grouping seed", start=0, end=9, value=0, visible=False)
+    strategy.param.watch(lambda e: setattr(seed, "visible", e.new == RANDOM), "value")
+    player = pn.widgets.Player(name="Sub-space", start=0, end=1, value=0, loop_policy="once",
+                               interval=1500, show_value=True, sizing_mode="stretch_width")
+
+    def args():
+        kind = src.kind.value
+        name = src.network.value if kind == NETWORK else src.dataset.value
+        n = int(src.sample_size.value) if kind == NETWORK else 0
+        return kind, name, n, bool(use_order.value), int(cs.value), strategy.value, int(seed.value)
+
+    def sync_player(*_):
+        try:
+            inc = incremental(*args())
+        except Exception:  # the views show the error
+            return
+        end = max(len(inc.subspaces) - 1, 1)
+        player.end = end
+        player.value = min(player.value, end)
+
+    for w in (src.kind, src.dataset, src.network, src.sample_size, use_order, cs, strategy, seed):
+        w.param.watch(sync_player, "value")
+    sync_player()
+
+    def view(func, *extra):
+        return reactive(src.bind(func, use_order=use_order, cs=cs, strategy=strategy, seed=seed,
+                                 **({"k": extra[0]} if extra else {})))
+
+    main = [pn.Column(
+        view(summary_view),
+        view(dendrogram_view),
+        pn.pane.Markdown("### Incremental strategy (order of the sub-spaces)", margin=(10, 10, 0, 10)),
+        view(strategy_view),
+        pn.pane.Markdown("### Incremental search, one sub-space at a time (Figure 6)\n"
+                         "The network found so far; the sub-space being explored is outlined.",
+                         margin=(10, 10, 0, 10)),
+        player,
+        view(subspace_view, player),
+        pn.pane.Markdown("### q along the time line (Figures 4, 7, 8)", margin=(10, 10, 0, 10)),
+        view(timeline_view),
+        sizing_mode="stretch_width")]
+    sidebar = [pn.pane.Markdown("### Data"), src.panel(), use_order,
+               pn.pane.Markdown("### Sub-spaces"), cs, pn.pane.Markdown("Strategy", margin=(0, 10)),
+               strategy, seed]
+    return make_template(TITLE, main=main, sidebar=sidebar, description=DESCRIPTION)
+
+
+if __name__.startswith("bokeh"):
+    create_app().servable()

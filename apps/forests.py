@@ -1,0 +1,186 @@
+"""Forests.
+
+Selective forest-augmented naive Bayes (Ziebart, Dey & Bagnell): move the exclusion
+penalty alpha, k and MAP / BMA and watch the forest, the class's Markov blanket, the
+accuracy against alpha and the ROC curves change.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import panel as pn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATASET, cached, error_box, load_data, make_template, reactive, widget  # noqa: E402
+
+TITLE = "Forests"
+DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
+               "alpha (alpha = infinity is FAN), MAP or Bayesian model averaging, edge "
+               "posteriors, accuracy against alpha and ROC curves.")
+
+pn.extension(sizing_mode="stretch_width", notifications=False)
+
+INF = "\u221e"
+ALPHA_OPTIONS = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, INF]
+CURVE_ALPHAS = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, math.inf]
+CLS = "__class__"
+_trapezoid = getattr(np, "trapezoid", None) or getattr(np, "trapz")
+
+
+def _alpha(value) -> float:
+    return math.inf if value == INF else float(value)
+
+
+def _xy(name: str):
+    df = load_data(DATASET, name)
+    target = df.attrs["target"]
+    return df.drop(columns=[target]), df[target].astype(str).to_numpy()
+
+
+@cached(maxsize=64)
+def fit(name: str, alpha: float, k: int, averaging: str):
+    """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
+    from bnexplore.classifiers import SFAN
+
+    X, y = _xy(name)
+    clf = SFAN(penalty=alpha, max_parents=k, averaging=averaging).fit(X, y)
+    return clf, clf.edge_posteriors()
+
+
+@cached(maxsize=32)
+def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
+    """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    from bnexplore.classifiers import SFAN, NaiveBayes
+
+    X, y = _xy(name)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    rows = [{"alpha": a, "accuracy": s}
+            for a in CURVE_ALPHAS
+            for s in cross_val_score(SFAN(penalty=a, max_parents=k, averaging=averaging), X, y, cv=cv)]
+    nb = float(cross_val_score(NaiveBayes(prior="BDeu", ess=10.0), X, y, cv=cv).mean())
+    return pd.DataFrame(rows), nb
+
+
+@cached(maxsize=64)
+def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
+    """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    import bnexplore as bx
+    from bnexplore.classifiers import FAN, SFAN, NaiveBayes
+
+    X, y = _xy(name)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    pos = np.unique(y)[0]
+    models = {f"SFAN alpha={alpha:g}, {averaging.upper()}": SFAN(penalty=alpha, max_parents=k,
+                                                                   averaging=averaging),
+              "FAN (MAP)": FAN(), "naive Bayes": NaiveBayes(prior="BDeu", ess=10.0)}
+    out = {}
+    for label, clf in models.items():
+        proba = cross_val_predict(clf, X, y, cv=cv, method="predict_proba")
+        fpr, tpr, _ = bx.metrics.roc_curve(y, proba[:, 0], pos_label=pos)
+        out[label] = (fpr, tpr, float(_trapezoid(tpr, fpr)))
+    return out, pos
+
+
+def summary_view(name, alpha, k, averaging):
+    try:
+        clf, post = fit(name, _alpha(alpha), int(k), averaging)
+    except Exception as exc:  # shown to the user, the page keeps working
+        return error_box(exc)
+    feats = list(clf.feature_names_in_)
+    mb = clf.markov_blanket_
+    n_class = int(sum(clf.graph_.has_edge(CLS, f) for f in feats))
+    exp_class = float(post.loc[CLS].sum()) if CLS in post.index else 0.0
+    text = (f"**{name}**: {len(feats)} features, {len(clf.classes_)} classes &nbsp;·&nbsp; "
+            f"<span class='bnx-forest-summary'>alpha = {alpha}, k = {k}, {averaging.upper()}: "
+            f"class is a parent of {n_class} features in the MAP forest "
+            f"(BMA expectation {exp_class:.2f}); Markov blanket of the class: {len(mb)} features; "
+            f"MAP score {clf.result_.score:.2f}</span>")
+    return pn.pane.Markdown(text, margin=(0, 10))
+
+
+def forest_view(name, alpha, k, averaging, threshold):
+    from bnexplore.viz.forests import forest_plot
+
+    try:
+        clf, post = fit(name, _alpha(alpha), int(k), averaging)
+    except Exception as exc:
+        return error_box(exc)
+    feats = list(clf.feature_names_in_)
+    if averaging == "map":
+        g = clf.graph_
+        title = "MAP SFAN, arc width = BMA posterior"
+    else:
+        import networkx as nx
+        g = nx.DiGraph()
+        g.add_nodes_from([CLS] + feats)
+        for p in feats + [CLS]:
+            for c in feats:
+                if p != c and post.loc[p, c] >= threshold:
+                    g.add_edge(p, c)
+        title = f"BMA SFAN: every arc with posterior >= {threshold:g}"
+    weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges if u in post.index and v in post.columns}
+    mb = clf.markov_blanket_ if averaging == "map" else \
+        sorted(set(g.successors(CLS)) | {p for c in g.successors(CLS) for p in g.predecessors(c)} - {CLS})
+    plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
+                       rename={CLS: "class"}, title=title, width=850, height=520)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=540)
+
+
+def alpha_view(name, k, averaging):
+    from bnexplore.viz.forests import alpha_accuracy_plot
+
+    try:
+        df, nb = alpha_curve(name, int(k), averaging)
+    except Exception as exc:
+        return error_box(exc)
+    plot = alpha_accuracy_plot(df, reference={"naive Bayes": nb},
+                               title=f"5-fold CV accuracy against alpha ({averaging.upper()}, k={k})")
+    return pn.pane.HoloViews(plot, backend="bokeh", height=400)
+
+
+def roc_view(name, alpha, k, averaging):
+    from bnexplore.viz import roc_plot
+
+    try:
+        curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
+    except Exception as exc:
+        return error_box(exc)
+    return pn.pane.HoloViews(roc_plot(curves, title=f"CV ROC, positive class {pos!r}"),
+                             backend="bokeh", height=470)
+
+
+def create_app() -> pn.template.FastListTemplate:
+    """Build the page (one per session)."""
+    import bnexplore as bx
+
+    names = [n for n in bx.datasets.names() if n not in ("labor", "weather.nominal", "contact-lenses")]
+    dataset = widget(pn.widgets.Select, "Data set", options=names, value="vote")
+    alpha = widget(pn.widgets.DiscreteSlider, "Exclusion penalty alpha", options=ALPHA_OPTIONS,
+                   value=2.0)
+    k = widget(pn.widgets.IntSlider, "k (class parents per feature; 0 drops the class)", start=0,
+               end=1, value=1)
+    averaging = widget(pn.widgets.RadioButtonGroup, "Structure", options=["map", "bma"], value="map")
+    threshold = widget(pn.widgets.FloatSlider, "BMA: draw arcs with posterior >=", start=0.05,
+                       end=0.95, step=0.05, value=0.3)
+    main = [pn.Column(
+        reactive(summary_view, dataset, alpha, k, averaging),
+        reactive(forest_view, dataset, alpha, k, averaging, threshold),
+        pn.Row(reactive(alpha_view, dataset, k, averaging),
+               reactive(roc_view, dataset, alpha, k, averaging)),
+        sizing_mode="stretch_width")]
+    sidebar = [dataset, alpha, k, pn.pane.Markdown("MAP or BMA", margin=(0, 10)), averaging, threshold,
+               pn.pane.Markdown("Data sets are MDL-discretised; missing values are a state of "
+                                "their own. BDeu, prior weight 10.", margin=(10, 10))]
+    return make_template(TITLE, main=main, sidebar=sidebar, description=DESCRIPTION)
+
+
+if __name__.startswith("bokeh"):
+    create_app().servable()

@@ -1,0 +1,175 @@
+"""ISMB trace.
+
+Pick a data set and a test instance; watch the instance-specific Markov blanket search
+(Visweswaran & Cooper) average models: the running estimate, the model scores, ISMB
+beside NISMB, and the best blankets found.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import panel as pn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cached, error_box, make_template, reactive, widget  # noqa: E402
+
+TITLE = "ISMB trace"
+DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
+               "are added (phase 1, then phase 2), ISMB beside NISMB, and the top blankets.")
+
+SYNTHETIC = "synthetic: Z = A or (B and C and D)"
+QUEUE_WIDTHS = [10, 50, 100, 200, 400, 800, 1000, 1600]
+EPSILONS = [1.0, 0.1, 0.01, 0.001, 0.0001, 0.00001]
+
+pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
+
+
+def _dataset_names() -> list[str]:
+    import bnexplore as bx
+
+    skip = {"segment-test"}  # the test half of segment-challenge
+    return [SYNTHETIC] + [n for n in bx.datasets.names() if n not in skip]
+
+
+@cached(maxsize=16)
+def dataset(name: str):
+    """(training frame, test frame or None): the synthetic split, or a bundled MDL set."""
+    import warnings
+
+    import bnexplore as bx
+    from bnexplore.experiments.ismb import synthetic_split
+
+    if name == SYNTHETIC:
+        return synthetic_split()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = bx.datasets.load(name, discretize="mdl", missing="state")
+    return df, None
+
+
+def n_instances(name: str) -> int:
+    train, test = dataset(name)
+    return len(test) if test is not None else len(train)
+
+
+@cached(maxsize=32)
+def model_for(name: str, left_out: int):
+    """MBModel on the training data (leave-one-out for bundled sets), phase 1 done."""
+    from bnexplore.ismb import MBModel
+
+    train, test = dataset(name)
+    if test is None:
+        keep = train.drop(index=train.index[left_out])
+        keep.attrs = dict(train.attrs)
+        train = keep
+    m = MBModel(train, target=train.attrs["target"])
+    m.phase1()
+    return m
+
+
+def instance(name: str, index: int) -> pd.Series:
+    train, test = dataset(name)
+    src = test if test is not None else train
+    return src.iloc[index]
+
+
+@cached(maxsize=64)
+def run(name: str, index: int, width: int, epsilon: float):
+    """ISMB and NISMB results for one instance (cached on the settings)."""
+    train, test = dataset(name)
+    left = -1 if test is not None else index
+    m = model_for(name, left)
+    x = instance(name, index)
+    res = m.search(x.drop(m.target), queue_width=width, epsilon=epsilon)
+    nis = m.search(x.drop(m.target), queue_width=width, variant="nismb", n_phase2=res.n_phase2)
+    return m, x, res, nis
+
+
+def _clamp(name: str, index: int) -> int:
+    return max(0, min(int(index), n_instances(name) - 1))
+
+
+def instance_view(name, index):
+    try:
+        x = instance(name, _clamp(name, index))
+    except Exception as exc:
+        return error_box(exc)
+    frame = pd.DataFrame({"variable": x.index, "value": [str(v) for v in x.to_numpy()]})
+    return pn.widgets.Tabulator(frame, show_index=False, disabled=True, height=260,
+                                layout="fit_data_table", sizing_mode="stretch_width")
+
+
+def summary_view(name, index, width, epsilon):
+    try:
+        m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
+    except Exception as exc:
+        return error_box(exc)
+    truth = x[m.target]
+    j = m.classes.index(truth)
+    rows = pd.DataFrame({
+        "method": ["ISMB", "ISMB-MS", "NISMB"],
+        f"P({m.target} = {truth})": [res.proba[j], res.proba_ms[j], nis.proba[j]],
+        "models": [len(res.models), 1, len(nis.models)],
+    })
+    txt = (f"**true {m.target} = {truth}** &nbsp;·&nbsp; phase 1: {res.n_phase1} models, "
+           f"phase 2: {res.n_phase2} models (stopped by {res.stopped_by}) &nbsp;·&nbsp; "
+           f"{res.elapsed:.2f} s")
+    return pn.Column(pn.pane.Markdown(txt, css_classes=["bnx-ismb-summary"]),
+                     pn.widgets.Tabulator(rows.round(4), show_index=False, disabled=True,
+                                          layout="fit_data_table"))
+
+
+def trace_view(name, index, width, epsilon):
+    from bnexplore.viz.ismb import trace_pair
+
+    try:
+        m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
+        plot = trace_pair(res.trace(), nis.trace(), x[m.target])
+    except Exception as exc:
+        return error_box(exc)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="fixed")
+
+
+def blankets_view(name, index, width, epsilon, k):
+    from bnexplore.viz.ismb import blanket_grid
+
+    try:
+        m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
+        top = res.top_models(int(k))
+        plot = blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
+    except Exception as exc:
+        return error_box(exc)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="fixed")
+
+
+def create_app() -> pn.template.FastListTemplate:
+    names = _dataset_names()
+    data = widget(pn.widgets.Select, "Data set", options=names, value=SYNTHETIC)
+    index = widget(pn.widgets.IntSlider, "Test instance", start=0, end=n_instances(SYNTHETIC) - 1,
+                   value=0)
+
+    def _sync(event):
+        index.end = n_instances(event.new) - 1
+        index.value = min(index.value, index.end)
+
+    data.param.watch(_sync, "value")
+    width = widget(pn.widgets.DiscreteSlider, "Queue width w", options=QUEUE_WIDTHS, value=1000)
+    eps = widget(pn.widgets.DiscreteSlider, "epsilon", options=EPSILONS, value=0.001)
+    k = widget(pn.widgets.IntSlider, "Blankets to draw", start=1, end=9, value=3)
+
+    main = [pn.Column(
+        reactive(summary_view, data, index, width, eps),
+        pn.pane.Markdown("### Estimate and model score as models are added "
+                         "(dashed line: end of phase 1)"),
+        reactive(trace_view, data, index, width, eps),
+        pn.pane.Markdown("### Highest-scoring Markov blankets in R"),
+        reactive(blankets_view, data, index, width, eps, k),
+        sizing_mode="stretch_width")]
+    sidebar = [data, index, reactive(instance_view, data, index), width, eps, k]
+    return make_template(TITLE, main=main, sidebar=sidebar, description=DESCRIPTION)
+
+
+if __name__.startswith("bokeh"):
+    create_app().servable()

@@ -1,0 +1,261 @@
+"""Dash & Cooper (2003) experiments: Procedure 2, Tables 2-5.
+
+* ``dash_cooper_table2``: percent difference in ROC area between exact model averaging
+  over ``L_k(pi)`` and AMA over ``L_k^n(pi | D)`` as ``n``, ``N`` and ``k`` vary.
+* ``dash_cooper_table3``: delta of AMA (n = 12) against GTT as ``N``, ``k``, ``K`` and
+  ``N_r`` vary.
+* ``dash_cooper_table4``: the same on ALARM samples, classifying KINKEDTUBE and
+  ANAPHYLAXIS (k = 3, n = 10).
+* ``dash_cooper_table5``: SNN, GTT, NMA and AMA on the bundled UCI data sets; delta of
+  the best classifier of each data set against every classifier, averaged over the
+  one-vs-rest ROC curves of the class.
+
+Procedure 2: a random graph G(N, K) (uniform over DAGs with in-degree <= K, binary
+variables, CPT rows from a uniform Dirichlet generated lazily - only for parent
+configurations that occur, as in the paper, so dense graphs stay feasible), N_r
+training and N_test = 1000 test records, a class node drawn at random, the order
+``pi`` a topological sort of the GTT graph, K2 prior, uniform structure prior,
+``delta = (R1 - R2) / (1 - R2)``.  Module-level imports stay light (the registry
+imports this module to list experiments).
+"""
+from __future__ import annotations
+
+from .registry import register
+
+__all__ = ["lazy_random_sample", "table2_trial", "table3_trial", "table4_trial", "table5_trial",
+           "choose_k"]
+
+N_TEST = 1000
+T2_N_VALUES = (1, 5, 7, 10, 12, 15)
+
+
+def lazy_random_sample(n_nodes: int, max_indegree: int, n_rows: int, rng):
+    """Sample a uniform random DAG G(N, K) with binary nodes, generating CPT rows lazily.
+
+    Returns ``(DiscreteData, parents)``; ``parents[i]`` lists node ``i``'s parents.
+    A CPT row (uniform Dirichlet) is drawn only for parent configurations that occur.
+    """
+    import numpy as np
+
+    from ..data.core import DiscreteData
+    from ..networks import _uniform_dag
+
+    parents = _uniform_dag(int(n_nodes), int(max_indegree), rng)
+    import networkx as nx
+    g = nx.DiGraph()
+    g.add_nodes_from(range(n_nodes))
+    g.add_edges_from((u, v) for v, ps in enumerate(parents) for u in ps)
+    codes = np.zeros((n_rows, n_nodes), dtype=np.int32)
+    for v in nx.topological_sort(g):
+        ps = parents[v]
+        if ps:
+            _, inv = np.unique(codes[:, ps], axis=0, return_inverse=True)
+            inv = inv.ravel()
+            theta = rng.dirichlet([1.0, 1.0], size=int(inv.max()) + 1)[:, 1]
+            p1 = theta[inv]
+        else:
+            p1 = np.full(n_rows, rng.dirichlet([1.0, 1.0])[1])
+        codes[:, v] = (rng.random(n_rows) < p1).astype(np.int32)
+    names = [f"X{i}" for i in range(n_nodes)]
+    return DiscreteData(codes, names, [["s0", "s1"]] * n_nodes), parents
+
+
+def _gtt_order(train):
+    import networkx as nx
+
+    from ..search import greedy_thick_thin
+
+    res = greedy_thick_thin(train, prior="K2")
+    pos = {v: i for i, v in enumerate(train.names)}
+    return res, list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))
+
+
+def _synthetic(n_nodes, K, n_records, seed):
+    """Training and test data of one Procedure-2 trial and the class column name."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    K = int(rng.integers(1, n_nodes + 1)) if K is None or K == "uniform" else int(K)
+    for _ in range(20):  # the class must take both values in training and test data
+        data, _ = lazy_random_sample(n_nodes, K, n_records + N_TEST, rng)
+        target = data.names[int(rng.integers(n_nodes))]
+        col = data.column(target)
+        if len(np.unique(col[:n_records])) == 2 and len(np.unique(col[n_records:])) == 2:
+            break
+    else:
+        raise RuntimeError("no class node took both values in 20 random graphs")
+    train = data.take(np.arange(n_records))
+    test = data.take(np.arange(n_records, n_records + N_TEST))
+    return train, test, target, K
+
+
+def _auc(test, target, proba):
+    from ..metrics import auc
+
+    y = test.column(target)
+    return float(auc(y, proba, classes=list(range(proba.shape[1]))))
+
+
+def table2_trial(n_nodes: int, k: int, n_records: int, seed: int) -> list[dict]:
+    """Exact MA over L_k(pi) vs AMA over L_k^n(pi|D): percent ROC-area difference per n."""
+    from ..averaging import OrderedAveraging
+
+    train, test, target, K = _synthetic(n_nodes, None, n_records, seed)
+    _, order = _gtt_order(train)
+    avg = OrderedAveraging(train, order=order, max_parents=k)
+    r_exact = _auc(test, target, avg.predict_proba(test, target))
+    rows = []
+    for n in T2_N_VALUES:
+        r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
+        rows.append({"n": n, "K": K, "auc_exact": r_exact, "auc_ama": r_ama,
+                     "delta_pct": 100.0 * (r_exact - r_ama) / r_exact})
+    return rows
+
+
+def table3_trial(part: str, n_nodes: int, k: int, K, n_records: int, seed: int,
+                 n: int = 12) -> dict:
+    """AMA (summary network, n = 12) vs GTT on one random graph: delta in percent."""
+    from ..averaging import OrderedAveraging
+    from ..metrics import delta
+    from ..networks import BayesNet
+
+    train, test, target, K_used = _synthetic(n_nodes, K, n_records, seed)
+    res, order = _gtt_order(train)
+    gtt = BayesNet.fit(res.dag, train, prior="K2")
+    r_gtt = _auc(test, target, gtt.predict_proba(test, target))
+    avg = OrderedAveraging(train, order=order, max_parents=k)
+    r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
+    d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
+    return {"K_used": K_used, "auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)}
+
+
+def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10) -> dict:
+    """ALARM samples: AMA (k = 3, n = 10) vs GTT classifying one node, delta in percent."""
+    import numpy as np
+
+    from .. import networks
+    from ..averaging import OrderedAveraging
+    from ..metrics import delta
+    from ..networks import BayesNet
+
+    bn = networks.load("alarm")
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        data = bn.sample_data(n_records + N_TEST, seed=rng)
+        col = data.column(target)
+        if len(np.unique(col[:n_records])) > 1 and len(np.unique(col[n_records:])) > 1:
+            break
+    train = data.take(np.arange(n_records))
+    test = data.take(np.arange(n_records, n_records + N_TEST))
+    res, order = _gtt_order(train)
+    gtt = BayesNet.fit(res.dag, train, prior="K2")
+    r_gtt = _auc(test, target, gtt.predict_proba(test, target))
+    avg = OrderedAveraging(train, order=order, max_parents=k)
+    r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
+    d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
+    return {"auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)}
+
+
+def choose_k(n_nodes: int, max_families: int = 50_000) -> int:
+    """Largest k <= N - 1 whose total order has at most ``max_families`` families
+    (k = N for small N, as in the paper's Table 5)."""
+    from ..averaging import count_parent_sets
+
+    best = 1
+    for k in range(1, n_nodes):
+        if sum(count_parent_sets(i, k) for i in range(n_nodes)) <= max_families:
+            best = k
+    return best
+
+
+def table5_trial(dataset: str, fold: int, seed: int, n_folds: int = 5, n: int = 12) -> list[dict]:
+    """SNN, GTT, NMA and AMA on one cross-validation fold of a bundled UCI data set.
+
+    Returns one row per (classifier, class value) with the one-vs-rest ROC area; the
+    deltas against the best classifier are computed when the table is summarised
+    (:func:`summarise_table5`).
+    """
+    import numpy as np
+    from sklearn.model_selection import StratifiedKFold
+
+    from .. import datasets
+    from ..classifiers import AMA, GreedyThickThin, NaiveAveraging, NaiveBayes
+    from ..metrics import roc_curve
+
+    df = datasets.load(dataset, discretize="mdl", missing="drop")
+    target = df.attrs["target"]
+    X, y = df.drop(columns=target), df[target].astype(str).to_numpy()
+    counts = {c: int((y == c).sum()) for c in np.unique(y)}
+    keep = np.isin(y, [c for c, m in counts.items() if m >= n_folds])
+    X, y = X[keep].reset_index(drop=True), y[keep]
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    tr, te = list(skf.split(X, y))[fold]
+    k = choose_k(X.shape[1] + 1)
+    models = {"SNN": NaiveBayes(), "GTT": GreedyThickThin(), "NMA": NaiveAveraging(),
+              "AMA": AMA(max_parents=k, n=n, order="gtt")}
+    rows = []
+    for name, clf in models.items():
+        clf.fit(X.iloc[tr], y[tr])
+        proba = clf.predict_proba(X.iloc[te])
+        for j, c in enumerate(clf.classes_):
+            pos = y[te] == c
+            if pos.all() or not pos.any():
+                continue
+            fpr, tpr, _ = roc_curve(pos.astype(int), proba[:, j], pos_label=1)
+            rows.append({"classifier": name, "class_value": str(c), "k": k,
+                         "n_features": X.shape[1], "n_rows": len(y),
+                         "auc": float(np.trapezoid(tpr, fpr))})
+    return rows
+
+
+def summarise_table5(df):
+    """Per data set: mean over classes and folds of delta(best, classifier) (Table 5)."""
+    import numpy as np
+    import pandas as pd
+
+    from ..metrics import delta
+
+    g = df.groupby(["dataset", "class_value", "classifier"])["auc"].mean().unstack("classifier")
+    out = []
+    for (ds, _), row in g.iterrows():
+        best = row.max()
+        out.append({"dataset": ds, **{c: float(delta(best, v)) if v < 1 else 0.0
+                                      for c, v in row.items()}})
+    res = pd.DataFrame(out).groupby("dataset").mean()
+    res["top_two"] = res.apply(lambda r: ",".join(r.nsmallest(2).index), axis=1)
+    return res.round(3) if not res.empty else res.assign(**{c: np.nan for c in ()})
+
+
+# --------------------------------------------------------------------------- registry
+_T2_FULL = ([{"n_nodes": N, "k": 1, "n_records": 100} for N in (15, 20, 30, 40, 50, 60, 80, 100)]
+            + [{"n_nodes": 20, "k": k, "n_records": 100} for k in (1, 2, 3, 4)])
+register("dash_cooper_table2", table2_trial, grid=_T2_FULL,
+         reduced_grid=[{"n_nodes": 15, "k": 1, "n_records": 100}, {"n_nodes": 10, "k": 2, "n_records": 100}],
+         seeds=range(40), reduced_seeds=(0, 1),
+         description="Dash & Cooper Table 2: exact MA vs AMA, percent ROC-area difference as n, N, k vary")
+
+_T3_FULL = ([{"part": "N", "n_nodes": N, "k": 2, "K": "uniform", "n_records": 100}
+             for N in (5, 10, 20, 40, 80, 160)]
+            + [{"part": "k", "n_nodes": 20, "k": k, "K": "uniform", "n_records": 100} for k in range(1, 7)]
+            + [{"part": "K", "n_nodes": 50, "k": 2, "K": K, "n_records": 100} for K in (2, 4, 8, 16, 32, 50)]
+            + [{"part": "N_r", "n_nodes": 20, "k": 3, "K": "uniform", "n_records": r}
+               for r in (25, 50, 100, 400, 800, 3200)])
+register("dash_cooper_table3", table3_trial, grid=_T3_FULL,
+         reduced_grid=[{"part": "N", "n_nodes": 10, "k": 2, "K": "uniform", "n_records": 100},
+                       {"part": "N_r", "n_nodes": 10, "k": 2, "K": "uniform", "n_records": 50}],
+         seeds=range(40), reduced_seeds=(0, 1),
+         description="Dash & Cooper Table 3: AMA (n=12) vs GTT, delta as N, k, K, N_r vary")
+
+register("dash_cooper_table4", table4_trial,
+         grid={"target": ["KINKEDTUBE", "ANAPHYLAXIS"], "n_records": [50, 100, 200, 400, 800, 3200]},
+         reduced_grid={"target": ["KINKEDTUBE"], "n_records": [100]},
+         seeds=range(20), reduced_seeds=(0,),
+         description="Dash & Cooper Table 4: ALARM, AMA (k=3, n=10) vs GTT on KINKEDTUBE and ANAPHYLAXIS")
+
+_UCI = ["breast-cancer", "contact-lenses", "credit-g", "diabetes", "glass", "ionosphere", "iris",
+        "labor", "soybean", "vote"]
+register("dash_cooper_table5", table5_trial,
+         grid={"dataset": _UCI, "fold": list(range(5))},
+         reduced_grid={"dataset": ["iris"], "fold": [0]},
+         seeds=(0,), reduced_seeds=(0,),
+         description="Dash & Cooper Table 5: SNN, GTT, NMA, AMA on bundled UCI data (delta vs best)")

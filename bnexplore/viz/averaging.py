@@ -1,0 +1,60 @@
+"""Pictures of order-constrained model averaging (Dash & Cooper): shaping only.
+
+Examples
+--------
+>>> import pandas as pd, networkx as nx
+>>> from bnexplore.viz.averaging import arc_posterior_heatmap, summary_network_plot
+>>> post = pd.DataFrame([[0, 0.8], [0, 0]], index=["A", "B"], columns=["A", "B"])
+>>> h = arc_posterior_heatmap(post)
+>>> g = summary_network_plot(nx.DiGraph([("A", "B")]), post, target="B")
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+
+import networkx as nx
+import pandas as pd
+
+from .curves import heatmap
+from .graphs import dag_plot
+
+__all__ = ["arc_posterior_heatmap", "summary_network_plot", "parent_set_bars"]
+
+
+def arc_posterior_heatmap(post: pd.DataFrame, title: str = "Arc posteriors P(parent \u2192 child | D)",
+                          width: int = 620, height: int = 560):
+    """Heat map of an arc-posterior matrix (rows parent, columns child), colours fixed to [0, 1]."""
+    return heatmap(post, title=title, cmap="Blues", clim=(0.0, 1.0), width=width, height=height)
+
+
+def summary_network_plot(dag: nx.DiGraph, post: pd.DataFrame, target: Hashable | None = None,
+                         states: Mapping[Hashable, Sequence] | None = None, title: str = "",
+                         width: int = 700, height: int = 520):
+    """The summary network M*: arcs drawn with width proportional to their posterior.
+
+    ``post`` is the arc-posterior matrix of the full class L_k(pi); ``target`` (the
+    class node) is highlighted.
+    """
+    weights = {(u, v): float(post.loc[u, v]) for u, v in dag.edges}
+    return dag_plot(dag, states=states, edge_weights=weights,
+                    highlight=[target] if target is not None and target in dag else None,
+                    title=title, width=width, height=height)
+
+
+def parent_set_bars(table: pd.DataFrame, title: str = "", top: int = 15, width: int = 620,
+                    height: int = 320):
+    """Horizontal bars of the most probable parent sets of one node.
+
+    ``table`` is :meth:`bnexplore.averaging.OrderedAveraging.parent_set_posteriors`.
+    """
+    import holoviews as hv
+
+    from .graphs import _ensure_bokeh
+
+    _ensure_bokeh()
+    t = table.head(top)
+    labels = ["{" + ", ".join(map(str, ps)) + "}" for ps in t["parents"]]
+    df = pd.DataFrame({"parent set": labels, "posterior": t["posterior"].to_numpy()})
+    return hv.Bars(df, "parent set", "posterior").opts(
+        invert_axes=True, width=width, height=height, title=title, tools=["hover"],
+        color="#1f5f8b", ylim=(0, 1), backend="bokeh")

@@ -1,0 +1,146 @@
+"""Pictures for selectively conditioned forests (Ziebart, Dey & Bagnell).
+
+Pure shaping: the structures, posteriors and accuracies come from
+:mod:`bnexplore.forests`, the classifiers and the experiment runner.
+
+Examples
+--------
+>>> import networkx as nx, pandas as pd
+>>> g = nx.DiGraph([("C", "a"), ("a", "b")])
+>>> p = forest_plot(g, class_node="C", edge_weights={("a", "b"): 0.7}, markov_blanket=["a"])
+>>> q = alpha_accuracy_plot(pd.DataFrame({"alpha": [0, 1, float("inf")], "accuracy": [.6, .7, .65]}))
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .curves import PALETTE
+from .graphs import _ensure_bokeh, dag_plot
+
+__all__ = ["forest_plot", "alpha_accuracy_plot", "noise_accuracy_plot", "dbn_plot", "CLASS_COLOR"]
+
+#: colour of the class node.
+CLASS_COLOR = "#fdbf6f"
+
+
+def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
+                edge_weights: Mapping[tuple, float] | None = None,
+                markov_blanket: Iterable[Hashable] | None = None, rename: Mapping | None = None,
+                title: str = "", width: int = 800, height: int = 520, layout=None):
+    """An SCF / augmented naive Bayes structure: arc width by posterior, the class's
+    Markov blanket highlighted.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+    class_node : node, optional
+        Drawn in :data:`CLASS_COLOR`.
+    edge_weights : mapping, optional
+        ``(parent, child) -> posterior`` in [0, 1].
+    markov_blanket : iterable, optional
+        Highlighted nodes.
+    rename : mapping, optional
+        Display names (e.g. ``{"__class__": "class"}``).
+    layout : optional
+        As in :func:`bnexplore.viz.dag_plot`; default "layered", or "circular" when the
+        graph has a directed cycle (e.g. both directions of a BMA edge drawn).
+    """
+    rename = dict(rename or {})
+    g = nx.relabel_nodes(graph, {n: rename.get(n, n) for n in graph.nodes}, copy=True)
+    weights = None
+    if edge_weights is not None:
+        weights = {(rename.get(u, u), rename.get(v, v)): float(w) for (u, v), w in edge_weights.items()}
+    colors = {}
+    if class_node is not None:
+        colors[rename.get(class_node, class_node)] = CLASS_COLOR
+    mb = [rename.get(n, n) for n in (markov_blanket or [])]
+    if layout is None:
+        layout = "layered" if nx.is_directed_acyclic_graph(g) else "circular"
+    return dag_plot(g, edge_weights=weights, node_colors=colors, highlight=mb or None,
+                    title=title, width=width, height=height, layout=layout)
+
+
+def _alpha_positions(alphas: np.ndarray) -> tuple[np.ndarray, list]:
+    finite = alphas[np.isfinite(alphas)]
+    top = (finite.max() if finite.size else 0.0) + 1.0
+    pos = np.where(np.isfinite(alphas), alphas, top)
+    ticks = [(float(a), f"{a:g}") for a in np.unique(finite)]
+    if (~np.isfinite(alphas)).any():
+        ticks.append((float(top), "\u221e (FAN)"))
+    return pos, ticks
+
+
+def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exclusion penalty",
+                        reference: Mapping[str, float] | None = None,
+                        width: int = 600, height: int = 380):
+    """Mean accuracy (with a +-1 standard error band when there are repeats) against alpha.
+
+    ``df`` has columns ``alpha`` and ``accuracy`` (several rows per alpha are averaged);
+    ``alpha = inf`` is drawn at the right end and labelled FAN.  ``reference`` adds
+    horizontal lines (e.g. ``{"naive Bayes": 0.71}``).
+    """
+    _ensure_bokeh()
+    import holoviews as hv
+
+    if not {"alpha", "accuracy"} <= set(df.columns):
+        raise ValueError("df needs columns 'alpha' and 'accuracy'")
+    g = df.groupby("alpha")["accuracy"]
+    stats = pd.DataFrame({"mean": g.mean(), "sem": g.sem().fillna(0.0)}).reset_index()
+    pos, ticks = _alpha_positions(stats["alpha"].to_numpy(dtype=float))
+    stats["x"] = pos
+    stats = stats.sort_values("x")
+    curve = hv.Curve(stats, "x", "mean", label="SFAN").opts(color=PALETTE[0], line_width=2)
+    pts = hv.Scatter(stats, "x", ["mean", "alpha"]).opts(color=PALETTE[0], size=7, tools=["hover"])
+    band = hv.Area((stats["x"], stats["mean"] - stats["sem"], stats["mean"] + stats["sem"]),
+                   vdims=["lo", "hi"]).opts(alpha=0.2, color=PALETTE[0], line_alpha=0)
+    layers = band * curve * pts
+    for i, (name, val) in enumerate((reference or {}).items()):
+        layers = layers * hv.HLine(val, label=name).opts(color=PALETTE[(i + 1) % len(PALETTE)],
+                                                          line_dash="dashed")
+    return layers.opts(title=title, width=width, height=height, xlabel="alpha", ylabel="accuracy",
+                       xticks=ticks, legend_position="bottom_right", show_grid=True)
+
+
+def noise_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against irrelevant features",
+                        width: int = 600, height: int = 380):
+    """Figure 9: mean accuracy of each classifier against the number of added random features.
+
+    ``df`` has columns ``classifier``, ``n_noise`` and ``accuracy``.
+    """
+    _ensure_bokeh()
+    import holoviews as hv
+
+    mean = df.groupby(["classifier", "n_noise"], sort=False)["accuracy"].mean().reset_index()
+    curves = []
+    for i, (name, sub) in enumerate(mean.groupby("classifier", sort=False)):
+        sub = sub.sort_values("n_noise")
+        c = PALETTE[i % len(PALETTE)]
+        curves.append(hv.Curve(sub, "n_noise", "accuracy", label=str(name)).opts(color=c, line_width=2)
+                      * hv.Scatter(sub, "n_noise", "accuracy").opts(color=c, size=6))
+    return hv.Overlay(curves).opts(title=title, width=width, height=height,
+                                   xlabel="irrelevant binary features added", ylabel="mean accuracy",
+                                   legend_position="bottom_left", show_grid=True)
+
+
+def dbn_plot(df: pd.DataFrame, title: str = "Withheld log P(X_t | X_t-1)", width: int = 650,
+             height: int = 380):
+    """Figure 4: bars of the mean withheld log-probability per model and training size.
+
+    ``df`` has columns ``model``, ``n_train`` and ``log_prob``.
+    """
+    _ensure_bokeh()
+    import holoviews as hv
+
+    mean = df.groupby(["n_train", "model"], sort=False)["log_prob"].mean().reset_index()
+    mean["n_train"] = mean["n_train"].astype(str)
+    bars = hv.Bars(mean, ["model", "n_train"], "log_prob")
+    lo = float(mean["log_prob"].min())
+    hi = float(mean["log_prob"].max())
+    pad = 0.1 * (hi - lo if hi > lo else 1.0)
+    return bars.opts(title=title, width=width, height=height, xrotation=45, ylim=(lo - pad, hi + pad),
+                     tools=["hover"], ylabel="mean log P(X_t | X_t-1)", show_grid=True)

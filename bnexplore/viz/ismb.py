@@ -1,0 +1,121 @@
+"""Plot builders for ISMB (Visweswaran & Cooper): estimate traces (Figure 8) and blankets.
+
+Pure shaping functions over :meth:`bnexplore.ismb.ISMBResult.trace` tables and
+:class:`~bnexplore.ismb.MarkovBlanket` structures; no search happens here.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+__all__ = ["trace_plot", "trace_pair", "blanket_grid", "estimates_bars"]
+
+ESTIMATE_COLOR = "black"
+SCORE_COLOR = "#8a8a8a"
+BOUNDARY_COLOR = "#d62728"
+
+
+def _check_trace(trace: pd.DataFrame, label: str) -> str:
+    if not isinstance(trace, pd.DataFrame):
+        raise TypeError(f"trace must be a DataFrame (ISMBResult.trace()), got {type(trace).__name__}")
+    for col in ("step", "phase", "log_score"):
+        if col not in trace:
+            raise ValueError(f"trace lacks the column {col!r}: pass ISMBResult.trace()")
+    col = f"P({label})"
+    if col not in trace:
+        opts = [c[2:-1] for c in trace.columns if c.startswith("P(")]
+        raise ValueError(f"no estimate column for class {label!r}; classes are {opts}")
+    return col
+
+
+def trace_plot(trace: pd.DataFrame, label, title: str = "", width: int = 480,
+               height: int = 220):
+    """Figure 8 panel: running estimate P(Z = label | x, D) and model log scores.
+
+    The estimate (black, top) and each model's log posterior score (grey, bottom) are
+    plotted against the number of models averaged; a red line marks the end of phase 1.
+
+    Returns
+    -------
+    holoviews.Layout (two rows sharing the x axis)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tr = pd.DataFrame({"step": [1, 2, 3], "phase": [1, 1, 2], "log_score": [-9., -8., -8.5],
+    ...                    "P(T)": [0.4, 0.6, 0.55]})
+    >>> type(trace_plot(tr, "T")).__name__
+    'Layout'
+    """
+    import holoviews as hv
+
+    col = _check_trace(trace, label)
+    df = pd.DataFrame({"models": trace["step"].to_numpy(), "estimate": trace[col].to_numpy(),
+                       "log score": trace["log_score"].to_numpy(),
+                       "phase": trace["phase"].to_numpy()})
+    n1 = int((df["phase"] == 1).sum())
+    est = hv.Curve(df, "models", ("estimate", f"P({label})"), label="estimate").opts(
+        color=ESTIMATE_COLOR, line_width=2, width=width, height=height, ylim=(0, 1),
+        title=title, tools=["hover"], xaxis=None)
+    pts = hv.Scatter(df, "models", ["estimate", "phase"]).opts(
+        color=ESTIMATE_COLOR, size=3, tools=["hover"])
+    score = hv.Curve(df, "models", "log score", label="log score").opts(
+        color=SCORE_COLOR, line_width=2, width=width, height=int(height * 0.7), tools=["hover"])
+    vl = hv.VLine(n1 + 0.5).opts(color=BOUNDARY_COLOR, line_dash="dashed", line_width=1.5)
+    top = (est * pts * vl).opts(show_legend=False)
+    bottom = (score * vl).opts(show_legend=False)
+    return (top + bottom).cols(1).opts(shared_axes=True)
+
+
+def trace_pair(ismb_trace: pd.DataFrame, nismb_trace: pd.DataFrame, label, width: int = 430,
+               height: int = 220):
+    """ISMB (left) and NISMB (right) traces side by side, as one row of Figure 8."""
+    import holoviews as hv
+
+    left = trace_plot(ismb_trace, label, title="ISMB", width=width, height=height)
+    right = trace_plot(nismb_trace, label, title="NISMB", width=width, height=height)
+    return hv.Layout([left[0], right[0], left[1], right[1]]).cols(2)
+
+
+def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols: int = 3,
+                 size: int = 260):
+    """Small DAG drawings of Markov blankets, the target highlighted.
+
+    Parameters
+    ----------
+    models : sequence of MarkovBlanket
+    weights : sequence of float, optional
+        Shown in the titles (e.g. the posterior weight of each model within R).
+    """
+    import holoviews as hv
+
+    from .graphs import dag_plot
+
+    if not len(models):
+        raise ValueError("no models to draw")
+    if weights is not None and len(weights) != len(models):
+        raise ValueError(f"{len(weights)} weights for {len(models)} models")
+    plots = []
+    for i, mb in enumerate(models):
+        title = f"#{i + 1}" + (f"  weight {weights[i]:.3f}" if weights is not None else "")
+        g = mb.to_networkx()
+        plots.append(dag_plot(g, highlight=[mb.target], title=title, width=size,
+                              height=size))
+    return hv.Layout(plots).cols(cols)
+
+
+def estimates_bars(per_case: pd.DataFrame, methods: Sequence[str] = ("complete", "ismb", "ms", "nismb"),
+                   width: int = 600, height: int = 260):
+    """Grouped bars of P(Z = T) per test case and method (synthetic domain, Table 3)."""
+    import holoviews as hv
+
+    missing = [m for m in methods if m not in per_case]
+    if missing:
+        raise ValueError(f"per_case lacks the method columns {missing}")
+    long = per_case.melt(id_vars=["case"], value_vars=list(methods), var_name="method",
+                         value_name="P(Z=T)")
+    long["case"] = long["case"].astype(str)
+    return hv.Bars(long, ["case", "method"], "P(Z=T)").opts(
+        width=width, height=height, ylim=(0, 1), tools=["hover"], xlabel="test case",
+        title="P(Z = T | x, D) per test case")

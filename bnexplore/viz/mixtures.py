@@ -1,0 +1,116 @@
+"""Pictures of ODE-mixture weights (Cerquides & Lopez de Mantaras): shaping only.
+
+The weights come from the classifiers' ``weights_`` (:mod:`bnexplore.classifiers.mixtures`);
+ROC curves use :func:`bnexplore.viz.curves.roc_plot`.
+
+Examples
+--------
+>>> import pandas as pd
+>>> w = pd.DataFrame({"AODE": [0.5, 0.5], "BMA": [0.9, 0.1]}, index=["a", "b"])
+>>> p = weights_bars(w)
+>>> path = pd.DataFrame({"n_train": [10, 10, 100, 100], "attribute": ["a", "b", "a", "b"],
+...                      "weight": [0.6, 0.4, 0.99, 0.01]})
+>>> q = bma_collapse_plot(path, current=100)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .curves import PALETTE
+from .graphs import _ensure_bokeh
+
+__all__ = ["weights_bars", "bma_collapse_plot", "weights_heatmap"]
+
+
+def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each super-parent",
+                 width: int = 800, height: int = 380):
+    """Grouped bars: one group per super-parent attribute, one bar per method.
+
+    Parameters
+    ----------
+    weights : DataFrame
+        Rows = super-parent attributes, columns = methods (e.g. uniform, BMA, MAPLMD,
+        MAPLMG); each column on the simplex.
+    title : str
+    width, height : int
+
+    Returns
+    -------
+    holoviews.Bars
+    """
+    import holoviews as hv
+
+    _ensure_bokeh()
+    if not isinstance(weights, pd.DataFrame) or weights.empty:
+        raise ValueError("weights must be a non-empty DataFrame (rows attributes, columns "
+                         "methods)")
+    if not np.all(np.isfinite(weights.to_numpy(dtype=float))):
+        raise ValueError("weights contain NaN or infinite values")
+    long = (weights.rename_axis("attribute").reset_index()
+            .melt(id_vars="attribute", var_name="method", value_name="weight"))
+    long["attribute"] = long["attribute"].astype(str)
+    methods = list(weights.columns)
+    cmap = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(methods)}
+    return hv.Bars(long, ["attribute", "method"], "weight").opts(
+        title=title, width=width, height=height, color="method", cmap=cmap,
+        xrotation=45, tools=["hover"], show_grid=True, ylim=(0, None),
+        multi_level=False, show_legend=True, legend_position="top_right", backend="bokeh")
+
+
+def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
+                      title: str = "BMA root posterior as the sample grows",
+                      width: int = 800, height: int = 380, top: int = 8):
+    """Posterior weight of each root (BMAAODE) against the training size (log x axis).
+
+    Parameters
+    ----------
+    path : DataFrame
+        Long format with columns ``n_train``, ``attribute``, ``weight``.
+    current : float, optional
+        Training size marked with a vertical line (the app's slider).
+    top : int
+        Draw the ``top`` attributes with the largest final weight; the rest are summed
+        into ``"others"``.
+
+    Returns
+    -------
+    holoviews.Overlay
+    """
+    import holoviews as hv
+
+    _ensure_bokeh()
+    need = {"n_train", "attribute", "weight"}
+    if not isinstance(path, pd.DataFrame) or not need <= set(path.columns):
+        raise ValueError(f"path must be a DataFrame with columns {sorted(need)}")
+    wide = path.pivot_table(index="n_train", columns="attribute", values="weight",
+                            aggfunc="mean").sort_index()
+    order = wide.iloc[-1].sort_values(ascending=False).index
+    keep = list(order[:top])
+    if len(order) > top:
+        wide["others"] = wide[list(order[top:])].sum(axis=1)
+        keep.append("others")
+    curves = []
+    for i, a in enumerate(keep):
+        curves.append(hv.Curve((wide.index.to_numpy(float), wide[a].to_numpy(float)),
+                               "training size", "posterior weight", label=str(a))
+                      .opts(color=PALETTE[i % len(PALETTE)], line_width=2, tools=["hover"],
+                            backend="bokeh"))
+        curves.append(hv.Scatter((wide.index.to_numpy(float), wide[a].to_numpy(float)),
+                                 "training size", "posterior weight", label=str(a))
+                      .opts(color=PALETTE[i % len(PALETTE)], size=5, backend="bokeh"))
+    if current is not None:
+        curves.append(hv.VLine(float(current)).opts(color="#555555", line_dash="dashed",
+                                                    backend="bokeh"))
+    return hv.Overlay(curves).opts(title=title, width=width, height=height, logx=True,
+                                   ylim=(0, 1.02), show_grid=True, legend_position="right",
+                                   backend="bokeh")
+
+
+def weights_heatmap(weights: pd.DataFrame, title: str = "Weights", cmap: str = "Blues"):
+    """The same weights as a heat map (methods x attributes); see :func:`weights_bars`."""
+    from .curves import heatmap
+
+    df = weights.T.copy()
+    df.index.name, df.columns.name = "method", "attribute"
+    return heatmap(df, title=title, cmap=cmap, clim=(0, float(np.nanmax(df.to_numpy()))))

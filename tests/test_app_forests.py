@@ -1,0 +1,36 @@
+"""Browser test of the Forests app (panel serve apps/ + headless Debian Chromium)."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
+
+
+def test_views_build_without_a_browser():
+    import forests as app
+
+    assert "Markov blanket" in app.summary_view("iris", 2.0, 1, "map").object
+    assert type(app.forest_view("iris", "\u221e", 1, "bma", 0.3)).__name__ == "HoloViews"
+    assert type(app.alpha_view("iris", 1, "map")).__name__ == "HoloViews"
+
+
+@pytest.mark.browser
+def test_forests_app_renders_and_reacts(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=forests", wait_until="domcontentloaded", timeout=120_000)
+    page.wait_for_selector(".bnx-forest-summary", timeout=120_000)
+    page.wait_for_function("document.querySelectorAll('canvas').length > 0", timeout=120_000)
+    assert "Forests" in page.title()
+    before = page.locator(".bnx-forest-summary").first.inner_text()
+    assert "alpha = 2" in before
+    # move the alpha slider one step to the right (keyboard on its handle)
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function(
+        "(prev) => { const el = document.querySelector('.bnx-forest-summary');"
+        " return el && el.innerText !== prev; }", arg=before, timeout=120_000)
+    after = page.locator(".bnx-forest-summary").first.inner_text()
+    assert "alpha = 2.5" in after
+    page.wait_for_function("document.querySelectorAll('canvas').length > 0", timeout=120_000)
+    assert not page.console_errors, page.console_errors

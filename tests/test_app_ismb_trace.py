@@ -1,0 +1,37 @@
+"""Browser test of the ISMB trace app (panel serve apps/ + headless Debian Chromium)."""
+import time
+
+import pytest
+
+
+def _summary(page) -> str:
+    return page.locator(".bnx-ismb-summary").first.inner_text()
+
+
+def _wait(cond, timeout=90.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.mark.browser
+def test_ismb_trace_renders_and_reacts(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=ismb_trace", wait_until="load", timeout=120_000)
+    page.locator(".bnx-ismb-summary").first.wait_for(timeout=90_000)
+    # Bokeh draws into canvases inside shadow roots: Playwright's CSS locators pierce them
+    page.locator("canvas").first.wait_for(state="attached", timeout=90_000)
+    n_canvas = page.locator("canvas").count()
+    assert n_canvas > 0
+    assert "ISMB trace" in page.title()
+    before = _summary(page)
+    assert "phase 1" in before and "true Z" in before
+    # move the test-instance slider one step to the right (keyboard on its handle)
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    assert _wait(lambda: _summary(page) != before), "summary did not change"
+    assert _wait(lambda: page.locator("canvas").count() > 0)
+    assert not page.console_errors, page.console_errors

@@ -1,0 +1,42 @@
+"""The "Order averaging" app: views without a browser, and a browser test."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
+
+ARGS = ("Data set", "vote", "alarm", 1000, "Class", 1, 3)
+
+
+def test_views_build_without_a_browser():
+    import order_averaging as app
+
+    text = app.summary_view(*ARGS).object
+    assert "k = 1, n = 3" in text and "AMA" in text and "NMA" in text
+    for view in (app.heatmap_view, app.network_view, app.roc_view):
+        assert type(view(*ARGS)).__name__ == "HoloViews"
+    # the memory guard shows up as a readable error, not a stack trace
+    big = app.summary_view("Network sample", "vote", "alarm", 200, "KINKEDTUBE", 1, 30)
+    assert type(big).__name__ == "Alert" and "smaller" in big.object
+
+
+@pytest.mark.browser
+def test_order_averaging_app_renders_and_reacts(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=order_averaging", wait_until="networkidle")
+    page.wait_for_selector(".bnx-ama-summary", timeout=120_000)
+    page.wait_for_function("document.querySelectorAll('canvas').length >= 3", timeout=120_000)
+    assert "Order averaging" in page.title()
+    before = page.locator(".bnx-ama-summary").first.inner_text()
+    assert "n = 4" in before
+    handles = page.locator(".noUi-handle:visible")
+    handle = handles.nth(1)  # k, then n
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function(
+        "(prev) => { const el = document.querySelector('.bnx-ama-summary');"
+        " return el && el.innerText !== prev; }", arg=before, timeout=120_000)
+    after = page.locator(".bnx-ama-summary").first.inner_text()
+    assert "n = 5" in after
+    page.wait_for_function("document.querySelectorAll('canvas').length >= 3", timeout=120_000)
+    assert not page.console_errors, page.console_errors

@@ -1,0 +1,123 @@
+"""The Panel apps in a real browser (headless Debian Chromium against `panel serve apps/`).
+
+Plus fast checks of the landing page's app discovery, which needs no browser.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+APPS = REPO / "apps"
+
+
+def app_files() -> list[Path]:
+    return sorted(p for p in APPS.glob("*.py") if p.stem != "main" and not p.name.startswith("_"))
+
+
+@pytest.fixture(scope="module")
+def common():
+    sys.path.insert(0, str(APPS))
+    try:
+        import _common
+        yield _common
+    finally:
+        sys.path.remove(str(APPS))
+
+
+# ------------------------------------------------------------------ discovery (no browser)
+def test_every_app_has_title_description_and_create_app(common):
+    infos = common.discover_apps()
+    assert [i.name for i in infos] == [p.stem for p in app_files()]
+    assert "structure" in [i.name for i in infos]
+    for info, path in zip(infos, app_files()):
+        assert info.title and info.description, f"{path.name}: add a docstring or TITLE"
+        tree = ast.parse(path.read_text())
+        funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert "create_app" in funcs, f"{path.name} must define create_app()"
+
+
+def test_read_app_info_from_docstring_and_constants(common, tmp_path):
+    (tmp_path / "a.py").write_text('"""Arc posteriors.\n\nFirst line.\nSecond line.\n\nMore."""\n')
+    (tmp_path / "b.py").write_text('"""Doc."""\nTITLE = "Bee"\nDESCRIPTION: str = "Buzz."\n')
+    (tmp_path / "c.py").write_text("x = (\n")  # syntax error: still listed, by file name
+    (tmp_path / "_helper.py").write_text('"""Not an app."""\n')
+    (tmp_path / "main.py").write_text('"""Landing."""\n')
+    infos = {i.name: i for i in common.discover_apps(tmp_path)}
+    assert sorted(infos) == ["a", "b", "c"]
+    assert (infos["a"].title, infos["a"].description) == ("Arc posteriors",
+                                                          "First line. Second line.")
+    assert (infos["b"].title, infos["b"].description) == ("Bee", "Buzz.")
+    assert infos["c"].title == "C"
+
+
+# ------------------------------------------------------------------ browser
+browser_test = pytest.mark.browser
+FIRST_RENDER_MS = 120_000  # the first search JIT-compiles the scoring kernels
+
+
+def _score(page) -> str:
+    return (page.locator(".bnx-score").first.text_content() or "").strip()
+
+
+@browser_test
+def test_landing_page_links_every_app(panel_server, page):
+    page.goto(f"{panel_server}/apps")
+    links = page.locator("a.bnx-app-link")
+    links.first.wait_for(timeout=60_000)
+    found = {links.nth(i).get_attribute("data-app"): links.nth(i)
+             for i in range(links.count())}
+    expected = {p.stem for p in app_files()}
+    assert set(found) == expected
+    for name, link in found.items():
+        href = link.get_attribute("href") or ""
+        assert href.endswith(f"app={name}") or href.endswith(f"/{name}"), href
+        assert link.inner_text().strip(), f"card for {name} has no text"
+    # the card shows the title read from the app file
+    assert "Learn a structure" in found["structure"].inner_text()
+    assert page.console_errors == []
+
+
+@browser_test
+def test_structure_app_renders_and_reacts(panel_server, page):
+    page.goto(f"{panel_server}/apps")
+    page.locator('a.bnx-app-link[data-app="structure"]').click()
+    page.wait_for_url(re.compile(r"app=structure"))
+    page.locator(".bnx-score").first.wait_for(timeout=FIRST_RENDER_MS)
+    page.locator(".bk-Canvas, canvas").first.wait_for(timeout=30_000)
+    assert page.locator("text=Accepted steps").count() >= 1
+    first = _score(page)
+    assert re.fullmatch(r"-?\d+\.\d+", first), first
+
+    # another data set -> another score
+    page.locator("select").first.select_option("iris")
+    _wait_for_change(page, first)
+    second = _score(page)
+    assert second != first
+    assert "iris" in (page.locator(".bnx-source").first.text_content() or "")
+
+    # lower max in-degree -> the learned network (and its score) changes
+    handle = page.locator(
+        '.noUi-handle[aria-valuemax="5.0"], .noUi-handle[aria-valuemax="5"]').first
+    handle.focus()
+    handle.press("ArrowLeft")
+    handle.press("ArrowLeft")
+    _wait_for_change(page, second)
+    assert _score(page) != second
+    page.locator(".bk-Canvas, canvas").first.wait_for()
+    assert page.console_errors == []
+
+
+def _wait_for_change(page, old: str, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        loc = page.locator(".bnx-score")
+        if loc.count() and _score(page) not in ("", old):
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"score readout still {old!r} after {timeout_s} s")
