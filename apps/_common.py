@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import functools
 import sys
+from urllib.parse import quote
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -93,8 +94,8 @@ def read_app_info(path: Path) -> AppInfo:
     """Title and description of an app file, read with :mod:`ast` (never imported).
 
     ``TITLE`` / ``DESCRIPTION`` constants win; otherwise the docstring's first line is the
-    title and the following non-empty lines (at most two) the description; otherwise the
-    file name is used.
+    title and its next paragraph (keep it to about two lines) the description; otherwise
+    the file name is used.
 
     Examples
     --------
@@ -117,7 +118,7 @@ def read_app_info(path: Path) -> AppInfo:
         if ln:
             rest.append(ln)
     title = _str_constant(tree, "TITLE") or doc_title or path.stem.replace("_", " ").title()
-    description = _str_constant(tree, "DESCRIPTION") or " ".join(rest[:2])
+    description = _str_constant(tree, "DESCRIPTION") or " ".join(rest)
     return AppInfo(path.stem, title.strip(), description.strip(), path)
 
 
@@ -126,8 +127,8 @@ def discover_apps(apps_dir: Path = APPS_DIR) -> list[AppInfo]:
 
     Examples
     --------
-    >>> [a.name for a in discover_apps()][:1]
-    ['structure']
+    >>> "structure" in [a.name for a in discover_apps()]
+    True
     """
     files = sorted(p for p in Path(apps_dir).glob("*.py")
                    if p.stem != "main" and not p.name.startswith("_"))
@@ -167,8 +168,9 @@ def app_url(name: str) -> str:
 
 def home_url() -> str:
     """Relative link back to the landing page."""
-    if routed_app():
-        return _request_path() or "./"
+    if routed_app():  # directory mode: the landing page is this same path, no query
+        last = _request_path().rstrip("/").rsplit("/", 1)[-1]
+        return f"./{quote(last)}" if last else "./"
     return "./"
 
 

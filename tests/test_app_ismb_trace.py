@@ -5,7 +5,9 @@ import pytest
 
 
 def _summary(page) -> str:
-    return page.locator(".bnx-ismb-summary").first.inner_text()
+    """Text of the summary line (a Markdown pane: its text sits in the shadow root)."""
+    loc = page.locator(".bnx-ismb-summary p")
+    return loc.first.inner_text() if loc.count() else ""
 
 
 def _wait(cond, timeout=90.0):
@@ -26,6 +28,7 @@ def test_ismb_trace_renders_and_reacts(panel_server, page):
     n_canvas = page.locator("canvas").count()
     assert n_canvas > 0
     assert "ISMB trace" in page.title()
+    assert _wait(lambda: "phase 1" in _summary(page)), "no summary text"
     before = _summary(page)
     assert "phase 1" in before and "true Z" in before
     # move the test-instance slider one step to the right (keyboard on its handle)

@@ -23,7 +23,7 @@ def test_views_build_without_a_browser():
 
 @pytest.mark.browser
 def test_order_averaging_app_renders_and_reacts(panel_server, page):
-    page.goto(f"{panel_server}/apps?app=order_averaging", wait_until="networkidle")
+    page.goto(f"{panel_server}/apps?app=order_averaging", wait_until="networkidle", timeout=180_000)
     page.wait_for_selector(".bnx-ama-summary", timeout=120_000)
     page.wait_for_function("document.querySelectorAll('canvas').length >= 3", timeout=120_000)
     assert "Order averaging" in page.title()

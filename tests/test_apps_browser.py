@@ -112,6 +112,12 @@ def test_structure_app_renders_and_reacts(panel_server, page):
     page.locator(".bk-Canvas, canvas").first.wait_for()
     assert page.console_errors == []
 
+    # the sidebar link leads back to the landing page
+    page.locator("a.bnx-home").first.click()
+    page.locator("a.bnx-app-link").first.wait_for(timeout=60_000)
+    assert "app=" not in page.url
+    assert page.console_errors == []
+
 
 def _wait_for_change(page, old: str, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s

@@ -343,3 +343,113 @@ def test_bad_search_input(vote_model):
         MBModel(d, target="nope")
     with pytest.raises(ValueError, match="lacks"):
         m.search({"x": 1})
+
+
+# --------------------------------------------------------------------------- classifier
+@pytest.fixture(scope="module")
+def weather():
+    import bnexplore as bx
+    df = bx.datasets.load("weather.nominal")
+    return df.drop(columns="play"), df["play"].astype(str).to_numpy()
+
+
+def test_classifier_variants_and_trace(weather):
+    from bnexplore.classifiers import ISMB
+    X, y = weather
+    clf = ISMB(queue_width=100).fit(X, y)
+    P = clf.predict_proba(X)
+    assert P.shape == (len(X), 2) and np.allclose(P.sum(1), 1)
+    assert list(clf.classes_) == sorted(set(y))
+    tr = clf.trace_
+    assert list(tr.columns[:4]) == ["step", "phase", "log_score", "phase2_score"]
+    assert {f"P({c})" for c in clf.classes_} <= set(tr.columns)
+    assert np.allclose(tr[[f"P({c})" for c in clf.classes_]].iloc[-1], P[-1])
+    assert list(tr["phase"]) == sorted(tr["phase"])  # phase 1 models come first
+    assert len(clf.search_stats_) == len(X)
+    both = clf.predict_proba_variants(X)
+    np.testing.assert_allclose(both["ismb"], P)
+    ms = ISMB(queue_width=100, variant="ms").fit(X, y)
+    np.testing.assert_allclose(ms.predict_proba(X), both["ms"])
+    ni = ISMB(queue_width=100, variant="nismb").fit(X, y)
+    np.testing.assert_allclose(ni.predict_proba(X), both["nismb"])
+    assert (ni.trace_["phase"] == 2).sum() == clf.search_stats_["n_phase2"].iloc[-1]
+    # a single instance gives the trace of that instance
+    clf.predict_proba(X.iloc[[3]])
+    np.testing.assert_allclose(clf.trace_.filter(like="P(").iloc[-1], P[3])
+
+
+def test_classifier_sklearn_conventions(weather):
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    import bnexplore as bx
+    from bnexplore.classifiers import ISMB
+    from bnexplore.data import MDLDiscretizer
+    X, y = weather
+    clf = ISMB(queue_width=50, epsilon=0.01, patience=3)
+    assert clone(clf).get_params() == clf.get_params()
+    with pytest.raises(NotFittedError):
+        clf.predict(X)
+    iris = bx.datasets.load("iris")
+    Xi, yi = iris.drop(columns="class"), iris["class"].astype(str)
+    pipe = make_pipeline(MDLDiscretizer(), ISMB(queue_width=50, epsilon=0.01, patience=3))
+    scores = cross_val_score(pipe, Xi, yi, cv=3)
+    assert scores.mean() > 0.8
+    assert (clf.fit(X, y).predict(X) == y).mean() > 0.5
+
+
+def test_classifier_bad_input(weather):
+    from bnexplore.classifiers import ISMB
+    X, y = weather
+    for kw, msg in [({"variant": "bma"}, "variant"), ({"queue_width": 0}, "queue_width"),
+                    ({"epsilon": float("nan")}, "epsilon"), ({"patience": 1.5}, "patience"),
+                    ({"time_limit": 0}, "time_limit")]:
+        with pytest.raises(ValueError, match=msg):
+            ISMB(**kw).fit(X, y)
+    clf = ISMB(queue_width=20).fit(X, y)
+    bad = X.iloc[[0]].copy()
+    bad["outlook"] = bad["outlook"].astype(str)
+    bad.iloc[0, 0] = "foggy"
+    with pytest.raises(ValueError, match="outlook"):
+        clf.predict_proba(bad)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict_proba(X.iloc[:, :2])
+
+
+# --------------------------------------------------------------------------- reproduction
+def test_synthetic_split_matches_the_text():
+    from bnexplore.experiments.ismb import synthetic_split
+    for split in (0, 27, 55):
+        train, test = synthetic_split(split)
+        assert len(train) == 69 and (train.A == "T").sum() == 5 and len(test) == 3
+        assert (test.A == "T").all() and (test.Z == "T").all()
+        key = lambda df: set(map(tuple, df.astype(str).to_numpy()))
+        assert not key(test) & key(train)
+        a, b, c, d = (train[v] == "T" for v in "ABCD")
+        assert ((a | (b & c & d)) == (train.Z == "T")).all()
+    with pytest.raises(ValueError, match="split"):
+        synthetic_split(56)
+
+
+def test_synthetic_reproduction_reduced():
+    from bnexplore.experiments import run_named
+    df = run_named("ismb_synthetic", progress=False).set_index("method")
+    assert df["error"].isna().all()
+    # Table 3 pattern: complete averaging and ISMB classify all three cases correctly,
+    # ISMB-MS and NISMB one of three wrongly; complete <= ISMB <= NISMB <= MS on log loss
+    assert df.loc["complete", "misclassification"] == 0 and df.loc["ismb", "misclassification"] == 0
+    assert df.loc["ms", "misclassification"] == pytest.approx(1 / 3)
+    assert df.loc["nismb", "misclassification"] == pytest.approx(1 / 3)
+    ll = df["log_loss"]
+    assert ll["complete"] <= ll["ismb"] <= ll["nismb"] <= ll["ms"]
+
+
+def test_uci_reproduction_reduced():
+    from bnexplore.experiments import run_named
+    df = run_named("ismb_uci", progress=False).set_index("method")
+    assert df["error"].isna().all()
+    assert set(df.index) == {"ismb", "ms", "nismb", "NB", "LR", "kNN"}
+    assert (df["misclassification"] < 0.3).all()
+    assert df.loc["ismb", "n_phase1"] >= 1 and df.loc["ismb", "n_phase2"] >= 10

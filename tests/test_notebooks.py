@@ -1,4 +1,6 @@
 """Execute every teaching notebook end to end (each must run in under a minute)."""
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,8 @@ NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("[0-9]*.ipy
 def test_notebook_runs(path):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
+    # the kernel spec may launch plain "python": make that this interpreter (the venv's)
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})
