@@ -16,13 +16,30 @@ Conventions every app in ``apps/`` follows
   shared by all sessions), and views
   are built with :func:`reactive` so that a spinner shows while they recompute.
 
+* Shareable links: :func:`make_template` syncs every sidebar widget with the URL query
+  string (``?max_in_degree=2&score=BDeu``), so a link reproduces the view; opt a widget
+  out with :func:`no_url`. The sidebar also gets "Export" buttons that save every
+  figure of the page as PNG or SVG (Bokeh's own renderer, in the browser); tables get
+  a CSV button with :func:`download_csv`.
+* :class:`DataSource` includes an upload of a CSV/ARFF file (parsed by
+  :mod:`bnexplore.data`, never executed), choice of target and MDL discretisation;
+  uploaded data reach the apps through :func:`load_data` like a bundled data set.
+
 Files whose name starts with ``_`` (like this one) are helpers, not apps.
 """
 from __future__ import annotations
 
 import ast
+import base64
+import collections
 import functools
+import hashlib
+import io
+import json
+import re
 import sys
+import threading
+import weakref
 from urllib.parse import quote
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +60,12 @@ SYSTEM_FONT = ("system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', 
 SAMPLE_SIZES = [100, 200, 500, 1000, 2000, 5000, 10000]
 DATASET = "Data set"
 NETWORK = "Network sample"
+#: largest accepted upload, in bytes.
+UPLOAD_MAX_BYTES = 5_000_000
+#: prefix of the data-set names given to uploaded files.
+UPLOAD_PREFIX = "upload: "
+#: folder of the landing page's thumbnails (made by scripts/make_thumbnails.py).
+THUMBNAILS_DIR = APPS_DIR / "thumbnails"
 
 
 
@@ -174,9 +197,203 @@ def home_url() -> str:
     return "./"
 
 
+# --------------------------------------------------------------------------- URL state
+_NO_URL: "weakref.WeakSet" = weakref.WeakSet()
+#: query arguments that are not widget values (``app`` is the router's).
+RESERVED_QUERY = frozenset({"app"})
+
+
+def no_url(w):
+    """Keep widget ``w`` out of the URL query string (returns ``w``)."""
+    _NO_URL.add(w)
+    return w
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+
+
+def _syncable(w) -> bool:
+    skip = (pn.widgets.Button, pn.widgets.FileInput, pn.widgets.FileDownload)
+    tabular = tuple(getattr(pn.widgets, n) for n in ("Tabulator", "DataFrame")
+                    if hasattr(pn.widgets, n))
+    return ("value" in w.param and not isinstance(w, skip + tabular)
+            and w not in _NO_URL)
+
+
+def url_widgets(objects: list) -> dict[str, pn.widgets.Widget]:
+    """The widgets among (and inside) ``objects`` that go in the URL, by query name.
+
+    The query name is the widget's label in lower case with ``_`` for other
+    characters (``"Max in-degree"`` -> ``max_in_degree``); repeated labels get a
+    suffix ``_2``, ``_3``. Buttons, file inputs, tables and widgets marked with
+    :func:`no_url` are left out.
+
+    Examples
+    --------
+    >>> w = pn.widgets.IntSlider(name="Max in-degree", start=1, end=5, value=3)
+    >>> list(url_widgets([pn.Column(w)]))
+    ['max_in_degree']
+    """
+    found: list = []
+    for obj in objects:
+        if isinstance(obj, pn.widgets.Widget):
+            cands = [obj]
+        elif hasattr(obj, "select"):
+            try:
+                cands = obj.select(pn.widgets.Widget)
+            except Exception:  # noqa: BLE001 - some panes cannot be traversed
+                cands = []
+        else:
+            cands = []
+        for w in cands:
+            if _syncable(w) and all(w is not f for f in found):
+                found.append(w)
+    out: dict[str, pn.widgets.Widget] = {}
+    for w in found:
+        label = getattr(w, "label", None) if "label" in w.param else None
+        base = _slug(label or w.name) or _slug(type(w).__name__)
+        if base in RESERVED_QUERY:
+            base += "_value"
+        name, i = base, 1
+        while name in out:
+            i += 1
+            name = f"{base}_{i}"
+        out[name] = w
+    return out
+
+
+def sync_url(objects: list) -> dict[str, pn.widgets.Widget]:
+    """Sync the widgets of ``objects`` with the URL query string of this session.
+
+    Values in the URL are applied first (a shared link reproduces the view; a value
+    a widget rejects, e.g. out of range, is ignored), then every change of a widget
+    is written back to the address bar. Outside a server session nothing is synced.
+    Returns the synced widgets by query name.
+    """
+    mapping = url_widgets(objects)
+    doc = pn.state.curdoc
+    if doc is None or getattr(doc, "session_context", None) is None:
+        return mapping
+    loc = pn.state.location
+    if loc is None:
+        return mapping
+    for name, w in mapping.items():
+        try:
+            loc.sync(w, {"value": name}, on_error=lambda bad: None)
+        except Exception:  # noqa: BLE001 - a widget that cannot be synced stays local
+            pass
+    return mapping
+
+
+# --------------------------------------------------------------------------- export
+_EXPORT_JS = """
+const fmt = FMT;
+const base = BASE;
+const plots = [];
+try {
+  for (const v of Bokeh.index.query(v => v.model != null && v.model.x_range !== undefined
+                                         && typeof v.export === "function")) {
+    if (v.el && v.el.isConnected && v.bbox && v.bbox.width > 0) plots.push(v);
+  }
+} catch (err) { console.warn("bnexplore export:", err); }
+if (!plots.length) { window.alert("There is no figure on this page yet."); return; }
+let i = 0;
+for (const v of plots) {
+  i += 1;
+  let title = "figure";
+  try { if (v.model.title && v.model.title.text) title = v.model.title.text; } catch (e) {}
+  const name = (base + "_" + i + "_" + title).replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 90);
+  v.export(fmt).to_blob().then((blob) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name + "." + fmt;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  });
+}
+"""
+
+_COPY_LINK_JS = """
+const url = window.location.href;
+const done = () => { btn.label = "Link copied"; setTimeout(() => { btn.label = LABEL; }, 2000); };
+if (navigator.clipboard && window.isSecureContext) {
+  navigator.clipboard.writeText(url).then(done, () => window.prompt("Copy this link:", url));
+} else {
+  window.prompt("Copy this link:", url);
+}
+"""
+
+
+def export_figures_buttons(basename: str = "bnexplore") -> pn.Row:
+    """Two buttons that save every figure of the page as PNG or SVG files.
+
+    The files are drawn in the browser by Bokeh itself (the same renderer as the
+    toolbar's save tool; SVG through Bokeh's SVG canvas), one file per figure,
+    named after the page and the figure's title.
+    """
+    base = _slug(basename) or "bnexplore"
+    row = []
+    for fmt in ("png", "svg"):
+        b = pn.widgets.Button(name=f"Figures as {fmt.upper()}", button_type="light",
+                              css_classes=[f"bnx-export-{fmt}"], sizing_mode="stretch_width")
+        b.js_on_click(code=_EXPORT_JS.replace("FMT", json.dumps(fmt))
+                      .replace("BASE", json.dumps(base)))
+        row.append(b)
+    return pn.Row(*row, sizing_mode="stretch_width")
+
+
+def copy_link_button() -> pn.widgets.Button:
+    """A button that copies the page address (with every setting) to the clipboard."""
+    label = "Copy link to this view"
+    b = pn.widgets.Button(name=label, button_type="light", css_classes=["bnx-copy-link"],
+                          sizing_mode="stretch_width")
+    b.js_on_click(args={"btn": b}, code=_COPY_LINK_JS.replace("LABEL", json.dumps(label)))
+    return b
+
+
+def download_csv(frame: Any, filename: str, label: str = "Download CSV"
+                 ) -> pn.widgets.FileDownload:
+    """A button that downloads a table as CSV.
+
+    Parameters
+    ----------
+    frame : DataFrame or callable
+        The table, or a function returning it (called at click time, so it follows
+        the widgets).
+    filename : str
+        Name of the downloaded file (``.csv`` is added when missing).
+    label : str
+        Button text.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> b = download_csv(pd.DataFrame({"a": [1]}), "t")
+    >>> b.filename
+    't.csv'
+    """
+    if not str(filename).endswith(".csv"):
+        filename = f"{filename}.csv"
+
+    def _csv():
+        df = frame() if callable(frame) else frame
+        buf = io.StringIO()
+        df.to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    return pn.widgets.FileDownload(callback=_csv, filename=filename, label=label,
+                                   button_type="light", embed=False,
+                                   css_classes=["bnx-download-csv"],
+                                   sizing_mode="stretch_width")
+
+
 # --------------------------------------------------------------------------- page
 def make_template(title: str, main: list | None = None, sidebar: list | None = None,
-                  description: str = "", home: bool = True) -> pn.template.FastListTemplate:
+                  description: str = "", home: bool = True, share: bool = True
+                  ) -> pn.template.FastListTemplate:
     """A :class:`panel.template.FastListTemplate` with the bnexplore look.
 
     Parameters
@@ -189,6 +406,9 @@ def make_template(title: str, main: list | None = None, sidebar: list | None = N
         One paragraph shown at the top of the sidebar.
     home : bool
         Add a link back to the landing page at the top of the sidebar.
+    share : bool
+        Sync every sidebar widget with the URL query string (:func:`sync_url`) and add
+        the "Share & export" section (copy link, figures as PNG/SVG).
     """
     side: list[Any] = []
     if home:
@@ -197,6 +417,14 @@ def make_template(title: str, main: list | None = None, sidebar: list | None = N
     if description:
         side.append(pn.pane.Markdown(description, margin=(0, 10)))
     side.extend(sidebar or [])
+    if share:
+        sync_url(list(sidebar or []))
+        side.append(pn.Column(
+            pn.pane.Markdown("### Share & export", margin=(10, 10, 0, 10)),
+            pn.pane.Markdown("The address bar holds every setting: a link reproduces "
+                             "this view.", margin=(0, 10), styles={"font-size": "0.9em"}),
+            copy_link_button(), export_figures_buttons(title),
+            sizing_mode="stretch_width", css_classes=["bnx-share"]))
     tpl = pn.template.FastListTemplate(
         title=title, site="bnexplore", site_url=home_url(), main=list(main or []),
         sidebar=side, accent=ACCENT, header_background=ACCENT, theme_toggle=False,

@@ -617,7 +617,7 @@ class SCFAverage:
             within = np.nan_to_num(within)
             member = np.array([[c in s for s in fam.subsets] for c in fam.c_idx], dtype=float)  # (nc, nS)
             pc = np.einsum("jis,cs->jic", within, member)                  # [j, i, c]
-            cond = np.einsum("ij,jic->cj", P, pc)
+            cond = np.clip(np.einsum("ij,jic->cj", P, pc), 0.0, 1.0)
             out = pd.concat([out, pd.DataFrame(cond, index=fam.conditions, columns=fam.targets)])
         return out
 

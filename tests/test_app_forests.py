@@ -19,7 +19,8 @@ def test_views_build_without_a_browser():
 def test_forests_app_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=forests", wait_until="domcontentloaded", timeout=120_000)
     page.wait_for_selector(".bnx-forest-summary", timeout=120_000)
-    page.wait_for_function("document.querySelectorAll('canvas').length > 0", timeout=120_000)
+    # Bokeh draws into canvases inside shadow roots: Playwright locators pierce them
+    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
     assert "Forests" in page.title()
     before = page.locator(".bnx-forest-summary").first.inner_text()
     assert "alpha = 2" in before
@@ -27,10 +28,9 @@ def test_forests_app_renders_and_reacts(panel_server, page):
     handle = page.locator(".noUi-handle").first
     handle.focus()
     handle.press("ArrowRight")
-    page.wait_for_function(
-        "(prev) => { const el = document.querySelector('.bnx-forest-summary');"
-        " return el && el.innerText !== prev; }", arg=before, timeout=120_000)
+    page.locator(".bnx-forest-summary", has_text="alpha = 2.5").first.wait_for(timeout=180_000)
     after = page.locator(".bnx-forest-summary").first.inner_text()
     assert "alpha = 2.5" in after
-    page.wait_for_function("document.querySelectorAll('canvas').length > 0", timeout=120_000)
+    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
+    assert page.locator("canvas").count() > 0
     assert not page.console_errors, page.console_errors

@@ -453,3 +453,24 @@ def test_uci_reproduction_reduced():
     assert set(df.index) == {"ismb", "ms", "nismb", "NB", "LR", "kNN"}
     assert (df["misclassification"] < 0.3).all()
     assert df.loc["ismb", "n_phase1"] >= 1 and df.loc["ismb", "n_phase2"] >= 10
+
+
+def test_viz_builders(vote_model):
+    import holoviews as hv
+
+    from bnexplore.viz.ismb import blanket_grid, trace_pair, trace_plot
+    d, m = vote_model
+    res = m.search(d.codes[3].astype(np.int64), queue_width=50)
+    tr = res.trace()
+    lab = m.classes[0]
+    layout = trace_pair(tr, tr, lab)
+    assert isinstance(layout, hv.Layout) and len(layout) == 4
+    curve = trace_plot(tr, lab)[0].Curve.Estimate
+    np.testing.assert_allclose(curve.dimension_values(1), tr[f"P({lab})"])
+    assert len(blanket_grid([mb for mb, _, _ in res.top_models(2)])) == 2
+    with pytest.raises(ValueError, match="classes"):
+        trace_plot(tr, "maybe")
+    with pytest.raises(ValueError, match="log_score"):
+        trace_plot(tr.drop(columns="log_score"), lab)
+    with pytest.raises(ValueError, match="weights"):
+        blanket_grid(res.models[:2], [1.0])

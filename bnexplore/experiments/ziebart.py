@@ -66,7 +66,7 @@ def uci_trial(dataset: str, n_noise: int, n_folds: int, seed: int, ess: float = 
     correct = {c: 0 for c in CLASSIFIERS}
     for tr, te in folds.split(X, y):
         for c in CLASSIFIERS:
-            pipe = make_pipeline(bx.data.MDLDiscretizer(), _make(c, ess))
+            pipe = make_pipeline(bx.data.MDLDiscretizer(columns="numeric"), _make(c, ess))
             pipe.fit(X.iloc[tr], y[tr])
             correct[c] += int((pipe.predict(X.iloc[te]) == y[te]).sum())
     return [{"classifier": c, "accuracy": correct[c] / len(y), "n_rows": int(len(y)),

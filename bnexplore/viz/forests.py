@@ -54,7 +54,7 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
     g = nx.relabel_nodes(graph, {n: rename.get(n, n) for n in graph.nodes}, copy=True)
     weights = None
     if edge_weights is not None:
-        weights = {(rename.get(u, u), rename.get(v, v)): float(w) for (u, v), w in edge_weights.items()}
+        weights = {(rename.get(u, u), rename.get(v, v)): min(max(float(w), 0.0), 1.0) for (u, v), w in edge_weights.items()}
     colors = {}
     if class_node is not None:
         colors[rename.get(class_node, class_node)] = CLASS_COLOR

@@ -50,6 +50,9 @@ def trace_plot(trace: pd.DataFrame, label, title: str = "", width: int = 480,
     """
     import holoviews as hv
 
+    from .graphs import _ensure_bokeh
+
+    _ensure_bokeh()
     col = _check_trace(trace, label)
     df = pd.DataFrame({"models": trace["step"].to_numpy(), "estimate": trace[col].to_numpy(),
                        "log score": trace["log_score"].to_numpy(),
@@ -110,6 +113,9 @@ def estimates_bars(per_case: pd.DataFrame, methods: Sequence[str] = ("complete",
     """Grouped bars of P(Z = T) per test case and method (synthetic domain, Table 3)."""
     import holoviews as hv
 
+    from .graphs import _ensure_bokeh
+
+    _ensure_bokeh()
     missing = [m for m in methods if m not in per_case]
     if missing:
         raise ValueError(f"per_case lacks the method columns {missing}")
