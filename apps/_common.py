@@ -231,7 +231,7 @@ def url_widgets(objects: list) -> dict[str, pn.widgets.Widget]:
 
     Examples
     --------
-    >>> w = pn.widgets.IntSlider(name="Max in-degree", start=1, end=5, value=3)
+    >>> w = widget(pn.widgets.IntSlider, "Max in-degree", start=1, end=5, value=3)
     >>> list(url_widgets([pn.Column(w)]))
     ['max_in_degree']
     """
@@ -476,6 +476,78 @@ def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
     return deco
 
 
+class SharedLRU:
+    """A small thread-safe LRU mapping (``get`` / ``[]`` / ``in`` / ``len``)."""
+
+    def __init__(self, maxsize: int = 128):
+        self.maxsize = int(maxsize)
+        self._d: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        with self._lock:
+            if key in self._d:
+                self._d.move_to_end(key)
+                return self._d[key]
+            return default
+
+    def __getitem__(self, key: Any) -> Any:
+        with self._lock:
+            self._d.move_to_end(key)
+            return self._d[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.maxsize:
+                self._d.popitem(last=False)
+
+    def __contains__(self, key: Any) -> bool:
+        with self._lock:
+            return key in self._d
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+_SHARED: dict[str, SharedLRU] = {}
+
+
+def shared_cache(name: str, maxsize: int = 128) -> SharedLRU:
+    """A named :class:`SharedLRU` shared by all sessions of the server.
+
+    Examples
+    --------
+    >>> c = shared_cache("doc-example", maxsize=2)
+    >>> c["a"] = 1; shared_cache("doc-example").get("a")
+    1
+    """
+    if name not in _SHARED:
+        _SHARED[name] = SharedLRU(maxsize)
+    return _SHARED[name]
+
+
+def guarded(func: Callable) -> Callable:
+    """Wrap a view function so that an exception becomes an :func:`error_box`.
+
+    The failing panel shows the message; the rest of the page keeps working.
+
+    Examples
+    --------
+    >>> f = guarded(lambda x: 1 / x)
+    >>> type(f(0)).__name__
+    'Alert'
+    """
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - shown in the page
+            return error_box(exc)
+    return wrapper
+
+
 # --------------------------------------------------------------------------- data
 def widget(cls: type, label: str, **kwargs: Any) -> pn.widgets.Widget:
     """Create a widget with a visible label, across Panel versions.
@@ -497,13 +569,185 @@ def _names(module: str) -> list[str]:
         return []
 
 
-@cached(maxsize=32)
+# --------------------------------------------------------------------------- uploads
+_UPLOADS: "collections.OrderedDict[str, Any]" = collections.OrderedDict()
+_UPLOADS_LOCK = threading.Lock()
+_UPLOADS_MAX = 16   # uploaded data sets kept on the server (least recently used dropped)
+
+
+@dataclass
+class PreparedUpload:
+    """An uploaded table made ready for the apps (see :func:`prepare_upload`)."""
+
+    frame: Any                      # DataFrame of categoricals, attrs["target"] set
+    target: str
+    cut_points: dict                # column -> list of cut points (MDL)
+    notes: list                     # plain-language remarks (rows dropped, ...)
+
+
+def read_upload(content: bytes, filename: str, max_bytes: int = UPLOAD_MAX_BYTES):
+    """Parse an uploaded CSV or ARFF file with :mod:`bnexplore.data` (never executed).
+
+    Raises
+    ------
+    ValueError
+        Empty or too large a file, an unsupported extension, or the reader's own
+        message for a malformed file.
+
+    Examples
+    --------
+    >>> df = read_upload(b"a,b,class\\nx,1,yes\\ny,2,no\\n", "t.csv")
+    >>> list(df.columns), df.attrs["target"]
+    (['a', 'b', 'class'], 'class')
+    """
+    from bnexplore.data import read_arff, read_csv
+
+    name = Path(str(filename or "upload")).name
+    if content is None or len(content) == 0:
+        raise ValueError(f"the file {name!r} is empty: upload a CSV or ARFF file with data")
+    if len(content) > max_bytes:
+        raise ValueError(f"the file {name!r} has {len(content):,} bytes, over the upload "
+                         f"limit of {max_bytes:,} bytes ({max_bytes / 1e6:g} MB): upload "
+                         f"a smaller file, e.g. a sample of its rows")
+    ext = Path(name).suffix.lower()
+    buf = io.BytesIO(bytes(content))
+    if ext == ".arff":
+        return read_arff(buf, max_bytes=max_bytes)
+    if ext in (".csv", ".txt", ".tsv"):
+        return read_csv(buf, max_bytes=max_bytes, **({"sep": "\t"} if ext == ".tsv" else {}))
+    raise ValueError(f"cannot read {name!r}: the file type {ext or '(none)'!r} is not "
+                     f"supported; upload a .csv or .arff file")
+
+
+def prepare_upload(raw, target: str, max_target_classes: int = 50) -> PreparedUpload:
+    """Check the target, discretise continuous columns (MDL) and validate the table.
+
+    Rows with a missing class are dropped; continuous feature columns are cut by
+    :class:`bnexplore.data.MDLDiscretizer` against ``target`` (its rule for
+    "continuous"); other numeric columns become categories; a missing value becomes a
+    state ``"?"``. The result is validated by
+    :meth:`bnexplore.data.DiscreteData.from_frame`, whose errors pass through.
+
+    Raises
+    ------
+    ValueError
+        Unknown target, a target with one class or that looks continuous, no feature
+        column, no rows left, or the data layer's message.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> raw = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.7, 0.8, 0.9] * 5,
+    ...                     "class": ["a", "a", "a", "b", "b", "b"] * 5})
+    >>> up = prepare_upload(raw, "class")
+    >>> up.cut_points
+    {'x': [0.5]}
+    """
+    import warnings
+
+    import pandas as pd
+
+    from bnexplore.data import DiscreteData, MDLDiscretizer
+
+    if target not in raw.columns:
+        raise ValueError(f"target {target!r} is not a column of the file; columns are "
+                         f"{list(raw.columns)}")
+    if raw.shape[1] < 2:
+        raise ValueError("the file has a single column: it needs at least one feature "
+                         "column besides the target")
+    notes: list[str] = []
+    df = raw.copy()
+    miss = df[target].isna()
+    if miss.any():
+        notes.append(f"dropped {int(miss.sum())} rows with a missing class")
+        df = df.loc[~miss].reset_index(drop=True)
+    if len(df) == 0:
+        raise ValueError(f"every row has a missing value in target {target!r}")
+    y = df[target]
+    if pd.api.types.is_numeric_dtype(y) and not isinstance(y.dtype, pd.CategoricalDtype):
+        n_distinct = y.nunique()
+        if n_distinct > max_target_classes or not (y.dropna() == y.dropna().round()).all():
+            raise ValueError(f"target {target!r} looks continuous ({n_distinct} distinct "
+                             f"numbers): choose a nominal column as the target")
+        y = pd.Categorical(y.astype("int64").astype(str))
+    y = pd.Series(pd.Categorical(y), name=target)
+    y = y.cat.remove_unused_categories()
+    if len(y.cat.categories) < 2:
+        raise ValueError(f"target {target!r} has a single class "
+                         f"{str(y.cat.categories[0])!r}: a classifier needs at least two "
+                         f"classes; choose another target column")
+    if len(y.cat.categories) > max_target_classes:
+        raise ValueError(f"target {target!r} has {len(y.cat.categories)} classes (more than "
+                         f"{max_target_classes}): choose a column with fewer values")
+    X = df.drop(columns=[target])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        mdl = MDLDiscretizer(columns="auto").fit(X, y)
+        Xd = mdl.transform(X)
+    cuts = {str(c): list(v) for c, v in mdl.cut_points_.items()}
+    out = pd.DataFrame(index=Xd.index)
+    for c in Xd.columns:
+        col = Xd[c]
+        if not isinstance(col.dtype, pd.CategoricalDtype):
+            vals = col.astype(object).where(col.notna(), None)
+            vals = vals.map(lambda v: (str(int(v)) if isinstance(v, float) and v.is_integer()
+                                       else v if v is None else str(v)))
+            col = pd.Series(pd.Categorical(vals), index=Xd.index)
+        if col.isna().any():
+            col = col.cat.add_categories(["?"]).fillna("?")
+        out[c] = col
+    out[target] = y.to_numpy()
+    out.attrs["target"] = target
+    out.attrs["cut_points"] = cuts
+    wide = [c for c in X.columns if out[c].nunique() > 50]
+    if wide:
+        notes.append(f"columns with many states (consider dropping them): {wide[:5]}")
+    DiscreteData.from_frame(out, target=target)   # the data layer's validation
+    return PreparedUpload(out, target, cuts, notes)
+
+
+def store_upload(prepared: PreparedUpload, filename: str, content: bytes) -> str:
+    """Keep a prepared upload on the server; return its data-set name for :func:`load_data`.
+
+    The name holds a hash of the content and the target, so it is stable for the same
+    file and target and different otherwise.
+    """
+    digest = hashlib.sha256(bytes(content) + b"\0" + prepared.target.encode()).hexdigest()
+    key = f"{UPLOAD_PREFIX}{Path(str(filename)).name} [{prepared.target}] #{digest[:8]}"
+    with _UPLOADS_LOCK:
+        _UPLOADS[key] = prepared.frame
+        _UPLOADS.move_to_end(key)
+        while len(_UPLOADS) > _UPLOADS_MAX:
+            _UPLOADS.popitem(last=False)
+    return key
+
+
+def _uploaded(name: str):
+    with _UPLOADS_LOCK:
+        df = _UPLOADS.get(name)
+        if df is not None:
+            _UPLOADS.move_to_end(name)
+    if df is None:
+        raise ValueError(f"the uploaded data set {name!r} is no longer on the server: "
+                         f"upload the file again")
+    return df
+
+
 def load_data(kind: str, name: str, n: int = 1000, seed: int = 0):
-    """A bundled data set (MDL-discretised) or a sample of a bundled network.
+    """A bundled data set (MDL-discretised), an uploaded one, or a network sample.
 
     In data sets a missing value becomes a state of its own (``missing="state"``), so
-    no rows are lost. Cached on the arguments, shared by all sessions of the server.
+    no rows are lost. Names starting with :data:`UPLOAD_PREFIX` are uploaded files
+    (see :class:`DataSource`). Bundled data and samples are cached on the arguments,
+    shared by all sessions of the server.
     """
+    if kind == DATASET and isinstance(name, str) and name.startswith(UPLOAD_PREFIX):
+        return _uploaded(name)
+    return _load_bundled(kind, name, n, seed)
+
+
+@cached(maxsize=32)
+def _load_bundled(kind: str, name: str, n: int = 1000, seed: int = 0):
     import warnings
 
     import bnexplore as bx
@@ -517,14 +761,33 @@ def load_data(kind: str, name: str, n: int = 1000, seed: int = 0):
     raise ValueError(f"kind must be {DATASET!r} or {NETWORK!r}, got {kind!r}")
 
 
+def cut_points_markdown(cuts: dict, max_rows: int = 30) -> str:
+    """A Markdown table of MDL cut points (``column -> [c1, c2, ...]``)."""
+    if not cuts:
+        return "No continuous column: nothing was discretised."
+    lines = ["| column | cut points |", "|---|---|"]
+    for i, (c, v) in enumerate(cuts.items()):
+        if i == max_rows:
+            lines.append(f"| ... | {len(cuts) - max_rows} more |")
+            break
+        txt = ", ".join(f"{x:.4g}" for x in v) if v else "none (one state, 'All')"
+        lines.append(f"| {c} | {txt} |")
+    return "\n".join(lines)
+
+
 class DataSource:
-    """Widgets that choose a bundled data set or a sample of a bundled network.
+    """Widgets that choose a bundled data set, an uploaded file or a network sample.
 
     Attributes
     ----------
     kind, dataset, network, sample_size : panel widgets
         Bind these (``pn.bind(f, src.kind, src.dataset, src.network, src.sample_size)``) or
         use :meth:`param_values` as the arguments of a cached loader.
+    upload, upload_target, upload_info : panel widgets / pane
+        The file input (CSV or ARFF, at most :data:`UPLOAD_MAX_BYTES`), the choice of
+        its class column, and the report (errors, MDL cut points). A successful upload
+        becomes a new entry of ``dataset`` (its name starts with
+        :data:`UPLOAD_PREFIX`) that :func:`load_data` serves.
 
     Examples
     --------
@@ -534,7 +797,7 @@ class DataSource:
     """
 
     def __init__(self, default_dataset: str = "vote", default_network: str = "asia",
-                 default_kind: str = DATASET, default_n: int = 1000):
+                 default_kind: str = DATASET, default_n: int = 1000, upload: bool = True):
         datasets = _names("datasets")
         networks = _names("networks")
         kinds = [k for k, avail in ((DATASET, datasets), (NETWORK, networks)) if avail]
@@ -552,14 +815,91 @@ class DataSource:
         self.sample_size = widget(
             pn.widgets.DiscreteSlider, "Sample size", options=SAMPLE_SIZES,
             value=default_n if default_n in SAMPLE_SIZES else 1000)
+        self.has_upload = bool(upload)
+        self.upload = no_url(pn.widgets.FileInput(
+            accept=".csv,.arff,.txt,.tsv", multiple=False, css_classes=["bnx-upload"],
+            sizing_mode="stretch_width"))
+        self.upload_target = no_url(widget(pn.widgets.Select, "Class column of the file",
+                                           options=[], visible=False))
+        self.upload_info = pn.pane.Markdown("", css_classes=["bnx-upload-info"],
+                                            margin=(0, 10), sizing_mode="stretch_width")
+        self.upload_label = pn.pane.Markdown(
+            f"Or upload a CSV / ARFF file (at most {UPLOAD_MAX_BYTES / 1e6:g} MB):",
+            margin=(5, 10, 0, 10))
+        self._raw = None
+        self._file = ("", b"")
+        self._busy = False
         self._sync(self.kind.value)
         self.kind.param.watch(lambda e: self._sync(e.new), "value")
+        self.upload.param.watch(self._on_upload, "value")
+        self.upload_target.param.watch(self._on_target, "value")
+
+    # ---------------------------------------------------------------- upload handling
+    def _show_error(self, exc: BaseException) -> None:
+        msg = str(exc).replace("\n", " ")
+        self.upload_info.object = (f'<div class="bnx-upload-error" style="color:#a40000">'
+                                   f"<b>Cannot use this file</b> ({type(exc).__name__}): "
+                                   f"{html_escape(msg)}</div>")
+
+    def _on_upload(self, event) -> None:
+        content = event.new
+        filename = self.upload.filename or "upload"
+        if isinstance(content, list):  # multiple=True in some Panel versions
+            content = content[0] if content else b""
+            filename = filename[0] if isinstance(filename, list) and filename else filename
+        try:
+            raw = read_upload(content, filename)
+        except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+            self._raw = None
+            self.upload_target.visible = False
+            self._show_error(exc)
+            return
+        self._raw, self._file = raw, (str(filename), bytes(content))
+        cols = [str(c) for c in raw.columns]
+        default = raw.attrs.get("target") or cols[-1]
+        self._busy = True
+        try:
+            self.upload_target.options = cols
+            self.upload_target.value = default if default in cols else cols[-1]
+        finally:
+            self._busy = False
+        self.upload_target.visible = True
+        self._apply()
+
+    def _on_target(self, event) -> None:
+        if not self._busy and self._raw is not None:
+            self._apply()
+
+    def _apply(self) -> None:
+        try:
+            prepared = prepare_upload(self._raw, self.upload_target.value)
+        except Exception as exc:  # noqa: BLE001
+            self._show_error(exc)
+            return
+        key = store_upload(prepared, *self._file)
+        df = prepared.frame
+        classes = ", ".join(map(str, df[prepared.target].cat.categories[:10]))
+        notes = "".join(f"\n\n*Note*: {html_escape(n)}" for n in prepared.notes)
+        self.upload_info.object = (
+            f'<span class="bnx-upload-ok">**{html_escape(self._file[0])}**</span>: '
+            f"{len(df)} rows, {df.shape[1] - 1} features, class "
+            f"**{html_escape(prepared.target)}** ({classes}).{notes}\n\n"
+            f"MDL cut points of the continuous columns:\n\n"
+            f"{cut_points_markdown(prepared.cut_points)}")
+        opts = [o for o in self.dataset.options if not str(o).startswith(UPLOAD_PREFIX)
+                or o == key]
+        self.dataset.options = opts + ([key] if key not in opts else [])
+        self.kind.value = DATASET
+        self.dataset.value = key
 
     def _sync(self, kind: str) -> None:
         net = kind == NETWORK
         self.dataset.visible = not net
         self.network.visible = net
         self.sample_size.visible = net
+        for w in (self.upload, self.upload_label, self.upload_info):
+            w.visible = self.has_upload and not net
+        self.upload_target.visible = (self.has_upload and not net and self._raw is not None)
 
     @property
     def name(self) -> pn.widgets.Widget:
@@ -568,7 +908,10 @@ class DataSource:
 
     def widgets(self) -> list:
         """The widgets for a sidebar."""
-        return [self.kind, self.dataset, self.network, self.sample_size]
+        out = [self.kind, self.dataset, self.network, self.sample_size]
+        if self.has_upload:
+            out += [self.upload_label, self.upload, self.upload_target, self.upload_info]
+        return out
 
     def panel(self) -> pn.Column:
         return pn.Column(*self.widgets(), sizing_mode="stretch_width")
@@ -580,6 +923,12 @@ class DataSource:
                 return func(kind, network, int(n), **kw)
             return func(kind, dataset, 0, **kw)  # n is unused: keep cache keys stable
         return pn.bind(_call, self.kind, self.dataset, self.network, self.sample_size, **kwargs)
+
+
+def html_escape(text: Any) -> str:
+    """HTML-escape ``text`` (for user-provided names shown in Markdown/HTML panes)."""
+    import html
+    return html.escape(str(text), quote=True)
 
 
 def describe_source(kind: str, name: str, n: int) -> str:

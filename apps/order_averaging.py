@@ -165,8 +165,7 @@ def create_app() -> pn.template.FastListTemplate:
     def view(func):
         return reactive(func, src.kind, src.dataset, src.network, src.sample_size, target, k, n)
 
-    main = [pn.Column(view(summary_view),
-                      pn.Row(view(heatmap_view), view(network_view)),
+    main = [pn.Column(view(summary_view), view(network_view), view(heatmap_view),
                       view(roc_view), sizing_mode="stretch_width")]
     sidebar = [pn.pane.Markdown("### Data"), src.panel(), target,
                pn.pane.Markdown("### Averaging"), k, n]

@@ -191,9 +191,9 @@ def log_partition(lW, lr) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> W = np.array([[0., 2.], [3., 0.]]); r = np.array([1., 5.])
-    >>> float(np.exp(log_partition(np.log(W), np.log(r))))  # r1 r2 + r1 W12 + r2 W21
-    30.0
+    >>> W = np.array([[1., 2.], [3., 1.]]); r = np.array([1., 5.])   # the diagonal is ignored
+    >>> round(float(np.exp(log_partition(np.log(W), np.log(r)))), 9)  # r0 r1 + r0 W01 + r1 W10
+    22.0
     """
     lW, lr, c = _prepare(lW, lr)
     shape = lW.shape[:-2]
@@ -254,10 +254,10 @@ def parent_posteriors(lW, lr) -> tuple[np.ndarray, float]:
     Examples
     --------
     >>> import numpy as np
-    >>> W = np.array([[0., 2.], [3., 0.]]); r = np.array([1., 5.])
+    >>> W = np.array([[1., 2.], [3., 1.]]); r = np.array([1., 5.])
     >>> P, logZ = parent_posteriors(np.log(W), np.log(r))
-    >>> np.round(P[:, 1] * 30, 12).tolist()   # parent of node 1: node 0 in r0 W01 = 2
-    [2.0, 0.0, 28.0]
+    >>> np.round(P[:, 1] * 22, 9).tolist()   # node 0 is node 1's parent in r0 W01 = 2 of Z = 22
+    [2.0, 0.0, 20.0]
     """
     lW, lr, c = _prepare(lW, lr)
     if lW.ndim != 2:

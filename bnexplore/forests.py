@@ -94,8 +94,8 @@ def max_arborescence(weights: np.ndarray, root: int) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> w = np.array([[0, 5, 1], [0, 0, 2], [0, 9, 0.]]); w[:, 0] = -np.inf
-    >>> max_arborescence(w, 0).tolist()
-    [-1, 0, 1]
+    >>> max_arborescence(w, 0).tolist()   # 0 -> 2 -> 1 weighs 1 + 9
+    [-1, 2, 0]
     """
     w = np.array(weights, dtype=np.float64, copy=True)
     n = w.shape[0]

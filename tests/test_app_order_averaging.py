@@ -25,7 +25,9 @@ def test_views_build_without_a_browser():
 def test_order_averaging_app_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=order_averaging", wait_until="networkidle", timeout=180_000)
     page.wait_for_selector(".bnx-ama-summary", timeout=120_000)
-    page.wait_for_function("document.querySelectorAll('canvas').length >= 3", timeout=120_000)
+    # Bokeh draws inside shadow roots: Playwright locators pierce them, querySelectorAll does not
+    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
+    page.wait_for_function("1", timeout=1000)
     assert "Order averaging" in page.title()
     before = page.locator(".bnx-ama-summary").first.inner_text()
     assert "n = 4" in before
@@ -38,5 +40,6 @@ def test_order_averaging_app_renders_and_reacts(panel_server, page):
         " return el && el.innerText !== prev; }", arg=before, timeout=120_000)
     after = page.locator(".bnx-ama-summary").first.inner_text()
     assert "n = 5" in after
-    page.wait_for_function("document.querySelectorAll('canvas').length >= 3", timeout=120_000)
+    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
+    assert page.locator("canvas").count() >= 3
     assert not page.console_errors, page.console_errors

@@ -97,7 +97,7 @@ def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, seed: int,
     Examples
     --------
     >>> rows = weak_trial(100, 100, 10, 20, seed=0)
-    >>> len(rows) == len(ALPHAS)
+    >>> len(rows) == len(ALPHAS) + 1   # the last row is naive Bayes (alpha -1)
     True
     """
     from bnexplore.classifiers import SFAN, NaiveBayes

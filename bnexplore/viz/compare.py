@@ -101,7 +101,7 @@ def metric_bars(table: pd.DataFrame, metric: str, width: int = 560, height: int 
     if data.empty:
         raise ValueError(f"no classifier has a value for {metric!r}")
     asc = metric in LOWER_IS_BETTER
-    data = data.sort_values(metric, ascending=not asc, kind="stable")
+    data = data.sort_values(metric, ascending=asc, kind="stable")   # best first
     best = data[metric].iloc[0]
     data = data.assign(best=np.where(data[metric] == best, "best", "other"))
     label = METRIC_LABELS[metric]

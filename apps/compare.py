@@ -1,0 +1,307 @@
+"""Compare classifiers.
+
+Cross-validate every Bayesian-network classifier of the papers and two scikit-learn
+baselines on the same folds: ROC curves, AUC, error, log loss, CAL and delta.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import panel as pn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (NETWORK, DataSource, describe_source, download_csv,  # noqa: E402
+                     error_box, guarded, html_escape, load_data, make_template,
+                     shared_cache, widget)
+
+from bnexplore.experiments import compare as cmp  # noqa: E402
+from bnexplore.viz import compare as vc  # noqa: E402
+
+TITLE = "Compare classifiers"
+DESCRIPTION = ("Stratified cross-validation of NB, TAN, AODE, AMA, ISMB and the rest against "
+               "logistic regression and kNN: ROC curves per class, AUC, log loss, CAL and "
+               "Dash & Cooper's delta against the best.")
+
+pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
+
+#: Dask scheduler for long runs (e.g. tcp://10.0.0.5:8786); unset = run in the server.
+SCHEDULER = os.environ.get("BNEXPLORE_DASK_SCHEDULER", "").strip()
+POLL_MS = 300
+
+
+def available_classifiers() -> dict[str, str]:
+    """``key -> ""`` for the classifiers that can be built, ``key -> reason`` otherwise."""
+    out = {}
+    for key in cmp.CLASSIFIERS:
+        try:
+            cmp.make_classifier(key)
+            out[key] = ""
+        except Exception as exc:  # noqa: BLE001 - a method still being written
+            out[key] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+def frame_and_target(kind: str, name: str, n: int, target: str | None):
+    """The data of the source and a valid target column."""
+    df = load_data(kind, name, n)
+    if kind == NETWORK:
+        df = df.dropna().reset_index(drop=True)
+    cols = [str(c) for c in df.columns]
+    default = df.attrs.get("target") or cols[-1]
+    return df, (target if target in cols else default)
+
+
+# --------------------------------------------------------------------------- views
+@guarded
+def roc_view(result, positive):
+    if result is None or not result.proba:
+        return pn.pane.Markdown("")
+    classes = [str(c) for c in result.classes]
+    pos = positive if positive in classes else classes[-1 if len(classes) == 2 else 0]
+    curves = {k: v for k, v in result.roc(pos).items()}
+    plot = vc.roc_comparison(curves, pos, width=600, height=480)
+    return pn.pane.HoloViews(plot, backend="bokeh", height=500, sizing_mode="stretch_width")
+
+
+@guarded
+def bars_view(table, metric):
+    if table is None or table.dropna(subset=["auc"]).empty:
+        return pn.pane.Markdown("")
+    return pn.pane.HoloViews(vc.metric_bars(table, metric, width=600, height=360),
+                             backend="bokeh", height=380, sizing_mode="stretch_width")
+
+
+@guarded
+def heat_view(result):
+    if result is None or not result.proba:
+        return pn.pane.Markdown("")
+    return pn.pane.HoloViews(vc.ovr_auc_heatmap(result.ovr_auc(), width=600, height=360),
+                             backend="bokeh", height=380, sizing_mode="stretch_width")
+
+
+# --------------------------------------------------------------------------- page
+def create_app() -> pn.template.FastListTemplate:
+    """Build the page (one per session)."""
+    src = DataSource(default_dataset="vote", default_network="asia")
+    target = widget(pn.widgets.Select, "Class column", options=[], value=None)
+    avail = available_classifiers()
+    usable = [k for k, why in avail.items() if not why]
+    missing = {k: why for k, why in avail.items() if why}
+    chooser = widget(pn.widgets.MultiChoice, "Classifiers",
+                     options=usable,
+                     value=[k for k in cmp.DEFAULT_CLASSIFIERS if k in usable])
+    folds = widget(pn.widgets.IntSlider, "Folds", start=2, end=10, value=5)
+    seed = widget(pn.widgets.IntSlider, "Seed", start=0, end=20, value=0)
+    lo, hi = cmp.PARAM_RANGES["k"]
+    k = widget(pn.widgets.IntSlider, "k (max parents: AMA, GTT)", start=int(lo), end=5,
+               value=cmp.DEFAULT_PARAMS["k"])
+    n = widget(pn.widgets.IntSlider, "n (AMA summary-network parents)", start=1, end=30,
+               value=cmp.DEFAULT_PARAMS["n"])
+    alpha = widget(pn.widgets.FloatSlider, "alpha (exclusion penalty: STAN, SFAN)",
+                   start=0.0, end=20.0, step=0.5, value=cmp.DEFAULT_PARAMS["alpha"])
+    w = widget(pn.widgets.IntSlider, "w (ISMB queue width)", start=1, end=500,
+               value=cmp.DEFAULT_PARAMS["w"])
+    positive = widget(pn.widgets.Select, "ROC: positive class", options=[], value=None)
+    metric = widget(pn.widgets.Select, "Bar chart metric", options=list(vc.METRIC_LABELS),
+                    value="auc")
+    use_dask = widget(pn.widgets.Checkbox, f"Run on the Dask cluster {SCHEDULER}",
+                      value=False, visible=bool(SCHEDULER))
+    run_btn = widget(pn.widgets.Button, "Run again", color="primary")
+    cancel_btn = widget(pn.widgets.Button, "Cancel", color="warning", disabled=True)
+    progress = pn.indicators.Progress(value=0, max=100, active=False, bar_color="primary",
+                                      sizing_mode="stretch_width", css_classes=["bnx-progress"])
+    status = pn.pane.Markdown("", css_classes=["bnx-cv-status"], margin=(0, 10))
+    problems = pn.Column(sizing_mode="stretch_width")
+    source_note = pn.pane.Markdown("", css_classes=["bnx-source"], margin=(0, 10))
+
+    cache = shared_cache("compare-oof", maxsize=256)
+    state = {"thread": None, "cancel": None, "done": 0, "total": 1, "msg": "",
+             "result": None, "error": None, "finished": False, "started": 0.0, "gen": 0}
+    results = pn.Column(sizing_mode="stretch_width")
+    lock = threading.Lock()
+
+    # ---- the class column follows the data
+    def update_target(*_):
+        try:
+            df, tgt = frame_and_target(src.kind.value, src.name.value,
+                                       int(src.sample_size.value), target.value)
+        except Exception:  # noqa: BLE001 - reported by the run
+            return
+        cols = [str(c) for c in df.columns]
+        target.options = cols
+        target.value = tgt
+    update_target()
+    for wdg in (src.kind, src.dataset, src.network, src.sample_size):
+        wdg.param.watch(update_target, "value")
+
+    def update_positive(*_):
+        try:
+            df, tgt = frame_and_target(src.kind.value, src.name.value,
+                                       int(src.sample_size.value), target.value)
+            classes = [str(c) for c in (df[tgt].cat.categories if hasattr(df[tgt], "cat")
+                                        else sorted(df[tgt].dropna().unique()))]
+        except Exception:  # noqa: BLE001
+            return
+        positive.options = classes
+        if positive.value not in classes:
+            positive.value = classes[-1] if len(classes) == 2 else classes[0]
+    update_positive()
+    target.param.watch(update_positive, "value")
+    for wdg in (src.kind, src.dataset, src.network, src.sample_size):
+        wdg.param.watch(update_positive, "value")
+
+    # ---- background run
+    def settings():
+        return dict(kind=src.kind.value, name=src.name.value, n=int(src.sample_size.value),
+                    target=target.value, classifiers=list(chooser.value),
+                    n_splits=int(folds.value), seed=int(seed.value), k=int(k.value),
+                    n_par=int(n.value), alpha=float(alpha.value), w=int(w.value),
+                    dask=bool(use_dask.value and SCHEDULER))
+
+    def work(st, cancel, gen):
+        def cb(done, total, msg):
+            with lock:
+                if state["gen"] == gen:
+                    state.update(done=done, total=total, msg=msg)
+        try:
+            df, tgt = frame_and_target(st["kind"], st["name"], st["n"], st["target"])
+            res = cmp.cross_validate_classifiers(
+                df, tgt, st["classifiers"], n_splits=st["n_splits"], seed=st["seed"],
+                k=st["k"], n=st["n_par"], alpha=st["alpha"], w=st["w"],
+                progress_callback=cb, cancel_event=cancel,
+                backend="dask" if st["dask"] else "inline",
+                scheduler=SCHEDULER or None, cache=cache)
+            out = {"result": res, "error": None}
+        except Exception as exc:  # noqa: BLE001 - shown in the page
+            out = {"result": None, "error": exc}
+        with lock:
+            if state["gen"] == gen:
+                state.update(out, finished=True)
+
+    def start(*_):
+        old = state.get("cancel")
+        if old is not None:
+            old.set()
+        cancel = threading.Event()
+        st = settings()
+        with lock:
+            state["gen"] += 1
+            gen = state["gen"]
+            state.update(cancel=cancel, done=0, total=1, msg="starting", result=None,
+                         error=None, finished=False, started=time.monotonic())
+        source_note.object = (f"{html_escape(describe_source(st['kind'], st['name'], st['n']))}"
+                              f", class **{html_escape(st['target'])}**")
+        progress.value, progress.active = 0, True
+        cancel_btn.disabled = False
+        status.object = "Cross-validating..."
+        t = threading.Thread(target=work, args=(st, cancel, gen), daemon=True,
+                             name=f"bnx-compare-{gen}")
+        state["thread"] = t
+        t.start()
+
+    def cancel_run(*_):
+        ev = state.get("cancel")
+        if ev is not None:
+            ev.set()
+            status.object = "Cancelling after the current fit..."
+
+    def poll():
+        with lock:
+            snap = dict(state)
+        if snap["cancel"] is None:
+            return
+        if not snap["finished"]:
+            pct = int(100 * snap["done"] / max(snap["total"], 1))
+            progress.value = min(pct, 100)
+            status.object = (f"Cross-validating: {snap['done']}/{snap['total']} fits "
+                             f"({html_escape(snap['msg'])}), "
+                             f"{time.monotonic() - snap['started']:.0f} s")
+            return
+        if snap.get("shown") == snap["gen"]:
+            return
+        with lock:
+            state["shown"] = snap["gen"]
+        progress.active = False
+        progress.value = 100
+        cancel_btn.disabled = True
+        show(snap)
+
+    def show(snap):
+        res, err = snap["result"], snap["error"]
+        problems.objects = []
+        if err is not None:
+            status.object = "The comparison could not run:"
+            results.objects = [error_box(err)]
+            return
+        secs = time.monotonic() - snap["started"]
+        note = " (cancelled: finished classifiers only)" if res.cancelled else ""
+        status.object = (f"<span class='bnx-cv-done'>Done</span>: {len(res.proba)} "
+                         f"classifiers, {res.settings['n_splits']} folds, {secs:.1f} s{note}")
+        if res.errors:
+            problems.objects = [pn.pane.Alert(
+                "**Some classifiers failed** (the others are shown):\n\n" + "\n".join(
+                    f"- {html_escape(k)}: {html_escape(v)}" for k, v in res.errors.items()),
+                alert_type="warning")]
+        table = cmp.metric_table(res)
+        pretty = vc.format_metric_table(table)
+        results.objects = [
+            pn.Row(pn.bind(roc_view, res, positive), pn.bind(heat_view, res),
+                   sizing_mode="stretch_width"),
+            pn.pane.Markdown("### Metrics (pooled out-of-fold predictions)",
+                             margin=(10, 10, 0, 10)),
+            pn.widgets.Tabulator(pretty, show_index=False, disabled=True,
+                                 layout="fit_data_table", sizing_mode="stretch_width",
+                                 css_classes=["bnx-metrics"]),
+            download_csv(table, "classifier_comparison", "Download metrics as CSV"),
+            pn.bind(bars_view, table, metric),
+        ]
+
+    def on_change(*_):
+        if state.get("loaded"):
+            start()
+
+    run_btn.on_click(start)
+    cancel_btn.on_click(cancel_run)
+    for wdg in (src.kind, src.dataset, src.network, src.sample_size, target, chooser, folds,
+                seed, k, n, alpha, w):
+        wdg.param.watch(on_change, "value")
+
+    def on_load():
+        state["loaded"] = True
+        start()
+        pn.state.add_periodic_callback(poll, period=POLL_MS)
+    pn.state.onload(on_load)
+
+    def _stop(*_):
+        ev = state.get("cancel")
+        if ev is not None:
+            ev.set()
+    if pn.state.curdoc is not None:
+        try:
+            pn.state.on_session_destroyed(_stop)
+        except Exception:  # noqa: BLE001 - not in a server session
+            pass
+
+    missing_note = []
+    if missing:
+        missing_note = [pn.pane.Alert(
+            "Not available yet (left out): " + "; ".join(
+                f"{html_escape(k)} ({html_escape(v)[:80]})" for k, v in missing.items()),
+            alert_type="info")]
+
+    main = [pn.Column(
+        source_note, pn.Row(progress, cancel_btn, sizing_mode="stretch_width"), status,
+        *missing_note, problems, results, sizing_mode="stretch_width")]
+    sidebar = [pn.pane.Markdown("### Data"), src.panel(), target,
+               pn.pane.Markdown("### Classifiers"), chooser, folds, seed,
+               pn.pane.Markdown("### Parameters"), k, n, alpha, w,
+               pn.pane.Markdown("### Display"), positive, metric, use_dask, run_btn]
+    return make_template(TITLE, main=main, sidebar=sidebar, description=DESCRIPTION)
+
+
+if __name__.startswith("bokeh"):
+    create_app().servable()

@@ -1,0 +1,307 @@
+"""Classifier comparison: cross-validation routine, plot builders and the browser app."""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import urllib.parse
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bnexplore as bx
+from bnexplore.experiments import compare as cmp
+from bnexplore.viz import compare as vc
+
+
+@pytest.fixture(scope="module")
+def iris():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bx.datasets.load("iris", discretize="mdl")
+
+
+@pytest.fixture(scope="module")
+def vote():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bx.datasets.load("vote", discretize="mdl", missing="state")
+
+
+# ------------------------------------------------------------------ cross-validation
+def test_pooled_predictions_match_a_manual_loop(iris):
+    from sklearn.model_selection import StratifiedKFold
+
+    from bnexplore.classifiers import NaiveBayes
+
+    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "LogReg"], n_splits=4, seed=3)
+    X, y = iris.drop(columns="class"), iris["class"]
+    skf = StratifiedKFold(4, shuffle=True, random_state=3)
+    manual = np.zeros((len(y), 3))
+    for tr, te in skf.split(np.zeros(len(y)), y.astype(str)):
+        m = NaiveBayes(prior="K2").fit(X.iloc[tr], y.iloc[tr])
+        manual[te] = m.predict_proba(X.iloc[te])
+    np.testing.assert_allclose(res.proba["SNN"], manual, rtol=1e-12, atol=1e-12)
+    assert list(res.classes) == list(y.cat.categories)
+    met = res.metrics()
+    assert met.loc["SNN", "auc"] == pytest.approx(bx.metrics.auc(y, manual, y.cat.categories))
+    assert met.loc["SNN", "error"] == pytest.approx(
+        np.mean(np.asarray(y.cat.categories)[manual.argmax(1)] != np.asarray(y)))
+    assert met.loc["SNN", "log_loss"] == pytest.approx(
+        bx.metrics.log_loss(y, manual, y.cat.categories))
+    # every row is predicted exactly once: folds partition the rows
+    assert sorted(np.bincount(res.folds).tolist()) == sorted([38, 38, 37, 37])
+
+
+def test_ovr_auc_and_roc_agree_with_sklearn(iris):
+    from sklearn.metrics import roc_auc_score
+
+    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "kNN"], n_splits=3, seed=0)
+    ovr = res.ovr_auc()
+    y = np.asarray(iris["class"].astype(str))
+    for key, p in res.proba.items():
+        for j, c in enumerate(res.classes):
+            assert ovr.loc[key, str(c)] == pytest.approx(roc_auc_score(y == c, p[:, j]))
+        # Hand & Till's M equals sklearn's one-vs-one macro AUC
+        assert res.metrics().loc[key, "auc"] == pytest.approx(
+            roc_auc_score(y, p, multi_class="ovo", labels=list(res.classes)))
+    curves = res.roc("Iris-versicolor")
+    fpr, tpr, a = curves["kNN"]
+    assert fpr[0] == 0 and tpr[-1] == 1
+    assert a == pytest.approx(np.trapezoid(tpr, fpr))
+    with pytest.raises(ValueError, match="positive class"):
+        res.roc("no-such-class")
+
+
+def test_delta_against_the_best_per_class():
+    y = np.array(["a"] * 5 + ["b"] * 5, dtype=object)
+    good = np.c_[np.linspace(0.9, 0.6, 10), np.linspace(0.1, 0.4, 10)]
+    rng = np.random.default_rng(0)
+    noisy = rng.dirichlet([1, 1], size=10)
+    res = cmp.CVResult(y=y, classes=np.array(["a", "b"], dtype=object),
+                       proba={"good": good, "noisy": noisy})
+    met = res.metrics()
+    assert met.loc["good", "auc"] == pytest.approx(1.0)
+    assert met.loc["good", "delta"] == pytest.approx(0.0)
+    r = bx.metrics.auc((y == "b").astype(int), noisy[:, 1], classes=[0, 1])
+    # best is perfect: delta = (1 - r) / (1 - r) = 1 for the noisy one
+    assert met.loc["noisy", "delta"] == pytest.approx((1.0 - r) / (1.0 - r))
+    assert list(met.index) == ["good", "noisy"]          # sorted by AUC
+
+
+def test_progress_and_cancel(iris):
+    seen, ev = [], threading.Event()
+
+    def cb(done, total, msg):
+        seen.append((done, total))
+        if done == 3:        # SNN's three folds finished: cancel during TAN
+            ev.set()
+
+    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "TAN", "AODE"], n_splits=3,
+                                         progress_callback=cb, cancel_event=ev)
+    assert res.cancelled
+    assert list(res.proba) == ["SNN"]                    # finished work is kept
+    assert seen[0] == (0, 9) and (3, 9) in seen
+    done = [d for d, _ in seen]
+    assert done == sorted(done)
+
+
+def test_a_failing_classifier_is_isolated(iris, monkeypatch):
+    def boom(**_):
+        raise RuntimeError("deliberate failure")
+    spec = cmp.ClassifierSpec("BOOM", "always fails", "test", boom)
+    monkeypatch.setitem(cmp.CLASSIFIERS, "BOOM", spec)
+    res = cmp.cross_validate_classifiers(iris, "class", ["BOOM", "SNN"], n_splits=2)
+    assert "deliberate failure" in res.errors["BOOM"]
+    assert list(res.proba) == ["SNN"]
+    table = cmp.metric_table(res)
+    assert set(table["classifier"]) == {"SNN", "BOOM"}
+    assert table.set_index("classifier").loc["BOOM", ["auc", "error"]].isna().all()
+
+
+def test_cache_skips_finished_classifiers(iris):
+    cache, calls = {}, []
+    cmp.cross_validate_classifiers(iris, "class", ["SNN", "SFAN"], n_splits=2, alpha=1.0,
+                                   cache=cache)
+    assert len(cache) == 2
+    res = cmp.cross_validate_classifiers(
+        iris, "class", ["SNN", "SFAN"], n_splits=2, alpha=3.0, cache=cache,
+        progress_callback=lambda d, t, m: calls.append(m))
+    # only SFAN (which uses alpha) was refitted
+    assert all(m.startswith("SFAN") for m in calls if "fold" in m)
+    assert len(cache) == 3 and list(res.proba) == ["SNN", "SFAN"]
+
+
+def test_runner_backend_gives_the_same_predictions(iris):
+    a = cmp.cross_validate_classifiers(iris, "class", ["SNN", "AODE"], n_splits=3, seed=1)
+    b = cmp.cross_validate_classifiers(iris, "class", ["SNN", "AODE"], n_splits=3, seed=1,
+                                       backend="local", n_jobs=1)
+    for key in a.proba:
+        np.testing.assert_allclose(a.proba[key], b.proba[key])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"classifiers": []}, "no classifier selected"),
+    ({"classifiers": ["XYZ"]}, "unknown classifiers"),
+    ({"k": 0}, r"k=0 is out of range"),
+    ({"alpha": -1.0}, r"alpha=-1.0 is out of range"),
+    ({"w": 2.5}, "w must be an integer"),
+    ({"n_splits": 1}, "n_splits must be an integer >= 2"),
+    ({"n_splits": 1000}, "larger than the 150 rows"),
+    ({"backend": "spark"}, "backend must be"),
+])
+def test_bad_input(iris, kwargs, match):
+    args = {"classifiers": ["SNN"], **kwargs}
+    with pytest.raises(ValueError, match=match):
+        cmp.cross_validate_classifiers(iris, "class", **args)
+
+
+def test_bad_data(iris):
+    one = iris.copy()
+    one["class"] = pd.Categorical(["x"] * len(one))
+    with pytest.raises(ValueError, match="single class"):
+        cmp.cross_validate_classifiers(one, "class", ["SNN"])
+    with pytest.raises(ValueError, match="not a column"):
+        cmp.cross_validate_classifiers(iris, "klass", ["SNN"])
+    with pytest.raises(ValueError, match="missing"):
+        bad = iris.copy()
+        bad.loc[0, "class"] = np.nan
+        cmp.cross_validate_classifiers(bad, "class", ["SNN"])
+    with pytest.raises(TypeError, match="DataFrame"):
+        cmp.cross_validate_classifiers(iris.to_numpy(), "class", ["SNN"])
+    with pytest.raises(ValueError, match="fewer than n_splits"):
+        cmp.stratified_folds(["a", "b", "a", "b"], n_splits=3)
+
+
+def test_make_classifier_passes_the_shared_parameters():
+    assert cmp.make_classifier("AMA", k=3, n=7).get_params()["max_parents"] == 3
+    assert cmp.make_classifier("SFAN", alpha=4.5).get_params()["penalty"] == 4.5
+    assert cmp.make_classifier("ISMB", w=33).get_params()["queue_width"] == 33
+    assert cmp.make_classifier("GTT", k=1).get_params()["max_indegree"] == 1
+
+
+def test_registered_experiment_and_delta(tmp_path):
+    from bnexplore import experiments
+
+    exp = experiments.get("compare_classifiers")
+    assert exp.n_trials("reduced") == 8
+    df = experiments.run(cmp.compare_trial,
+                         {"dataset": ["iris"], "classifier": ["SNN", "LogReg"], "n_splits": 3},
+                         seeds=[0], out=tmp_path / "c.csv", progress=False)
+    assert df["error"].isna().all()
+    with_delta = cmp.add_delta(df)
+    assert with_delta["delta"].min() >= 0
+    assert {"auc", "error_rate", "log_loss", "cal", "auc_ovr_0", "auc_ovr_2"} <= set(df.columns)
+
+
+# ------------------------------------------------------------------ plot builders
+def test_plot_builders():
+    import holoviews as hv
+    curves = {"NB": ([0, 0.2, 1], [0, 0.7, 1], 0.75),
+              **{f"C{i}": ([0, 1], [0, 1], 0.5) for i in range(11)}}
+    p = vc.roc_comparison(curves, positive="yes")
+    assert isinstance(p, hv.Overlay) and len(p) == 13
+    assert "NB (AUC 0.750)" in [el.label for el in p]
+    t = pd.DataFrame({"classifier": ["NB", "TAN", "X"], "auc": [0.9, 0.95, np.nan],
+                      "error": [0.1, 0.05, np.nan]})
+    bars = vc.metric_bars(t, "error")
+    assert list(bars.data["classifier"]) == ["NB", "TAN"]   # drawn bottom-up: best on top
+    assert list(bars.data["best"]) == ["other", "best"]
+    with pytest.raises(ValueError, match="metric must be"):
+        vc.metric_bars(t, "speed")
+    with pytest.raises(ValueError, match="no ROC curve"):
+        vc.roc_comparison({}, positive="a")
+    assert "AUC (Hand & Till)" in vc.format_metric_table(t).columns
+
+
+# ------------------------------------------------------------------ browser
+browser_test = pytest.mark.browser
+
+
+def _status(page) -> str:
+    return (page.locator(".bnx-cv-status").first.text_content() or "").strip()
+
+
+def _wait_done(page, timeout_s=120.0, not_text: str | None = None) -> str:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        txt = _status(page)
+        if txt.startswith("Done") and txt != not_text:
+            return txt
+        page.wait_for_timeout(250)
+    raise AssertionError(f"comparison did not finish: status {_status(page)!r}")
+
+
+def _url(base: str, **query) -> str:
+    q = {"app": "compare", **{k: v if isinstance(v, str) else json.dumps(v)
+                              for k, v in query.items()}}
+    return f"{base}/apps?{urllib.parse.urlencode(q)}"
+
+
+@browser_test
+def test_compare_app_runs_reacts_exports_and_cancels(panel_server, page):
+    page.goto(_url(panel_server, data_set="iris", classifiers=["SNN", "LogReg"], folds=3))
+    first = _wait_done(page)
+    assert "2 classifiers, 3 folds" in first
+    page.locator(".bk-Canvas, canvas").first.wait_for(timeout=30_000)
+    assert "iris" in (page.locator(".bnx-source").first.text_content() or "")
+    table = page.locator(".bnx-metrics").first
+    table.wait_for()
+    assert "SNN" in table.inner_text() and "LogReg" in table.inner_text()
+    # the settings are in the address bar
+    q = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert q["folds"] == ["3"] and q["data_set"] == ["iris"]
+
+    # moving the folds slider reruns the comparison
+    handle = page.locator('.noUi-handle[aria-valuemax="10.0"], .noUi-handle[aria-valuemax="10"]'
+                          ).first
+    handle.focus()
+    handle.press("ArrowRight")
+    second = _wait_done(page, not_text=first)
+    assert "4 folds" in second
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["folds"] == ["4"]
+
+    # figures export as SVG (Bokeh's SVG canvas) and the table as CSV
+    with page.expect_download(timeout=30_000) as dl:
+        page.locator(".bnx-export-svg button, button:has-text('Figures as SVG')").first.click()
+    svg = open(dl.value.path(), encoding="utf-8").read()
+    assert dl.value.suggested_filename.endswith(".svg") and "<svg" in svg[:500]
+    with page.expect_download(timeout=30_000) as dl:
+        page.locator("text=Download metrics as CSV").first.click()
+    csv = open(dl.value.path(), encoding="utf-8").read()
+    assert csv.splitlines()[0].startswith("classifier,label,error,auc")
+    assert len(csv.splitlines()) == 3
+    assert page.console_errors == []
+
+
+@browser_test
+def test_compare_app_cancel_and_bad_input(panel_server, page):
+    # ISMB is slow: cancel while it runs; SNN's finished result is kept
+    page.goto(_url(panel_server, data_set="vote", classifiers=["SNN", "ISMB"], folds=5,
+                   w_ismb_queue_width=500))
+    deadline = time.monotonic() + 120
+    while "ISMB" not in _status(page) and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    page.locator("button:has-text('Cancel')").first.click()
+    txt = _wait_done(page, timeout_s=120)
+    assert "cancelled" in txt and "1 classifiers" in txt
+
+    # bad input: 10 folds on a data set whose classes have fewer rows -> message, no crash
+    page.goto(_url(panel_server, data_set="weather.nominal", classifiers=["SNN"], folds=10))
+    alert = page.locator(".alert-danger, .bk-panel-models-markup-HTML .alert").first
+    deadline = time.monotonic() + 60
+    while "fewer than n_splits" not in (page.content()) and time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+    assert "fewer than n_splits=10" in page.content()
+    # the rest of the page keeps working: fewer folds -> results
+    handle = page.locator('.noUi-handle[aria-valuemax="10.0"], .noUi-handle[aria-valuemax="10"]'
+                          ).first
+    handle.focus()
+    for _ in range(5):
+        handle.press("ArrowLeft")
+    assert "5 folds" in _wait_done(page)
+    assert alert is not None
+    assert page.console_errors == []
