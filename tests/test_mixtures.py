@@ -549,3 +549,47 @@ def test_vectorised_log_joint_matches_row_loop():
         slow = np.array([base[u, x[u]] + sum(cond[u, v, x[u], x[v]] for v in range(n) if v != u)
                          for u in range(n)])
         np.testing.assert_allclose(fast[m], slow, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- reproduction
+def test_wdl_table_counts_wins_draws_losses():
+    from bnexplore.experiments.cerquides import wdl_table
+    rng = np.random.default_rng(0)
+    rows = []
+    for cfg in range(3):
+        for s in range(20):
+            base = rng.normal(0.7, 0.05)
+            shift = {0: 0.05, 1: 0.0, 2: -0.05}[cfg]        # win, draw, loss for MAPLMG
+            rows.append({"cfg": cfg, "AODE0_auc": base, "MAPLMG_auc": base + shift +
+                         rng.normal(0, 0.001 if shift else 0.0),
+                         "AODE0_er": 0.2, "MAPLMG_er": 0.2 - shift})
+    t = wdl_table(pd.DataFrame(rows), ["cfg"], comparisons=[("MAPLMG", "AODE0")],
+                  metrics=("auc", "er"))
+    assert t.loc["MAPLMG-AODE0", "AUC"] == "1/1/1"
+    assert t.loc["MAPLMG-AODE0", "ER"] == "1/1/1"       # lower error is better
+
+
+def test_reduced_random_bn_reproduction_runs():
+    from bnexplore import experiments
+    from bnexplore.experiments.cerquides import random_bn_trial, wdl_table
+    exp = experiments.get("cerquides_random_bn")
+    assert exp.n_trials("full") == 4 * 3 * 3 * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = experiments.run(random_bn_trial, {"n_attributes": [5], "max_arity": [3],
+                                               "max_indegree": [2], "max_size": 100},
+                             seeds=range(3), progress=False)
+    assert df["error"].isna().all()
+    assert sorted(df["n_train"].unique()) == [25, 100]
+    for m in ("AODE0", "AODE30", "BMAAODE", "MAPLMG", "MAPLMD"):
+        assert df[f"{m}_er"].between(0, 1).all() and (df[f"{m}_logp"] <= 0).all()
+    t = wdl_table(df, ["n_attributes", "max_arity", "max_indegree", "n_train"])
+    for cell in t.to_numpy().ravel():
+        assert sum(map(int, cell.split("/"))) == 2      # two configurations
+
+
+def test_reduced_uci_trial_runs():
+    from bnexplore.experiments.cerquides import uci_trial
+    rows = uci_trial("labor", seed=0, n_folds=3)
+    assert len(rows) == 3
+    assert all(0 <= r["MAPLMG_er"] <= 1 for r in rows)

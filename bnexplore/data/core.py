@@ -295,27 +295,38 @@ class DiscreteData:
         out = np.full((len(df), len(cols)), -1, dtype=np.int32)
         for k, c in enumerate(cols):
             j = self.index(c)
-            lookup = {s: i for i, s in enumerate(self.states[j])}
-            # also accept string forms of the states (CSV round trips)
-            lookup.update({str(s): i for i, s in enumerate(self.states[j])})
-            vals = df[c].to_numpy()
-            codes = np.array([lookup.get(v, lookup.get(str(v), -1)) if not _isna(v) else -1 for v in vals],
-                             dtype=np.int32)
+            states = self.states[j]
+            col = df[c]
+            vals = col.astype(object).to_numpy() if isinstance(col.dtype, pd.CategoricalDtype) else col.to_numpy()
+            codes = _lookup_codes(vals, states)
+            missing = pd.isna(col).to_numpy()
+            if unseen == "raise" and missing.any():
+                raise ValueError(f"column {c!r} has {int(missing.sum())} missing values (first at row "
+                                 f"{int(np.argmax(missing))}): impute or drop them, or pass unseen='missing'")
+            codes[missing] = -1
             if unseen == "raise" and (codes < 0).any():
                 bad = vals[np.argmax(codes < 0)]
                 raise ValueError(
-                    f"column {c!r} has value {bad!r} never seen in training (known: {self.states[j]}); "
+                    f"column {c!r} has value {bad!r} never seen in training (known: {states}); "
                     f"pass unseen='missing' to ignore it"
                 )
             out[:, k] = codes
         return out
 
 
-def _isna(v) -> bool:
+def _lookup_codes(vals: np.ndarray, states: Sequence) -> np.ndarray:
+    """Vectorised state lookup: exact matches first, then string forms (CSV round trips)."""
     try:
-        return bool(pd.isna(v))
-    except (TypeError, ValueError):
-        return False
+        codes = pd.Index(states).get_indexer(vals).astype(np.int32)
+    except (TypeError, ValueError):  # pragma: no cover - unhashable or mixed values
+        codes = np.full(len(vals), -1, dtype=np.int32)
+    miss = codes < 0
+    if miss.any():
+        as_str = pd.Index([str(s) for s in states])
+        if as_str.is_unique:
+            alt = as_str.get_indexer(pd.Index(vals[miss]).astype(str)).astype(np.int32)
+            codes[miss] = alt
+    return codes
 
 
 def as_discrete(data, target: str | None = None, missing: str = "raise") -> DiscreteData:

@@ -289,9 +289,10 @@ def dag_plot(
         weights = []
         for u, v in edges:
             w = float(edge_weights.get((u, v), 0.0))
-            if not 0.0 <= w <= 1.0:
+            # posteriors computed in floating point may overshoot [0, 1] by rounding
+            if not -1e-9 <= w <= 1.0 + 1e-9:
                 raise ValueError(f"edge weight for {(u, v)!r} is {w}: weights must lie in [0, 1]")
-            weights.append(w)
+            weights.append(min(max(w, 0.0), 1.0))
         widths = [_MIN_EDGE_WIDTH + (_MAX_EDGE_WIDTH - _MIN_EDGE_WIDTH) * w for w in weights]
     else:
         weights = [1.0] * len(edges)
