@@ -55,6 +55,23 @@ def frame_and_target(kind: str, name: str, n: int, target: str | None):
     return df, (target if target in cols else default)
 
 
+class _Status:
+    """A one-line status readout (plain text, HTML-escaped, class ``bnx-cv-status``)."""
+
+    def __init__(self):
+        self.pane = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width")
+        self._text = ""
+
+    @property
+    def object(self) -> str:
+        return self._text
+
+    @object.setter
+    def object(self, text: str) -> None:
+        self._text = text
+        self.pane.object = f"<div class='bnx-cv-status'>{text}</div>"
+
+
 # --------------------------------------------------------------------------- views
 @guarded
 def roc_view(result, positive):
@@ -111,12 +128,13 @@ def create_app() -> pn.template.FastListTemplate:
     use_dask = widget(pn.widgets.Checkbox, f"Run on the Dask cluster {SCHEDULER}",
                       value=False, visible=bool(SCHEDULER))
     run_btn = widget(pn.widgets.Button, "Run again", color="primary")
-    cancel_btn = widget(pn.widgets.Button, "Cancel", color="warning", disabled=True)
+    cancel_btn = widget(pn.widgets.Button, "Cancel", color="warning", disabled=True,
+                        width=110, sizing_mode="fixed")
     progress = pn.indicators.Progress(value=0, max=100, active=False, bar_color="primary",
                                       sizing_mode="stretch_width", css_classes=["bnx-progress"])
-    status = pn.pane.Markdown("", css_classes=["bnx-cv-status"], margin=(0, 10))
+    status = _Status()
     problems = pn.Column(sizing_mode="stretch_width")
-    source_note = pn.pane.Markdown("", css_classes=["bnx-source"], margin=(0, 10))
+    source_note = pn.pane.HTML("", margin=(0, 10))
 
     cache = shared_cache("compare-oof", maxsize=256)
     state = {"thread": None, "cancel": None, "done": 0, "total": 1, "msg": "",
@@ -193,8 +211,9 @@ def create_app() -> pn.template.FastListTemplate:
             gen = state["gen"]
             state.update(cancel=cancel, done=0, total=1, msg="starting", result=None,
                          error=None, finished=False, started=time.monotonic())
-        source_note.object = (f"{html_escape(describe_source(st['kind'], st['name'], st['n']))}"
-                              f", class **{html_escape(st['target'])}**")
+        source_note.object = (f"<span class='bnx-source'>"
+                              f"{html_escape(describe_source(st['kind'], st['name'], st['n']))}"
+                              f"</span>, class <b>{html_escape(st['target'])}</b>")
         progress.value, progress.active = 0, True
         cancel_btn.disabled = False
         status.object = "Cross-validating..."
@@ -239,8 +258,8 @@ def create_app() -> pn.template.FastListTemplate:
             return
         secs = time.monotonic() - snap["started"]
         note = " (cancelled: finished classifiers only)" if res.cancelled else ""
-        status.object = (f"<span class='bnx-cv-done'>Done</span>: {len(res.proba)} "
-                         f"classifiers, {res.settings['n_splits']} folds, {secs:.1f} s{note}")
+        status.object = (f"Done: {len(res.proba)} classifiers, "
+                         f"{res.settings['n_splits']} folds, {secs:.1f} s{note}")
         if res.errors:
             problems.objects = [pn.pane.Alert(
                 "**Some classifiers failed** (the others are shown):\n\n" + "\n".join(
@@ -249,7 +268,7 @@ def create_app() -> pn.template.FastListTemplate:
         table = cmp.metric_table(res)
         pretty = vc.format_metric_table(table)
         results.objects = [
-            pn.Row(pn.bind(roc_view, res, positive), pn.bind(heat_view, res),
+            pn.Row(pn.bind(roc_view, res, positive), heat_view(res),
                    sizing_mode="stretch_width"),
             pn.pane.Markdown("### Metrics (pooled out-of-fold predictions)",
                              margin=(10, 10, 0, 10)),
@@ -294,7 +313,7 @@ def create_app() -> pn.template.FastListTemplate:
             alert_type="info")]
 
     main = [pn.Column(
-        source_note, pn.Row(progress, cancel_btn, sizing_mode="stretch_width"), status,
+        source_note, pn.Row(progress, cancel_btn, sizing_mode="stretch_width"), status.pane,
         *missing_note, problems, results, sizing_mode="stretch_width")]
     sidebar = [pn.pane.Markdown("### Data"), src.panel(), target,
                pn.pane.Markdown("### Classifiers"), chooser, folds, seed,

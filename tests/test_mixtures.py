@@ -581,11 +581,16 @@ def test_reduced_random_bn_reproduction_runs():
                              seeds=range(3), progress=False)
     assert df["error"].isna().all()
     assert sorted(df["n_train"].unique()) == [25, 100]
+    # a training sample holding a single class is recorded as skipped, never as NaN metrics
+    skipped = df["AODE0_er"].isna()
+    assert (df.loc[skipped, "skipped"] == "one class in the training sample").all()
+    ok = df[~skipped]
+    assert len(ok) >= 4
     for m in ("AODE0", "AODE30", "BMAAODE", "MAPLMG", "MAPLMD"):
-        assert df[f"{m}_er"].between(0, 1).all() and (df[f"{m}_logp"] <= 0).all()
+        assert ok[f"{m}_er"].between(0, 1).all() and (ok[f"{m}_logp"] <= 0).all()
     t = wdl_table(df, ["n_attributes", "max_arity", "max_indegree", "n_train"])
     for cell in t.to_numpy().ravel():
-        assert sum(map(int, cell.split("/"))) == 2      # two configurations
+        assert sum(map(int, cell.split("/"))) <= 2      # at most two configurations
 
 
 def test_reduced_uci_trial_runs():
