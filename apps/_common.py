@@ -696,7 +696,7 @@ def prepare_upload(raw, target: str, max_target_classes: int = 50) -> PreparedUp
         if col.isna().any():
             col = col.cat.add_categories(["?"]).fillna("?")
         out[c] = col
-    out[target] = y.to_numpy()
+    out[target] = pd.Categorical(y.to_numpy(), categories=y.cat.categories)
     out.attrs["target"] = target
     out.attrs["cut_points"] = cuts
     wide = [c for c in X.columns if out[c].nunique() > 50]

@@ -145,7 +145,10 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
              f"q = {int(inc.subspace_q[k])})")
     plot = subspace_plot(inc.model_at(k), sub, layout=pos, clusters=inc.clusters, title=title,
                          width=900, height=520)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=540)
+    caption = pn.pane.Markdown(f"**Sub-space {k + 1} of {len(inc.subspaces)}** ({inc.kinds[k]}): "
+                               f"{', '.join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
+    return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width",
+                                                height=540))
 
 
 def timeline_view(kind, name, n, use_order, cs, strategy, seed):

@@ -217,6 +217,7 @@ def create_app() -> pn.template.FastListTemplate:
         progress.value, progress.active = 0, True
         cancel_btn.disabled = False
         status.object = "Cross-validating..."
+        results.loading = True
         t = threading.Thread(target=work, args=(st, cancel, gen), daemon=True,
                              name=f"bnx-compare-{gen}")
         state["thread"] = t
@@ -253,13 +254,11 @@ def create_app() -> pn.template.FastListTemplate:
         res, err = snap["result"], snap["error"]
         problems.objects = []
         if err is not None:
-            status.object = "The comparison could not run:"
             results.objects = [error_box(err)]
+            results.loading = False
+            status.object = "The comparison could not run:"
             return
         secs = time.monotonic() - snap["started"]
-        note = " (cancelled: finished classifiers only)" if res.cancelled else ""
-        status.object = (f"Done: {len(res.proba)} classifiers, "
-                         f"{res.settings['n_splits']} folds, {secs:.1f} s{note}")
         if res.errors:
             problems.objects = [pn.pane.Alert(
                 "**Some classifiers failed** (the others are shown):\n\n" + "\n".join(
@@ -278,6 +277,10 @@ def create_app() -> pn.template.FastListTemplate:
             download_csv(table, "classifier_comparison", "Download metrics as CSV"),
             pn.bind(bars_view, table, metric),
         ]
+        results.loading = False
+        note = " (cancelled: finished classifiers only)" if res.cancelled else ""
+        status.object = (f"Done: {len(res.proba)} classifiers, "
+                         f"{res.settings['n_splits']} folds, {secs:.1f} s{note}")
 
     def on_change(*_):
         if state.get("loaded"):

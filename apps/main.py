@@ -15,6 +15,8 @@ new ``apps/NAME.py`` shows up here without editing this file.
 """
 from __future__ import annotations
 
+import base64
+import functools
 import html
 import runpy
 import sys
@@ -23,8 +25,8 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (ACCENT, AppInfo, app_url, discover_apps, error_box,  # noqa: E402
-                     make_template, routed_app)
+from _common import (ACCENT, THUMBNAILS_DIR, AppInfo, app_url, discover_apps,  # noqa: E402
+                     error_box, make_template, routed_app)
 
 TITLE = "bnexplore"
 DESCRIPTION = "Bayesian model averaging over discrete Bayesian-network structures."
@@ -32,20 +34,46 @@ DESCRIPTION = "Bayesian model averaging over discrete Bayesian-network structure
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
 
+@functools.lru_cache(maxsize=64)
+def _thumbnail_uri(name: str, mtime: float) -> str:
+    data = (THUMBNAILS_DIR / f"{name}.png").read_bytes()
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+
+def thumbnail_uri(name: str) -> str | None:
+    """The app's thumbnail (``apps/thumbnails/NAME.png``) as a data URI, or None."""
+    path = THUMBNAILS_DIR / f"{name}.png"
+    try:
+        return _thumbnail_uri(name, path.stat().st_mtime)
+    except OSError:
+        return None
+
+
 def app_card(info: AppInfo) -> pn.pane.HTML:
-    """One clickable card for the landing page."""
+    """One clickable card for the landing page: thumbnail, title, two-line explanation.
+
+    Thumbnails are made by ``scripts/make_thumbnails.py``; an app without one gets a
+    plain card.
+    """
     href = html.escape(app_url(info.name), quote=True)
+    uri = thumbnail_uri(info.name)
+    thumb = (f'<img class="bnx-thumb" src="{uri}" alt="{html.escape(info.title)}" '
+             f'style="width:100%;height:170px;object-fit:cover;object-position:left top;'
+             f'border-bottom:1px solid #d0d7de;display:block">' if uri else "")
     body = (
         f'<a class="bnx-app-link" data-app="{html.escape(info.name)}" href="{href}" '
         f'style="text-decoration:none;color:inherit;display:block">'
-        f'<div style="border:1px solid #d0d7de;border-left:6px solid {ACCENT};'
-        f'border-radius:6px;padding:14px 18px;min-height:92px;background:#fff">'
-        f'<div style="font-size:1.2em;font-weight:600;color:{ACCENT}">'
+        f'<div style="border:1px solid #d0d7de;border-top:5px solid {ACCENT};'
+        f'border-radius:6px;overflow:hidden;background:#fff;height:{318 if uri else 140}px">'
+        f'{thumb}<div style="padding:10px 14px">'
+        f'<div style="font-size:1.15em;font-weight:600;color:{ACCENT}">'
         f'{html.escape(info.title)}</div>'
-        f'<div style="margin-top:6px;color:#444">{html.escape(info.description)}</div>'
-        f'</div></a>'
+        f'<div style="margin-top:5px;color:#444;font-size:0.92em;line-height:1.35">'
+        f'{html.escape(info.description)}</div>'
+        f'</div></div></a>'
     )
-    return pn.pane.HTML(body, width=380, height=130, margin=10, sizing_mode="fixed")
+    return pn.pane.HTML(body, width=380, height=335 if uri else 155, margin=10,
+                        sizing_mode="fixed")
 
 
 def landing_page() -> pn.template.FastListTemplate:
@@ -59,7 +87,7 @@ def landing_page() -> pn.template.FastListTemplate:
     cards = pn.FlexBox(*[app_card(a) for a in apps]) if apps else pn.pane.Alert(
         "No apps found in apps/.", alert_type="warning")
     return make_template("Apps", main=[pn.Column(intro, cards)],
-                         description=DESCRIPTION, home=False)
+                         description=DESCRIPTION, home=False, share=False)
 
 
 def route(name: str) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (NETWORK, DataSource, describe_source, error_box, load_data,  # noqa: E402
+from _common import (NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
                      make_template, reactive)
 
 TITLE = "Order averaging"
@@ -35,7 +35,7 @@ def frame(kind: str, name: str, n: int):
     return df, target
 
 
-@pn.cache(max_items=32)
+@cached(maxsize=32)
 def fit_all(kind: str, name: str, n: int, target: str, k: int):
     """Train SNN, NMA, GTT and AMA (order from GTT, averaging with k) on 2/3 of the rows."""
     from bnexplore.classifiers import AMA, GreedyThickThin, NaiveAveraging, NaiveBayes
@@ -55,7 +55,7 @@ def fit_all(kind: str, name: str, n: int, target: str, k: int):
     return models, X.iloc[te], y[te]
 
 
-@pn.cache(max_items=64)
+@cached(maxsize=64)
 def summary(kind: str, name: str, n_rows: int, target: str, k: int, n: int):
     """Arc posteriors, M* (n parents) and the test-set class probabilities of the four models."""
     models, Xte, yte = fit_all(kind, name, n_rows, target, k)

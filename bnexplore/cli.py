@@ -1,4 +1,4 @@
-"""Command line interface: ``bnexplore list`` and ``bnexplore run NAME``.
+"""Command line interface: ``bnexplore list``, ``bnexplore run NAME`` and ``bnexplore report``.
 
 Examples
 --------
@@ -7,6 +7,7 @@ Examples
     bnexplore list
     bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
     bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
+    bnexplore report                  # regenerate docs/reproduction/README.md
 """
 from __future__ import annotations
 
@@ -50,7 +51,34 @@ def build_parser() -> argparse.ArgumentParser:
                           "trials")
     run.add_argument("--retry-errors", action="store_true",
                      help="rerun trials whose earlier run recorded an error")
+
+    rep = sub.add_parser(
+        "report", help="regenerate docs/reproduction/README.md",
+        description="Collect the per-paper reproduction files (docs/reproduction/<paper>.md), "
+                    "the registered experiments and the state of their results files into "
+                    "the reproduction index.")
+    rep.add_argument("--docs", metavar="DIR", default="docs/reproduction",
+                     help="folder of the per-paper files (default docs/reproduction)")
+    rep.add_argument("--results", metavar="DIR", default=None,
+                     help="folder of the results files (default DOCS/results)")
+    rep.add_argument("--out", metavar="FILE", default=None,
+                     help="output file (default DOCS/README.md); '-' prints it")
     return parser
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from bnexplore import report
+
+    try:
+        if args.out == "-":
+            print(report.build_report(args.docs, args.results))
+            return 0
+        path = report.write_report(args.docs, args.out, args.results)
+    except ValueError as exc:
+        print(f"bnexplore report: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
 
 
 def _cmd_list() -> int:
@@ -117,6 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "list":
         return _cmd_list()
+    if args.command == "report":
+        return _cmd_report(args)
     return _cmd_run(args)
 
 

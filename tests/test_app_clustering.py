@@ -19,7 +19,8 @@ def test_views_build_without_a_browser():
     table = app.strategy_view(*ARGS).value
     assert sorted(sum((v.split(", ") for v in table["variables"]), [])) == sorted(
         app.dataset("Network sample", "asia", 1000)[0].columns)
-    assert type(app.subspace_view(*ARGS, 2)).__name__ == "HoloViews"
+    view = app.subspace_view(*ARGS, 2)
+    assert type(view[1]).__name__ == "HoloViews" and "Sub-space 3 of" in view[0].object
     assert type(app.timeline_view(*ARGS)).__name__ == "Row"
     # honeycomb source: the table reports the share of each cluster in its main cell
     hc = app.strategy_view("Network sample", app.HONEYCOMB, 1000, True, 4, "hierarchy", 0).value
@@ -28,15 +29,41 @@ def test_views_build_without_a_browser():
     assert type(app.summary_view("Network sample", "asia", 1000, True, 0, "hierarchy", 0)).__name__ == "Alert"
 
 
+def _wait_canvases(page, n, timeout=120.0):
+    """Wait until ``n`` Bokeh canvases exist (Playwright locators pierce the shadow DOM)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while page.locator("canvas").count() < n:
+        assert time.monotonic() < deadline, f"fewer than {n} plots rendered"
+        page.wait_for_timeout(500)
+
+
+def _text(page, css_class):
+    """Text of a Panel pane (its content lives in the element's shadow root)."""
+    return page.locator(f".{css_class}").first.evaluate(
+        "e => (e.shadowRoot ? e.shadowRoot.textContent : e.textContent) || ''")
+
+
+def _wait_change(page, css_class, before, timeout=120.0, contains=""):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while (lambda t: t == before or contains not in t)(_text(page, css_class)):
+        assert time.monotonic() < deadline, f".{css_class} did not change"
+        page.wait_for_timeout(500)
+    return _text(page, css_class)
+
+
 def _q(page):
-    return page.locator(".bnx-summary").first.inner_text()
+    return _text(page, "bnx-summary")
 
 
 @pytest.mark.browser
 def test_clustering_app_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=clustering", wait_until="domcontentloaded", timeout=120_000)
     page.wait_for_selector(".bnx-summary", timeout=120_000)
-    page.wait_for_function("document.querySelectorAll('canvas').length >= 4", timeout=120_000)
+    _wait_canvases(page, 4)
     assert "Clustering hierarchy" in page.title()
     before = _q(page)
     assert re.search(r"greedy q = \d+", before) and "alarm" in before
@@ -46,10 +73,19 @@ def test_clustering_app_renders_and_reacts(panel_server, page):
     handle = slider.locator(".noUi-handle").first
     handle.focus()
     handle.press("ArrowRight")
-    page.wait_for_function(
-        "(prev) => { const el = document.querySelector('.bnx-summary');"
-        " return el && el.innerText !== prev; }", arg=before, timeout=120_000)
-    after = _q(page)
-    assert after != before and re.search(r"incremental q = \d+", after)
-    page.wait_for_function("document.querySelectorAll('canvas').length >= 4", timeout=120_000)
+    pat = r"incremental q = (\d+) \((\d+) clusters"
+    q_before = re.search(pat, before).groups()
+    import time
+    deadline = time.monotonic() + 120
+    while re.search(pat, _q(page)) is None or re.search(pat, _q(page)).groups() == q_before:
+        assert time.monotonic() < deadline, "the summary did not follow the cluster-size slider"
+        page.wait_for_timeout(500)
+    _wait_canvases(page, 4)
+    # step the player forward: the sub-space picture moves to the next sub-space
+    sub_before = _text(page, "bnx-subspace")
+    assert "Sub-space 1 of" in sub_before
+    page.locator("button.next").first.click()
+    sub_after = _wait_change(page, "bnx-subspace", sub_before, contains="Sub-space 2 of")
+    assert "Sub-space 2 of" in sub_after
+    _wait_canvases(page, 4)
     assert not page.console_errors, page.console_errors

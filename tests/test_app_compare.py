@@ -264,16 +264,17 @@ def test_compare_app_runs_reacts_exports_and_cancels(panel_server, page):
     assert "4 folds" in second
     assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["folds"] == ["4"]
 
-    # figures export as SVG (Bokeh's SVG canvas) and the table as CSV
-    with page.expect_download(timeout=30_000) as dl:
-        page.locator("button:has-text('Figures as SVG')").first.click()
-    svg = open(dl.value.path(), encoding="utf-8").read()
-    assert dl.value.suggested_filename.endswith(".svg") and "<svg" in svg[:500]
+    # the table exports as CSV and the figures as SVG (Bokeh's SVG canvas)
+    page.wait_for_timeout(1500)    # let the browser render the new results
     with page.expect_download(timeout=30_000) as dl:
         page.locator("text=Download metrics as CSV").first.click()
     csv = open(dl.value.path(), encoding="utf-8").read()
     assert csv.splitlines()[0].startswith("classifier,label,error,auc")
     assert len(csv.splitlines()) == 3
+    with page.expect_download(timeout=30_000) as dl:
+        page.locator("button:has-text('Figures as SVG')").first.click()
+    svg = open(dl.value.path(), encoding="utf-8").read()
+    assert dl.value.suggested_filename.endswith(".svg") and "<svg" in svg[:500]
     assert page.console_errors == []
 
 

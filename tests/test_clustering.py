@@ -434,3 +434,31 @@ def test_purity_and_connectivity_helpers():
         C.cluster_purity([["z"]], [["a"]])
     g = nx.DiGraph([("a", "b"), ("c", "b"), ("d", "e")])
     assert C.connected_clusters([["a", "c"], ["a", "b", "c"], ["d", "e"]], g) == [False, True, True]
+
+
+# --------------------------------------------------------------------------- reproduction (reduced)
+def test_reduced_reproductions_run():
+    from bnexplore import experiments
+
+    alarm = experiments.run_named("castelo_siebes_alarm", size="reduced", progress=False)
+    assert alarm["error"].isna().all()
+    assert set(alarm["method"]) == {"greedy", "hc", "random"} and len(alarm) == 10
+    greedy_q = alarm.loc[alarm["method"] == "greedy", "q"].iloc[0]
+    hc = alarm[alarm["method"] == "hc"]
+    assert (hc["q"] < greedy_q).all() and hc["same_model"].all()
+    assert (hc["ratio"] > alarm.loc[alarm["method"] == "random", "ratio"].min()).all()
+    honey = experiments.run_named("castelo_siebes_honeycomb", size="reduced", progress=False)
+    assert honey["error"].isna().all()
+    assert honey["purity"].iloc[0] > 0.7 and honey["same_model"].all()
+
+
+@pytest.mark.slow
+def test_full_alarm_reproduction():
+    from bnexplore.experiments.castelo_siebes import alarm_trial
+
+    rows = pd.DataFrame(alarm_trial(n_rows=10_000, seed=0))
+    assert rows["same_model"].all()
+    hc = rows[rows["method"] == "hc"]
+    rnd = rows[rows["method"] == "random"]
+    assert hc["ratio"].min() > 5 and rnd["ratio"].min() > 3
+    assert hc["ratio"].mean() > rnd["ratio"].mean()

@@ -1,0 +1,144 @@
+"""Shareable links (widget state in the URL) and exports, for every app."""
+from __future__ import annotations
+
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
+              if p.stem != "main" and not p.name.startswith("_"))
+
+
+@pytest.fixture(scope="module")
+def common():
+    sys.path.insert(0, str(REPO / "apps"))
+    try:
+        import _common
+        yield _common
+    finally:
+        sys.path.remove(str(REPO / "apps"))
+
+
+def test_url_widget_names(common):
+    import panel as pn
+    w = common.widget
+    a = w(pn.widgets.IntSlider, "Max in-degree", start=1, end=5, value=3)
+    b = w(pn.widgets.Select, "Score", options=["K2", "BDeu"])
+    c = w(pn.widgets.Select, "Score", options=["x"])              # same label
+    d = w(pn.widgets.Select, "App", options=["x"])                # clashes with the router
+    hidden = common.no_url(w(pn.widgets.Select, "Hidden", options=["x"]))
+    btn = w(pn.widgets.Button, "Run")
+    up = pn.widgets.FileInput()
+    names = common.url_widgets([pn.Column(a, pn.Row(b, c)), d, hidden, btn, up, "text"])
+    assert list(names) == ["max_in_degree", "score", "score_2", "app_value"]
+    assert names["score_2"] is c
+
+
+def test_sync_outside_a_server_is_a_no_op(common):
+    import panel as pn
+    s = common.widget(pn.widgets.IntSlider, "k", start=1, end=3, value=2)
+    assert list(common.sync_url([s])) == ["k"] and s.value == 2
+
+
+def test_make_template_adds_the_share_section(common):
+    import panel as pn
+    tpl = common.make_template("T", main=[pn.pane.Markdown("x")], sidebar=[])
+    text = str([o for o in tpl.sidebar])
+    assert "bnx-share" in text
+    plain = common.make_template("T", share=False)
+    assert "bnx-share" not in str([o for o in plain.sidebar])
+
+
+def test_download_csv(common):
+    import pandas as pd
+    calls = []
+
+    def table():
+        calls.append(1)
+        return pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+
+    btn = common.download_csv(table, "t")
+    assert btn.filename == "t.csv"
+    assert btn.callback().read() == "a,b\n1,x\n2,y\n" and calls == [1]
+
+
+def test_guarded_isolates_a_failure(common):
+    import panel as pn
+    view = common.guarded(lambda x: pn.pane.Markdown(str(1 / x)))
+    assert isinstance(view(0), pn.pane.Alert)
+    assert "ZeroDivisionError" in view(0).object
+    assert view(2).object == "0.5"
+
+
+# ------------------------------------------------------------------ browser
+def _query(page) -> dict:
+    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}
+
+
+def _score(page) -> str:
+    return (page.locator(".bnx-score").first.text_content() or "").strip()
+
+
+def _wait(pred, timeout_s=90.0, page=None):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        page.wait_for_timeout(250)
+    return False
+
+
+@pytest.mark.browser
+def test_a_link_reproduces_the_view(panel_server, page, browser):
+    page.goto(f"{panel_server}/apps?app=structure&data_set=iris&score=BDeu&max_in_degree=2")
+    page.locator(".bnx-score").first.wait_for(timeout=120_000)
+    assert _wait(lambda: "iris" in (page.locator(".bnx-source").first.text_content() or ""),
+                 page=page)
+    q = _query(page)
+    assert q["app"] == "structure" and q["data_set"] == "iris" and q["score"] == "BDeu"
+    assert q["max_in_degree"] == "2"
+    assert "sample_size" in q and "source" in q        # every sidebar widget is in the link
+    # moving a slider updates the address bar
+    handle = page.locator('.noUi-handle[aria-valuemax="5.0"], .noUi-handle[aria-valuemax="5"]'
+                          ).first
+    handle.focus()
+    handle.press("ArrowLeft")
+    assert _wait(lambda: _query(page).get("max_in_degree") == "1", page=page)
+    assert _wait(lambda: _score(page) not in ("",), page=page)
+    page.wait_for_timeout(1500)
+    score = _score(page)
+    link = page.url
+
+    # the link opened in another browser context (another user) shows the same view
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        other = ctx.new_page()
+        other.goto(link)
+        other.locator(".bnx-score").first.wait_for(timeout=120_000)
+        assert _wait(lambda: _score(other) == score, page=other), (_score(other), score)
+        assert "iris" in (other.locator(".bnx-source").first.text_content() or "")
+    finally:
+        ctx.close()
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+def test_bad_url_values_are_ignored(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=structure&max_in_degree=99&data_set=no-such-data")
+    page.locator(".bnx-score").first.wait_for(timeout=120_000)
+    assert _wait(lambda: _query(page).get("max_in_degree") == "3", page=page)
+    assert _query(page)["data_set"] == "vote"
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("app", APPS)
+def test_every_app_puts_its_settings_in_the_url(panel_server, page, app):
+    page.goto(f"{panel_server}/apps?app={app}")
+    assert _wait(lambda: len(_query(page)) > 1, timeout_s=120, page=page), page.url
+    page.locator("text=Copy link to this view").first.wait_for(timeout=30_000)
+    assert page.locator("button:has-text('Figures as PNG')").count() == 1
