@@ -281,3 +281,20 @@ def test_bad_prediction_input():
         avg.summary_network(-1)
     with pytest.raises(TypeError):
         avg.predict_log_joint(np.zeros((2, 5)))
+
+
+# ------------------------------------------------------------------ reproduction (reduced)
+def test_dash_cooper_experiments_registered_and_reduced_trials_run():
+    from bnexplore import experiments
+    from bnexplore.experiments import dash_cooper as dc
+
+    for t in (2, 3, 4, 5):
+        assert f"dash_cooper_table{t}" in experiments.names()
+    data, parents = dc.lazy_random_sample(12, 3, 200, np.random.default_rng(0))
+    assert data.codes.shape == (200, 12) and max(len(p) for p in parents) <= 3
+    rows = dc.table2_trial(n_nodes=8, k=1, n_records=60, seed=0)
+    assert [r["n"] for r in rows] == list(dc.T2_N_VALUES)
+    assert abs(rows[-1]["delta_pct"]) < 1e-9  # n = 15 >= N - 1: AMA is exact MA
+    r = dc.table3_trial(part="N", n_nodes=8, k=2, K="uniform", n_records=60, seed=1)
+    assert 0 <= r["auc_ama"] <= 1 and np.isfinite(r["delta_pct"])
+    assert dc.choose_k(5) == 4 and dc.choose_k(40) < 4

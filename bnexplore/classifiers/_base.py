@@ -1,23 +1,51 @@
 """Shared scikit-learn plumbing for every bnexplore classifier.
 
-Subclasses implement ``_fit(data)`` on a :class:`DiscreteData` whose last column is
-the class, and ``_predict_log_joint(codes)`` or ``predict_proba``. Validation,
-class bookkeeping and encoding of new rows live here once.
+Subclasses implement ``fit`` (calling :meth:`DiscreteClassifier._fit_data` first) and
+``predict_proba`` (calling :meth:`DiscreteClassifier._encode` on the new rows).
+Validation, class bookkeeping and encoding of new rows live here once, following the
+scikit-learn conventions:
+
+* ``fit`` accepts a DataFrame (categorical, string, bool or small-integer columns) or a
+  2-D array of labels; ``feature_names_in_`` is set only when ``X`` is a DataFrame with
+  string column names (as in scikit-learn), ``n_features_in_`` always.
+* Every attribute ending in ``_`` left by an earlier ``fit`` is removed before a refit,
+  so nothing from the previous data survives.
+* Bad input raises a ``ValueError`` (``TypeError`` for sparse matrices) that names the
+  problem: 1-D or empty ``X``, NaN / inf, a continuous column, a continuous or
+  single-class ``y``, a wrong number of features or an unseen category at predict time.
 """
 from __future__ import annotations
 
+import warnings
+from typing import Any, Sequence, Union
+
 import numpy as np
 import pandas as pd
+from scipy import sparse as _sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from ..data.core import DiscreteData
 
-__all__ = ["DiscreteClassifier", "normalize_log"]
+__all__ = ["DiscreteClassifier", "normalize_log", "MatrixLike", "ArrayLike"]
+
+#: what ``X`` may be: a DataFrame, a 2-D numpy array or a nested sequence
+MatrixLike = Union[pd.DataFrame, np.ndarray, Sequence[Sequence[Any]]]
+#: what ``y`` may be: a Series, Categorical, 1-D array or sequence of labels
+ArrayLike = Union[pd.Series, pd.Categorical, np.ndarray, Sequence[Any]]
 
 
 def normalize_log(logp: np.ndarray) -> np.ndarray:
-    """Row-normalise log scores into probabilities (log-sum-exp, NaN-safe for -inf rows)."""
+    """Row-normalise log scores into probabilities (log-sum-exp, NaN-safe for -inf rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> normalize_log(np.array([[0.0, np.log(3.0)], [-np.inf, -np.inf]])).round(6).tolist()
+    [[0.25, 0.75], [0.5, 0.5]]
+    """
     logp = np.asarray(logp, dtype=float)
     m = logp.max(axis=1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
@@ -30,86 +58,187 @@ def normalize_log(logp: np.ndarray) -> np.ndarray:
     return p / s
 
 
-def _as_frame(X) -> pd.DataFrame:
+def _has_string_names(X) -> bool:
+    return isinstance(X, pd.DataFrame) and X.shape[1] > 0 and \
+        all(isinstance(c, str) for c in X.columns)
+
+
+def _as_frame(X, who: str = "the classifier") -> pd.DataFrame:
+    """``X`` as a DataFrame, refusing sparse, complex, non-2-D, empty and NaN/inf input."""
+    if _sparse.issparse(X):
+        raise TypeError(f"{who} does not accept sparse input ({type(X).__name__}): "
+                        f"pass a dense array or DataFrame of discrete values (X.toarray())")
+    if isinstance(X, pd.Series):
+        raise ValueError(f"Expected a 2-D X, got a pandas Series of length {len(X)}: Reshape your "
+                         f"data with X.to_frame() (one feature) or X.to_frame().T (one sample)")
     if isinstance(X, pd.DataFrame):
-        return X
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+        frame = X
+    else:
+        arr = np.asarray(X)
+        if arr.ndim == 1:
+            raise ValueError(f"Expected a 2-D X, got a 1-D array of shape {arr.shape}: Reshape your "
+                             f"data either using array.reshape(-1, 1) if it has a single feature or "
+                             f"array.reshape(1, -1) if it contains a single sample.")
+        if arr.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported: X must hold discrete labels or small integers")
+        frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+    if frame.shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 "
+                         f"is required: X needs at least one feature attribute besides the class")
+    if frame.shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 "
+                         f"is required.")
+    na = frame.isna().to_numpy()
+    if na.any():
+        r, c = np.argwhere(na)[0]
+        raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
+                         f"column {str(frame.columns[c])!r}); impute or drop them first")
+    for c in frame.columns:
+        s = frame[c]
+        if pd.api.types.is_float_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype):
+            inf = np.isinf(s.to_numpy(dtype=float))
+            if inf.any():
+                raise ValueError(f"X contains inf in column {str(c)!r} (first at row "
+                                 f"{int(np.argmax(inf))}): features must be discrete labels")
+    return frame
 
 
 class DiscreteClassifier(ClassifierMixin, BaseEstimator):
-    """Base class: discrete features in, class probabilities out (columns follow ``classes_``)."""
+    """Base class: discrete features in, class probabilities out (columns follow ``classes_``).
+
+    Subclasses store their constructor arguments unchanged, validate them in ``fit``,
+    call :meth:`_fit_data` to get the training data (class as the last column) and
+    :meth:`_encode` at predict time.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels; ``predict_proba`` columns follow this order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
+    data_ : bnexplore.data.DiscreteData
+        The training data, the class last (named ``"__class__"``).
+    """
 
     #: name given to the class column inside ``data_``
     class_column = "__class__"
 
-    def _fit_data(self, X, y) -> DiscreteData:
+    def _reset(self) -> None:
+        """Forget every fitted attribute (names ending in ``_``) of an earlier fit."""
+        for k in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, k)
+
+    def _check_y(self, y, n_rows: int) -> np.ndarray:
+        who = type(self).__name__
+        if y is None:
+            raise ValueError(f"{who} requires y to be passed, but the target y is None")
+        if _sparse.issparse(y):
+            raise TypeError(f"{who} does not accept a sparse y: pass a 1-D array of labels")
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                          "the shape of y to (n_samples,), for example using ravel().",
+                          DataConversionWarning, stacklevel=3)
+            y = y.ravel()
+        elif y.ndim != 1:
+            raise ValueError(f"y should be a 1d array of class labels, got an array of shape {y.shape}")
+        if len(y) != n_rows:
+            raise ValueError(f"X has {n_rows} rows but y has {len(y)}")
+        miss = pd.isna(pd.Series(y)).to_numpy()
+        if miss.any():
+            raise ValueError(f"y has {int(miss.sum())} missing labels (first at row "
+                             f"{int(np.argmax(miss))}): drop those rows")
+        try:
+            kind = type_of_target(y, input_name="y")
+        except ValueError as e:
+            raise ValueError(f"Unknown label type: {e}") from None
+        if kind == "continuous":
+            raise ValueError("Unknown label type: continuous. y holds continuous values; a "
+                             "classifier needs class labels (discretise the target first)")
+        return y
+
+    def _fit_data(self, X: MatrixLike, y: ArrayLike) -> DiscreteData:
         """Validate ``X, y`` and return training data with the class as the last column.
 
-        Sets ``classes_``, ``n_features_in_``, ``feature_names_in_`` and ``data_``.
+        Removes the fitted attributes of an earlier fit, then sets ``classes_``,
+        ``n_features_in_``, ``feature_names_in_`` (DataFrame input only) and ``data_``.
         """
-        X = _as_frame(X)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            y = y.ravel()
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-        if len(X) == 0:
-            raise ValueError("cannot fit on 0 samples")
-        if pd.isna(pd.Series(y)).any():
-            raise ValueError(f"y has {int(pd.isna(pd.Series(y)).sum())} missing labels: drop those rows")
+        self._reset()
+        frame = _as_frame(X, type(self).__name__)
+        y = self._check_y(y, len(frame))
         classes = np.unique(y)
         if classes.size < 2:
-            raise ValueError(f"y has a single class ({classes[0]!r}): a classifier needs at least two classes")
-        frame = X.copy()
+            raise ValueError(f"y has a single class ({classes[0]!r}), i.e. only one class: a "
+                             f"classifier needs at least two classes")
+        named = _has_string_names(X)
+        frame = frame.copy()
         frame.columns = [str(c) for c in frame.columns]
         if self.class_column in frame.columns:
-            raise ValueError(f"feature name {self.class_column!r} is reserved")
+            raise ValueError(f"feature name {self.class_column!r} is reserved: rename that column")
         frame[self.class_column] = pd.Categorical(y, categories=classes)
         data = DiscreteData.from_frame(frame, target=self.class_column)
         self.classes_ = classes
-        self.n_features_in_ = X.shape[1]
-        self.feature_names_in_ = np.array([str(c) for c in X.columns], dtype=object)
+        self.n_features_in_ = frame.shape[1] - 1
+        if named:
+            self.feature_names_in_ = np.array(list(X.columns), dtype=object)
         self.data_ = data
         return data
 
-    def _encode(self, X) -> np.ndarray:
+    @property
+    def _feature_names(self) -> list[str]:
+        """Names of the features inside ``data_`` (``x0, x1, ...`` for array input)."""
+        return self.data_.names[:-1]
+
+    def _encode(self, X: MatrixLike) -> np.ndarray:
         """Integer codes (n, n_features) of new rows in the training coding.
 
-        Unseen categories raise a ``ValueError`` naming the column and the value.
+        A DataFrame is matched by column name when the estimator was fitted on one
+        (columns may come in any order), otherwise by position.  Unseen categories raise
+        a ``ValueError`` naming the column and the value.
         """
         check_is_fitted(self, "data_")
-        X = _as_frame(X)
+        who = type(self).__name__
+        X_in = X
+        X = _as_frame(X, who)
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the classifier was fitted with "
-                             f"{self.n_features_in_}")
-        X = X.copy()
-        X.columns = [str(c) for c in X.columns]
-        if list(X.columns) != list(self.feature_names_in_):
-            if isinstance(X, pd.DataFrame) and set(X.columns) == set(self.feature_names_in_):
-                X = X[list(self.feature_names_in_)]
-            elif not all(c.startswith("x") for c in X.columns):
-                raise ValueError(f"X columns {list(X.columns)} differ from the fitted ones "
-                                 f"{list(self.feature_names_in_)}")
-            else:
-                X.columns = list(self.feature_names_in_)
-        na = X.isna().to_numpy()
-        if na.any():
-            r, c = np.argwhere(na)[0]
-            raise ValueError(f"X has {int(na.sum())} missing values (first at row {r}, column "
-                             f"{X.columns[c]!r}): impute or drop them before predicting")
+            raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting "
+                             f"{self.n_features_in_} features as input")
+        names = self._feature_names
+        if hasattr(self, "feature_names_in_") and _has_string_names(X_in):
+            cols = list(X.columns)
+            if cols != names:
+                unseen = [c for c in cols if c not in names]
+                if unseen:
+                    lost = [c for c in names if c not in cols]
+                    raise ValueError(f"X has columns {unseen} not seen in fit, and lacks {lost}: "
+                                     f"pass the columns used in fit {names}")
+                X = X[names]
+        else:
+            X = X.set_axis(names, axis=1)
         return self.data_.encode(X, unseen="raise")
 
-    def predict(self, X) -> np.ndarray:
-        """Most probable class of every row."""
+    def predict(self, X: MatrixLike) -> np.ndarray:
+        """Most probable class of every row (the argmax of :meth:`predict_proba`).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels taken from ``classes_``.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def predict_log_proba(self, X) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """Natural log of :meth:`predict_proba` (``-inf`` for impossible classes)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def _more_tags(self):
-        return {"X_types": ["categorical", "2darray"], "requires_y": True}
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True   # discrete features: labels or small integers
+        tags.input_tags.string = True
+        tags.target_tags.required = True
+        return tags

@@ -27,7 +27,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .. import forests as _F
-from ._base import DiscreteClassifier, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["TAN", "FAN", "STAN", "SFAN"]
 
@@ -37,10 +37,27 @@ class _SCFClassifier(DiscreteClassifier):
 
     # subclasses expose the parameters they have; these are the resolved values
     def _settings(self) -> tuple[float, int]:
-        return float(self.penalty), int(getattr(self, "max_parents", 1))
+        pen, k = self.penalty, getattr(self, "max_parents", 1)
+        if isinstance(pen, (bool, np.bool_)) or not isinstance(pen, (int, float, np.number)):
+            raise TypeError(f"penalty must be a number >= 0 (float('inf') for FAN/TAN), got {pen!r}")
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"max_parents must be an int >= 0, got {k!r}")
+        return float(pen), int(k)
 
-    def fit(self, X, y):
-        """Learn the structure (MAP) or the structure posterior (BMA) from ``X, y``."""
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "_SCFClassifier":
+        """Learn the structure (MAP) or the structure posterior (BMA) from ``X, y``.
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+            Discrete features (categoricals, strings, bools or small integers).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two distinct ones).
+
+        Returns
+        -------
+        self
+        """
         if self.averaging not in ("map", "bma"):
             raise ValueError(f"averaging must be 'map' or 'bma', got {self.averaging!r}")
         penalty, k = self._settings()
@@ -53,13 +70,16 @@ class _SCFClassifier(DiscreteClassifier):
         self.result_ = res
         self.graph_ = res.graph
         self.markov_blanket_ = res.markov_blanket(self.class_column)
+        # _fit_data removed every ``*_`` attribute of an earlier fit; drop the private MAP
+        # tables too so that a refit with averaging="bma" keeps nothing of the old data
+        self._tables = None
         if self.averaging == "map":
             self._tables = _F._MAPTables(fam, res)
         else:
             self.average_ = _F.SCFAverage(None, features, [self.class_column], families=fam)
         return self
 
-    def _joint(self, X) -> np.ndarray:
+    def _joint(self, X: MatrixLike) -> np.ndarray:
         check_is_fitted(self, "families_")
         feats = self._encode(X).astype(np.int64)
         n = feats.shape[0]
@@ -69,17 +89,17 @@ class _SCFClassifier(DiscreteClassifier):
         for c in range(len(self.classes_)):
             codes[:, -1] = c
             prior = self.families_.condition_log_prior(codes)
-            if self.averaging == "map":
+            if self._tables is not None:      # fitted with averaging="map"
                 out[:, c] = prior + self._tables.log_prob(codes)
             else:
                 out[:, c] = prior + self.average_.log_predictive(codes)
         return out
 
-    def joint_log_likelihood(self, X) -> np.ndarray:
+    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
         """``log P(x, c | D)`` for every row and class (columns follow ``classes_``)."""
         return self._joint(X)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """``P(class | x, D)``; columns follow ``classes_``."""
         return normalize_log(self._joint(X))
 
@@ -109,7 +129,10 @@ class SFAN(_SCFClassifier):
         Condition parents per feature (with the class as the only condition, 0 or 1).
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every SFAN.
-    prior : {"BDeu", "K2"}, ess : float, default 10.0
+    prior : {"BDeu", "K2"}
+        Dirichlet prior of the structure score and the parameters.
+    ess : float, default 10.0
+        Equivalent sample size of BDeu.
 
     Attributes
     ----------
@@ -142,6 +165,26 @@ class STAN(_SCFClassifier):
     """Selective tree-augmented naive Bayes (Fig. 5d): a spanning tree over the features,
     class parents optional (exclusion ``penalty`` as in :class:`SFAN`).
 
+    Parameters
+    ----------
+    penalty : float, default 0.0
+        Exclusion penalty ``alpha`` (Eq. 13) for every feature without the class as a
+        parent; ``float('inf')`` gives TAN.
+    averaging : {"map", "bma"}
+        MAP structure or Bayesian model average over every STAN.
+    prior : {"BDeu", "K2"}
+        Dirichlet prior of the structure score and the parameters.
+    ess : float, default 10.0
+        Equivalent sample size of BDeu.
+
+    Attributes
+    ----------
+    graph_ : networkx.DiGraph
+        The MAP structure (the class node is ``"__class__"``).
+    markov_blanket_ : list of str
+    result_ : bnexplore.forests.SCFResult
+        The MAP structure with its score and roots.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -165,6 +208,21 @@ class STAN(_SCFClassifier):
 class FAN(_SCFClassifier):
     """Forest-augmented naive Bayes (Fig. 5c): SFAN with an infinite exclusion penalty.
 
+    Parameters
+    ----------
+    averaging : {"map", "bma"}
+        MAP structure or Bayesian model average over every FAN.
+    prior : {"BDeu", "K2"}
+        Dirichlet prior of the structure score and the parameters.
+    ess : float, default 10.0
+        Equivalent sample size of BDeu.
+
+    Attributes
+    ----------
+    graph_ : networkx.DiGraph
+        The MAP structure (the class node is ``"__class__"``).
+    markov_blanket_ : list of str
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -180,7 +238,7 @@ class FAN(_SCFClassifier):
         self.prior = prior
         self.ess = ess
 
-    def _settings(self):
+    def _settings(self) -> tuple[float, int]:
         return math.inf, 1
 
 
@@ -188,6 +246,21 @@ class TAN(_SCFClassifier):
     """Tree-augmented naive Bayes (Friedman et al. 1997; Fig. 5b): the class is a parent of
     every feature and the features form a spanning tree (the MAP one under the Bayesian
     score, or the average over all of them with ``averaging="bma"``).
+
+    Parameters
+    ----------
+    averaging : {"map", "bma"}
+        MAP structure or Bayesian model average over every TAN.
+    prior : {"BDeu", "K2"}
+        Dirichlet prior of the structure score and the parameters.
+    ess : float, default 10.0
+        Equivalent sample size of BDeu.
+
+    Attributes
+    ----------
+    graph_ : networkx.DiGraph
+        The MAP structure (the class node is ``"__class__"``).
+    markov_blanket_ : list of str
 
     Examples
     --------
@@ -206,5 +279,5 @@ class TAN(_SCFClassifier):
         self.prior = prior
         self.ess = ess
 
-    def _settings(self):
+    def _settings(self) -> tuple[float, int]:
         return math.inf, 1

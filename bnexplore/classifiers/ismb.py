@@ -10,7 +10,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..ismb import VARIANTS, ISMBResult, MBModel, _check_search_params
-from ._base import DiscreteClassifier
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["ISMB"]
 
@@ -51,6 +51,15 @@ class ISMB(DiscreteClassifier):
         One row per predicted instance of the last ``predict_proba`` call: models in
         phase 1 and phase 2, seconds, and why phase 2 stopped (Table 5).
 
+    Notes
+    -----
+    ``queue_width``, ``epsilon``, ``patience``, ``time_limit`` and ``variant`` act at
+    prediction time (the phase-2 search is per test row), so changing them with
+    ``set_params`` takes effect without a refit.  Unlike most scikit-learn estimators,
+    ``predict_proba`` records the diagnostics ``result_``, ``trace_`` and
+    ``search_stats_`` of its last call on the estimator (they are cleared by ``fit``).
+    With ``time_limit=None`` (the default) predictions are deterministic.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -77,21 +86,33 @@ class ISMB(DiscreteClassifier):
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
 
-    def fit(self, X, y) -> "ISMB":
-        """Score the training data and run phase 1 (shared by every test instance)."""
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "ISMB":
+        """Score the training data and run phase 1 (shared by every test instance).
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+            Discrete features (categoricals, strings, bools or small integers).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two distinct ones).
+
+        Returns
+        -------
+        self
+        """
         self._check_params()
         data = self._fit_data(X, y)
         self.model_ = MBModel(data, target=self.class_column)
         self.model_.phase1()
         return self
 
-    def _rows(self, X) -> np.ndarray:
+    def _rows(self, X: MatrixLike) -> np.ndarray:
         codes = self._encode(X).astype(np.int64)
         full = np.zeros((codes.shape[0], codes.shape[1] + 1), dtype=np.int64)
         full[:, :-1] = codes          # the class is the last column of data_
         return full
 
-    def search_instances(self, X) -> list[dict[str, ISMBResult]]:
+    def search_instances(self, X: MatrixLike) -> list[dict[str, ISMBResult]]:
         """Run the search for every row; returns ``{"ismb": result, "nismb": result}`` per row
         (ISMB-MS is ``result.proba_ms`` of the ISMB result)."""
         check_is_fitted(self, "model_")
@@ -107,7 +128,7 @@ class ISMB(DiscreteClassifier):
             out.append(entry)
         return out
 
-    def predict_proba_variants(self, X) -> dict[str, np.ndarray]:
+    def predict_proba_variants(self, X: MatrixLike) -> dict[str, np.ndarray]:
         """Probabilities of ISMB, ISMB-MS and NISMB from one search per row.
 
         Returns a dict variant -> (n, n_classes) array with columns following ``classes_``.
@@ -140,7 +161,7 @@ class ISMB(DiscreteClassifier):
             self.result_ = res
             self.trace_ = res.trace()
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x, D) of every row, columns following ``classes_``."""
         check_is_fitted(self, "model_")
         self._check_params()

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.validation import check_is_fitted
 
 from .. import mixtures as mx
-from ._base import DiscreteClassifier, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
 
@@ -39,26 +40,35 @@ __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
 class _ODEMixture(DiscreteClassifier):
     """Shared fitting of the ODE counts, fast encoding and ``weights_``."""
 
-    def fit(self, X, y, sample_weight=None):
-        """Count the ODE statistics of ``X, y`` and set ``weights_``."""
-        if sample_weight is not None:
-            raise ValueError("sample_weight is not supported by the ODE mixtures: "
-                             "repeat rows instead")
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "_ODEMixture":
+        """Count the ODE statistics of ``X, y`` and set ``weights_``.
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+            Discrete features (categoricals, strings, bools or small integers).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two distinct ones).
+
+        Returns
+        -------
+        self
+        """
         self._check_params()
         data = self._fit_data(X, y)
         self.counts_ = mx.ode_counts(data)
         w = self._fit_weights(self.counts_)
         self.weights_ = pd.Series(np.asarray(w, float), index=pd.Index(
-            list(self.feature_names_in_), name="super-parent"), name="weight")
+            list(self._feature_names), name="super-parent"), name="weight")
         return self
 
     def _check_params(self) -> None:
         pass
 
-    def _encode(self, X) -> np.ndarray:
+    def _encode(self, X: MatrixLike) -> np.ndarray:
         # fast path: categoricals with exactly the training categories (no Python loop)
         if isinstance(X, pd.DataFrame) and hasattr(self, "data_"):
-            names = list(self.feature_names_in_)
+            names = list(self._feature_names)
             cols = [str(c) for c in X.columns]
             if cols == names:
                 out = np.empty((len(X), len(names)), dtype=np.int32)
@@ -73,12 +83,12 @@ class _ODEMixture(DiscreteClassifier):
                 return out
         return super()._encode(X)
 
-    def log_joint_per_ode(self, X) -> np.ndarray:
+    def log_joint_per_ode(self, X: MatrixLike) -> np.ndarray:
         """``log P_u(c, x)`` (Eq. 14-16) of every row, super-parent and class: (M, n, K)."""
         codes = self._encode(X)          # checks that the estimator is fitted
         return mx.ode_log_joint(self.counts_, codes)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities of the mixture ``sum_u w_u P_u(c, x)`` (Eq. 2), rows sum to 1."""
         lj = self.log_joint_per_ode(X)
         return normalize_log(mx.mixture_log_joint(lj, self.weights_.to_numpy()))
@@ -123,7 +133,8 @@ class AODE(_ODEMixture):
     def _fit_weights(self, counts):
         return np.full(counts.n_attributes, 1.0 / counts.n_attributes)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """Class probabilities of AODE (Eq. 17); columns follow ``classes_``, rows sum to 1."""
         codes = self._encode(X)
         return normalize_log(mx.aode_log_joint(self.counts_, codes, self.threshold))
 
@@ -134,6 +145,10 @@ class BMAAODE(_ODEMixture):
     The posterior root probabilities ``alpha*_u ~ W_u`` (Eq. 22, 25) become ``weights_``;
     the posterior predictive of each root (Eq. 29) with all ``N' = 1`` equals the Laplace
     estimates of Eq. 15-16, so prediction is Eq. 28 over the ODEs of :class:`AODE`.
+
+    Parameters
+    ----------
+    None: every Dirichlet hyperparameter is 1 (the paper's setting).
 
     Attributes
     ----------
@@ -156,7 +171,7 @@ class BMAAODE(_ODEMixture):
 
     def _fit_weights(self, counts):
         logw = mx.bma_log_evidence(counts)
-        self.log_evidence_ = pd.Series(logw, index=pd.Index(list(self.feature_names_in_),
+        self.log_evidence_ = pd.Series(logw, index=pd.Index(list(self._feature_names),
                                                             name="super-parent"),
                                        name="log_evidence")
         return mx.bma_weights(counts)
@@ -166,7 +181,9 @@ class _MAPMixture(_ODEMixture):
     def _check_params(self) -> None:
         mx._check_iter(self.max_iter, self.tol)
 
-    def loo_log_joint_(self):
+    def loo_log_joint(self) -> np.ndarray:
+        """Leave-one-out ``log P_u(c, x)`` of the training rows (Eq. 30-32): (M, n, K)."""
+        check_is_fitted(self, "counts_")
         return mx.ode_log_joint_loo(self.counts_)
 
 
@@ -191,11 +208,23 @@ class MAPLMD(_MAPMixture):
     converged_ : bool
     objective_ : float
         Log posterior (Eq. 8, up to a constant) at ``weights_``.
+    kkt_ : float
+        Scaled KKT residual at ``weights_``.
 
     Warns
     -----
     bnexplore.mixtures.WeightsConvergenceWarning
         When EM stops at ``max_iter`` (the message gives the iteration count).
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> df = bx.datasets.load("weather.nominal")
+    >>> clf = MAPLMD().fit(df.drop(columns="play"), df["play"])
+    >>> clf.converged_, round(float(clf.weights_.sum()), 9)
+    (True, 1.0)
+    >>> clf.predict(df.drop(columns="play").iloc[:3]).tolist()
+    ['no', 'no', 'yes']
     """
 
     def __init__(self, max_iter: int = 5000, tol: float = 1e-6):
@@ -209,7 +238,8 @@ class MAPLMD(_MAPMixture):
         self.kkt_ = res.kkt
         return res.weights
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """Class probabilities ``sum_u w_u P_u(c | x)`` (Eq. 1); columns follow ``classes_``."""
         lj = self.log_joint_per_ode(X)
         p = mx.mixture_conditional(lj, self.weights_.to_numpy())
         return p / p.sum(axis=1, keepdims=True)
@@ -227,19 +257,34 @@ class MAPLMG(_MAPMixture):
     Parameters
     ----------
     method : {"softmax", "slsqp"}, default "softmax"
+        Optimiser: L-BFGS in softmax coordinates or SLSQP with explicit constraints.
     max_iter : int, default 500
+        Optimiser iterations.
     tol : float, default 1e-6
         Scaled KKT residual accepted as converged.
 
     Attributes
     ----------
     weights_ : Series
-    n_iter_, converged_, objective_, kkt_
+    n_iter_ : int
+    converged_ : bool
+    objective_ : float
+        Log posterior (Eq. 10, up to a constant) at ``weights_``.
+    kkt_ : float
+        Scaled KKT residual at ``weights_``.
 
     Warns
     -----
     bnexplore.mixtures.WeightsConvergenceWarning
         When the KKT residual is above ``tol`` after ``max_iter`` iterations.
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> df = bx.datasets.load("weather.nominal")
+    >>> clf = MAPLMG(method="slsqp").fit(df.drop(columns="play"), df["play"])
+    >>> clf.converged_, clf.weights_.idxmax()
+    (True, 'outlook')
     """
 
     def __init__(self, method: str = "softmax", max_iter: int = 500, tol: float = 1e-6):

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..scores import family_counts
-from ._base import DiscreteClassifier, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["NaiveBayes", "dirichlet_log_cpt"]
 
@@ -43,7 +43,7 @@ class NaiveBayes(DiscreteClassifier):
     ----------
     prior : {"K2", "BDeu"}
         Dirichlet parameter prior: K2 (every alpha_ijk = 1) or BDeu.
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size for BDeu.
 
     Attributes
@@ -67,10 +67,25 @@ class NaiveBayes(DiscreteClassifier):
         self.prior = prior
         self.ess = ess
 
-    def fit(self, X, y) -> "NaiveBayes":
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "NaiveBayes":
+        """Estimate the class prior and one (n_classes, r_f) table per feature (Eq. 3).
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+            Discrete features (categoricals, strings, bools or small integers).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two distinct ones).
+
+        Returns
+        -------
+        self
+        """
         if self.prior not in ("K2", "BDeu"):
             raise ValueError(f"prior must be 'K2' or 'BDeu', got {self.prior!r}")
-        if not (np.isscalar(self.ess) and self.ess > 0):
+        ess = self.ess
+        if isinstance(ess, (bool, np.bool_)) or not isinstance(ess, (int, float, np.number)) \
+                or not np.isfinite(ess) or ess <= 0:
             raise ValueError(f"ess must be a positive number, got {self.ess!r}")
         data = self._fit_data(X, y)
         c = data.n_cols - 1
@@ -79,7 +94,7 @@ class NaiveBayes(DiscreteClassifier):
                           for f in range(c)]
         return self
 
-    def joint_log_likelihood(self, X) -> np.ndarray:
+    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
         """log P(class, x) for every row (n, n_classes), up to the model's normalisation."""
         codes = self._encode(X)
         out = np.tile(self.log_class_prior_, (codes.shape[0], 1))
@@ -87,6 +102,6 @@ class NaiveBayes(DiscreteClassifier):
             out += table[:, codes[:, f]].T
         return out
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x); columns follow ``classes_``."""
         return normalize_log(self.joint_log_likelihood(X))
