@@ -12,7 +12,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (NETWORK, DataSource, cached, describe_source, error_box,  # noqa: E402
+from _common import (NETWORK, DataSource, describe_source, error_box,  # noqa: E402
                      load_data, make_template, reactive)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
@@ -23,6 +23,12 @@ TITLE = "Clustering hierarchy"
 DESCRIPTION = ("Cramer's V hierarchy of the variables, the incremental strategy it gives for a "
                "cluster size, and a player through the incremental search; q against greedy.")
 
+#: what the page teaches, shown above the pictures.
+LESSON = ("Greedy search scores every possible arc change at every step; its cost is **q**, "
+          "the number of improving models it has to look at. Castelo & Siebes first cluster "
+          "strongly associated variables (Cramér's V) and search one small sub-space at a "
+          "time: the same kind of network is found for a fraction of q.")
+
 HONEYCOMB = "honeycomb (48 nodes)"
 HIERARCHY, RANDOM = "hierarchy", "random groups"
 
@@ -30,7 +36,9 @@ pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
 
 
 # --------------------------------------------------------------------------- computation (cached)
-@cached(maxsize=16)
+# pn.cache, not _common.cached: results are shared by all sessions but each session calls
+# its own copy of the function (Bokeh clears a closed session's module globals).
+@pn.cache(max_items=16, policy="LRU")
 def dataset(kind: str, name: str, n: int):
     """``(DataFrame, true DAG or None, cells or None)`` for the chosen source."""
     if kind == NETWORK and name == HONEYCOMB:
@@ -46,7 +54,7 @@ def dataset(kind: str, name: str, n: int):
     return df, None, None
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def scorer(kind: str, name: str, n: int):
     from bnexplore.scores import LocalScore
 
@@ -60,21 +68,21 @@ def _order(kind, name, n, use_order):
     return list(nx.topological_sort(dag)) if (use_order and dag is not None) else None
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def tree(kind: str, name: str, n: int):
     from bnexplore.clustering import hierarchy
 
     return hierarchy(scorer(kind, name, n).data)
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def greedy(kind: str, name: str, n: int, use_order: bool):
     from bnexplore.clustering import greedy_search
 
     return greedy_search(score=scorer(kind, name, n), order=_order(kind, name, n, use_order))
 
 
-@cached(maxsize=64)
+@pn.cache(max_items=64, policy="LRU")
 def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy: str, seed: int):
     from bnexplore.clustering import incremental_search, incremental_strategy
 
@@ -83,7 +91,7 @@ def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy
                               seed=int(seed), clusters=clusters, order=_order(kind, name, n, use_order))
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def layout(kind: str, name: str, n: int, use_order: bool):
     cells = dataset(kind, name, n)[2]
     if cells is not None:
@@ -102,10 +110,10 @@ def summary_view(kind, name, n, use_order, cs, strategy, seed):
     order_txt = "true topological order" if _order(kind, name, n, use_order) else "no order"
     text = (f"{describe_source(kind, name, n)} · {order_txt} · **greedy q = {g.q}** "
             f"({len(g.q_trace)} steps) · **incremental q = <span class='bnx-q'>{inc.q}</span>** "
-            f"({len(inc.clusters)} clusters, {len(inc.subspaces)} sub-spaces) · ratio "
-            f"**{g.q / max(inc.q, 1):.2f}** · final model "
+            f"({len(inc.clusters)} clusters, {len(inc.subspaces)} sub-spaces) · greedy needs "
+            f"**{g.q / max(inc.q, 1):.1f}×** as many models · final model "
             f"{'equals' if same else 'differs from'} the greedy one "
-            f"(score difference {inc.score - g.score:+.2f})")
+            f"(log score difference {inc.score - g.score:+.2f})")
     return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
 
@@ -115,9 +123,11 @@ def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
         root = tree(kind, name, n)
     except Exception as exc:
         return error_box(exc)
-    plot = dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy; clusters for "
-                                                      f"cluster size {cs} ({strategy})", height=420)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=440)
+    what = "clusters" if strategy == HIERARCHY else "random groups (they cut across the tree)"
+    plot = dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy of the "
+                                                     f"variables; coloured: the {what} for cluster "
+                                                     f"size {cs}", height=420, responsive=True)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
 
 
 def strategy_view(kind, name, n, use_order, cs, strategy, seed):
@@ -130,25 +140,26 @@ def strategy_view(kind, name, n, use_order, cs, strategy, seed):
     table["q in own sub-space"] = [int(inc.subspace_q[i]) for i, k in enumerate(inc.kinds) if k == "cluster"]
     return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_table",
                                 sizing_mode="stretch_width", css_classes=["bnx-strategy"],
-                                height=min(60 + 32 * len(table), 420))
+                                height=min(40 + 30 * len(table), 420))
 
 
 def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
+    """Sub-space ``k`` (numbered from 1, as on the player) and the model found so far."""
     try:
         inc = incremental(kind, name, n, use_order, cs, strategy, seed)
         pos = layout(kind, name, n, use_order)
     except Exception as exc:
         return error_box(exc)
-    k = max(0, min(int(k), len(inc.subspaces) - 1))
-    sub = inc.subspaces[k]
-    title = (f"Sub-space {k + 1} of {len(inc.subspaces)} ({inc.kinds[k]}, {len(sub)} variables, "
-             f"q = {int(inc.subspace_q[k])})")
-    plot = subspace_plot(inc.model_at(k), sub, layout=pos, clusters=inc.clusters, title=title,
-                         width=900, height=520)
-    caption = pn.pane.Markdown(f"**Sub-space {k + 1} of {len(inc.subspaces)}** ({inc.kinds[k]}): "
+    i = max(0, min(int(k) - 1, len(inc.subspaces) - 1))
+    sub = inc.subspaces[i]
+    title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
+             f"q = {int(inc.subspace_q[i])}); arcs: the model found so far")
+    plot = subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
+                         width=1000, height=520)
+    caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                                f"{', '.join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
     return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width",
-                                                height=540))
+                                                height=530), sizing_mode="stretch_width")
 
 
 def timeline_view(kind, name, n, use_order, cs, strategy, seed):
@@ -161,11 +172,17 @@ def timeline_view(kind, name, n, use_order, cs, strategy, seed):
     starts = inc.steps.groupby("subspace").size().cumsum().tolist()[:-1] if len(inc.steps) else []
     norm = max(len(g.q_trace), 1)
     per = q_timeline_plot(traces, cumulative=False, normalize_by=norm, boundaries=starts,
-                          title="Improving models per step", height=300)
+                          title="Improving models per step", height=380, responsive=True)
     tot = q_timeline_plot(traces, cumulative=True, normalize_by=norm, boundaries=starts,
-                          title="q along the time line", height=300)
-    return pn.Row(pn.pane.HoloViews(per, backend="bokeh", height=320),
-                  pn.pane.HoloViews(tot, backend="bokeh", height=320))
+                          title="q along the time line (running total)", height=380,
+                          responsive=True)
+    return pn.Row(pn.pane.HoloViews(per, backend="bokeh", sizing_mode="stretch_width", height=390),
+                  pn.pane.HoloViews(tot, backend="bokeh", sizing_mode="stretch_width", height=390),
+                  sizing_mode="stretch_width")
+
+
+def _md(text: str, **kw) -> pn.pane.Markdown:
+    return pn.pane.Markdown(text, margin=kw.pop("margin", (0, 10)), **kw)
 
 
 # --------------------------------------------------------------------------- page
@@ -179,7 +196,7 @@ def create_app() -> pn.template.FastListTemplate:
                                            button_type="primary", button_style="outline")
     seed = pn.widgets.IntSlider(name="Random grouping seed", start=0, end=9, value=0, visible=False)
     strategy.param.watch(lambda e: setattr(seed, "visible", e.new == RANDOM), "value")
-    player = pn.widgets.Player(name="Sub-space", start=0, end=1, value=0, loop_policy="once",
+    player = pn.widgets.Player(name="Sub-space", start=1, end=2, value=1, loop_policy="once",
                                interval=1500, show_value=True, sizing_mode="stretch_width")
 
     def args():
@@ -193,7 +210,7 @@ def create_app() -> pn.template.FastListTemplate:
             inc = incremental(*args())
         except Exception:  # the views show the error
             return
-        end = max(len(inc.subspaces) - 1, 1)
+        end = max(len(inc.subspaces), 2)
         player.end = end
         player.value = min(player.value, end)
 
@@ -206,16 +223,28 @@ def create_app() -> pn.template.FastListTemplate:
                                  **({"k": extra[0]} if extra else {})))
 
     main = [pn.Column(
+        _md(LESSON, css_classes=["bnx-lesson"]),
         view(summary_view),
+        pn.pane.Markdown("### Which variables belong together", margin=(10, 10, 0, 10)),
+        _md("Leaves are variables; two branches join at the smallest Cramér's V between "
+            "their variables, so low joins mean strong association. Cutting the tree into "
+            "groups of at most *cluster size* variables gives the coloured clusters (grey: "
+            "not in a cluster of the strategy); hover a leaf or a branch for details."),
         view(dendrogram_view),
         pn.pane.Markdown("### Incremental strategy (order of the sub-spaces)", margin=(10, 10, 0, 10)),
+        _md("Each cluster is searched on its own first, then together with the clusters "
+            "found before; the last column is the q spent inside that sub-space."),
         view(strategy_view),
-        pn.pane.Markdown("### Incremental search, one sub-space at a time (Figure 6)\n"
-                         "The network found so far; the sub-space being explored is outlined.",
+        pn.pane.Markdown("### Incremental search, one sub-space at a time (Figure 6)",
                          margin=(10, 10, 0, 10)),
+        _md("Press play or step through the sub-spaces: the arcs are the network found so "
+            "far, the red dashed outline the variables searched now, colours the clusters."),
         player,
         view(subspace_view, player),
         pn.pane.Markdown("### q along the time line (Figures 4, 7, 8)", margin=(10, 10, 0, 10)),
+        _md("Left: improving models met at each step; right: their running total. Time is "
+            "in units of the greedy search's length; grey lines mark a new sub-space. The "
+            "incremental search stays low because each sub-space is small."),
         view(timeline_view),
         sizing_mode="stretch_width")]
     sidebar = [pn.pane.Markdown("### Data"), src.panel(), use_order,
@@ -225,4 +254,7 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    # one deferred recomputation of the document's model graph instead of one per
+    # loading-indicator link (about 40 of them): seconds saved on every page load
+    with pn.state.curdoc.models.freeze():
+        create_app().servable()

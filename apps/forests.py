@@ -15,12 +15,19 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATASET, cached, error_box, load_data, make_template, reactive, widget  # noqa: E402
+from _common import DATASET, error_box, load_data, make_template, reactive, widget  # noqa: E402
 
 TITLE = "Forests"
 DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
                "alpha (alpha = infinity is FAN), MAP or Bayesian model averaging, edge "
                "posteriors, accuracy against alpha and ROC curves.")
+
+#: what the page teaches, shown above the pictures.
+LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class and on at most "
+          "one other feature. The exclusion penalty **alpha** makes it costly to keep the class "
+          "as a parent: small alpha drops irrelevant features from the class's Markov blanket "
+          "(alpha = \u221e keeps them all, which is FAN). Watch the blanket shrink and the "
+          "accuracy respond.")
 
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
@@ -41,7 +48,7 @@ def _xy(name: str):
     return df.drop(columns=[target]), df[target].astype(str).to_numpy()
 
 
-@cached(maxsize=64)
+@pn.cache(max_items=64, policy="LRU")
 def fit(name: str, alpha: float, k: int, averaging: str):
     """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
     from bnexplore.classifiers import SFAN
@@ -51,7 +58,7 @@ def fit(name: str, alpha: float, k: int, averaging: str):
     return clf, clf.edge_posteriors()
 
 
-@cached(maxsize=32)
+@pn.cache(max_items=32, policy="LRU")
 def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_score
@@ -67,7 +74,7 @@ def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     return pd.DataFrame(rows), nb
 
 
-@cached(maxsize=64)
+@pn.cache(max_items=64, policy="LRU")
 def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -130,8 +137,8 @@ def forest_view(name, alpha, k, averaging, threshold):
     mb = clf.markov_blanket_ if averaging == "map" else \
         sorted(set(g.successors(CLS)) | {p for c in g.successors(CLS) for p in g.predecessors(c)} - {CLS})
     plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
-                       rename={CLS: "class"}, title=title, width=850, height=520)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=540)
+                       rename={CLS: "class"}, title=title, width=1000, height=520)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=530)
 
 
 def alpha_view(name, k, averaging):
@@ -141,9 +148,9 @@ def alpha_view(name, k, averaging):
         df, nb = alpha_curve(name, int(k), averaging)
     except Exception as exc:
         return error_box(exc)
-    plot = alpha_accuracy_plot(df, reference={"naive Bayes": nb},
+    plot = alpha_accuracy_plot(df, reference={"naive Bayes": nb}, height=420, responsive=True,
                                title=f"5-fold CV accuracy against alpha ({averaging.upper()}, k={k})")
-    return pn.pane.HoloViews(plot, backend="bokeh", height=400)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
 
 
 def roc_view(name, alpha, k, averaging):
@@ -153,8 +160,10 @@ def roc_view(name, alpha, k, averaging):
         curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(roc_plot(curves, title=f"CV ROC, positive class {pos!r}"),
-                             backend="bokeh", height=470)
+    plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420)
+    # the foundation's ROC plot has a fixed width: let it share the row instead
+    plot = plot.opts(responsive=True, width=None, legend_position="bottom_right")
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
 
 
 def create_app() -> pn.template.FastListTemplate:
@@ -171,10 +180,22 @@ def create_app() -> pn.template.FastListTemplate:
     threshold = widget(pn.widgets.FloatSlider, "BMA: draw arcs with posterior >=", start=0.05,
                        end=0.95, step=0.05, value=0.3)
     main = [pn.Column(
+        pn.pane.Markdown(LESSON, margin=(0, 10), css_classes=["bnx-lesson"]),
         reactive(summary_view, dataset, alpha, k, averaging),
+        pn.pane.Markdown("### The learned structure", margin=(10, 10, 0, 10)),
+        pn.pane.Markdown(
+            "Orange: the class; pink: the class's Markov blanket (the features the "
+            "prediction uses); blue: features left out. Arc width is the posterior "
+            "probability of the arc under Bayesian model averaging; long names are cut, "
+            "hover a node for the full name.", margin=(0, 10)),
         reactive(forest_view, dataset, alpha, k, averaging, threshold),
+        pn.pane.Markdown("### Does leaving features out pay?", margin=(10, 10, 0, 10)),
+        pn.pane.Markdown(
+            "Left: cross-validated accuracy for every alpha (dashed: naive Bayes). Right: "
+            "ROC curves of the chosen model, FAN and naive Bayes; the higher the area "
+            "under the curve (AUC), the better the ranking of the cases.", margin=(0, 10)),
         pn.Row(reactive(alpha_view, dataset, k, averaging),
-               reactive(roc_view, dataset, alpha, k, averaging)),
+               reactive(roc_view, dataset, alpha, k, averaging), sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [dataset, alpha, k, pn.pane.Markdown("MAP or BMA", margin=(0, 10)), averaging, threshold,
                pn.pane.Markdown("Data sets are MDL-discretised; missing values are a state of "
@@ -183,4 +204,7 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    # one deferred recomputation of the document's models instead of one per
+    # loading-indicator link: faster page loads
+    with pn.state.curdoc.models.freeze():
+        create_app().servable()

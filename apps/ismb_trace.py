@@ -13,7 +13,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import cached, error_box, make_template, reactive, widget  # noqa: E402
+from _common import error_box, make_template, reactive, widget  # noqa: E402
 
 TITLE = "ISMB trace"
 DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
@@ -22,6 +22,13 @@ DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x
 SYNTHETIC = "synthetic: Z = A or (B and C and D)"
 QUEUE_WIDTHS = [10, 50, 100, 200, 400, 800, 1000, 1600]
 EPSILONS = [1.0, 0.1, 0.01, 0.001, 0.0001, 0.00001]
+
+#: what the page teaches, shown above the pictures.
+LESSON = ("To predict the class Z of **one** case x, ISMB averages many Markov blankets of Z, "
+          "weighted by their posterior. Phase 1 builds a good blanket greedily; phase 2 adds "
+          "the blankets that change the prediction for *this* case most, until a new one "
+          "changes it by less than epsilon. NISMB adds models by score alone, ignoring x; "
+          "ISMB-MS uses the single best blanket.")
 
 pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
 
@@ -33,7 +40,7 @@ def _dataset_names() -> list[str]:
     return [SYNTHETIC] + [n for n in bx.datasets.names() if n not in skip]
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def dataset(name: str):
     """(training frame, test frame or None): the synthetic split, or a bundled MDL set."""
     import warnings
@@ -54,7 +61,7 @@ def n_instances(name: str) -> int:
     return len(test) if test is not None else len(train)
 
 
-@cached(maxsize=32)
+@pn.cache(max_items=32, policy="LRU")
 def model_for(name: str, left_out: int):
     """MBModel on the training data (leave-one-out for bundled sets), phase 1 done."""
     from bnexplore.ismb import MBModel
@@ -75,7 +82,7 @@ def instance(name: str, index: int) -> pd.Series:
     return src.iloc[index]
 
 
-@cached(maxsize=64)
+@pn.cache(max_items=64, policy="LRU")
 def run(name: str, index: int, width: int, epsilon: float):
     """ISMB and NISMB results for one instance (cached on the settings)."""
     train, test = dataset(name)
@@ -97,7 +104,8 @@ def instance_view(name, index):
     except Exception as exc:
         return error_box(exc)
     frame = pd.DataFrame({"variable": x.index, "value": [str(v) for v in x.to_numpy()]})
-    return pn.widgets.Tabulator(frame, show_index=False, disabled=True, height=260,
+    return pn.widgets.Tabulator(frame, show_index=False, disabled=True,
+                                height=min(36 + 29 * len(frame), 300),
                                 layout="fit_data_table", sizing_mode="stretch_width")
 
 
@@ -160,11 +168,20 @@ def create_app() -> pn.template.FastListTemplate:
     k = widget(pn.widgets.IntSlider, "Blankets to draw", start=1, end=9, value=3)
 
     main = [pn.Column(
+        pn.pane.Markdown(LESSON, margin=(0, 10), css_classes=["bnx-lesson"]),
         reactive(summary_view, data, index, width, eps),
-        pn.pane.Markdown("### Estimate and model score as models are added "
-                         "(dashed line: end of phase 1)"),
+        pn.pane.Markdown("### Estimate and model score as models are added",
+                         margin=(10, 10, 0, 10)),
+        pn.pane.Markdown("Top: the averaged estimate of the true class after each model; "
+                         "bottom: the log score of the model just added. Left of the red "
+                         "dashed line is phase 1. ISMB's estimate settles where the models "
+                         "that matter for this case say; hover a point for its values.",
+                         margin=(0, 10)),
         reactive(trace_view, data, index, width, eps),
-        pn.pane.Markdown("### Highest-scoring Markov blankets in R"),
+        pn.pane.Markdown("### Highest-scoring Markov blankets in R", margin=(10, 10, 0, 10)),
+        pn.pane.Markdown("The class variable in pink, with its parents, children and the children's "
+                         "other parents; the weight is the model's share of the posterior "
+                         "within the averaged set R.", margin=(0, 10)),
         reactive(blankets_view, data, index, width, eps, k),
         sizing_mode="stretch_width")]
     sidebar = [data, index, reactive(instance_view, data, index), width, eps, k]
@@ -172,4 +189,7 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    # one deferred recomputation of the document's models instead of one per
+    # loading-indicator link: faster page loads
+    with pn.state.curdoc.models.freeze():
+        create_app().servable()

@@ -14,7 +14,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import cached, error_box, make_template, reactive, widget  # noqa: E402
+from _common import error_box, make_template, reactive, widget  # noqa: E402
 
 TITLE = "Mixture weights"
 DESCRIPTION = ("AODE, BMA over ODEs, MAPLMD and MAPLMG on a bundled data set: the weight of "
@@ -25,6 +25,13 @@ METHOD_LABELS = {"AODE": "uniform (AODE)", "BMAAODE": "BMA", "MAPLMD": "MAPLMD",
                  "MAPLMG": "MAPLMG"}
 TEST_FRACTION = 1 / 3
 
+#: what the page teaches, shown above the pictures.
+LESSON = ("Each one-dependence estimator (ODE) makes every attribute depend on the class and on "
+          "one *super-parent* attribute; a mixture averages the ODEs with weights. AODE gives "
+          "them equal weights; Bayesian model averaging (BMA) puts almost all the weight on one "
+          "ODE as soon as there are a few dozen rows, and so behaves like model *selection*; "
+          "MAPLMD and MAPLMG learn weights in between. Move the training size to see it.")
+
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
 
@@ -34,7 +41,7 @@ def _dataset_names() -> list[str]:
     return [n for n in bx.datasets.names() if n not in ("segment-test",)]
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def split(name: str, seed: int = 0):
     """(train, test) frames: 5-bin equal-frequency discretisation, stratified 2/3 - 1/3."""
     import bnexplore as bx
@@ -65,7 +72,7 @@ def _prefix(name: str, n: int):
     return sub.drop(columns=[t]), sub[t].astype(str), te.drop(columns=[t]), te[t].astype(str)
 
 
-@cached(maxsize=64)
+@pn.cache(max_items=64, policy="LRU")
 def fit_all(name: str, n: int):
     """Fit the four mixtures on the first ``n`` training rows; weights, test probabilities."""
     from bnexplore.classifiers import AODE, BMAAODE, MAPLMD, MAPLMG
@@ -90,7 +97,7 @@ def _sizes(n_max: int) -> list[int]:
     return [s for s in sizes if s >= 10]
 
 
-@cached(maxsize=16)
+@pn.cache(max_items=16, policy="LRU")
 def bma_path(name: str) -> pd.DataFrame:
     """BMAAODE root posterior at a geometric grid of training sizes (long format)."""
     from bnexplore.classifiers import BMAAODE
@@ -129,20 +136,22 @@ def weights_view(name, n):
 
     try:
         w, _, _ = fit_all(name, int(n))
-        plot = weights_bars(w, title=f"Weight of each super-parent ({int(n)} training rows)")
+        plot = weights_bars(w, title=f"Weight of each super-parent ({int(n)} training rows)",
+                            height=420, responsive=True)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=400)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
 
 
 def collapse_view(name, n):
     from bnexplore.viz.mixtures import bma_collapse_plot
 
     try:
-        plot = bma_collapse_plot(bma_path(name), current=int(n))
+        plot = bma_collapse_plot(bma_path(name), current=int(n), height=440, responsive=True,
+                                 title="BMA weight of each super-parent against the sample size")
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=400)
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=450)
 
 
 def roc_view(name, n, positive):
@@ -161,10 +170,12 @@ def roc_view(name, n, positive):
             fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
             curves[m] = (fpr, tpr, auc(y == positive, score))
         plot = roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
-                        width=560, height=460)
+                        height=440)
+        # the foundation's ROC plot has a fixed width: let it share the row instead
+        plot = plot.opts(responsive=True, width=None, legend_position="bottom_right")
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="fixed")
+    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=450)
 
 
 def create_app() -> pn.template.FastListTemplate:
@@ -187,14 +198,21 @@ def create_app() -> pn.template.FastListTemplate:
 
     data.param.watch(_sync, "value")
     main = [pn.Column(
+        pn.pane.Markdown(LESSON, margin=(0, 10), css_classes=["bnx-lesson"]),
         reactive(summary_view, data, size),
-        pn.pane.Markdown("### Weights given to every super-parent attribute"),
+        pn.pane.Markdown("### Weights given to every super-parent attribute",
+                         margin=(10, 10, 0, 10)),
+        pn.pane.Markdown("One group of bars per attribute, one bar per method; each method's "
+                         "weights sum to 1. Hover a bar for its value.", margin=(0, 10)),
         reactive(weights_view, data, size),
-        pn.pane.Markdown("### BMA over ODEs: the posterior concentrates on one root as the "
-                         "sample grows (dashed line: current training size)"),
-        reactive(collapse_view, data, size),
-        pn.pane.Markdown("### ROC curves on the held-out third"),
-        reactive(roc_view, data, size, positive),
+        pn.pane.Markdown("### BMA collapses onto one model; does it cost accuracy?",
+                         margin=(10, 10, 0, 10)),
+        pn.pane.Markdown("Left: BMA's weight of the eight heaviest super-parents (the rest "
+                         "summed as *others*) for growing training sets; the dashed line is "
+                         "the current training size. Right: ROC curves of the four mixtures "
+                         "on the held-out third of the data, with their AUCs.", margin=(0, 10)),
+        pn.Row(reactive(collapse_view, data, size), reactive(roc_view, data, size, positive),
+               sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [data, size, positive,
                pn.pane.Markdown("Numeric attributes: 5 equal-frequency bins (as in the "
@@ -205,4 +223,7 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    # one deferred recomputation of the document's models instead of one per
+    # loading-indicator link: faster page loads
+    with pn.state.curdoc.models.freeze():
+        create_app().servable()

@@ -6,6 +6,7 @@ under ``CI=true`` where a missing browser is a failure.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -42,21 +44,29 @@ def _missing(reason: str):
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def panel_server():
-    """Run ``panel serve apps/`` on a free loopback port; yield the base URL.
+class ServerURL(str):
+    """The base URL of a test server (a ``str``) that also knows the server's ``pid``."""
 
-    The landing page is at ``{base}/apps`` (directory app); other apps at
-    ``{base}/apps?app=NAME``.
+    pid: int = 0
+
+
+@contextlib.contextmanager
+def running_panel_server(extra_args: Sequence[str] = ()):
+    """Run ``panel serve apps/`` on a free loopback port; yield a :class:`ServerURL`.
+
+    Used by the session-wide :func:`panel_server` fixture and by tests that need a
+    server of their own (e.g. the load test, which measures the server's memory).
     """
     port = _free_port()
     cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(port),
-           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"]
+           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}",
+           *extra_args]
     log = tempfile.NamedTemporaryFile("w+", prefix="panel-serve-", suffix=".log", delete=False)
     env = dict(os.environ, PYTHONUNBUFFERED="1", BOKEH_BROWSER="none")
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=env)
-    base = f"http://127.0.0.1:{port}"
+    base = ServerURL(f"http://127.0.0.1:{port}")
+    base.pid = proc.pid
 
     def _log() -> str:
         log.flush()
@@ -88,6 +98,17 @@ def panel_server():
             proc.wait(timeout=10)
         log.close()
         os.unlink(log.name)
+
+
+@pytest.fixture(scope="session")
+def panel_server():
+    """Run ``panel serve apps/`` on a free loopback port; yield the base URL.
+
+    The landing page is at ``{base}/apps`` (directory app); other apps at
+    ``{base}/apps?app=NAME``. The URL is a ``str`` with a ``pid`` attribute.
+    """
+    with running_panel_server() as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ def test_views_build_without_a_browser():
     table = app.strategy_view(*ARGS).value
     assert sorted(sum((v.split(", ") for v in table["variables"]), [])) == sorted(
         app.dataset("Network sample", "asia", 1000)[0].columns)
-    view = app.subspace_view(*ARGS, 2)
+    view = app.subspace_view(*ARGS, 3)
     assert type(view[1]).__name__ == "HoloViews" and "Sub-space 3 of" in view[0].object
     assert type(app.timeline_view(*ARGS)).__name__ == "Row"
     # honeycomb source: the table reports the share of each cluster in its main cell

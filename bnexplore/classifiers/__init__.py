@@ -7,7 +7,6 @@ from importlib import import_module
 _WHERE = {
     "DiscreteClassifier": "._base",
     "NaiveBayes": ".naive_bayes",
-    "BayesNetClassifier": ".naive_bayes",
     # Dash & Cooper: order-constrained model averaging
     "NaiveAveraging": ".averaging",
     "GreedyThickThin": ".averaging",

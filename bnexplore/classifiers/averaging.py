@@ -24,7 +24,7 @@ from ..averaging import OrderedAveraging
 from ..data.core import DiscreteData
 from ..networks import BayesNet
 from ..search import greedy_thick_thin
-from ._base import DiscreteClassifier
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["NaiveAveraging", "GreedyThickThin", "AMA", "CLASS"]
 
@@ -93,7 +93,7 @@ class NaiveAveraging(_BNClassifier):
         self.prior = prior
         self.ess = ess
 
-    def fit(self, X, y) -> "NaiveAveraging":
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "NaiveAveraging":
         _check_prior(self.prior, self.ess)
         data = self._fit_data(X, y)
         feats = data.names[:-1]
@@ -103,9 +103,10 @@ class NaiveAveraging(_BNClassifier):
         self.arc_posteriors_ = self.averaging_.arc_posteriors().loc[self.class_column, feats].to_numpy()
         return self
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x) averaged over all selective naive structures; columns follow ``classes_``."""
-        return self.averaging_.predict_proba(self._test_data(X), self.class_column)
+        test = self._test_data(X)  # checks the fit first (NotFittedError)
+        return self.averaging_.predict_proba(test, self.class_column)
 
 
 class GreedyThickThin(_BNClassifier):
@@ -139,7 +140,7 @@ class GreedyThickThin(_BNClassifier):
         self.prior = prior
         self.ess = ess
 
-    def fit(self, X, y) -> "GreedyThickThin":
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "GreedyThickThin":
         _check_prior(self.prior, self.ess)
         k = _check_int(self.max_indegree, "max_indegree", 0, allow_none=True)
         data = self._fit_data(X, y)
@@ -147,9 +148,10 @@ class GreedyThickThin(_BNClassifier):
         self.network_ = BayesNet.fit(self.search_.dag, data, prior=self.prior, ess=float(self.ess))
         return self
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | Markov blanket of the class in the GTT network)."""
-        return self.network_.predict_proba(self._test_data(X), self.class_column)
+        test = self._test_data(X)  # checks the fit first (NotFittedError)
+        return self.network_.predict_proba(test, self.class_column)
 
 
 class AMA(_BNClassifier):
@@ -175,7 +177,8 @@ class AMA(_BNClassifier):
     prior : {"K2", "BDeu"}
     ess : float
     seed : None, int or numpy.random.Generator
-        For the random orders.
+        For the random orders. With ``None`` every fit draws new orders, so give a
+        seed for reproducible results.
 
     Attributes
     ----------
@@ -237,7 +240,7 @@ class AMA(_BNClassifier):
                              f"{self.class_column!r}); missing {missing}, unknown {extra}")
         return [given]
 
-    def fit(self, X, y) -> "AMA":
+    def fit(self, X: MatrixLike, y: ArrayLike) -> "AMA":
         _check_prior(self.prior, self.ess)
         k = _check_int(self.max_parents, "max_parents", 0)
         n = _check_int(self.n, "n", 0, allow_none=True)
@@ -260,7 +263,7 @@ class AMA(_BNClassifier):
                      for a in self.averagings_]
         return np.mean(probs, axis=0)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x); the average over the orders when ``order="two-random"``."""
         test = self._test_data(X)
         if self.networks_:

@@ -99,11 +99,23 @@ def dendrogram_segments(root, clusters: Sequence[Sequence[str]] | None = None):
 
 
 def dendrogram_plot(root, clusters: Sequence[Sequence[str]] | None = None, title: str = "",
-                    width: int = 900, height: int = 420):
+                    width: int = 900, height: int = 420, responsive: bool = False):
     """Dendrogram of the variable hierarchy with the cluster radius on the y axis.
 
     Branches inside an extracted cluster are drawn in that cluster's colour, the rest
     in grey; the radius axis is inverted so that leaves (radius 1) are at the bottom.
+    Hovering a leaf shows the variable and its cluster, hovering a branch the number
+    of variables below it and its radius.
+
+    Parameters
+    ----------
+    root : ClusterNode
+    clusters : list of list of str, optional
+        Extracted clusters (coloured; numbered from 1 in the hover tool).
+    title : str
+    width, height : int
+        Size in pixels; with ``responsive=True`` the width follows the container
+        (``width`` is ignored) and the height stays fixed.
 
     Examples
     --------
@@ -117,19 +129,28 @@ def dendrogram_plot(root, clusters: Sequence[Sequence[str]] | None = None, title
     seg, leaves = dendrogram_segments(root, clusters)
     colors = cluster_colors(max(len(clusters or []), 1))
     seg = seg.assign(color=[colors[k] if k >= 0 else _GREY for k in seg["cluster"]],
-                     width=[3.0 if k >= 0 else 1.5 for k in seg["cluster"]])
+                     width=[3.0 if k >= 0 else 1.5 for k in seg["cluster"]],
+                     cluster_no=[str(k + 1) if k >= 0 else "none" for k in seg["cluster"]])
     segments = hv.Segments(seg, kdims=["x0", "y0", "x1", "y1"],
-                           vdims=["color", "width", "size", "radius", "cluster"]).opts(
-        color="color", line_width="width", tools=["hover"], backend="bokeh")
+                           vdims=["color", "width", "size", "radius", "cluster_no"]).opts(
+        color="color", line_width="width", tools=["hover"],
+        hover_tooltips=[("variables below", "@size"), ("radius", "@radius{0.000}"),
+                        ("cluster", "@cluster_no")], backend="bokeh")
     lcol = [colors[k] if k >= 0 else _GREY for k in leaves["cluster"]]
-    points = hv.Points(leaves.assign(color=lcol), kdims=["x", "y"], vdims=["name", "color", "cluster"]).opts(
-        color="color", size=7, tools=["hover"], backend="bokeh")
+    lno = [str(k + 1) if k >= 0 else "none" for k in leaves["cluster"]]
+    points = hv.Points(leaves.assign(color=lcol, cluster_no=lno), kdims=["x", "y"],
+                       vdims=["name", "color", "cluster_no"]).opts(
+        color="color", size=7, tools=["hover"],
+        hover_tooltips=[("variable", "@name"), ("cluster", "@cluster_no")], backend="bokeh")
     ticks = list(zip(leaves["x"], leaves["name"]))
     ymin = float(min(seg["y1"].min(), 1.0)) if len(seg) else 0.0
+    size = {"responsive": True} if responsive else {"width": width}
     return (segments * points).opts(
-        title=title, width=width, height=height, invert_yaxis=True, xticks=ticks, xrotation=75,
-        ylim=(max(ymin - 0.05, -0.02), 1.02), xlabel="", ylabel="cluster radius (smallest Cramér's V inside)",
-        backend="bokeh")
+        title=title, height=height, invert_yaxis=True, xticks=ticks, xrotation=60,
+        fontsize={"xticks": "8pt" if len(leaves) > 30 else "9pt"},
+        xlim=(-0.7, max(len(leaves) - 0.3, 0.7)),
+        ylim=(max(ymin - 0.05, -0.02), 1.02), xlabel="",
+        ylabel="cluster radius (smallest Cramér's V inside)", backend="bokeh", **size)
 
 
 def strategy_frame(clusters: Sequence[Sequence[str]], groups: Sequence[Sequence[str]] | None = None
@@ -251,7 +272,8 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
 
 def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = False,
                     normalize_by: int | None = None, boundaries: Sequence[int] | None = None,
-                    title: str = "", width: int = 700, height: int = 320):
+                    title: str = "", width: int = 700, height: int = 320,
+                    responsive: bool = False, legend_position: str | None = None):
     """q along the time line: improving models per step, or their running total.
 
     Parameters
@@ -265,6 +287,11 @@ def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = Fals
         search's number of steps).
     boundaries : list of int, optional
         Step indices where a new sub-space starts (drawn as faint vertical lines).
+    responsive : bool
+        Width follows the container (``width`` ignored).
+    legend_position : str, optional
+        HoloViews legend position; default ``"bottom"``, below the axes, where it
+        never hides a curve.
 
     Examples
     --------
@@ -277,19 +304,24 @@ def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = Fals
         raise ValueError("traces is empty: give at least one label -> per-step counts")
     scale = float(normalize_by) if normalize_by else 1.0
     colors = cluster_colors(2 * len(traces))[::2]
+    xname = "time" if normalize_by else "step"
+    yname = "q_total" if cumulative else "q_step"
+    ylabel = "q so far (running total)" if cumulative else "q per step (improving models)"
     curves = []
     for (label, tr), col in zip(traces.items(), colors):
         y = np.asarray(tr, dtype=float)
         y = np.cumsum(y) if cumulative else y
         x = np.arange(1, len(y) + 1) / scale
-        curves.append(hv.Curve((x, y), "time" if normalize_by else "step",
-                               "q (total)" if cumulative else "q (improving models per step)",
-                               label=f"{label}: q = {int(np.sum(tr))}").opts(
-            color=col, line_width=2, tools=["hover"], backend="bokeh"))
+        curves.append(hv.Curve((x, y), xname, yname, label=f"{label}: q = {int(np.sum(tr))}").opts(
+            color=col, line_width=2, tools=["hover"],
+            hover_tooltips=[(xname, f"@{xname}{{0.000}}" if normalize_by else f"@{xname}"),
+                            ("q", f"@{yname}{{0}}")], backend="bokeh"))
     over = hv.Overlay(curves)
     if boundaries:
         over = over * hv.Overlay([hv.VLine(b / scale).opts(color="#cccccc", line_width=1, backend="bokeh")
                                   for b in boundaries])
-    xlabel = "time (steps / greedy steps)" if normalize_by else "step"
-    return over.opts(title=title, width=width, height=height, legend_position="top_right",
-                     xlabel=xlabel, backend="bokeh")
+    xlabel = "time (steps / number of greedy steps)" if normalize_by else "step"
+    size = {"responsive": True} if responsive else {"width": width}
+    pos = legend_position or "bottom"
+    return over.opts(title=title, height=height, legend_position=pos, xlabel=xlabel,
+                     ylabel=ylabel, show_grid=True, backend="bokeh", **size)

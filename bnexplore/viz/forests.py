@@ -20,18 +20,45 @@ import numpy as np
 import pandas as pd
 
 from .curves import PALETTE
-from .graphs import _ensure_bokeh, dag_plot
+from .graphs import _ensure_bokeh, dag_plot, layered_layout
 
-__all__ = ["forest_plot", "alpha_accuracy_plot", "noise_accuracy_plot", "dbn_plot", "CLASS_COLOR"]
+__all__ = ["forest_plot", "short_labels", "alpha_accuracy_plot", "noise_accuracy_plot", "dbn_plot", "CLASS_COLOR"]
 
 #: colour of the class node.
 CLASS_COLOR = "#fdbf6f"
 
 
+def short_labels(names: Iterable[Hashable], max_len: int = 14) -> dict:
+    """Unique display labels of at most ``max_len`` characters (``"adoption-of-t…"``).
+
+    Long names are cut and end in an ellipsis; a cut that collides with another
+    label gets a number. Short names are kept.
+
+    Examples
+    --------
+    >>> short_labels(["a", "physician-fee-freeze", "physician-fee-x"], max_len=10)
+    {'a': 'a', 'physician-fee-freeze': 'physician…', 'physician-fee-x': 'physicia…2'}
+    """
+    max_len = max(int(max_len), 4)
+    out: dict = {}
+    used: set = set()
+    for n in names:
+        s = str(n)
+        lab = s if len(s) <= max_len else s[:max_len - 1] + "\u2026"
+        i = 1
+        while lab in used:
+            i += 1
+            lab = s[:max_len - 1 - len(str(i))] + "\u2026" + str(i)
+        used.add(lab)
+        out[n] = lab
+    return out
+
+
 def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
                 edge_weights: Mapping[tuple, float] | None = None,
                 markov_blanket: Iterable[Hashable] | None = None, rename: Mapping | None = None,
-                title: str = "", width: int = 800, height: int = 520, layout=None):
+                title: str = "", width: int = 800, height: int = 520, layout=None,
+                max_label: int | None = None):
     """An SCF / augmented naive Bayes structure: arc width by posterior, the class's
     Markov blanket highlighted.
 
@@ -49,18 +76,39 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
     layout : optional
         As in :func:`bnexplore.viz.dag_plot`; default "layered", or "circular" when the
         graph has a directed cycle (e.g. both directions of a BMA edge drawn).
+    max_label : int, optional
+        Longest node label in characters; longer names are cut (:func:`short_labels`)
+        and the full name is shown by the hover tool. Default: what fits the widest
+        row of the picture (about 7 pixels per character).
     """
     rename = dict(rename or {})
-    g = nx.relabel_nodes(graph, {n: rename.get(n, n) for n in graph.nodes}, copy=True)
+    if layout is None:
+        layout = "layered" if nx.is_directed_acyclic_graph(graph) else "circular"
+    if max_label is None:
+        if layout == "layered":
+            rows: dict = {}
+            for n, (_, y) in layered_layout(graph).items():
+                rows[y] = rows.get(y, 0) + 1
+            widest = max(rows.values(), default=1)
+        else:  # a circle: about a third of the nodes share a horizontal band
+            widest = max(graph.number_of_nodes() // 3, 1)
+        max_label = max(6, int(width / (widest * 7.5)))
+    names = {n: str(rename.get(n, n)) for n in graph.nodes}
+    short = short_labels(names.values(), max_label)
+    disp = {n: short[names[n]] for n in graph.nodes}
+    g = nx.relabel_nodes(graph, disp, copy=True)
+    for n in graph.nodes:
+        g.nodes[disp[n]]["variable"] = names[n]
+    if isinstance(layout, Mapping):
+        layout = {disp[n]: xy for n, xy in layout.items() if n in disp}
     weights = None
     if edge_weights is not None:
-        weights = {(rename.get(u, u), rename.get(v, v)): min(max(float(w), 0.0), 1.0) for (u, v), w in edge_weights.items()}
+        weights = {(disp.get(u, u), disp.get(v, v)): min(max(float(w), 0.0), 1.0)
+                   for (u, v), w in edge_weights.items()}
     colors = {}
-    if class_node is not None:
-        colors[rename.get(class_node, class_node)] = CLASS_COLOR
-    mb = [rename.get(n, n) for n in (markov_blanket or [])]
-    if layout is None:
-        layout = "layered" if nx.is_directed_acyclic_graph(g) else "circular"
+    if class_node is not None and class_node in disp:
+        colors[disp[class_node]] = CLASS_COLOR
+    mb = [disp[n] for n in (markov_blanket or []) if n in disp]
     return dag_plot(g, edge_weights=weights, node_colors=colors, highlight=mb or None,
                     title=title, width=width, height=height, layout=layout)
 
@@ -77,12 +125,13 @@ def _alpha_positions(alphas: np.ndarray) -> tuple[np.ndarray, list]:
 
 def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exclusion penalty",
                         reference: Mapping[str, float] | None = None,
-                        width: int = 600, height: int = 380):
+                        width: int = 600, height: int = 380, responsive: bool = False):
     """Mean accuracy (with a +-1 standard error band when there are repeats) against alpha.
 
     ``df`` has columns ``alpha`` and ``accuracy`` (several rows per alpha are averaged);
     ``alpha = inf`` is drawn at the right end and labelled FAN.  ``reference`` adds
-    horizontal lines (e.g. ``{"naive Bayes": 0.71}``).
+    horizontal lines (e.g. ``{"naive Bayes": 0.71}``), always inside the y range.
+    ``responsive=True`` lets the width follow the container.
     """
     _ensure_bokeh()
     import holoviews as hv
@@ -93,17 +142,30 @@ def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exc
     stats = pd.DataFrame({"mean": g.mean(), "sem": g.sem().fillna(0.0)}).reset_index()
     pos, ticks = _alpha_positions(stats["alpha"].to_numpy(dtype=float))
     stats["x"] = pos
+    stats["lo"] = stats["mean"] - stats["sem"]
+    stats["hi"] = stats["mean"] + stats["sem"]
     stats = stats.sort_values("x")
-    curve = hv.Curve(stats, "x", "mean", label="SFAN").opts(color=PALETTE[0], line_width=2)
-    pts = hv.Scatter(stats, "x", ["mean", "alpha"]).opts(color=PALETTE[0], size=7, tools=["hover"])
-    band = hv.Area((stats["x"], stats["mean"] - stats["sem"], stats["mean"] + stats["sem"]),
+    curve = hv.Curve(stats, "x", "mean", label="SFAN (mean, band: \u00b11 s.e.)").opts(
+        color=PALETTE[0], line_width=2)
+    pts = hv.Scatter(stats, "x", ["mean", "alpha", "sem"]).opts(
+        color=PALETTE[0], size=7, tools=["hover"],
+        hover_tooltips=[("alpha", "@alpha"), ("accuracy", "@mean{0.000}"),
+                        ("std. error", "@sem{0.000}")])
+    band = hv.Area((stats["x"], stats["lo"], stats["hi"]),
                    vdims=["lo", "hi"]).opts(alpha=0.2, color=PALETTE[0], line_alpha=0)
     layers = band * curve * pts
+    vals = [*stats["lo"], *stats["hi"]]
     for i, (name, val) in enumerate((reference or {}).items()):
-        layers = layers * hv.HLine(val, label=name).opts(color=PALETTE[(i + 1) % len(PALETTE)],
-                                                          line_dash="dashed")
-    return layers.opts(title=title, width=width, height=height, xlabel="alpha", ylabel="accuracy",
-                       xticks=ticks, legend_position="bottom_right", show_grid=True)
+        vals.append(float(val))
+        layers = layers * hv.HLine(val, label=f"{name} ({float(val):.3f})").opts(
+            color=PALETTE[(i + 1) % len(PALETTE)], line_dash="dashed", line_width=2)
+    lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
+    pad = 0.08 * (hi - lo if hi > lo else 0.05)
+    size = {"responsive": True} if responsive else {"width": width}
+    return layers.opts(title=title, height=height, xlabel="exclusion penalty alpha",
+                       ylabel="accuracy (fraction correct)", xticks=ticks,
+                       ylim=(lo - pad, hi + 2.5 * pad), legend_position="bottom_right",
+                       show_grid=True, **size)
 
 
 def noise_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against irrelevant features",

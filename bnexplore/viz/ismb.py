@@ -55,29 +55,38 @@ def trace_plot(trace: pd.DataFrame, label, title: str = "", width: int = 480,
     _ensure_bokeh()
     col = _check_trace(trace, label)
     df = pd.DataFrame({"models": trace["step"].to_numpy(), "estimate": trace[col].to_numpy(),
-                       "log score": trace["log_score"].to_numpy(),
+                       "log_score": trace["log_score"].to_numpy(),
                        "phase": trace["phase"].to_numpy()})
     n1 = int((df["phase"] == 1).sum())
-    est = hv.Curve(df, "models", ("estimate", f"P({label})"), label="estimate").opts(
+    xdim = hv.Dimension("models", label="models averaged (in the order added)")
+    est = hv.Curve(df, xdim, hv.Dimension("estimate", label=f"P({label} | x, D)"),
+                   label="estimate").opts(
         color=ESTIMATE_COLOR, line_width=2, width=width, height=height, ylim=(0, 1),
-        title=title, tools=["hover"], xaxis=None)
-    pts = hv.Scatter(df, "models", ["estimate", "phase"]).opts(
-        color=ESTIMATE_COLOR, size=3, tools=["hover"])
-    score = hv.Curve(df, "models", "log score", label="log score").opts(
-        color=SCORE_COLOR, line_width=2, width=width, height=int(height * 0.7), tools=["hover"])
+        title=title, xaxis=None)
+    pts = hv.Scatter(df, xdim, ["estimate", "phase", "log_score"]).opts(
+        color=ESTIMATE_COLOR, size=4, tools=["hover"],
+        hover_tooltips=[("models", "@models"), ("phase", "@phase"),
+                        ("estimate", "@estimate{0.000}"), ("log score", "@log_score{0.00}")])
+    score = hv.Curve(df, xdim, hv.Dimension("log_score", label="model log score"),
+                     label="log score").opts(
+        color=SCORE_COLOR, line_width=2, width=width, height=int(height * 0.85), title="",
+        tools=["hover"], hover_tooltips=[("models", "@models"), ("log score", "@log_score{0.00}")],
+        yticks=4)
     vl = hv.VLine(n1 + 0.5).opts(color=BOUNDARY_COLOR, line_dash="dashed", line_width=1.5)
-    top = (est * pts * vl).opts(show_legend=False)
-    bottom = (score * vl).opts(show_legend=False)
+    top = (est * pts * vl).opts(show_legend=False, title=title)
+    bottom = (score * vl).opts(show_legend=False, title="")
     return (top + bottom).cols(1).opts(shared_axes=True)
 
 
-def trace_pair(ismb_trace: pd.DataFrame, nismb_trace: pd.DataFrame, label, width: int = 430,
+def trace_pair(ismb_trace: pd.DataFrame, nismb_trace: pd.DataFrame, label, width: int = 460,
                height: int = 220):
     """ISMB (left) and NISMB (right) traces side by side, as one row of Figure 8."""
     import holoviews as hv
 
-    left = trace_plot(ismb_trace, label, title="ISMB", width=width, height=height)
-    right = trace_plot(nismb_trace, label, title="NISMB", width=width, height=height)
+    left = trace_plot(ismb_trace, label, title="ISMB (instance-specific)", width=width,
+                      height=height)
+    right = trace_plot(nismb_trace, label, title="NISMB (non-instance-specific)", width=width,
+                       height=height)
     return hv.Layout([left[0], right[0], left[1], right[1]]).cols(2)
 
 
@@ -93,7 +102,7 @@ def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols:
     """
     import holoviews as hv
 
-    from .graphs import dag_plot
+    from .graphs import dag_plot, layered_layout
 
     if not len(models):
         raise ValueError("no models to draw")
@@ -101,10 +110,12 @@ def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols:
         raise ValueError(f"{len(weights)} weights for {len(models)} models")
     plots = []
     for i, mb in enumerate(models):
-        title = f"#{i + 1}" + (f"  weight {weights[i]:.3f}" if weights is not None else "")
+        title = f"#{i + 1}" + (f"   weight in R {weights[i]:.3f}" if weights is not None else "")
         g = mb.to_networkx()
+        # room for the layers of a tall blanket (a chain of five needs more than 250 px)
+        depth = len(set(y for _, y in layered_layout(g).values())) if g.number_of_nodes() else 1
         plots.append(dag_plot(g, highlight=[mb.target], title=title, width=size,
-                              height=size))
+                              height=max(size, 40 + 62 * depth)))
     return hv.Layout(plots).cols(cols)
 
 

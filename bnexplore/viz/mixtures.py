@@ -24,7 +24,7 @@ __all__ = ["weights_bars", "bma_collapse_plot", "weights_heatmap"]
 
 
 def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each super-parent",
-                 width: int = 800, height: int = 380):
+                 width: int = 800, height: int = 380, responsive: bool = False):
     """Grouped bars: one group per super-parent attribute, one bar per method.
 
     Parameters
@@ -34,6 +34,8 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
         MAPLMG); each column on the simplex.
     title : str
     width, height : int
+    responsive : bool
+        Width follows the container (``width`` ignored).
 
     Returns
     -------
@@ -52,15 +54,22 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
     long["attribute"] = long["attribute"].astype(str)
     methods = list(weights.columns)
     cmap = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(methods)}
+    size = {"responsive": True} if responsive else {"width": width}
+    top = float(long["weight"].max()) if len(long) else 1.0
     return hv.Bars(long, ["attribute", "method"], "weight").opts(
-        title=title, width=width, height=height, color="method", cmap=cmap,
-        xrotation=45, tools=["hover"], show_grid=True, ylim=(0, None),
-        multi_level=False, show_legend=True, legend_position="top_right", backend="bokeh")
+        title=title, height=height, color="method", cmap=cmap,
+        xrotation=45, tools=["hover"], show_grid=True, ylim=(0, min(1.0, top) * 1.05 or 1.0),
+        hover_tooltips=[("super-parent", "@attribute"), ("method", "@method"),
+                        ("weight", "@weight{0.000}")],
+        xlabel="super-parent attribute", ylabel="mixture weight (sums to 1 per method)",
+        multi_level=False, show_legend=True, legend_position="top", legend_cols=len(methods),
+        backend="bokeh", **size)
 
 
 def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
                       title: str = "BMA root posterior as the sample grows",
-                      width: int = 800, height: int = 380, top: int = 8):
+                      width: int = 800, height: int = 380, top: int = 8,
+                      responsive: bool = False):
     """Posterior weight of each root (BMAAODE) against the training size (log x axis).
 
     Parameters
@@ -72,6 +81,8 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
     top : int
         Draw the ``top`` attributes with the largest final weight; the rest are summed
         into ``"others"``.
+    responsive : bool
+        Width follows the container (``width`` ignored).
 
     Returns
     -------
@@ -91,20 +102,28 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
         wide["others"] = wide[list(order[top:])].sum(axis=1)
         keep.append("others")
     curves = []
+    xs = wide.index.to_numpy(float)
     for i, a in enumerate(keep):
-        curves.append(hv.Curve((wide.index.to_numpy(float), wide[a].to_numpy(float)),
-                               "training size", "posterior weight", label=str(a))
-                      .opts(color=PALETTE[i % len(PALETTE)], line_width=2, tools=["hover"],
-                            backend="bokeh"))
-        curves.append(hv.Scatter((wide.index.to_numpy(float), wide[a].to_numpy(float)),
-                                 "training size", "posterior weight", label=str(a))
-                      .opts(color=PALETTE[i % len(PALETTE)], size=5, backend="bokeh"))
+        col = PALETTE[i % len(PALETTE)]
+        frame = pd.DataFrame({"training_size": xs, "weight": wide[a].to_numpy(float),
+                              "super_parent": str(a)})
+        curves.append(hv.Curve(frame, "training_size", ["weight", "super_parent"], label=str(a))
+                      .opts(color=col, line_width=2, backend="bokeh"))
+        curves.append(hv.Scatter(frame, "training_size", ["weight", "super_parent"], label=str(a))
+                      .opts(color=col, size=5, tools=["hover"],
+                            hover_tooltips=[("super-parent", "@super_parent"),
+                                            ("training rows", "@training_size{0}"),
+                                            ("weight", "@weight{0.000}")], backend="bokeh"))
     if current is not None:
         curves.append(hv.VLine(float(current)).opts(color="#555555", line_dash="dashed",
                                                     backend="bokeh"))
-    return hv.Overlay(curves).opts(title=title, width=width, height=height, logx=True,
-                                   ylim=(0, 1.02), show_grid=True, legend_position="right",
-                                   backend="bokeh")
+    ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000)
+             if xs.min() * 0.9 <= t <= xs.max() * 1.1]
+    size = {"responsive": True} if responsive else {"width": width}
+    return hv.Overlay(curves).opts(title=title, height=height, logx=True, xticks=ticks or None,
+                                   xlabel="training rows (log scale)",
+                                   ylabel="BMA posterior weight", ylim=(0, 1.02), show_grid=True,
+                                   legend_position="right", backend="bokeh", **size)
 
 
 def weights_heatmap(weights: pd.DataFrame, title: str = "Weights", cmap: str = "Blues"):
