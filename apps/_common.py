@@ -236,17 +236,16 @@ def url_widgets(objects: list) -> dict[str, pn.widgets.Widget]:
     ['max_in_degree']
     """
     found: list = []
+
+    def walk(obj):
+        if isinstance(obj, pn.widgets.Widget):   # composite widgets are not entered
+            yield obj
+        elif isinstance(getattr(obj, "objects", None), list):
+            for o in obj.objects:
+                yield from walk(o)
+
     for obj in objects:
-        if isinstance(obj, pn.widgets.Widget):
-            cands = [obj]
-        elif hasattr(obj, "select"):
-            try:
-                cands = obj.select(pn.widgets.Widget)
-            except Exception:  # noqa: BLE001 - some panes cannot be traversed
-                cands = []
-        else:
-            cands = []
-        for w in cands:
+        for w in walk(obj):
             if _syncable(w) and all(w is not f for f in found):
                 found.append(w)
     out: dict[str, pn.widgets.Widget] = {}
@@ -263,12 +262,38 @@ def url_widgets(objects: list) -> dict[str, pn.widgets.Widget]:
     return out
 
 
+def _deserialize(w, value):
+    try:
+        return w.param["value"].deserialize(value)
+    except Exception:  # noqa: BLE001
+        return value
+
+
+def _acceptable(w, value) -> bool:
+    """Whether ``value`` (from a URL) is a valid value of widget ``w``."""
+    opts = getattr(w, "options", None)
+    if opts is not None and "options" in w.param:
+        allowed = list(opts.values()) if isinstance(opts, dict) else list(opts)
+        if isinstance(value, list):
+            return all(v in allowed for v in value)
+        return value in allowed
+    if "start" in w.param and "end" in w.param and not isinstance(value, (list, tuple)):
+        try:
+            return w.start <= value <= w.end
+        except TypeError:
+            return False
+    return True
+
+
 def sync_url(objects: list) -> dict[str, pn.widgets.Widget]:
     """Sync the widgets of ``objects`` with the URL query string of this session.
 
-    Values in the URL are applied first (a shared link reproduces the view; a value
-    a widget rejects, e.g. out of range, is ignored), then every change of a widget
-    is written back to the address bar. Outside a server session nothing is synced.
+    Values in the request's query are applied first, in sidebar order (a shared link
+    reproduces the view; a value a widget would reject - an unknown option, out of
+    range - is ignored and the default stays); then every change of a widget is
+    written to the address bar (``pn.state.location``), and once the page has loaded
+    all current values are, so the link is complete. Outside a server session
+    nothing is synced.
     Returns the synced widgets by query name.
     """
     mapping = url_widgets(objects)
@@ -278,11 +303,57 @@ def sync_url(objects: list) -> dict[str, pn.widgets.Widget]:
     loc = pn.state.location
     if loc is None:
         return mapping
+    args = pn.state.session_args or {}
     for name, w in mapping.items():
+        raw = (args.get(name) or [None])[0]
+        if raw is None:
+            continue
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
         try:
-            loc.sync(w, {"value": name}, on_error=lambda bad: None)
-        except Exception:  # noqa: BLE001 - a widget that cannot be synced stays local
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        value = _deserialize(w, value)
+        if isinstance(w.value, str) and not isinstance(value, str):
+            value = text            # a data set called "1" stays a string
+        if not _acceptable(w, value):
+            continue                # unknown option, out of range: the default stays
+        try:
+            w.value = value
+        except Exception:  # noqa: BLE001 - rejected by the widget: the default stays
             pass
+
+    def _serialized(w) -> str:
+        v = w.value
+        try:
+            v = w.param["value"].serialize(v)
+        except Exception:  # noqa: BLE001
+            pass
+        return v if isinstance(v, str) else json.dumps(v)
+
+    def _on_change(event, name) -> None:
+        try:
+            loc.update_query(**{name: _serialized(event.obj)})
+        except Exception:  # noqa: BLE001 - the link is a convenience
+            pass
+
+    synced = {}
+    for name, w in mapping.items():
+        w.param.watch(functools.partial(_on_change, name=name), "value")
+        synced[name] = w
+
+    def _write_all() -> None:
+        # once the page is loaded, write every current value: the link is complete
+        try:
+            loc.update_query(**{n: _serialized(w) for n, w in synced.items()
+                                if w.value is not None})
+        except Exception:  # noqa: BLE001
+            pass
+
+    try:
+        pn.state.onload(_write_all)
+    except Exception:  # noqa: BLE001
+        pass
     return mapping
 
 

@@ -5,6 +5,8 @@ Siebes, Figure 1) and step through the incremental search; compare q with plain 
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (NETWORK, DataSource, describe_source, error_box,  # noqa: E402
-                     load_data, make_template, reactive)
+                     load_data, make_template, reactive, shared_cache)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
@@ -36,9 +38,31 @@ pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
 
 
 # --------------------------------------------------------------------------- computation (cached)
-# pn.cache, not _common.cached: results are shared by all sessions but each session calls
-# its own copy of the function (Bokeh clears a closed session's module globals).
-@pn.cache(max_items=16, policy="LRU")
+def _cached(maxsize: int):
+    """Results shared by all sessions, computed by the calling session's own function.
+
+    Bokeh runs this file as a new module per session and clears that module's names
+    when the session closes, so a cache must not keep the first session's function
+    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
+    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
+    cached.
+    """
+    def deco(func):
+        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
+        miss = object()
+
+        @functools.wraps(func)
+        def wrapper(*args):
+            out = store.get(args, miss)
+            if out is miss:
+                out = func(*args)
+                store[args] = out
+            return out
+        return wrapper
+    return deco
+
+
+@_cached(16)
 def dataset(kind: str, name: str, n: int):
     """``(DataFrame, true DAG or None, cells or None)`` for the chosen source."""
     if kind == NETWORK and name == HONEYCOMB:
@@ -54,7 +78,7 @@ def dataset(kind: str, name: str, n: int):
     return df, None, None
 
 
-@pn.cache(max_items=16, policy="LRU")
+@_cached(16)
 def scorer(kind: str, name: str, n: int):
     from bnexplore.scores import LocalScore
 
@@ -68,21 +92,21 @@ def _order(kind, name, n, use_order):
     return list(nx.topological_sort(dag)) if (use_order and dag is not None) else None
 
 
-@pn.cache(max_items=16, policy="LRU")
+@_cached(16)
 def tree(kind: str, name: str, n: int):
     from bnexplore.clustering import hierarchy
 
     return hierarchy(scorer(kind, name, n).data)
 
 
-@pn.cache(max_items=16, policy="LRU")
+@_cached(16)
 def greedy(kind: str, name: str, n: int, use_order: bool):
     from bnexplore.clustering import greedy_search
 
     return greedy_search(score=scorer(kind, name, n), order=_order(kind, name, n, use_order))
 
 
-@pn.cache(max_items=64, policy="LRU")
+@_cached(64)
 def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy: str, seed: int):
     from bnexplore.clustering import incremental_search, incremental_strategy
 
@@ -91,7 +115,7 @@ def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy
                               seed=int(seed), clusters=clusters, order=_order(kind, name, n, use_order))
 
 
-@pn.cache(max_items=16, policy="LRU")
+@_cached(16)
 def layout(kind: str, name: str, n: int, use_order: bool):
     cells = dataset(kind, name, n)[2]
     if cells is not None:
@@ -127,7 +151,7 @@ def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
     plot = dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy of the "
                                                      f"variables; coloured: the {what} for cluster "
                                                      f"size {cs}", height=420, responsive=True)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
 def strategy_view(kind, name, n, use_order, cs, strategy, seed):
@@ -138,6 +162,8 @@ def strategy_view(kind, name, n, use_order, cs, strategy, seed):
         return error_box(exc)
     table = strategy_frame(inc.clusters, cells)
     table["q in own sub-space"] = [int(inc.subspace_q[i]) for i, k in enumerate(inc.kinds) if k == "cluster"]
+    if "share in main group" in table:
+        table["share in main group"] = table["share in main group"].round(2)
     return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_table",
                                 sizing_mode="stretch_width", css_classes=["bnx-strategy"],
                                 height=min(40 + 30 * len(table), 420))
@@ -158,7 +184,7 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
                          width=1000, height=520)
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                                f"{', '.join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
-    return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width",
+    return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
                                                 height=530), sizing_mode="stretch_width")
 
 
@@ -176,8 +202,8 @@ def timeline_view(kind, name, n, use_order, cs, strategy, seed):
     tot = q_timeline_plot(traces, cumulative=True, normalize_by=norm, boundaries=starts,
                           title="q along the time line (running total)", height=380,
                           responsive=True)
-    return pn.Row(pn.pane.HoloViews(per, backend="bokeh", sizing_mode="stretch_width", height=390),
-                  pn.pane.HoloViews(tot, backend="bokeh", sizing_mode="stretch_width", height=390),
+    return pn.Row(pn.pane.HoloViews(per, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390),
+                  pn.pane.HoloViews(tot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390),
                   sizing_mode="stretch_width")
 
 
@@ -256,5 +282,6 @@ def create_app() -> pn.template.FastListTemplate:
 if __name__.startswith("bokeh"):
     # one deferred recomputation of the document's model graph instead of one per
     # loading-indicator link (about 40 of them): seconds saved on every page load
-    with pn.state.curdoc.models.freeze():
+    _doc = pn.state.curdoc
+    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
         create_app().servable()

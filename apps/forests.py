@@ -6,6 +6,8 @@ accuracy against alpha and the ROC curves change.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import sys
 from pathlib import Path
@@ -15,7 +17,8 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATASET, error_box, load_data, make_template, reactive, widget  # noqa: E402
+from _common import (DATASET, error_box, load_data, make_template, reactive,  # noqa: E402
+                     shared_cache, widget)
 
 TITLE = "Forests"
 DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
@@ -48,7 +51,31 @@ def _xy(name: str):
     return df.drop(columns=[target]), df[target].astype(str).to_numpy()
 
 
-@pn.cache(max_items=64, policy="LRU")
+def _cached(maxsize: int):
+    """Results shared by all sessions, computed by the calling session's own function.
+
+    Bokeh runs this file as a new module per session and clears that module's names
+    when the session closes, so a cache must not keep the first session's function
+    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
+    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
+    cached.
+    """
+    def deco(func):
+        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
+        miss = object()
+
+        @functools.wraps(func)
+        def wrapper(*args):
+            out = store.get(args, miss)
+            if out is miss:
+                out = func(*args)
+                store[args] = out
+            return out
+        return wrapper
+    return deco
+
+
+@_cached(64)
 def fit(name: str, alpha: float, k: int, averaging: str):
     """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
     from bnexplore.classifiers import SFAN
@@ -58,7 +85,7 @@ def fit(name: str, alpha: float, k: int, averaging: str):
     return clf, clf.edge_posteriors()
 
 
-@pn.cache(max_items=32, policy="LRU")
+@_cached(32)
 def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_score
@@ -74,7 +101,7 @@ def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     return pd.DataFrame(rows), nb
 
 
-@pn.cache(max_items=64, policy="LRU")
+@_cached(64)
 def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -109,7 +136,7 @@ def summary_view(name, alpha, k, averaging):
             f"<span class='bnx-forest-summary'>alpha = {alpha}, k = {k}, {averaging.upper()}: "
             f"class is a parent of {n_class} features in the MAP forest "
             f"(BMA expectation {exp_class:.2f}); Markov blanket of the class: {len(mb)} features; "
-            f"MAP score {clf.result_.score:.2f}</span>")
+            f"log score of the MAP structure {clf.result_.score:.2f}</span>")
     return pn.pane.Markdown(text, margin=(0, 10))
 
 
@@ -138,7 +165,7 @@ def forest_view(name, alpha, k, averaging, threshold):
         sorted(set(g.successors(CLS)) | {p for c in g.successors(CLS) for p in g.predecessors(c)} - {CLS})
     plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
                        rename={CLS: "class"}, title=title, width=1000, height=520)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=530)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=530)
 
 
 def alpha_view(name, k, averaging):
@@ -150,7 +177,7 @@ def alpha_view(name, k, averaging):
         return error_box(exc)
     plot = alpha_accuracy_plot(df, reference={"naive Bayes": nb}, height=420, responsive=True,
                                title=f"5-fold CV accuracy against alpha ({averaging.upper()}, k={k})")
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
 def roc_view(name, alpha, k, averaging):
@@ -163,7 +190,7 @@ def roc_view(name, alpha, k, averaging):
     plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420)
     # the foundation's ROC plot has a fixed width: let it share the row instead
     plot = plot.opts(responsive=True, width=None, legend_position="bottom_right")
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
 def create_app() -> pn.template.FastListTemplate:
@@ -206,5 +233,6 @@ def create_app() -> pn.template.FastListTemplate:
 if __name__.startswith("bokeh"):
     # one deferred recomputation of the document's models instead of one per
     # loading-indicator link: faster page loads
-    with pn.state.curdoc.models.freeze():
+    _doc = pn.state.curdoc
+    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
         create_app().servable()

@@ -5,6 +5,8 @@ each method gives every super-parent, BMA's collapse onto one model, and ROC cur
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
 import warnings
 from pathlib import Path
@@ -14,7 +16,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import error_box, make_template, reactive, widget  # noqa: E402
+from _common import error_box, make_template, reactive, shared_cache, widget  # noqa: E402
 
 TITLE = "Mixture weights"
 DESCRIPTION = ("AODE, BMA over ODEs, MAPLMD and MAPLMG on a bundled data set: the weight of "
@@ -41,7 +43,31 @@ def _dataset_names() -> list[str]:
     return [n for n in bx.datasets.names() if n not in ("segment-test",)]
 
 
-@pn.cache(max_items=16, policy="LRU")
+def _cached(maxsize: int):
+    """Results shared by all sessions, computed by the calling session's own function.
+
+    Bokeh runs this file as a new module per session and clears that module's names
+    when the session closes, so a cache must not keep the first session's function
+    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
+    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
+    cached.
+    """
+    def deco(func):
+        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
+        miss = object()
+
+        @functools.wraps(func)
+        def wrapper(*args):
+            out = store.get(args, miss)
+            if out is miss:
+                out = func(*args)
+                store[args] = out
+            return out
+        return wrapper
+    return deco
+
+
+@_cached(16)
 def split(name: str, seed: int = 0):
     """(train, test) frames: 5-bin equal-frequency discretisation, stratified 2/3 - 1/3."""
     import bnexplore as bx
@@ -72,7 +98,7 @@ def _prefix(name: str, n: int):
     return sub.drop(columns=[t]), sub[t].astype(str), te.drop(columns=[t]), te[t].astype(str)
 
 
-@pn.cache(max_items=64, policy="LRU")
+@_cached(64)
 def fit_all(name: str, n: int):
     """Fit the four mixtures on the first ``n`` training rows; weights, test probabilities."""
     from bnexplore.classifiers import AODE, BMAAODE, MAPLMD, MAPLMG
@@ -97,7 +123,7 @@ def _sizes(n_max: int) -> list[int]:
     return [s for s in sizes if s >= 10]
 
 
-@pn.cache(max_items=16, policy="LRU")
+@_cached(16)
 def bma_path(name: str) -> pd.DataFrame:
     """BMAAODE root posterior at a geometric grid of training sizes (long format)."""
     from bnexplore.classifiers import BMAAODE
@@ -140,7 +166,7 @@ def weights_view(name, n):
                             height=420, responsive=True)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=430)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
 def collapse_view(name, n):
@@ -151,7 +177,7 @@ def collapse_view(name, n):
                                  title="BMA weight of each super-parent against the sample size")
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=450)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=450)
 
 
 def roc_view(name, n, positive):
@@ -170,12 +196,10 @@ def roc_view(name, n, positive):
             fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
             curves[m] = (fpr, tpr, auc(y == positive, score))
         plot = roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
-                        height=440)
-        # the foundation's ROC plot has a fixed width: let it share the row instead
-        plot = plot.opts(responsive=True, width=None, legend_position="bottom_right")
+                        width=520, height=460)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=450)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed", width=530, height=470)
 
 
 def create_app() -> pn.template.FastListTemplate:
@@ -205,13 +229,24 @@ def create_app() -> pn.template.FastListTemplate:
         pn.pane.Markdown("One group of bars per attribute, one bar per method; each method's "
                          "weights sum to 1. Hover a bar for its value.", margin=(0, 10)),
         reactive(weights_view, data, size),
-        pn.pane.Markdown("### BMA collapses onto one model; does it cost accuracy?",
+        pn.pane.Markdown("### BMA collapses onto one model as the sample grows",
                          margin=(10, 10, 0, 10)),
-        pn.pane.Markdown("Left: BMA's weight of the eight heaviest super-parents (the rest "
-                         "summed as *others*) for growing training sets; the dashed line is "
-                         "the current training size. Right: ROC curves of the four mixtures "
-                         "on the held-out third of the data, with their AUCs.", margin=(0, 10)),
-        pn.Row(reactive(collapse_view, data, size), reactive(roc_view, data, size, positive),
+        pn.pane.Markdown("BMA's weight of the eight heaviest super-parents (the rest summed "
+                         "as *others*) for growing training sets; the dashed line is the "
+                         "current training size.", margin=(0, 10)),
+        reactive(collapse_view, data, size),
+        pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
+        pn.Row(reactive(roc_view, data, size, positive),
+               pn.pane.Markdown(
+                   "ROC curves of the four mixtures on the held-out third of the data: each "
+                   "curve sweeps a threshold on P(positive class | x) and plots the share of "
+                   "positive cases caught against the share of negative cases wrongly "
+                   "flagged. The area under the curve (AUC, in the legend) is the chance "
+                   "that a random positive case is ranked above a random negative one: 1 is "
+                   "perfect, 0.5 is guessing (dashed diagonal). Compare BMA, which bets on "
+                   "one model, with the mixtures that spread their weight as you move the "
+                   "training size.",
+                   margin=(10, 20)),
                sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [data, size, positive,
@@ -225,5 +260,6 @@ def create_app() -> pn.template.FastListTemplate:
 if __name__.startswith("bokeh"):
     # one deferred recomputation of the document's models instead of one per
     # loading-indicator link: faster page loads
-    with pn.state.curdoc.models.freeze():
+    _doc = pn.state.curdoc
+    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
         create_app().servable()

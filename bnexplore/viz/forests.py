@@ -79,7 +79,7 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
     max_label : int, optional
         Longest node label in characters; longer names are cut (:func:`short_labels`)
         and the full name is shown by the hover tool. Default: what fits the widest
-        row of the picture (about 7 pixels per character).
+        row of the picture (about 8 pixels per character).
     """
     rename = dict(rename or {})
     if layout is None:
@@ -92,7 +92,8 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
             widest = max(rows.values(), default=1)
         else:  # a circle: about a third of the nodes share a horizontal band
             widest = max(graph.number_of_nodes() // 3, 1)
-        max_label = max(6, int(width / (widest * 7.5)))
+        # a layer of m nodes spans m - 1 units plus 1.5 units of margins; ~8 px a character
+        max_label = max(6, int(width / (widest + 1.5) / 8))
     names = {n: str(rename.get(n, n)) for n in graph.nodes}
     short = short_labels(names.values(), max_label)
     disp = {n: short[names[n]] for n in graph.nodes}
@@ -155,16 +156,20 @@ def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exc
                    vdims=["lo", "hi"]).opts(alpha=0.2, color=PALETTE[0], line_alpha=0)
     layers = band * curve * pts
     vals = [*stats["lo"], *stats["hi"]]
+    x0, x1 = float(stats["x"].min()) - 0.4, float(stats["x"].max()) + 0.4
     for i, (name, val) in enumerate((reference or {}).items()):
         vals.append(float(val))
-        layers = layers * hv.HLine(val, label=f"{name} ({float(val):.3f})").opts(
+        # a dashed curve across the axes rather than an HLine, so that it has a legend entry
+        layers = layers * hv.Curve(([x0, x1], [float(val)] * 2), "x", "mean",
+                                   label=f"{name} ({float(val):.3f})").opts(
             color=PALETTE[(i + 1) % len(PALETTE)], line_dash="dashed", line_width=2)
     lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
     pad = 0.08 * (hi - lo if hi > lo else 0.05)
     size = {"responsive": True} if responsive else {"width": width}
     return layers.opts(title=title, height=height, xlabel="exclusion penalty alpha",
                        ylabel="accuracy (fraction correct)", xticks=ticks,
-                       ylim=(lo - pad, hi + 2.5 * pad), legend_position="bottom_right",
+                       xlim=(x0, x1), ylim=(lo - pad, hi + 2.5 * pad),
+                       legend_position="bottom_right",
                        show_grid=True, **size)
 
 

@@ -116,7 +116,7 @@ def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols:
         depth = len(set(y for _, y in layered_layout(g).values())) if g.number_of_nodes() else 1
         plots.append(dag_plot(g, highlight=[mb.target], title=title, width=size,
                               height=max(size, 40 + 62 * depth)))
-    return hv.Layout(plots).cols(cols)
+    return hv.Layout(plots).cols(cols).opts(shared_axes=False)
 
 
 def estimates_bars(per_case: pd.DataFrame, methods: Sequence[str] = ("complete", "ismb", "ms", "nismb"),

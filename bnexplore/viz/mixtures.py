@@ -61,8 +61,8 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
         xrotation=45, tools=["hover"], show_grid=True, ylim=(0, min(1.0, top) * 1.05 or 1.0),
         hover_tooltips=[("super-parent", "@attribute"), ("method", "@method"),
                         ("weight", "@weight{0.000}")],
-        xlabel="super-parent attribute", ylabel="mixture weight (sums to 1 per method)",
-        multi_level=False, show_legend=True, legend_position="top", legend_cols=len(methods),
+        xlabel="super-parent attribute", ylabel="mixture weight",
+        multi_level=False, show_legend=True, legend_position="right",
         backend="bokeh", **size)
 
 

@@ -1,0 +1,129 @@
+"""Plot builders of the method apps (forests, mixtures, ISMB, clustering) and the apps'
+result caches across sessions."""
+import math
+import sys
+import types
+from pathlib import Path
+
+import networkx as nx
+import pandas as pd
+import pytest
+
+APPS = Path(__file__).resolve().parents[1] / "apps"
+
+
+def _render(plot):
+    import holoviews as hv
+
+    return hv.render(plot, backend="bokeh")
+
+
+def test_short_labels_are_unique_and_bounded():
+    from bnexplore.viz.forests import short_labels
+
+    names = ["adoption-of-the-budget-resolution", "adoption-of-the-budget-x", "crime"]
+    lab = short_labels(names, max_len=12)
+    assert len(set(lab.values())) == 3
+    assert all(len(v) <= 12 for v in lab.values()) and lab["crime"] == "crime"
+
+
+def test_forest_plot_keeps_full_names_in_the_hover():
+    from bnexplore.viz.forests import forest_plot
+
+    g = nx.DiGraph([("C", "a-very-long-feature-name"), ("C", "b")])
+    p = forest_plot(g, class_node="C", markov_blanket=["b"], max_label=8)
+    nodes = p.Graph.I.nodes
+    assert "a-very-long-feature-name" in list(nodes.dimension_values("variable"))
+    assert max(len(n) for n in nodes.dimension_values("name")) <= 8
+
+
+def test_alpha_plot_shows_the_reference_inside_the_y_range_and_in_the_legend():
+    from bnexplore.viz.forests import alpha_accuracy_plot
+
+    df = pd.DataFrame({"alpha": [0, 0, 1, 1, math.inf, math.inf],
+                       "accuracy": [.90, .92, .93, .94, .91, .90]})
+    fig = _render(alpha_accuracy_plot(df, reference={"naive Bayes": 0.80}, responsive=True))
+    assert fig.y_range.start < 0.80 < fig.y_range.end
+    assert fig.sizing_mode in ("stretch_width", "stretch_both", "scale_width")
+    labels = [item.label["value"] for item in fig.legend[0].items]
+    assert any("naive Bayes" in s for s in labels)
+
+
+def test_responsive_builders_have_no_fixed_width():
+    from bnexplore.clustering import ClusterNode
+    from bnexplore.viz.clustering import dendrogram_plot, q_timeline_plot
+    from bnexplore.viz.mixtures import bma_collapse_plot, weights_bars
+
+    a, b, c = ClusterNode(["a"], 1.0), ClusterNode(["b"], 1.0), ClusterNode(["c"], 1.0)
+    root = ClusterNode(["a", "b", "c"], 0.2, [ClusterNode(["a", "b"], 0.6, [a, b]), c])
+    path = pd.DataFrame({"n_train": [10, 10, 100, 100], "attribute": ["a", "b"] * 2,
+                         "weight": [.6, .4, .99, .01]})
+    for plot in (dendrogram_plot(root, [["a", "b"], ["c"]], responsive=True),
+                 q_timeline_plot({"greedy": [3, 2, 1]}, responsive=True),
+                 weights_bars(pd.DataFrame({"m": [.5, .5]}, index=["a", "b"]), responsive=True),
+                 bma_collapse_plot(path, current=50, responsive=True)):
+        fig = _render(plot)
+        assert fig.sizing_mode == "stretch_width", fig.sizing_mode
+    # the dendrogram's x range holds every leaf (nothing cut off at the right)
+    fig = _render(dendrogram_plot(root, responsive=True))
+    assert fig.x_range.start < 0 and fig.x_range.end > 2
+
+
+def test_blanket_grid_gives_tall_blankets_room():
+    import holoviews as hv
+
+    from bnexplore.viz.ismb import blanket_grid
+
+    class Chain:  # the interface blanket_grid uses: .target and .to_networkx()
+        target = "Z"
+
+        def to_networkx(self):
+            return nx.DiGraph([("A", "Z"), ("Z", "C"), ("C", "D"), ("D", "B")])
+
+    grid = blanket_grid([Chain()], [1.0], size=250)
+    assert isinstance(grid, hv.Layout)
+    fig = _render(grid.values()[0])
+    assert fig.height >= 40 + 62 * 5 > 250      # five layers, each ~62 px: arrows stay visible
+
+
+@pytest.mark.parametrize("app,func,args", [
+    ("clustering", "tree", ("Network sample", "asia", 500)),
+    ("forests", "fit", ("iris", 1.0, 1, "map")),
+    ("mixture_weights", "fit_all", ("vote", 40)),
+    ("ismb_trace", "run", ("synthetic: Z = A or (B and C and D)", 0, 50, 0.01)),
+])
+def test_cached_results_survive_a_closed_session(app, func, args):
+    """Bokeh runs an app file as a fresh module per session and clears that module's
+    namespace when the session ends; the shared caches must keep working for the next
+    sessions (a cache holding the first session's function would raise NameError)."""
+    sys.path.insert(0, str(APPS))
+    src = (APPS / f"{app}.py").read_text()
+
+    def session(i, registered):
+        # `panel serve apps/*.py` registers the module in sys.modules; `panel serve apps/`
+        # runs the file through runpy, which does not
+        mod = types.ModuleType(f"bnx_session_test_{app}_{i}")
+        mod.__file__ = str(APPS / f"{app}.py")
+        if registered:
+            sys.modules[mod.__name__] = mod
+        exec(compile(src, mod.__file__, "exec"), mod.__dict__)
+        return mod
+
+    first = session(1, registered=True)
+    getattr(first, func)(*args)
+    del sys.modules[first.__name__]
+    first.__dict__.clear()                      # what Bokeh does when the session closes
+    second = session(2, registered=False)
+    try:
+        assert getattr(second, func)(*args) is not None       # a cache hit
+        assert getattr(second, func)(*args[:-1], args[-1]) is not None
+        if app == "clustering":                               # a miss after the first closed
+            assert second.incremental("Network sample", "asia", 500, True, 2, "hierarchy", 0)
+        elif app == "forests":
+            assert second.fit("iris", 2.0, 1, "map")
+        elif app == "mixture_weights":
+            assert second.fit_all("vote", 41)
+        else:
+            assert second.run("synthetic: Z = A or (B and C and D)", 1, 50, 0.01)
+    finally:
+        sys.modules.pop(second.__name__, None)
