@@ -179,7 +179,7 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     i = max(0, min(int(k) - 1, len(inc.subspaces) - 1))
     sub = inc.subspaces[i]
     title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
-             f"q = {int(inc.subspace_q[i])}); arcs: the model found so far")
+             f"q = {int(inc.subspace_q[i])})")
     plot = subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
                          width=1000, height=520)
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
@@ -194,7 +194,7 @@ def timeline_view(kind, name, n, use_order, cs, strategy, seed):
         inc = incremental(kind, name, n, use_order, cs, strategy, seed)
     except Exception as exc:
         return error_box(exc)
-    traces = {"greedy": g.q_trace, f"incremental ({strategy}, cs={cs})": inc.q_trace}
+    traces = {"greedy": g.q_trace, "incremental": inc.q_trace}   # settings: in the summary
     starts = inc.steps.groupby("subspace").size().cumsum().tolist()[:-1] if len(inc.steps) else []
     norm = max(len(g.q_trace), 1)
     per = q_timeline_plot(traces, cumulative=False, normalize_by=norm, boundaries=starts,

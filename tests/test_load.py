@@ -2,7 +2,7 @@
 
 * ``test_ten_sessions_moving_sliders``: 10 Playwright browser contexts (separate users)
   against a dedicated loopback ``panel serve apps/`` move the max in-degree slider of
-  "Learn a structure" for ~35 s; no console errors, bounded growth of the server's
+  "Learn a structure" for ~25 s (bounded: the whole test stays near a minute); no console errors, bounded growth of the server's
   memory (psutil), and every session shows the score of ITS OWN data set and setting
   (checked against a search run in this process).
 * ``test_cli_run_killed_mid_run_resumes``: ``bnexplore run`` in a subprocess is killed
@@ -28,7 +28,7 @@ from conftest import running_panel_server
 
 REPO = Path(__file__).resolve().parents[1]
 N_SESSIONS = 10
-LOAD_SECONDS = 35.0
+LOAD_SECONDS = 25.0
 DATASETS = ["vote", "iris", "breast-cancer", "contact-lenses", "weather.nominal"]
 MAX_RSS_GROWTH_MB = 600.0
 
@@ -126,7 +126,7 @@ def test_ten_sessions_moving_sliders(browser):
                 assert pg.dataset in _text(pg, ".bnx-source")
                 checked += 1
             rss_end = server.memory_info().rss / 1e6
-            assert checked == N_SESSIONS and moves >= 5 * N_SESSIONS
+            assert checked == N_SESSIONS and moves >= 2 * N_SESSIONS
             for pg in pages:
                 assert pg.errors == [], pg.errors[:3]
             growth = rss_end - rss_start
