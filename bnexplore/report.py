@@ -85,8 +85,12 @@ def classify_verdict(text: str) -> str:
     'partly'
     >>> classify_verdict("**Verdict: differs.** The penalty ...")
     'differs'
+    >>> classify_verdict("**Verdict: partly agrees.** Same shape, other levels.")
+    'partly'
     """
     t = text.lower()
+    if re.search(r"\b(partly|partially|in part)\b", t.split(".")[0] if "verdict" in t else t):
+        return "partly"
     agree = bool(re.search(r"\bagree", t)) and not re.search(r"\bdisagree", t)
     differ = bool(re.search(r"\bdiffer|\bdisagree|\b(do|does|did) not (match|agree)", t))
     if agree and differ:
