@@ -10,7 +10,7 @@ Conventions every app in ``apps/`` follows
   the bottom::
 
       if __name__.startswith("bokeh"):
-          create_app().servable()
+          serve(create_app)
 
 * Heavy results are cached with :func:`cached` (an LRU cache keyed on the settings and
   shared by all sessions), and views
@@ -30,7 +30,7 @@ Files whose name starts with ``_`` (like this one) are helpers, not apps.
 from __future__ import annotations
 
 import ast
-import base64
+import contextlib
 import collections
 import functools
 import hashlib
@@ -521,29 +521,42 @@ def error_box(exc: BaseException) -> pn.pane.Alert:
 
 
 # --------------------------------------------------------------------------- caching
-_CACHES: dict[tuple[str, str], Callable] = {}
 
 
 def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
-    """:func:`functools.lru_cache` shared by every session of the server.
+    """Results cache shared by every session of the server.
 
-    Bokeh re-executes an app file for each session, which would give each session a
-    fresh cache; here the cache is registered by (file, function name), so all sessions
-    share it. Arguments must be hashable (use the widget values: str, int, float).
+    Bokeh runs an app file as a new module for each session and clears that module's
+    names when the session closes, so the cache must not keep the first session's
+    function: results are stored under (file, function name) in a :func:`shared_cache`
+    and a miss is computed by the *calling* session's own function. ``pn.cache`` is no
+    alternative: it needs the module in ``sys.modules``, which ``panel serve apps/``
+    (routing through ``runpy``) does not give. Arguments must be hashable (use the
+    widget values: str, int, float); exceptions are not cached.
 
     Examples
     --------
+    >>> calls = []
     >>> @cached(maxsize=8)
     ... def square(x):
+    ...     calls.append(x)
     ...     return x * x
-    >>> square(3), square.cache_info().hits
-    (9, 0)
+    >>> square(3), square(3), calls
+    (9, 9, [3])
     """
     def deco(func: Callable) -> Callable:
-        key = (func.__code__.co_filename, func.__qualname__)
-        if key not in _CACHES:
-            _CACHES[key] = functools.lru_cache(maxsize=maxsize)(func)
-        return _CACHES[key]
+        store = shared_cache(f"{func.__code__.co_filename}:{func.__qualname__}", maxsize)
+        miss = object()
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = (args, tuple(sorted(kwargs.items())))
+            out = store.get(key, miss)
+            if out is miss:
+                out = func(*args, **kwargs)
+                store[key] = out
+            return out
+        return wrapper
     return deco
 
 
@@ -597,6 +610,21 @@ def shared_cache(name: str, maxsize: int = 128) -> SharedLRU:
     if name not in _SHARED:
         _SHARED[name] = SharedLRU(maxsize)
     return _SHARED[name]
+
+
+def serve(factory: Callable[[], Any]) -> Any:
+    """Build a page with ``factory()`` and mark it servable.
+
+    The build runs inside ``curdoc.models.freeze()``: every loading-indicator link
+    otherwise makes Bokeh re-scan the whole model graph, which cost seconds per page
+    load; frozen, the scan happens once at the end.
+    """
+    doc = pn.state.curdoc
+    ctx = doc.models.freeze() if doc is not None else contextlib.nullcontext()
+    with ctx:
+        page = factory()
+        page.servable()
+    return page
 
 
 def guarded(func: Callable) -> Callable:

@@ -5,17 +5,14 @@ Siebes, Figure 1) and step through the incremental search; compare q with plain 
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import sys
 from pathlib import Path
 
-import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (NETWORK, DataSource, describe_source, error_box,  # noqa: E402
-                     load_data, make_template, reactive, shared_cache)
+from _common import (serve, NETWORK, DataSource, describe_source, error_box,  # noqa: E402
+                     load_data, make_template, reactive, cached)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
@@ -38,31 +35,7 @@ pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
 
 
 # --------------------------------------------------------------------------- computation (cached)
-def _cached(maxsize: int):
-    """Results shared by all sessions, computed by the calling session's own function.
-
-    Bokeh runs this file as a new module per session and clears that module's names
-    when the session closes, so a cache must not keep the first session's function
-    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
-    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
-    cached.
-    """
-    def deco(func):
-        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
-        miss = object()
-
-        @functools.wraps(func)
-        def wrapper(*args):
-            out = store.get(args, miss)
-            if out is miss:
-                out = func(*args)
-                store[args] = out
-            return out
-        return wrapper
-    return deco
-
-
-@_cached(16)
+@cached(16)
 def dataset(kind: str, name: str, n: int):
     """``(DataFrame, true DAG or None, cells or None)`` for the chosen source."""
     if kind == NETWORK and name == HONEYCOMB:
@@ -78,7 +51,7 @@ def dataset(kind: str, name: str, n: int):
     return df, None, None
 
 
-@_cached(16)
+@cached(16)
 def scorer(kind: str, name: str, n: int):
     from bnexplore.scores import LocalScore
 
@@ -92,21 +65,21 @@ def _order(kind, name, n, use_order):
     return list(nx.topological_sort(dag)) if (use_order and dag is not None) else None
 
 
-@_cached(16)
+@cached(16)
 def tree(kind: str, name: str, n: int):
     from bnexplore.clustering import hierarchy
 
     return hierarchy(scorer(kind, name, n).data)
 
 
-@_cached(16)
+@cached(16)
 def greedy(kind: str, name: str, n: int, use_order: bool):
     from bnexplore.clustering import greedy_search
 
     return greedy_search(score=scorer(kind, name, n), order=_order(kind, name, n, use_order))
 
 
-@_cached(64)
+@cached(64)
 def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy: str, seed: int):
     from bnexplore.clustering import incremental_search, incremental_strategy
 
@@ -115,7 +88,7 @@ def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy
                               seed=int(seed), clusters=clusters, order=_order(kind, name, n, use_order))
 
 
-@_cached(16)
+@cached(16)
 def layout(kind: str, name: str, n: int, use_order: bool):
     cells = dataset(kind, name, n)[2]
     if cells is not None:
@@ -280,8 +253,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    # one deferred recomputation of the document's model graph instead of one per
-    # loading-indicator link (about 40 of them): seconds saved on every page load
-    _doc = pn.state.curdoc
-    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
-        create_app().servable()
+    serve(create_app)

@@ -14,7 +14,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (NETWORK, DataSource, describe_source, download_csv,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, describe_source, download_csv,  # noqa: E402
                      error_box, guarded, html_escape, load_data, make_template,
                      shared_cache, widget)
 
@@ -326,4 +326,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    serve(create_app)

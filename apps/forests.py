@@ -6,8 +6,6 @@ accuracy against alpha and the ROC curves change.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import math
 import sys
 from pathlib import Path
@@ -17,8 +15,8 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (DATASET, error_box, load_data, make_template, reactive,  # noqa: E402
-                     shared_cache, widget)
+from _common import (serve, DATASET, error_box, load_data, make_template, reactive,  # noqa: E402
+                     cached, widget)
 
 TITLE = "Forests"
 DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
@@ -51,31 +49,7 @@ def _xy(name: str):
     return df.drop(columns=[target]), df[target].astype(str).to_numpy()
 
 
-def _cached(maxsize: int):
-    """Results shared by all sessions, computed by the calling session's own function.
-
-    Bokeh runs this file as a new module per session and clears that module's names
-    when the session closes, so a cache must not keep the first session's function
-    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
-    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
-    cached.
-    """
-    def deco(func):
-        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
-        miss = object()
-
-        @functools.wraps(func)
-        def wrapper(*args):
-            out = store.get(args, miss)
-            if out is miss:
-                out = func(*args)
-                store[args] = out
-            return out
-        return wrapper
-    return deco
-
-
-@_cached(64)
+@cached(64)
 def fit(name: str, alpha: float, k: int, averaging: str):
     """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
     from bnexplore.classifiers import SFAN
@@ -85,7 +59,7 @@ def fit(name: str, alpha: float, k: int, averaging: str):
     return clf, clf.edge_posteriors()
 
 
-@_cached(32)
+@cached(32)
 def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_score
@@ -101,7 +75,7 @@ def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     return pd.DataFrame(rows), nb
 
 
-@_cached(64)
+@cached(64)
 def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -231,8 +205,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    # one deferred recomputation of the document's models instead of one per
-    # loading-indicator link: faster page loads
-    _doc = pn.state.curdoc
-    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
-        create_app().servable()
+    serve(create_app)

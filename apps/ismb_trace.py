@@ -6,8 +6,6 @@ beside NISMB, and the best blankets found.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import sys
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import error_box, make_template, reactive, shared_cache, widget  # noqa: E402
+from _common import serve, cached, error_box, make_template, reactive, widget  # noqa: E402
 
 TITLE = "ISMB trace"
 DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
@@ -42,31 +40,7 @@ def _dataset_names() -> list[str]:
     return [SYNTHETIC] + [n for n in bx.datasets.names() if n not in skip]
 
 
-def _cached(maxsize: int):
-    """Results shared by all sessions, computed by the calling session's own function.
-
-    Bokeh runs this file as a new module per session and clears that module's names
-    when the session closes, so a cache must not keep the first session's function
-    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
-    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
-    cached.
-    """
-    def deco(func):
-        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
-        miss = object()
-
-        @functools.wraps(func)
-        def wrapper(*args):
-            out = store.get(args, miss)
-            if out is miss:
-                out = func(*args)
-                store[args] = out
-            return out
-        return wrapper
-    return deco
-
-
-@_cached(16)
+@cached(16)
 def dataset(name: str):
     """(training frame, test frame or None): the synthetic split, or a bundled MDL set."""
     import warnings
@@ -87,7 +61,7 @@ def n_instances(name: str) -> int:
     return len(test) if test is not None else len(train)
 
 
-@_cached(32)
+@cached(32)
 def model_for(name: str, left_out: int):
     """MBModel on the training data (leave-one-out for bundled sets), phase 1 done."""
     from bnexplore.ismb import MBModel
@@ -108,7 +82,7 @@ def instance(name: str, index: int) -> pd.Series:
     return src.iloc[index]
 
 
-@_cached(64)
+@cached(64)
 def run(name: str, index: int, width: int, epsilon: float):
     """ISMB and NISMB results for one instance (cached on the settings)."""
     train, test = dataset(name)
@@ -215,8 +189,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    # one deferred recomputation of the document's models instead of one per
-    # loading-indicator link: faster page loads
-    _doc = pn.state.curdoc
-    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
-        create_app().servable()
+    serve(create_app)

@@ -5,8 +5,6 @@ each method gives every super-parent, BMA's collapse onto one model, and ROC cur
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import sys
 import warnings
 from pathlib import Path
@@ -16,7 +14,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import error_box, make_template, reactive, shared_cache, widget  # noqa: E402
+from _common import serve, cached, error_box, make_template, reactive, widget  # noqa: E402
 
 TITLE = "Mixture weights"
 DESCRIPTION = ("AODE, BMA over ODEs, MAPLMD and MAPLMG on a bundled data set: the weight of "
@@ -43,31 +41,7 @@ def _dataset_names() -> list[str]:
     return [n for n in bx.datasets.names() if n not in ("segment-test",)]
 
 
-def _cached(maxsize: int):
-    """Results shared by all sessions, computed by the calling session's own function.
-
-    Bokeh runs this file as a new module per session and clears that module's names
-    when the session closes, so a cache must not keep the first session's function
-    (``_common.cached`` does); ``pn.cache`` needs the module in ``sys.modules``, which
-    ``panel serve apps/`` (routing through ``runpy``) does not give. Errors are not
-    cached.
-    """
-    def deco(func):
-        store = shared_cache(f"{Path(__file__).stem}.{func.__qualname__}", maxsize)
-        miss = object()
-
-        @functools.wraps(func)
-        def wrapper(*args):
-            out = store.get(args, miss)
-            if out is miss:
-                out = func(*args)
-                store[args] = out
-            return out
-        return wrapper
-    return deco
-
-
-@_cached(16)
+@cached(16)
 def split(name: str, seed: int = 0):
     """(train, test) frames: 5-bin equal-frequency discretisation, stratified 2/3 - 1/3."""
     import bnexplore as bx
@@ -98,7 +72,7 @@ def _prefix(name: str, n: int):
     return sub.drop(columns=[t]), sub[t].astype(str), te.drop(columns=[t]), te[t].astype(str)
 
 
-@_cached(64)
+@cached(64)
 def fit_all(name: str, n: int):
     """Fit the four mixtures on the first ``n`` training rows; weights, test probabilities."""
     from bnexplore.classifiers import AODE, BMAAODE, MAPLMD, MAPLMG
@@ -123,7 +97,7 @@ def _sizes(n_max: int) -> list[int]:
     return [s for s in sizes if s >= 10]
 
 
-@_cached(16)
+@cached(16)
 def bma_path(name: str) -> pd.DataFrame:
     """BMAAODE root posterior at a geometric grid of training sizes (long format)."""
     from bnexplore.classifiers import BMAAODE
@@ -258,8 +232,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    # one deferred recomputation of the document's models instead of one per
-    # loading-indicator link: faster page loads
-    _doc = pn.state.curdoc
-    with (_doc.models.freeze() if _doc is not None else contextlib.nullcontext()):
-        create_app().servable()
+    serve(create_app)

@@ -12,7 +12,7 @@ import numpy as np
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
                      make_template, reactive)
 
 TITLE = "Order averaging"
@@ -173,4 +173,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    serve(create_app)

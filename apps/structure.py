@@ -11,7 +11,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (NETWORK, DataSource, cached, describe_source, error_box,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box,  # noqa: E402
                      load_data, make_template, reactive, widget)
 
 from bnexplore.viz import dag_plot  # noqa: E402
@@ -108,4 +108,4 @@ def create_app() -> pn.template.FastListTemplate:
 
 
 if __name__.startswith("bokeh"):
-    create_app().servable()
+    serve(create_app)

@@ -15,8 +15,6 @@ The single naive network (SNN) is :class:`bnexplore.classifiers.NaiveBayes`.
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import networkx as nx
 import numpy as np
 

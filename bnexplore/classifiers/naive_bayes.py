@@ -8,7 +8,6 @@ equivalent sample size ``ess`` over each family's cells.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..scores import family_counts
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
