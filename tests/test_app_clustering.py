@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser_checks import assert_fits_and_no_error
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
 
@@ -59,21 +60,12 @@ def _q(page):
     return _text(page, "bnx-summary")
 
 
-def _assert_fits_and_no_error(page):
-    """No plot reaches past the window's right edge, and no panel shows an error box."""
-    right = page.locator("canvas").evaluate_all(
-        "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
-    width = page.evaluate("() => window.innerWidth")
-    assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
-    assert page.locator(".alert-danger").count() == 0, page.locator(".alert-danger").all_inner_texts()
-
-
 @pytest.mark.browser
 def test_clustering_app_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=clustering", wait_until="domcontentloaded", timeout=120_000)
     page.wait_for_selector(".bnx-summary", timeout=120_000)
     _wait_canvases(page, 4)
-    _assert_fits_and_no_error(page)   # the dendrogram used to run off the right edge
+    assert_fits_and_no_error(page)   # the dendrogram used to run off the right edge
     assert "Clustering hierarchy" in page.title()
     before = _q(page)
     assert re.search(r"greedy q = \d+", before) and "alarm" in before
@@ -98,5 +90,5 @@ def test_clustering_app_renders_and_reacts(panel_server, page):
     sub_after = _wait_change(page, "bnx-subspace", sub_before, contains="Sub-space 2 of")
     assert "Sub-space 2 of" in sub_after
     _wait_canvases(page, 4)
-    _assert_fits_and_no_error(page)
+    assert_fits_and_no_error(page)
     assert not page.console_errors, page.console_errors

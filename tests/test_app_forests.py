@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser_checks import assert_fits_and_no_error
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
 
@@ -15,15 +16,6 @@ def test_views_build_without_a_browser():
     assert type(app.alpha_view("iris", 1, "map")).__name__ == "HoloViews"
 
 
-def _assert_fits_and_no_error(page):
-    """No plot reaches past the window's right edge, and no panel shows an error box."""
-    right = page.locator("canvas").evaluate_all(
-        "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
-    width = page.evaluate("() => window.innerWidth")
-    assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
-    assert page.locator(".alert-danger").count() == 0, page.locator(".alert-danger").all_inner_texts()
-
-
 @pytest.mark.browser
 def test_forests_app_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=forests", wait_until="domcontentloaded", timeout=120_000)
@@ -32,7 +24,7 @@ def test_forests_app_renders_and_reacts(panel_server, page):
     page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
     assert "Forests" in page.title()
     page.locator("canvas").nth(2).wait_for(state="attached", timeout=120_000)
-    _assert_fits_and_no_error(page)
+    assert_fits_and_no_error(page)
     before = page.locator(".bnx-forest-summary").first.inner_text()
     assert "alpha = 2" in before
     # move the alpha slider one step to the right (keyboard on its handle)
@@ -44,5 +36,5 @@ def test_forests_app_renders_and_reacts(panel_server, page):
     assert "alpha = 2.5" in after
     page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
     assert page.locator("canvas").count() > 0
-    _assert_fits_and_no_error(page)
+    assert_fits_and_no_error(page)
     assert not page.console_errors, page.console_errors

@@ -2,6 +2,7 @@
 import time
 
 import pytest
+from browser_checks import assert_fits_and_no_error
 
 
 def _summary(page) -> str:
@@ -19,15 +20,6 @@ def _wait(cond, timeout=90.0):
     return False
 
 
-def _assert_fits_and_no_error(page):
-    """No plot reaches past the window's right edge, and no panel shows an error box."""
-    right = page.locator("canvas").evaluate_all(
-        "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
-    width = page.evaluate("() => window.innerWidth")
-    assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
-    assert page.locator(".alert-danger").count() == 0, page.locator(".alert-danger").all_inner_texts()
-
-
 @pytest.mark.browser
 def test_ismb_trace_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=ismb_trace", wait_until="load", timeout=120_000)
@@ -37,7 +29,7 @@ def test_ismb_trace_renders_and_reacts(panel_server, page):
     n_canvas = page.locator("canvas").count()
     assert n_canvas > 0
     assert "ISMB trace" in page.title()
-    _assert_fits_and_no_error(page)
+    assert_fits_and_no_error(page)
     assert _wait(lambda: "phase 1" in _summary(page)), "no summary text"
     before = _summary(page)
     assert "phase 1" in before and "true Z" in before
@@ -47,5 +39,5 @@ def test_ismb_trace_renders_and_reacts(panel_server, page):
     handle.press("ArrowRight")
     assert _wait(lambda: _summary(page) != before), "summary did not change"
     assert _wait(lambda: page.locator("canvas").count() > 0)
-    _assert_fits_and_no_error(page)
+    assert_fits_and_no_error(page)
     assert not page.console_errors, page.console_errors

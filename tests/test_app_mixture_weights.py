@@ -2,6 +2,7 @@
 import time
 
 import pytest
+from browser_checks import assert_fits_and_no_error
 
 
 def _summary(page) -> str:
@@ -19,15 +20,6 @@ def _wait_plots(page, n: int, timeout: float = 120.0) -> int:
         page.wait_for_timeout(500)
 
 
-def _assert_fits_and_no_error(page):
-    """No plot reaches past the window's right edge, and no panel shows an error box."""
-    right = page.locator("canvas").evaluate_all(
-        "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
-    width = page.evaluate("() => window.innerWidth")
-    assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
-    assert page.locator(".alert-danger").count() == 0, page.locator(".alert-danger").all_inner_texts()
-
-
 @pytest.mark.browser
 def test_mixture_weights_renders_and_reacts(panel_server, page):
     page.goto(f"{panel_server}/apps?app=mixture_weights", wait_until="load", timeout=180_000)
@@ -35,7 +27,7 @@ def test_mixture_weights_renders_and_reacts(panel_server, page):
     assert "Mixture weights" in page.title()
     before = _summary(page)
     assert "100 training rows" in before and "BMA" in before
-    _assert_fits_and_no_error(page)
+    assert_fits_and_no_error(page)
     # move the training-size slider (keyboard on its handle)
     handle = page.locator(".noUi-handle").first
     handle.focus()
@@ -47,5 +39,5 @@ def test_mixture_weights_renders_and_reacts(panel_server, page):
     assert "105 training rows" in _summary(page)
     assert _summary(page) != before
     assert _wait_plots(page, 3) >= 3
-    _assert_fits_and_no_error(page)   # e.g. after the change, a cache miss must not fail
+    assert_fits_and_no_error(page)   # e.g. after the change, a cache miss must not fail
     assert not page.console_errors, page.console_errors

@@ -1,0 +1,10 @@
+"""Assertions shared by the apps' browser tests."""
+
+
+def assert_fits_and_no_error(page) -> None:
+    """No plot reaches past the window's right edge, and no panel shows an error box."""
+    right = page.locator("canvas").evaluate_all(
+        "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
+    width = page.evaluate("() => window.innerWidth")
+    assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
+    assert page.locator(".alert-danger").count() == 0, page.locator(".alert-danger").all_inner_texts()
