@@ -38,7 +38,7 @@ from scipy.special import logsumexp
 
 from . import _mtree
 from .data.core import DiscreteData, as_discrete, check_table_size
-from .scores import PRIORS, LocalScore, family_counts
+from .scores import PRIORS, LocalScore, family_counts, standard_parameters
 
 __all__ = ["ROOT", "SCFResult", "SCFAverage", "SCFFamilies", "map_scf", "edge_posteriors",
            "max_arborescence", "two_slice", "random_dbn", "DBNSCF"]
@@ -683,10 +683,7 @@ class _MAPTables:
         self.items = []
         for t in fam.targets:
             ps = res.parents[t]
-            cnt = family_counts(d, t, ps).astype(float)
-            q, r = cnt.shape
-            a = fam.ess / (q * r) if fam.prior == "BDeu" else 1.0
-            logcpt = np.log(cnt + a) - np.log(cnt.sum(axis=1, keepdims=True) + r * a)
+            logcpt = np.log(standard_parameters(family_counts(d, t, ps), fam.prior, fam.ess))
             pidx = d.indices(ps)
             self.items.append((d.index(t), pidx, [int(d.arities[p]) for p in pidx], logcpt))
 

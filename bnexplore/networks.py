@@ -608,6 +608,8 @@ class BayesNet:
         if not nx.is_directed_acyclic_graph(g):
             cycle = nx.find_cycle(g)
             raise ValueError(f"the graph has a cycle {' -> '.join(u for u, _ in cycle)} -> {cycle[0][0]}")
+        from .scores import standard_parameters  # Eq. 3; imported here to keep this module light
+
         cpts = {}
         for v, ps in parents.items():
             r = len(states[v])
@@ -617,14 +619,8 @@ class BayesNet:
             cfg = np.zeros(data.n_rows, dtype=np.int64)
             for p in ps:
                 cfg = cfg * len(states[p]) + data.column(p)
-            counts = np.bincount(cfg * r + data.column(v), minlength=q * r).reshape(q, r).astype(float)
-            if prior_l == "mle":
-                tot = counts.sum(axis=1, keepdims=True)
-                cpt = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), 1.0 / r)
-            else:
-                alpha = 1.0 if prior_l == "k2" else float(ess) / (q * r)
-                cpt = (counts + alpha) / (counts.sum(axis=1, keepdims=True) + alpha * r)
-            cpts[v] = cpt
+            counts = np.bincount(cfg * r + data.column(v), minlength=q * r).reshape(q, r)
+            cpts[v] = standard_parameters(counts, {"k2": "K2", "bdeu": "BDeu", "mle": "mle"}[prior_l], ess)
         return cls(parents, states, cpts, name=name)
 
     # ------------------------------------------------------------- conversion

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
 
-__all__ = ["LocalScore", "family_counts", "PRIORS"]
+__all__ = ["LocalScore", "family_counts", "standard_parameters", "PRIORS"]
 
 PRIORS = ("K2", "BDeu")
 
@@ -175,6 +175,38 @@ def family_counts(data: DiscreteData | pd.DataFrame, child: str | int,
                      [data.names[p] for p in ps] + [data.names[c]], what="count table")
     q = int(np.prod(data.arities[ps])) if ps.size else 1
     return _dense_counts(data.columns, c, ps, data.arities, q)
+
+
+def standard_parameters(counts: np.ndarray, prior: str = "K2", ess: float = 1.0) -> np.ndarray:
+    """CPT from a (q, r) count table: the standard parametrisation (Dash & Cooper Eq. 3).
+
+    ``theta_jk = (alpha_jk + N_jk) / (alpha_j + N_j)``, the posterior mean under the
+    Dirichlet prior of the score: ``alpha_jk = 1`` (K2) or ``ess / (q r)`` (BDeu).
+    ``prior="mle"`` gives relative frequencies, with uniform rows for configurations
+    never observed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> standard_parameters(np.array([[3, 1], [0, 0]])).round(3).tolist()
+    [[0.667, 0.333], [0.5, 0.5]]
+    >>> standard_parameters(np.array([[3, 1]]), prior="mle").tolist()
+    [[0.75, 0.25]]
+    """
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2:
+        raise ValueError(f"counts must be a (q, r) table, got shape {counts.shape}")
+    q, r = counts.shape
+    tot = counts.sum(axis=1, keepdims=True)
+    if prior == "mle":
+        return np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), 1.0 / r)
+    if prior == "K2":
+        a = 1.0
+    elif prior == "BDeu":
+        a = float(ess) / (q * r)
+    else:
+        raise ValueError(f"prior must be 'K2', 'BDeu' or 'mle', got {prior!r}")
+    return (counts + a) / (tot + r * a)
 
 
 class LocalScore:

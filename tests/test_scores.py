@@ -166,3 +166,18 @@ def test_table_budget_refuses_before_allocating():
     ls = LocalScore(wide)
     with pytest.raises(MemoryBudgetError, match="too many"):
         ls.score("W0", [f"W{i}" for i in range(1, 12)])
+
+
+def test_standard_parameters_eq3():
+    from bnexplore.scores import standard_parameters
+    counts = np.array([[3, 1, 0], [0, 0, 0]])
+    k2 = standard_parameters(counts, "K2")
+    np.testing.assert_allclose(k2[0], [4 / 7, 2 / 7, 1 / 7])
+    np.testing.assert_allclose(k2[1], [1 / 3] * 3)
+    a = 6.0 / 6  # BDeu, ess 6 over q*r = 6 cells
+    np.testing.assert_allclose(standard_parameters(counts, "BDeu", 6.0)[0], (counts[0] + a) / (4 + 3 * a))
+    np.testing.assert_allclose(standard_parameters(counts, "mle"), [[0.75, 0.25, 0], [1 / 3] * 3])
+    with pytest.raises(ValueError, match="prior"):
+        standard_parameters(counts, "BIC")
+    with pytest.raises(ValueError, match=r"\(q, r\)"):
+        standard_parameters(np.ones(3))

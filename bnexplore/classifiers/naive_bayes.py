@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..scores import family_counts
+from ..scores import family_counts, standard_parameters
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["NaiveBayes", "dirichlet_log_cpt"]
@@ -24,15 +24,9 @@ def dirichlet_log_cpt(counts: np.ndarray, prior: str = "K2", ess: float = 1.0) -
     >>> np.exp(dirichlet_log_cpt(np.array([[3, 1]]))).round(3).tolist()
     [[0.667, 0.333]]
     """
-    counts = np.asarray(counts, dtype=float)
-    q, r = counts.shape
-    if prior == "K2":
-        a = 1.0
-    elif prior == "BDeu":
-        a = ess / (q * r)
-    else:
+    if prior not in ("K2", "BDeu"):
         raise ValueError(f"prior must be 'K2' or 'BDeu', got {prior!r}")
-    return np.log(counts + a) - np.log(counts.sum(axis=1, keepdims=True) + r * a)
+    return np.log(standard_parameters(counts, prior, ess))
 
 
 class NaiveBayes(DiscreteClassifier):
