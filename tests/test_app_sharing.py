@@ -1,7 +1,6 @@
 """Shareable links (widget state in the URL) and exports, for every app."""
 from __future__ import annotations
 
-import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -11,16 +10,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
               if p.stem != "main" and not p.name.startswith("_"))
-
-
-@pytest.fixture(scope="module")
-def common():
-    sys.path.insert(0, str(REPO / "apps"))
-    try:
-        import _common
-        yield _common
-    finally:
-        sys.path.remove(str(REPO / "apps"))
 
 
 def test_url_widget_names(common):

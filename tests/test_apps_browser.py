@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -18,16 +17,6 @@ APPS = REPO / "apps"
 
 def app_files() -> list[Path]:
     return sorted(p for p in APPS.glob("*.py") if p.stem != "main" and not p.name.startswith("_"))
-
-
-@pytest.fixture(scope="module")
-def common():
-    sys.path.insert(0, str(APPS))
-    try:
-        import _common
-        yield _common
-    finally:
-        sys.path.remove(str(APPS))
 
 
 # ------------------------------------------------------------------ discovery (no browser)

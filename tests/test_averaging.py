@@ -7,7 +7,6 @@ Eq. 3), both independent of ``bnexplore.averaging``.
 from __future__ import annotations
 
 import itertools
-import math
 
 import networkx as nx
 import numpy as np

@@ -1,5 +1,4 @@
 """Tests for bnexplore.experiments (runner, registry) and bnexplore.cli."""
-import os
 import signal
 import subprocess
 import sys

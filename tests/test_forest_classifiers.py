@@ -1,5 +1,4 @@
 """TAN / FAN / STAN / SFAN: structure classes, predictions against independent oracles."""
-import itertools
 import math
 
 import networkx as nx

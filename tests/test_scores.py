@@ -1,5 +1,4 @@
 """Local scores: exact against Eq. 6 computed independently and against pgmpy's BDeu."""
-import itertools
 import math
 import warnings
 
@@ -8,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.special import gammaln
 
-from bnexplore.data import DiscreteData, MemoryBudgetError, set_table_budget
+from bnexplore.data import MemoryBudgetError, set_table_budget
 from bnexplore.scores import LocalScore, family_counts
 
 

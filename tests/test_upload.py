@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -11,16 +10,6 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def common():
-    sys.path.insert(0, str(REPO / "apps"))
-    try:
-        import _common
-        yield _common
-    finally:
-        sys.path.remove(str(REPO / "apps"))
 
 
 def _csv(n=60, seed=0) -> bytes:

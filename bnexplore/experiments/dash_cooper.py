@@ -96,6 +96,21 @@ def _auc(test, target, proba):
     return float(auc(y, proba, classes=list(range(proba.shape[1]))))
 
 
+def _ama_vs_gtt(train, test, target: str, k: int, n: int) -> dict:
+    """AUC of AMA (k, n; order = topological sort of GTT) and of GTT, and delta in percent."""
+    from ..averaging import OrderedAveraging
+    from ..metrics import delta
+    from ..networks import BayesNet
+
+    res, order = _gtt_order(train)
+    gtt = BayesNet.fit(res.dag, train, prior="K2")
+    r_gtt = _auc(test, target, gtt.predict_proba(test, target))
+    avg = OrderedAveraging(train, order=order, max_parents=k)
+    r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
+    d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
+    return {"auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)}
+
+
 def table2_trial(n_nodes: int, k: int, n_records: int, seed: int) -> list[dict]:
     """Exact MA over L_k(pi) vs AMA over L_k^n(pi|D): percent ROC-area difference per n."""
     from ..averaging import OrderedAveraging
@@ -115,18 +130,8 @@ def table2_trial(n_nodes: int, k: int, n_records: int, seed: int) -> list[dict]:
 def table3_trial(part: str, n_nodes: int, k: int, K, n_records: int, seed: int,
                  n: int = 12) -> dict:
     """AMA (summary network, n = 12) vs GTT on one random graph: delta in percent."""
-    from ..averaging import OrderedAveraging
-    from ..metrics import delta
-    from ..networks import BayesNet
-
     train, test, target, K_used = _synthetic(n_nodes, K, n_records, seed)
-    res, order = _gtt_order(train)
-    gtt = BayesNet.fit(res.dag, train, prior="K2")
-    r_gtt = _auc(test, target, gtt.predict_proba(test, target))
-    avg = OrderedAveraging(train, order=order, max_parents=k)
-    r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
-    d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
-    return {"K_used": K_used, "auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)}
+    return {"K_used": K_used, **_ama_vs_gtt(train, test, target, k, n)}
 
 
 def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10) -> dict:
@@ -134,9 +139,6 @@ def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10
     import numpy as np
 
     from .. import networks
-    from ..averaging import OrderedAveraging
-    from ..metrics import delta
-    from ..networks import BayesNet
 
     bn = networks.load("alarm")
     rng = np.random.default_rng(seed)
@@ -147,13 +149,7 @@ def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10
             break
     train = data.take(np.arange(n_records))
     test = data.take(np.arange(n_records, n_records + N_TEST))
-    res, order = _gtt_order(train)
-    gtt = BayesNet.fit(res.dag, train, prior="K2")
-    r_gtt = _auc(test, target, gtt.predict_proba(test, target))
-    avg = OrderedAveraging(train, order=order, max_parents=k)
-    r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
-    d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
-    return {"auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)}
+    return _ama_vs_gtt(train, test, target, k, n)
 
 
 def choose_k(n_nodes: int, max_families: int = 50_000) -> int:
