@@ -31,7 +31,6 @@ UAI 2000.
 """
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Callable, Sequence
 
@@ -41,7 +40,8 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
-from .scores import PRIORS, LocalScore
+from .scores import (PRIORS, LocalScore, _all_rows, _and_popcount, _extend_bits, _keys_of, _row_bitsets,
+                     bitset_capacity, score_order_families)
 
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
@@ -93,20 +93,66 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
     >>> procedure1([(), (0,), (1,), (0, 2)], np.array([0.1, 0.5, 0.2, 0.9]), n=2)
     [0, 2]
     """
-    order = np.argsort(-np.asarray(weights, dtype=float), kind="stable")
-    star: set[int] = set()
-    n_all = len({int(u) for ps in parent_sets for u in ps if u >= 0})
-    limit = min(int(n), n_all)
-    for nu in order:
-        if len(star) >= limit:
-            break
-        u = star.union(int(x) for x in parent_sets[nu] if x >= 0)
-        if len(u) <= n:
-            star = u
-    return sorted(star)
+    w = np.asarray(weights, dtype=float)
+    if isinstance(parent_sets, np.ndarray) and parent_sets.ndim == 2 and parent_sets.dtype.kind == "i":
+        sets = np.ascontiguousarray(parent_sets, dtype=np.int64)
+        sizes = (sets >= 0).sum(axis=1)
+    else:
+        lists = [[int(u) for u in ps if u >= 0] for ps in parent_sets]
+        sizes = np.array([len(x) for x in lists], dtype=np.int64)
+        sets = np.full((len(lists), max(1, int(sizes.max(initial=0)))), -1, dtype=np.int64)
+        for i, x in enumerate(lists):
+            sets[i, :len(x)] = x
+    if w.shape != (sets.shape[0],):
+        raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
+    members = sets[sets >= 0]
+    p = int(members.max(initial=-1)) + 1
+    limit = min(int(n), int(np.unique(members).size))
+    inn = np.zeros(max(p, 1), dtype=np.bool_)
+    size = 0
+    rest = np.arange(w.size)
+    chunk = 64
+    while size < limit and rest.size:
+        # the next most probable sets, ties in the given order (a stable sort, piecewise)
+        if rest.size > chunk:
+            thr = np.partition(w[rest], rest.size - chunk)[rest.size - chunk]
+            take = rest[w[rest] >= thr]
+            rest = rest[w[rest] < thr]
+        else:
+            take, rest = rest, rest[:0]
+        take = take[np.argsort(-w[take], kind="stable")]
+        size = _procedure1_steps(sets, sizes, take, int(n), limit, inn, size)
+        chunk *= 4
+    return np.nonzero(inn)[0].tolist()
 
 
 # --------------------------------------------------------------------------- kernels
+@numba.njit(cache=True, nogil=True)
+def _lex_sets(cand, kk, total):
+    """Every subset of ``cand`` of size <= kk: by size, then lexicographic (as
+    ``itertools.combinations``), one per row, padded with -1."""
+    m = cand.shape[0]
+    out = np.full((total, max(kk, 1)), -1, dtype=np.int64)
+    row = 1  # row 0 is the empty set
+    idx = np.zeros(max(kk, 1), dtype=np.int64)
+    for s in range(1, kk + 1):
+        for i in range(s):
+            idx[i] = i
+        while True:
+            for i in range(s):
+                out[row, i] = cand[idx[i]]
+            row += 1
+            i = s - 1
+            while i >= 0 and idx[i] == m - s + i:
+                i -= 1
+            if i < 0:
+                break
+            idx[i] += 1
+            for j in range(i + 1, s):
+                idx[j] = idx[j - 1] + 1
+    return out
+
+
 @numba.njit(cache=True, nogil=True)
 def _family_table(train, child, parents, s, arities, bdeu, ess):
     """Standard parameters theta_hat (q*r, flattened) of one family (Eq. 3)."""
@@ -205,47 +251,270 @@ def _mixture_kernel(train, test, child, sets, sizes, probs, arities, bdeu, ess, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _star_kernel(train, child, sets, sizes, probs, star, arities, bdeu, ess, Q):
-    """CPT of M* (Eq. 14-15): (Q, r) over the configurations of ``star`` (last fastest)."""
-    r = arities[child]
-    ns = star.shape[0]
-    p = arities.shape[0]
-    pos = np.full(p, -1, dtype=np.int64)
-    for i in range(ns):
-        pos[star[i]] = i
-    out = np.zeros((Q, r))
-    digit = np.zeros(max(ns, 1), dtype=np.int64)
-    sn = np.zeros(max(ns, 1), dtype=np.int64)  # stride of each star position in this set's table
-    for f in range(sets.shape[0]):
-        w = probs[f]
-        if w == 0.0:
-            continue
-        s = sizes[f]
-        theta = _family_table(train, child, sets[f], s, arities, bdeu, ess)
-        for i in range(ns):
-            sn[i] = 0
-            digit[i] = 0
-        st = 1
-        for a in range(s - 1, -1, -1):
-            u = sets[f, a]
-            sn[pos[u]] = st
-            st *= arities[u]
-        J = 0
-        for j in range(Q):  # odometer over the configurations of star (last fastest)
-            base = J * r
-            for x in range(r):
-                out[j, x] += w * theta[base + x]
-            i = ns - 1
-            while i >= 0:
-                digit[i] += 1
-                J += sn[i]
-                if digit[i] < arities[star[i]]:
-                    break
-                J -= sn[i] * digit[i]
-                digit[i] = 0
-                i -= 1
-    return out
+def _colex_rank(mask, s, size_off, binom):
+    """Rank of a subset (bit mask of star positions, s members): by size, then colex."""
+    rank = size_off[s]
+    i = 0
+    c = 0
+    while mask:
+        if mask & 1:
+            i += 1
+            rank += binom[c, i]
+        mask >>= 1
+        c += 1
+    return rank
 
+
+@numba.njit(cache=True, nogil=True)
+def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess):
+    """``w`` x standard parameters (Eq. 3) of the child given one subset of the star."""
+    counts = np.zeros(q * r)
+    if use_bits:
+        for j in range(nz):
+            i = meta[j, 1] * r
+            rest = meta[j, 0]
+            for x in range(r - 1):
+                c = _and_popcount(cb[j], vbits[x])
+                counts[i + x] = c
+                rest -= c
+            counts[i + r - 1] = rest
+    else:
+        for t in range(keys.shape[0]):
+            counts[keys[t] * r + ccol[t]] += 1.0
+    a = ess / (q * r) if bdeu else 1.0
+    for j in range(q):
+        nj = 0.0
+        for x in range(r):
+            nj += counts[j * r + x]
+        den = nj + a * r
+        for x in range(r):
+            tabs[off + j * r + x] = w * (counts[j * r + x] + a) / den
+
+
+@numba.njit(cache=True, nogil=True)
+def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, cap,
+                 tab_off, tabs):
+    """Weighted parameter tables of every subset (size <= kk) of the star, one DFS that
+    builds each subset's configurations from its prefix's (row bitsets while few)."""
+    n = cols.shape[1]
+    W = bits.shape[2]
+    ns = star.shape[0]
+    r = arities[child]
+    ccol = cols[child]
+    vbits = bits[child]
+    cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
+    meta = np.zeros((kk + 1, cap, 2), dtype=np.int64)
+    nzs = np.zeros(kk + 1, dtype=np.int64)
+    usebits = np.zeros(kk + 1, dtype=np.bool_)
+    keys = np.zeros((kk + 1, n), dtype=np.int64)
+    elems = np.zeros(kk + 1, dtype=np.int64)
+    masks = np.zeros(kk + 1, dtype=np.int64)
+    qs = np.ones(kk + 1, dtype=np.int64)
+    nxt = np.zeros(kk + 1, dtype=np.int64)
+    _all_rows(n, W, cb[0], meta[0])
+    nzs[0] = 1
+    usebits[0] = True
+    _write_table(tabs, tab_off[0], wr[0], 1, r, True, cb[0], meta[0], 1, keys[0], ccol, vbits,
+                 bdeu, ess)
+    depth = 0
+    while depth >= 0:
+        if depth >= kk or nxt[depth] >= ns:
+            depth -= 1
+            continue
+        pos = nxt[depth]
+        nxt[depth] += 1
+        u = star[pos]
+        s1 = depth + 1
+        elems[depth] = u
+        masks[s1] = masks[depth] | (np.int64(1) << pos)
+        qs[s1] = qs[depth] * arities[u]
+        usebits[s1] = False
+        if usebits[depth]:
+            nz = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u],
+                              cb[s1], meta[s1])
+            if nz >= 0:
+                usebits[s1] = True
+                nzs[s1] = nz
+            else:
+                _keys_of(cols, arities, elems, s1, keys[s1])
+        else:
+            au = arities[u]
+            cu = cols[u]
+            for t in range(n):
+                keys[s1, t] = keys[depth, t] * au + cu[t]
+        rank = _colex_rank(masks[s1], s1, size_off, binom)
+        _write_table(tabs, tab_off[rank], wr[rank], qs[s1], r, usebits[s1], cb[s1], meta[s1],
+                     nzs[s1], keys[s1], ccol, vbits, bdeu, ess)
+        depth = s1
+        nxt[depth] = pos + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _broadcast_add(buf, P, a, V, src, src_off, src_rows):
+    """In place: buf[J, d, v] = buf[J, v] + src[J, d, v] (``src_rows`` = True) or
+    + src[d, v] (a table over one more coordinate); ``src`` None-like when size 0."""
+    for J in range(P - 1, -1, -1):
+        for d in range(a - 1, -1, -1):
+            o = (J * a + d) * V
+            if src.shape[0] == 0:
+                for v in range(V):
+                    buf[o + v] = buf[J * V + v]
+            elif src_rows:
+                for v in range(V):
+                    buf[o + v] = buf[J * V + v] + src[o + v]
+            else:
+                for v in range(V):
+                    buf[o + v] = buf[J * V + v] + src[src_off + d * V + v]
+
+
+@numba.njit(cache=True, nogil=True)
+def _kadd_fill(out, ns, kk, r, ar, tabs, tab_off, size_off, binom):
+    """out[J, x] = sum over subsets g of the star with |g| <= kk of table(g)[J_g, x]:
+    the CPT of M* (Eq. 15) as a sum of small tables.
+
+    Built coordinate by coordinate: adding star position mp repeats the running sum
+    over mp's states and adds the sum of the tables whose last member is mp, itself a
+    sum of the same kind one level down (a frame on an explicit stack).  About
+    2^kk x (Q r) additions instead of (number of subsets) x (Q r).
+    """
+    empty = np.zeros(0)
+    bufs = np.empty((kk + 1, out.shape[0]))
+    m = np.zeros(kk + 1, dtype=np.int64)
+    mask = np.zeros(kk + 1, dtype=np.int64)
+    s = np.zeros(kk + 1, dtype=np.int64)
+    V = np.zeros(kk + 1, dtype=np.int64)
+    mp = np.zeros(kk + 1, dtype=np.int64)
+    P = np.ones(kk + 1, dtype=np.int64)
+    m[0] = ns
+    V[0] = r
+    base = tab_off[0]
+    for v in range(r):
+        bufs[0, v] = tabs[base + v]
+    d = 0
+    while True:
+        if mp[d] == m[d]:  # frame done: hand its sum to the frame below
+            if d == 0:
+                break
+            c = mp[d - 1]
+            _broadcast_add(bufs[d - 1], P[d - 1], ar[c], V[d - 1], bufs[d], 0, True)
+            P[d - 1] *= ar[c]
+            mp[d - 1] += 1
+            d -= 1
+            continue
+        c = mp[d]
+        a = ar[c]
+        lev = kk - d
+        if lev >= 2:  # open a frame for the tables whose last member is c
+            d += 1
+            m[d] = c
+            mask[d] = mask[d - 1] | (np.int64(1) << c)
+            s[d] = s[d - 1] + 1
+            V[d] = a * V[d - 1]
+            mp[d] = 0
+            P[d] = 1
+            base = tab_off[_colex_rank(mask[d], s[d], size_off, binom)]
+            for v in range(V[d]):
+                bufs[d, v] = tabs[base + v]
+            continue
+        if lev == 1:
+            tb = tab_off[_colex_rank(mask[d] | (np.int64(1) << c), s[d] + 1, size_off, binom)]
+            _broadcast_add(bufs[d], P[d], a, V[d], tabs, tb, False)
+        else:
+            _broadcast_add(bufs[d], P[d], a, V[d], empty, 0, False)
+        P[d] *= a
+        mp[d] += 1
+    out[:] = bufs[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap):
+    """CPT (Q, r) of ``child`` in M*: Eq. 15 over the parent sets inside ``star``."""
+    p = arities.shape[0]
+    ns = star.shape[0]
+    r = arities[child]
+    kk = min(k, ns)
+    posmap = np.full(p, -1, dtype=np.int64)
+    for i in range(ns):
+        posmap[star[i]] = i
+    binom = np.zeros((ns + 1, kk + 2), dtype=np.int64)
+    for a in range(ns + 1):
+        binom[a, 0] = 1
+        for b in range(1, min(a, kk + 1) + 1):
+            binom[a, b] = binom[a - 1, b - 1] + (binom[a - 1, b] if b <= a - 1 else 0)
+    size_off = np.zeros(kk + 2, dtype=np.int64)
+    for t in range(kk + 1):
+        size_off[t + 1] = size_off[t] + binom[ns, t]
+    n_sub = size_off[kk + 1]
+    # weights of the averaged sets (those inside the star), placed by rank
+    wr = np.zeros(n_sub)
+    tsize = np.zeros(n_sub, dtype=np.int64)
+    top = -np.inf
+    for f in range(sets.shape[0]):
+        if sizes[f] <= kk and logw[f] > top:
+            ok = True
+            for a in range(sizes[f]):
+                if posmap[sets[f, a]] < 0:
+                    ok = False
+                    break
+            if ok:
+                top = logw[f]
+    for f in range(sets.shape[0]):
+        s = sizes[f]
+        if s > kk:
+            continue
+        rank = size_off[s]
+        q = 1
+        ok = True
+        for a in range(s):
+            c = posmap[sets[f, a]]
+            if c < 0:
+                ok = False
+                break
+            rank += binom[c, a + 1]
+            q *= arities[sets[f, a]]
+        if ok:
+            wr[rank] = np.exp(logw[f] - top)
+            tsize[rank] = q * r
+    wr /= wr.sum()
+    tab_off = np.zeros(n_sub + 1, dtype=np.int64)
+    for i in range(n_sub):
+        tab_off[i + 1] = tab_off[i] + tsize[i]
+    tabs = np.empty(tab_off[n_sub])
+    _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, cap, tab_off, tabs)
+    Q = 1
+    for i in range(ns):
+        Q *= arities[star[i]]
+    ar = np.empty(ns, dtype=np.int64)
+    for i in range(ns):
+        ar[i] = arities[star[i]]
+    out = np.empty(Q * r)
+    _kadd_fill(out, ns, kk, r, ar, tabs, tab_off, size_off, binom)
+    cpt = out.reshape(Q, r)
+    for j in range(Q):
+        tot = 0.0
+        for x in range(r):
+            tot += cpt[j, x]
+        for x in range(r):
+            cpt[j, x] /= tot
+    return cpt
+
+
+@numba.njit(cache=True, nogil=True)
+def _procedure1_steps(sets, sizes, order, n, limit, inn, size):
+    """Procedure 1 over the parent sets ``order`` (decreasing weight); returns the new
+    size of the union ``inn`` (a membership mask), stopping once it reaches ``limit``."""
+    for nu in order:
+        if size >= limit:
+            break
+        new = 0
+        for a in range(sizes[nu]):
+            if not inn[sets[nu, a]]:
+                new += 1
+        if size + new <= n:
+            for a in range(sizes[nu]):
+                inn[sets[nu, a]] = True
+            size += new
+    return size
 
 
 class OrderedAveraging:
@@ -321,6 +590,7 @@ class OrderedAveraging:
         self.k = int(max_parents)
         self.budget = get_table_budget() if budget is None else int(budget)
         self.score = LocalScore(self.data, prior=prior, ess=ess, cache=False)
+        self._bitsets = None
         self.level = self._levels(order, levels)
         p = len(self.names)
         self.candidates = [np.array([u for u in range(p) if self.level[u] < self.level[v]], dtype=np.int64)
@@ -350,9 +620,10 @@ class OrderedAveraging:
         self._sizes: list[np.ndarray] = []
         self._logw: list[np.ndarray] = []
         self._lognorm = np.empty(p)
+        all_scores = score_order_families(self.data, self.level, self.k, prior=prior, ess=ess)
         for v in range(p):
             sets, sizes = self._enumerate(self.candidates[v])
-            scores = self.score.score_array(v, sets, sizes)
+            scores = all_scores[v]
             logw = scores + self._structure_logprior(v, sets, sizes, structure_prior)
             if not np.isfinite(logw).any():
                 raise ValueError(f"the structure prior gives every parent set of {self.names[v]!r} "
@@ -402,19 +673,10 @@ class OrderedAveraging:
         return lev
 
     def _enumerate(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        m = cand.size
-        kk = min(self.k, m)
-        rows = []
-        sizes = []
-        for s in range(kk + 1):
-            combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(m), s)),
-                                 dtype=np.int64, count=math.comb(m, s) * s).reshape(-1, s) \
-                if s else np.zeros((1, 0), dtype=np.int64)
-            block = np.full((combos.shape[0], max(kk, 1)), -1, dtype=np.int64)
-            block[:, :s] = cand[combos]
-            rows.append(block)
-            sizes.append(np.full(combos.shape[0], s, dtype=np.int64))
-        return np.concatenate(rows), np.concatenate(sizes)
+        kk = min(self.k, cand.size)
+        sizes = np.repeat(np.arange(kk + 1, dtype=np.int64),
+                          [math.comb(cand.size, s) for s in range(kk + 1)])
+        return _lex_sets(np.ascontiguousarray(cand, dtype=np.int64), kk, sizes.size), sizes
 
     def _structure_logprior(self, v, sets, sizes, sp) -> np.ndarray | float:
         if sp is None:
@@ -656,17 +918,22 @@ class OrderedAveraging:
             cpts[self.names[v]] = self._star_cpt(v, star)
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
-        return BayesNet(parents, states, cpts, name=label)
+        return BayesNet._from_valid(parents, states, cpts, name=label)
+
+    @property
+    def _bits(self) -> np.ndarray:
+        """Row bitsets of every (column, value), built on first use."""
+        if self._bitsets is None:
+            self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
+        return self._bitsets
 
     def _star_cpt(self, v: int, star: list[int]) -> np.ndarray:
-        Q = int(np.prod([int(self.data.arities[u]) for u in star], dtype=np.int64)) if star else 1
-        inside = np.nonzero(self._inside(v, star))[0]
-        logw = self._logw[v][inside]
-        w = np.exp(logw - _lse(logw))
-        cpt = _star_kernel(self.data.columns, v, np.ascontiguousarray(self._sets[v][inside]),
-                           self._sizes[v][inside], w, np.array(star, dtype=np.int64),
-                           self.data.arities, self.prior == "BDeu", self.ess, Q)
-        return cpt / cpt.sum(axis=1, keepdims=True)
+        if len(star) > 62:
+            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(star)} parents in M*: at most 62")
+        return _star_cpt_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), v,
+                                np.array(star, dtype=np.int64), self.k, self._sets[v], self._sizes[v],
+                                self._logw[v], self.prior == "BDeu", self.ess,
+                                bitset_capacity(self.data.n_rows))
 
     def __repr__(self) -> str:
         return (f"OrderedAveraging({len(self.names)} nodes, {len(self.order_levels)} levels, "

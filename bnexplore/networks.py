@@ -255,6 +255,36 @@ class BayesNet:
         self._dtypes = None
         self._log_cpts: dict[str, np.ndarray] = {}
 
+    @classmethod
+    def _from_valid(cls, parents: Mapping[str, list[str]], states: Mapping[str, list],
+                    cpts: Mapping[str, np.ndarray], name: str | None = None) -> "BayesNet":
+        """Build from parts a caller has already validated (no checks, no copies).
+
+        For code that constructs networks it knows to be valid (e.g. the summary
+        network of order averaging): ``parents`` (declaration order = its keys) in
+        CPT order, an acyclic graph, and (q, r) CPTs whose rows sum to 1.
+        """
+        self = cls.__new__(cls)
+        declared = list(parents)
+        self.dag = nx.DiGraph()
+        self.dag.add_nodes_from(declared)
+        self.dag.add_edges_from((p, v) for v in declared for p in parents[v])
+        self.name = name
+        self.states = {v: list(states[v]) for v in declared}
+        self._parents = {v: list(parents[v]) for v in declared}
+        self.cpts = {}
+        for v in declared:
+            t = cpts[v]
+            t.setflags(write=False)
+            self.cpts[v] = t
+        decl = {v: i for i, v in enumerate(declared)}
+        self._topo = list(nx.lexicographical_topological_sort(self.dag, key=lambda v: decl[v]))
+        self._declared = declared
+        self._compiled = None
+        self._dtypes = None
+        self._log_cpts = {}
+        return self
+
     # ----------------------------------------------------------------- accessors
     def parents(self, name: str) -> list[str]:
         """Ordered parents of ``name`` (the order of the CPT's mixed radix)."""
