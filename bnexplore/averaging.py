@@ -32,6 +32,7 @@ UAI 2000.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 import numba
@@ -52,6 +53,21 @@ def _lse(x: np.ndarray) -> float:
     if not np.isfinite(m):
         return m
     return m + math.log(float(np.exp(x - m).sum()))
+
+@numba.njit(cache=True, nogil=True)
+def _lse_kernel(x):
+    """log(sum(exp(x))) of a 1-d array (-inf entries allowed), one pass for the max."""
+    m = -np.inf
+    for v in x:
+        if v > m:
+            m = v
+    if not np.isfinite(m):
+        return m
+    t = 0.0
+    for v in x:
+        t += math.exp(v - m)
+    return m + math.log(t)
+
 
 # dense count tables up to this many cells in the prediction kernel (larger: sorted keys)
 _DENSE_CELLS = 1 << 16
@@ -105,25 +121,7 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
             sets[i, :len(x)] = x
     if w.shape != (sets.shape[0],):
         raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
-    members = sets[sets >= 0]
-    p = int(members.max(initial=-1)) + 1
-    limit = min(int(n), int(np.unique(members).size))
-    inn = np.zeros(max(p, 1), dtype=np.bool_)
-    size = 0
-    rest = np.arange(w.size)
-    chunk = 64
-    while size < limit and rest.size:
-        # the next most probable sets, ties in the given order (a stable sort, piecewise)
-        if rest.size > chunk:
-            thr = np.partition(w[rest], rest.size - chunk)[rest.size - chunk]
-            take = rest[w[rest] >= thr]
-            rest = rest[w[rest] < thr]
-        else:
-            take, rest = rest, rest[:0]
-        take = take[np.argsort(-w[take], kind="stable")]
-        size = _procedure1_steps(sets, sizes, take, int(n), limit, inn, size)
-        chunk *= 4
-    return np.nonzero(inn)[0].tolist()
+    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, int(n)).tolist()
 
 
 # --------------------------------------------------------------------------- kernels
@@ -274,7 +272,7 @@ def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, 
             i = meta[j, 1] * r
             rest = meta[j, 0]
             for x in range(r - 1):
-                c = _and_popcount(cb[j], vbits[x])
+                c = _and_popcount(cb[j], vbits[x], meta[j, 2], meta[j, 3])
                 counts[i + x] = c
                 rest -= c
             counts[i + r - 1] = rest
@@ -282,13 +280,13 @@ def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, 
         for t in range(keys.shape[0]):
             counts[keys[t] * r + ccol[t]] += 1.0
     a = ess / (q * r) if bdeu else 1.0
-    for j in range(q):
+    for j in range(q):  # laid out with x slowest (see _kadd_fill)
         nj = 0.0
         for x in range(r):
             nj += counts[j * r + x]
         den = nj + a * r
         for x in range(r):
-            tabs[off + j * r + x] = w * (counts[j * r + x] + a) / den
+            tabs[off + x * q + j] = w * (counts[j * r + x] + a) / den
 
 
 @numba.njit(cache=True, nogil=True)
@@ -303,7 +301,7 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
     ccol = cols[child]
     vbits = bits[child]
     cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
-    meta = np.zeros((kk + 1, cap, 2), dtype=np.int64)
+    meta = np.zeros((kk + 1, cap, 4), dtype=np.int64)
     nzs = np.zeros(kk + 1, dtype=np.int64)
     usebits = np.zeros(kk + 1, dtype=np.bool_)
     keys = np.zeros((kk + 1, n), dtype=np.int64)
@@ -350,80 +348,87 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
 
 
 @numba.njit(cache=True, nogil=True)
-def _broadcast_add(buf, P, a, V, src, src_off, src_rows):
-    """In place: buf[J, d, v] = buf[J, v] + src[J, d, v] (``src_rows`` = True) or
-    + src[d, v] (a table over one more coordinate); ``src`` None-like when size 0."""
-    for J in range(P - 1, -1, -1):
+def _grow(buf, A, a, R, src, src_off, mode):
+    """In place, buf[al, rho] (A x R) -> buf[al, d, rho] (A x a x R) plus
+    mode 2: src[al, d, rho] (a frame's result), mode 1: the scalar
+    src[src_off + al a + d] (a table entry), mode 0: nothing."""
+    for al in range(A - 1, -1, -1):
+        old = buf[al * R:(al + 1) * R]
         for d in range(a - 1, -1, -1):
-            o = (J * a + d) * V
-            if src.shape[0] == 0:
-                for v in range(V):
-                    buf[o + v] = buf[J * V + v]
-            elif src_rows:
-                for v in range(V):
-                    buf[o + v] = buf[J * V + v] + src[o + v]
-            else:
-                for v in range(V):
-                    buf[o + v] = buf[J * V + v] + src[src_off + d * V + v]
+            o = (al * a + d) * R
+            dst = buf[o:o + R]
+            if mode == 2:
+                add = src[o:o + R]
+                for i in range(R):
+                    dst[i] = old[i] + add[i]
+            elif mode == 1:
+                t = src[src_off + al * a + d]
+                for i in range(R):
+                    dst[i] = old[i] + t
+            elif o != al * R:
+                dst[:] = old
 
 
 @numba.njit(cache=True, nogil=True)
-def _kadd_fill(out, ns, kk, r, ar, tabs, tab_off, size_off, binom):
-    """out[J, x] = sum over subsets g of the star with |g| <= kk of table(g)[J_g, x]:
-    the CPT of M* (Eq. 15) as a sum of small tables.
+def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom):
+    """CPT[J, x] (Q x r) = sum over subsets g of the star with |g| <= kk of
+    table(g)[x, J_g]: the CPT of M* (Eq. 15) as a sum of small tables (each laid
+    out with the child's value slowest, then the members' digits).
 
-    Built coordinate by coordinate: adding star position mp repeats the running sum
-    over mp's states and adds the sum of the tables whose last member is mp, itself a
-    sum of the same kind one level down (a frame on an explicit stack).  About
-    2^kk x (Q r) additions instead of (number of subsets) x (Q r).
+    Built with x as the slowest digit, coordinate by coordinate from the last star
+    position down: adding position j repeats the running sum over j's states (j
+    becomes the slowest star digit built so far) and adds the sum of the tables
+    whose first member is j, itself a sum of the same kind over the positions after
+    j with j fixed in the prefix (a frame on an explicit stack); the prefix of the
+    top frame is x alone.  About 2^kk x (Q r) additions in long contiguous runs,
+    instead of (number of subsets) x (Q r); one transpose at the end.
     """
-    empty = np.zeros(0)
-    bufs = np.empty((kk + 1, out.shape[0]))
-    m = np.zeros(kk + 1, dtype=np.int64)
-    mask = np.zeros(kk + 1, dtype=np.int64)
+    bufs = np.empty((kk + 1, Q * r))
+    lo = np.zeros(kk + 1, dtype=np.int64)      # first position of the frame's range
+    nxt = np.zeros(kk + 1, dtype=np.int64)     # next position to add (counts down)
+    mask = np.zeros(kk + 1, dtype=np.int64)    # the fixed prefix (first members)
     s = np.zeros(kk + 1, dtype=np.int64)
-    V = np.zeros(kk + 1, dtype=np.int64)
-    mp = np.zeros(kk + 1, dtype=np.int64)
-    P = np.ones(kk + 1, dtype=np.int64)
-    m[0] = ns
-    V[0] = r
+    A = np.ones(kk + 1, dtype=np.int64)        # configurations of x and the prefix
+    R = np.ones(kk + 1, dtype=np.int64)        # star cells per prefix configuration so far
+    nxt[0] = ns - 1
+    A[0] = r
     base = tab_off[0]
     for v in range(r):
         bufs[0, v] = tabs[base + v]
     d = 0
     while True:
-        if mp[d] == m[d]:  # frame done: hand its sum to the frame below
+        if nxt[d] < lo[d]:  # frame done: hand its sum to the frame below
             if d == 0:
                 break
-            c = mp[d - 1]
-            _broadcast_add(bufs[d - 1], P[d - 1], ar[c], V[d - 1], bufs[d], 0, True)
-            P[d - 1] *= ar[c]
-            mp[d - 1] += 1
+            j = nxt[d - 1]
+            _grow(bufs[d - 1], A[d - 1], ar[j], R[d - 1], bufs[d], 0, 2)
+            R[d - 1] *= ar[j]
+            nxt[d - 1] -= 1
             d -= 1
             continue
-        c = mp[d]
-        a = ar[c]
+        j = nxt[d]
+        a = ar[j]
         lev = kk - d
-        if lev >= 2:  # open a frame for the tables whose last member is c
+        if lev >= 2:  # open a frame for the tables whose first member (after the prefix) is j
             d += 1
-            m[d] = c
-            mask[d] = mask[d - 1] | (np.int64(1) << c)
+            mask[d] = mask[d - 1] | (np.int64(1) << j)
             s[d] = s[d - 1] + 1
-            V[d] = a * V[d - 1]
-            mp[d] = 0
-            P[d] = 1
+            A[d] = A[d - 1] * a
+            lo[d] = j + 1
+            nxt[d] = ns - 1
+            R[d] = 1
             base = tab_off[_colex_rank(mask[d], s[d], size_off, binom)]
-            for v in range(V[d]):
+            for v in range(A[d]):
                 bufs[d, v] = tabs[base + v]
             continue
         if lev == 1:
-            tb = tab_off[_colex_rank(mask[d] | (np.int64(1) << c), s[d] + 1, size_off, binom)]
-            _broadcast_add(bufs[d], P[d], a, V[d], tabs, tb, False)
+            tb = tab_off[_colex_rank(mask[d] | (np.int64(1) << j), s[d] + 1, size_off, binom)]
+            _grow(bufs[d], A[d], a, R[d], tabs, tb, 1)
         else:
-            _broadcast_add(bufs[d], P[d], a, V[d], empty, 0, False)
-        P[d] *= a
-        mp[d] += 1
-    out[:] = bufs[0]
+            _grow(bufs[d], A[d], a, R[d], tabs, 0, 0)
+        R[d] *= a
+        nxt[d] -= 1
+    return np.ascontiguousarray(bufs[0].reshape((r, Q)).T)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -487,34 +492,86 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
     ar = np.empty(ns, dtype=np.int64)
     for i in range(ns):
         ar[i] = arities[star[i]]
-    out = np.empty(Q * r)
-    _kadd_fill(out, ns, kk, r, ar, tabs, tab_off, size_off, binom)
-    cpt = out.reshape(Q, r)
-    for j in range(Q):
-        tot = 0.0
-        for x in range(r):
-            tot += cpt[j, x]
-        for x in range(r):
-            cpt[j, x] /= tot
-    return cpt
+    # every row is a convex combination (weights summing to 1) of distributions
+    return _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom)
 
 
 @numba.njit(cache=True, nogil=True)
-def _procedure1_steps(sets, sizes, order, n, limit, inn, size):
-    """Procedure 1 over the parent sets ``order`` (decreasing weight); returns the new
-    size of the union ``inn`` (a membership mask), stopping once it reaches ``limit``."""
-    for nu in order:
-        if size >= limit:
+def _next_best(w, T, last_w, last_i, out):
+    """Indices of the (up to) T sets that come next after (last_w, last_i) in the
+    order (decreasing weight, then increasing index), in that order; returns how many."""
+    m = 0
+    for i in range(w.shape[0]):
+        wi = w[i]
+        if wi > last_w or (wi == last_w and i <= last_i):
+            continue  # already visited
+        if m == T:
+            wl = w[out[m - 1]]
+            if wi < wl or (wi == wl and i > out[m - 1]):
+                continue
+            m -= 1
+        # insertion into the sorted buffer
+        j = m
+        while j > 0 and (w[out[j - 1]] < wi or (w[out[j - 1]] == wi and out[j - 1] > i)):
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = i
+        m += 1
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
+def _procedure1(sets, sizes, w, n):
+    """Procedure 1: union of the parent sets in decreasing weight, each added while
+    the union stays within n parents, until it has min(n, number of candidates)."""
+    p = 0
+    for f in range(sets.shape[0]):
+        for a in range(sizes[f]):
+            p = max(p, sets[f, a] + 1)
+    inn = np.zeros(max(p, 1), dtype=np.bool_)
+    for f in range(sets.shape[0]):
+        for a in range(sizes[f]):
+            inn[sets[f, a]] = True
+    limit = min(n, inn.sum())
+    inn[:] = False
+    size = 0
+    T = 32
+    last_w = np.inf
+    last_i = -1
+    buf = np.empty(w.shape[0], dtype=np.int64)
+    while size < limit:
+        T = min(T, w.shape[0])
+        m = _next_best(w, T, last_w, last_i, buf)
+        if m == 0:
             break
-        new = 0
-        for a in range(sizes[nu]):
-            if not inn[sets[nu, a]]:
-                new += 1
-        if size + new <= n:
+        for t in range(m):
+            nu = buf[t]
+            if size >= limit:
+                break
+            new = 0
             for a in range(sizes[nu]):
-                inn[sets[nu, a]] = True
-            size += new
-    return size
+                if not inn[sets[nu, a]]:
+                    new += 1
+            if size + new <= n:
+                for a in range(sizes[nu]):
+                    inn[sets[nu, a]] = True
+                size += new
+        last_w = w[buf[m - 1]]
+        last_i = buf[m - 1]
+        T *= 4
+    return np.nonzero(inn)[0]
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for the per-node M* kernels (they release the GIL)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS),
+                                   thread_name_prefix="bnexplore-mstar")
+    return _POOL
 
 
 class OrderedAveraging:
@@ -623,17 +680,18 @@ class OrderedAveraging:
         all_scores = score_order_families(self.data, self.level, self.k, prior=prior, ess=ess)
         for v in range(p):
             sets, sizes = self._enumerate(self.candidates[v])
-            scores = all_scores[v]
-            logw = scores + self._structure_logprior(v, sets, sizes, structure_prior)
-            if not np.isfinite(logw).any():
-                raise ValueError(f"the structure prior gives every parent set of {self.names[v]!r} "
-                                 f"probability zero: allow at least one (e.g. the empty set)")
-            if np.isnan(logw).any() or np.isposinf(logw).any():
-                raise ValueError(f"the structure prior returned NaN or +inf for {self.names[v]!r}")
+            logw = all_scores[v]
+            if structure_prior is not None:
+                logw = logw + self._structure_logprior(v, sets, sizes, structure_prior)
+                if not np.isfinite(logw).any():
+                    raise ValueError(f"the structure prior gives every parent set of {self.names[v]!r} "
+                                     f"probability zero: allow at least one (e.g. the empty set)")
+                if np.isnan(logw).any() or np.isposinf(logw).any():
+                    raise ValueError(f"the structure prior returned NaN or +inf for {self.names[v]!r}")
             self._sets.append(sets)
             self._sizes.append(sizes)
             self._logw.append(logw)
-            self._lognorm[v] = _lse(logw)
+            self._lognorm[v] = _lse_kernel(logw)
         self.log_evidence = float(self._lognorm.sum())
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
@@ -839,7 +897,7 @@ class OrderedAveraging:
         sets, sizes = self._sets[v], self._sizes[v]
         if n is None:
             return sorted(set(sets[sets >= 0].tolist()))
-        return procedure1(sets, self._logw[v], n)  # rows are padded with -1
+        return _procedure1(sets, sizes, self._logw[v], int(n)).tolist()
 
     def _check_n(self, n) -> int | None:
         if n is None:
@@ -901,21 +959,30 @@ class OrderedAveraging:
         n = self._check_n(n)
         p = len(self.names)
         stars = [self._star(v, n) for v in range(p)]
+        ar = self.data.arities.tolist()
         total = 0
         for v in range(p):  # guard every table before building any
-            ar = [int(self.data.arities[u]) for u in stars[v]] + [int(self.data.arities[v])]
-            total += check_table_size(ar, [self.names[u] for u in stars[v]] + [self.names[v]],
-                                      what=f"summary-network CPT of {self.names[v]!r} (n={n})",
-                                      budget=self.budget)
+            cells = math.prod(ar[u] for u in stars[v]) * ar[v]
+            if cells > self.budget:
+                check_table_size([ar[u] for u in stars[v]] + [ar[v]],
+                                 [self.names[u] for u in stars[v]] + [self.names[v]],
+                                 what=f"summary-network CPT of {self.names[v]!r} (n={n})",
+                                 budget=self.budget)
+            total += cells
+            # the fill keeps one running sum per level of the k-additive sum
+            work = cells * (min(self.k, len(stars[v])) + 1)
+            if work > self.budget:
+                raise MemoryBudgetError(
+                    f"building the M* CPT of {self.names[v]!r} (n={n}) needs {work:,} working cells "
+                    f"({cells:,} per level), over the budget of {self.budget:,}: use a smaller n or k")
         if total > self.budget:
             raise MemoryBudgetError(
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
                 f"of {self.budget:,}: use a smaller n or k")
-        cpts, parents = {}, {}
-        for v in range(p):
-            star = stars[v]
-            parents[self.names[v]] = [self.names[u] for u in star]
-            cpts[self.names[v]] = self._star_cpt(v, star)
+        parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
+        tables = _pool().map(lambda v: self._star_cpt(v, stars[v]), range(p)) if p > 1 \
+            else [self._star_cpt(0, stars[0])]
+        cpts = dict(zip(self.names, tables))
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)

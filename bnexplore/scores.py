@@ -33,6 +33,8 @@ PRIORS = ("K2", "BDeu")
 # A dense count table is used while q*r stays below this many cells (per family);
 # larger tables are counted by sorting the row keys instead.
 _DENSE_LIMIT = 1 << 18
+# Largest memory for the per-first-parent sorted row bitsets of score_order_families.
+_SORTED_BITS_BYTES = 1 << 28
 
 
 @numba.njit(cache=True, nogil=True)
@@ -435,35 +437,49 @@ def _trailing_zeros(typingctx, x):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _and_popcount(x, y):
-    """Number of rows in both bitsets."""
+def _and_popcount(x, y, lo, hi):
+    """Number of rows in both bitsets, whose words outside [lo, hi) are known zero in x."""
     c = np.uint64(0)
-    for w in range(x.shape[0]):
-        c += _popcount(x[w] & y[w])
+    if hi - lo <= 8:  # short: no slicing overhead
+        for w in range(lo, hi):
+            c += _popcount(x[w] & y[w])
+        return np.int64(c)
+    xs = x[lo:hi]
+    ys = y[lo:hi]
+    for w in range(xs.shape[0]):  # non-negative indices: the loop vectorises
+        c += _popcount(xs[w] & ys[w])
     return np.int64(c)
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_from_bits(cb, meta, nz, ccol, vbits, r, q, bdeu, ess, logfact, hist):
+def _score_from_bits(cb, meta, nz, ccol, perm, vbits, r, q, bdeu, ess, logfact, hist):
     """Family score from the row bitsets of the parent configurations that occur.
 
-    Configuration j has row bitset ``cb[j]`` (uint64 words), holds ``meta[j, 0]`` rows
-    and has mixed-radix index ``meta[j, 1]``; ``vbits[x]`` is the bitset of the rows
-    where the child takes value x.  Few child states: N_jx = popcount(cb[j] &
-    vbits[x]); many: walk the set bits of cb[j].
+    Configuration j has row bitset ``cb[j]`` (uint64 words, zero outside words
+    ``meta[j, 2]:meta[j, 3]``), holds ``meta[j, 0]`` rows and has mixed-radix index
+    ``meta[j, 1]``; ``vbits[x]`` is the bitset of the rows where the child takes
+    value x; bit b of the bitsets is data row ``perm[b]``.  Few child states:
+    N_jx = popcount(cb[j] & vbits[x]); many: walk the set bits of cb[j].
     """
-    W = cb.shape[1]
     a = ess / (q * r)
     aj = ess / q
     lga = math.lgamma(a) if bdeu else 0.0
     total = 0.0
+    # a configuration met once contributes the same for every row value
+    one = (math.lgamma(a + 1) - lga) if bdeu else 0.0
+    one = _config_terms(1, one, aj, a, bdeu, logfact, r)
     if r <= 5:
         for j in range(nz):
             nj = meta[j, 0]
+            if nj == 1:
+                total += one
+                continue
+            lo = meta[j, 2]
+            hi = meta[j, 3]
             rest = nj
             cell = 0.0
             for x in range(r - 1):
-                c = _and_popcount(cb[j], vbits[x])
+                c = _and_popcount(cb[j], vbits[x], lo, hi)
                 rest -= c
                 if c > 0:
                     cell += (math.lgamma(a + c) - lga) if bdeu else logfact[c]
@@ -472,13 +488,16 @@ def _score_from_bits(cb, meta, nz, ccol, vbits, r, q, bdeu, ess, logfact, hist):
             total += _config_terms(nj, cell, aj, a, bdeu, logfact, r)
         return total
     for j in range(nz):
+        if meta[j, 0] == 1:
+            total += one
+            continue
         for x in range(r):
             hist[x] = 0
-        for w in range(W):
+        for w in range(meta[j, 2], meta[j, 3]):
             word = cb[j, w]
             while word:
                 b = np.int64(_trailing_zeros(word))
-                hist[ccol[w * 64 + b]] += 1
+                hist[ccol[perm[w * 64 + b]]] += 1
                 word &= word - np.uint64(1)
         cell = 0.0
         for x in range(r):
@@ -491,7 +510,7 @@ def _score_from_bits(cb, meta, nz, ccol, vbits, r, q, bdeu, ess, logfact, hist):
 
 @numba.njit(cache=True, nogil=True)
 def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, keys, q, ml, bdeu, ess,
-                    logfact, bits, cand_pos, n_cand, size_off, binom, out_off, counts, hist, out):
+                    logfact, bits, perm, cand_pos, n_cand, size_off, binom, out_off, counts, hist, out):
     """Score the parent set ``elems[:s]`` for every node the order allows it for."""
     p = cols.shape[0]
     dense = counts.shape[0]
@@ -505,7 +524,7 @@ def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, keys
             rank -= binom[m - 1 - cand_pos[v, elems[i]], s - i]
         slot = out_off[v] + size_off[v, s] + rank
         if use_bits:
-            out[slot] = _score_from_bits(cb, meta, nz, cols[v], bits[v], r, q, bdeu, ess, logfact, hist)
+            out[slot] = _score_from_bits(cb, meta, nz, cols[v], perm, bits[v], r, q, bdeu, ess, logfact, hist)
         elif 4 * q * r <= dense:
             out[slot] = _score_from_keys(keys, cols[v], r, q, bdeu, ess, logfact, counts)
         else:
@@ -515,38 +534,58 @@ def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, keys
 @numba.njit(cache=True, nogil=True)
 def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
     """Configurations of S + {u} that occur, from those of S (row bitsets and
-    ``meta`` as in :func:`_score_from_bits`; u varies fastest in the index); -1 if
-    more than ``cb_out`` holds."""
-    W = cb_in.shape[1]
+    ``meta`` as in :func:`_score_from_bits`; u varies fastest in the index; a
+    configuration's words stay within its parent's range); -1 if more than fit."""
     cap = cb_out.shape[0]
     nz = 0
     for j in range(nz_in):
         left = meta_in[j, 0]
+        lo = meta_in[j, 2]
+        hi = meta_in[j, 3]
+        src = cb_in[j, lo:hi]
         for d in range(au):
             if left == 0:
                 break
+            dst = cb_out[nz, lo:hi]
             if d == au - 1:  # the last state takes what is left
-                for w in range(W):
-                    cb_out[nz, w] = cb_in[j, w]
+                dst[:] = src
                 for dd in range(au - 1):
-                    for w in range(W):
-                        cb_out[nz, w] &= ~ubits[dd, w]
+                    ub = ubits[dd, lo:hi]
+                    for w in range(dst.shape[0]):
+                        dst[w] &= ~ub[w]
                 c = left
             else:
+                ub = ubits[d, lo:hi]
                 cu = np.uint64(0)
-                for w in range(W):
-                    x = cb_in[j, w] & ubits[d, w]
-                    cb_out[nz, w] = x
+                for w in range(dst.shape[0]):  # non-negative indices: vectorises
+                    x = src[w] & ub[w]
+                    dst[w] = x
                     cu += _popcount(x)
                 c = np.int64(cu)
             if c > 0:
                 meta_out[nz, 0] = c
                 meta_out[nz, 1] = meta_in[j, 1] * au + d
+                meta_out[nz, 2] = lo
+                meta_out[nz, 3] = hi
                 left -= c
                 nz += 1
                 if nz >= cap and (left > 0 or j < nz_in - 1):
                     return -1
     return nz
+
+
+@numba.njit(cache=True, nogil=True)
+def _tighten(cb, meta, nz):
+    """Shrink each configuration's word range to its first and last non-zero word."""
+    for j in range(nz):
+        lo = meta[j, 2]
+        hi = meta[j, 3]
+        while lo < hi and cb[j, lo] == 0:
+            lo += 1
+        while hi > lo and cb[j, hi - 1] == 0:
+            hi -= 1
+        meta[j, 2] = lo
+        meta[j, 3] = hi
 
 
 @numba.njit(cache=True, nogil=True)
@@ -558,11 +597,20 @@ def _all_rows(n, W, cb, meta):
         cb[0, W - 1] = (np.uint64(1) << np.uint64(n % 64)) - np.uint64(1)
     meta[0, 0] = n
     meta[0, 1] = 0
+    meta[0, 2] = 0
+    meta[0, 3] = W
 
 
 @numba.njit(cache=True, nogil=True)
 def _row_bitsets(cols, arities):
     """bits[v, x] = bitset (uint64 words) of the rows where column v takes value x."""
+    p, n = cols.shape
+    return _row_bitsets_perm(cols, arities, np.arange(n))
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_bitsets_perm(cols, arities, perm):
+    """Like :func:`_row_bitsets` with the rows taken in the order ``perm``."""
     p, n = cols.shape
     W = max(1, (n + 63) // 64)
     mr = 1
@@ -570,9 +618,28 @@ def _row_bitsets(cols, arities):
         mr = max(mr, arities[v])
     bits = np.zeros((p, mr, W), dtype=np.uint64)
     for v in range(p):
+        c = cols[v]
         for t in range(n):
-            bits[v, cols[v, t], t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+            bits[v, c[perm[t]], t >> 6] |= np.uint64(1) << np.uint64(t & 63)
     return bits
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _sorted_bitsets(cols, arities, firsts):
+    """For each column u in ``firsts``: the rows stably sorted by u's value and the
+    row bitsets of every column in that order (the configurations of any parent set
+    containing u then sit inside the block of u's value)."""
+    p, n = cols.shape
+    W = max(1, (n + 63) // 64)
+    mr = 1
+    for v in range(p):
+        mr = max(mr, arities[v])
+    perms = np.empty((firsts.shape[0], n), dtype=np.int64)
+    out = np.zeros((firsts.shape[0], p, mr, W), dtype=np.uint64)
+    for i in numba.prange(firsts.shape[0]):
+        perms[i] = np.argsort(cols[firsts[i]], kind="mergesort")
+        out[i] = _row_bitsets_perm(cols, arities, perms[i])
+    return perms, out
 
 
 def bitset_capacity(n_rows: int) -> int:
@@ -595,27 +662,31 @@ def _keys_of(cols, arities, elems, s, out):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, bits, cap, cand_pos, n_cand,
-                         size_off, binom, out_off, items, dense, out):
+def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, perms, slot, cap, cand_pos,
+                         n_cand, size_off, binom, out_off, items, dense, out):
     """Every parent set of size <= k of every node under a (partial) order, one DFS.
 
     Work item ``(u0, u1)``: the empty set (-1, -1), a single parent (u0, -1), or the
     subtree of sets whose two smallest members are u0 < u1.  A set's configurations
     are built once from its prefix's (row bitsets of the configurations that occur
     while they are few, mixed-radix row keys otherwise) and shared by every node the
-    set can be a parent set of.
+    set can be a parent set of.  The bitsets of item (u0, .) index the rows sorted by
+    u0 (``sbits[slot[u0]]``, order ``perms[slot[u0]]``), so every configuration's
+    words lie inside the block of its u0 value and only those are visited.
     """
     p, n = cols.shape
-    W = bits.shape[2]
+    W = sbits.shape[3]
     maxlev = level.max()
     for ii in numba.prange(items.shape[0]):
         u0 = items[ii, 0]
         u1 = items[ii, 1]
+        bits = sbits[slot[max(u0, 0)]]
+        perm = perms[slot[max(u0, 0)]]
         counts = np.zeros(dense, dtype=np.int64)
         hist = np.zeros(arities.max(), dtype=np.int64)
         keys = np.zeros((k + 1, n), dtype=np.int64)
         cb = np.empty((k + 1, cap, W), dtype=np.uint64)
-        meta = np.zeros((k + 1, cap, 2), dtype=np.int64)
+        meta = np.zeros((k + 1, cap, 4), dtype=np.int64)
         nzs = np.zeros(k + 1, dtype=np.int64)
         usebits = np.zeros(k + 1, dtype=np.bool_)
         elems = np.zeros(k + 1, dtype=np.int64)
@@ -627,7 +698,7 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, bits, cap,
         usebits[0] = True
         if u0 < 0:
             _score_children(cols, arities, level, elems, 0, True, cb[0], meta[0], 1, keys[0], 1, -1,
-                            bdeu, ess, logfact, bits, cand_pos, n_cand, size_off, binom, out_off,
+                            bdeu, ess, logfact, bits, perm, cand_pos, n_cand, size_off, binom, out_off,
                             counts, hist, out)
             continue
         first = 0
@@ -661,6 +732,8 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, bits, cap,
                 if nz >= 0:
                     usebits[s1] = True
                     nzs[s1] = nz
+                    if s1 == 1:
+                        _tighten(cb[1], meta[1], nz)
                 else:
                     _keys_of(cols, arities, elems, s1, keys[s1])
             else:
@@ -670,7 +743,7 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, bits, cap,
                     keys[s1, t] = keys[depth, t] * au + cu[t]
             if s1 >= last:
                 _score_children(cols, arities, level, elems, s1, usebits[s1], cb[s1], meta[s1], nzs[s1],
-                                keys[s1], qs[s1], ml, bdeu, ess, logfact, bits, cand_pos, n_cand,
+                                keys[s1], qs[s1], ml, bdeu, ess, logfact, bits, perm, cand_pos, n_cand,
                                 size_off, binom, out_off, counts, hist, out)
             depth = s1
             nxt[depth] = u + 1
@@ -759,9 +832,17 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     items = np.array(items, dtype=np.int64).reshape(-1, 2)
     dense = int(4 * max(2 * n, 64))  # key-mode tables up to 2n cells (4 lanes)
     cap = bitset_capacity(n)
-    bits = _row_bitsets(cols, arities)
+    W = max(1, (n + 63) // 64)
+    firsts = np.array(sorted({int(u) for u in items[:, 0] if u >= 0}), dtype=np.int64)
+    slot = np.zeros(p, dtype=np.int64)
+    if W >= 32 and firsts.size and firsts.size * p * int(arities.max()) * W * 8 <= _SORTED_BITS_BYTES:
+        perms, sbits = _sorted_bitsets(cols, arities, firsts)
+        slot[firsts] = np.arange(firsts.size)
+    else:  # few words per bitset (or too much memory): one unsorted copy
+        perms = np.arange(n, dtype=np.int64)[None]
+        sbits = _row_bitsets(cols, arities)[None]
     logfact = np.array([math.lgamma(i + 1.0) for i in range(n + int(arities.max()) + 2)])
     out = np.full(int(out_off[-1]), np.nan)
-    _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, bits, cap,
-                         cand_pos, n_cand, size_off, binom, out_off, items, dense, out)
+    _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, perms, slot,
+                         cap, cand_pos, n_cand, size_off, binom, out_off, items, dense, out)
     return [out[out_off[v]:out_off[v + 1]] for v in range(p)]
