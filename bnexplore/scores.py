@@ -542,19 +542,27 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
         left = meta_in[j, 0]
         lo = meta_in[j, 2]
         hi = meta_in[j, 3]
-        src = cb_in[j, lo:hi]
+        short = hi - lo <= 8
         for d in range(au):
             if left == 0:
                 break
-            dst = cb_out[nz, lo:hi]
             if d == au - 1:  # the last state takes what is left
-                dst[:] = src
-                for dd in range(au - 1):
-                    ub = ubits[dd, lo:hi]
-                    for w in range(dst.shape[0]):
-                        dst[w] &= ~ub[w]
+                for w in range(lo, hi):
+                    x = cb_in[j, w]
+                    for dd in range(au - 1):
+                        x &= ~ubits[dd, w]
+                    cb_out[nz, w] = x
                 c = left
+            elif short:  # few words: plain loop, no slicing overhead
+                cu = np.uint64(0)
+                for w in range(lo, hi):
+                    x = cb_in[j, w] & ubits[d, w]
+                    cb_out[nz, w] = x
+                    cu += _popcount(x)
+                c = np.int64(cu)
             else:
+                src = cb_in[j, lo:hi]
+                dst = cb_out[nz, lo:hi]
                 ub = ubits[d, lo:hi]
                 cu = np.uint64(0)
                 for w in range(dst.shape[0]):  # non-negative indices: vectorises
