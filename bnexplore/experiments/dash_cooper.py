@@ -254,7 +254,7 @@ register("dash_cooper_table3", table3_trial, grid=_T3_FULL,
 register("dash_cooper_table4", table4_trial,
          grid={"target": ["KINKEDTUBE", "ANAPHYLAXIS"], "n_records": [50, 100, 200, 400, 800, 3200]},
          reduced_grid={"target": ["KINKEDTUBE"], "n_records": [100]},
-         seeds=range(20), reduced_seeds=(0,),
+         seeds=range(40), reduced_seeds=(0,),
          description="Dash & Cooper Table 4: ALARM, AMA (k=3, n=10) vs GTT on KINKEDTUBE and ANAPHYLAXIS")
 
 _UCI = ["breast-cancer", "contact-lenses", "credit-g", "diabetes", "glass", "ionosphere", "iris",
