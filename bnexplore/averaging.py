@@ -328,8 +328,8 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
         qs[s1] = qs[depth] * arities[u]
         usebits[s1] = False
         if usebits[depth]:
-            nz = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u],
-                              cb[s1], meta[s1])
+            nz, _ = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u],
+                                 cb[s1], meta[s1], False)
             if nz >= 0:
                 usebits[s1] = True
                 nzs[s1] = nz

@@ -35,6 +35,8 @@ PRIORS = ("K2", "BDeu")
 _DENSE_LIMIT = 1 << 18
 # Largest memory for the per-first-parent sorted row bitsets of score_order_families.
 _SORTED_BITS_BYTES = 1 << 28
+# Sort the rows by the first parent only when bitsets are at least this many words long.
+_SORT_MIN_WORDS = 32
 
 
 @numba.njit(cache=True, nogil=True)
@@ -451,23 +453,29 @@ def _and_popcount(x, y, lo, hi):
     return np.int64(c)
 
 
-@numba.njit(cache=True, nogil=True)
-def _score_from_bits(cb, meta, nz, ccol, perm, vbits, r, q, bdeu, ess, logfact, hist):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _score_from_bits(cb, meta, nz, singles, ccol, perm, vbits, r, q, bdeu, ess, logfact, hist):
     """Family score from the row bitsets of the parent configurations that occur.
 
     Configuration j has row bitset ``cb[j]`` (uint64 words, zero outside words
     ``meta[j, 2]:meta[j, 3]``), holds ``meta[j, 0]`` rows and has mixed-radix index
     ``meta[j, 1]``; ``vbits[x]`` is the bitset of the rows where the child takes
-    value x; bit b of the bitsets is data row ``perm[b]``.  Few child states:
-    N_jx = popcount(cb[j] & vbits[x]); many: walk the set bits of cb[j].
+    value x; bit b of the bitsets is data row ``perm[b]``; ``singles`` more
+    configurations hold one row each.  Few child states: N_jx = popcount(cb[j] &
+    vbits[x]); many: walk the set bits of cb[j].
     """
-    a = ess / (q * r)
-    aj = ess / q
-    lga = math.lgamma(a) if bdeu else 0.0
-    total = 0.0
-    # a configuration met once contributes the same for every row value
-    one = (math.lgamma(a + 1) - lga) if bdeu else 0.0
-    one = _config_terms(1, one, aj, a, bdeu, logfact, r)
+    if bdeu:
+        a = ess / (q * r)
+        aj = ess / q
+        lga = math.lgamma(a)
+        one = _config_terms(1, math.lgamma(a + 1) - lga, aj, a, bdeu, logfact, r)
+    else:
+        a = 1.0
+        aj = 1.0
+        lga = 0.0
+        one = logfact[r - 1] - logfact[r]
+    # a configuration met once contributes the same whatever the child's value
+    total = singles * one
     if r <= 5:
         for j in range(nz):
             nj = meta[j, 0]
@@ -509,7 +517,7 @@ def _score_from_bits(cb, meta, nz, ccol, perm, vbits, r, q, bdeu, ess, logfact, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, keys, q, ml, bdeu, ess,
+def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, singles, keys, q, ml, bdeu, ess,
                     logfact, bits, perm, cand_pos, n_cand, size_off, binom, out_off, counts, hist, out):
     """Score the parent set ``elems[:s]`` for every node the order allows it for."""
     p = cols.shape[0]
@@ -524,7 +532,8 @@ def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, keys
             rank -= binom[m - 1 - cand_pos[v, elems[i]], s - i]
         slot = out_off[v] + size_off[v, s] + rank
         if use_bits:
-            out[slot] = _score_from_bits(cb, meta, nz, cols[v], perm, bits[v], r, q, bdeu, ess, logfact, hist)
+            out[slot] = _score_from_bits(cb, meta, nz, singles, cols[v], perm, bits[v], r, q, bdeu, ess,
+                                         logfact, hist)
         elif 4 * q * r <= dense:
             out[slot] = _score_from_keys(keys, cols[v], r, q, bdeu, ess, logfact, counts)
         else:
@@ -532,12 +541,19 @@ def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, keys
 
 
 @numba.njit(cache=True, nogil=True)
-def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
+def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out, drop_single):
     """Configurations of S + {u} that occur, from those of S (row bitsets and
     ``meta`` as in :func:`_score_from_bits`; u varies fastest in the index; a
-    configuration's words stay within its parent's range); -1 if more than fit."""
+    configuration's words stay within its parent's range).
+
+    Returns (number kept, number of single-row configurations dropped); the first
+    is -1 if more than ``cb_out`` holds.  With ``drop_single`` a configuration met
+    by one row is only counted: it stays a single-row configuration in every
+    superset, and its score term does not depend on the row.
+    """
     cap = cb_out.shape[0]
     nz = 0
+    singles = 0
     for j in range(nz_in):
         left = meta_in[j, 0]
         lo = meta_in[j, 2]
@@ -570,7 +586,10 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
                     dst[w] = x
                     cu += _popcount(x)
                 c = np.int64(cu)
-            if c > 0:
+            if c == 1 and drop_single:
+                singles += 1
+                left -= 1
+            elif c > 0:
                 meta_out[nz, 0] = c
                 meta_out[nz, 1] = meta_in[j, 1] * au + d
                 meta_out[nz, 2] = lo
@@ -578,8 +597,8 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
                 left -= c
                 nz += 1
                 if nz >= cap and (left > 0 or j < nz_in - 1):
-                    return -1
-    return nz
+                    return -1, singles
+    return nz, singles
 
 
 @numba.njit(cache=True, nogil=True)
@@ -696,6 +715,7 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
         cb = np.empty((k + 1, cap, W), dtype=np.uint64)
         meta = np.zeros((k + 1, cap, 4), dtype=np.int64)
         nzs = np.zeros(k + 1, dtype=np.int64)
+        n1s = np.zeros(k + 1, dtype=np.int64)
         usebits = np.zeros(k + 1, dtype=np.bool_)
         elems = np.zeros(k + 1, dtype=np.int64)
         qs = np.ones(k + 1, dtype=np.int64)
@@ -705,7 +725,7 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
         nzs[0] = 1
         usebits[0] = True
         if u0 < 0:
-            _score_children(cols, arities, level, elems, 0, True, cb[0], meta[0], 1, keys[0], 1, -1,
+            _score_children(cols, arities, level, elems, 0, True, cb[0], meta[0], 1, 0, keys[0], 1, -1,
                             bdeu, ess, logfact, bits, perm, cand_pos, n_cand, size_off, binom, out_off,
                             counts, hist, out)
             continue
@@ -735,11 +755,12 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
             mls[s1] = ml
             usebits[s1] = False
             if usebits[depth]:
-                nz = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1],
-                                  meta[s1])
+                nz, singles = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1],
+                                           meta[s1], True)
                 if nz >= 0:
                     usebits[s1] = True
                     nzs[s1] = nz
+                    n1s[s1] = n1s[depth] + singles
                     if s1 == 1:
                         _tighten(cb[1], meta[1], nz)
                 else:
@@ -751,7 +772,7 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
                     keys[s1, t] = keys[depth, t] * au + cu[t]
             if s1 >= last:
                 _score_children(cols, arities, level, elems, s1, usebits[s1], cb[s1], meta[s1], nzs[s1],
-                                keys[s1], qs[s1], ml, bdeu, ess, logfact, bits, perm, cand_pos, n_cand,
+                                n1s[s1], keys[s1], qs[s1], ml, bdeu, ess, logfact, bits, perm, cand_pos, n_cand,
                                 size_off, binom, out_off, counts, hist, out)
             depth = s1
             nxt[depth] = u + 1
@@ -843,7 +864,7 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     W = max(1, (n + 63) // 64)
     firsts = np.array(sorted({int(u) for u in items[:, 0] if u >= 0}), dtype=np.int64)
     slot = np.zeros(p, dtype=np.int64)
-    if W >= 32 and firsts.size and firsts.size * p * int(arities.max()) * W * 8 <= _SORTED_BITS_BYTES:
+    if W >= _SORT_MIN_WORDS and firsts.size and firsts.size * p * int(arities.max()) * W * 8 <= _SORTED_BITS_BYTES:
         perms, sbits = _sorted_bitsets(cols, arities, firsts)
         slot[firsts] = np.arange(firsts.size)
     else:  # few words per bitset (or too much memory): one unsorted copy
