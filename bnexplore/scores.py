@@ -453,73 +453,85 @@ def _and_popcount(x, y, lo, hi):
     return np.int64(c)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _score_from_bits(cb, meta, nz, singles, ccol, perm, vbits, r, q, bdeu, ess, logfact, hist):
-    """Family score from the row bitsets of the parent configurations that occur.
+@numba.njit(cache=True, nogil=True)
+def _score_set_bits(cb, meta, nz, singles, q, ml, s, elems, tbits, rbits, rowstart, vorder, lev_sorted,
+                    arities, bdeu, ess, logfact, cand_pos, n_cand, size_off, binom, out_off, cnt, acc, consts,
+                    out):
+    """Scores of one parent set (its configurations as row bitsets) for every child the
+    order allows, all children at once.
 
     Configuration j has row bitset ``cb[j]`` (uint64 words, zero outside words
-    ``meta[j, 2]:meta[j, 3]``), holds ``meta[j, 0]`` rows and has mixed-radix index
-    ``meta[j, 1]``; ``vbits[x]`` is the bitset of the rows where the child takes
-    value x; bit b of the bitsets is data row ``perm[b]``; ``singles`` more
-    configurations hold one row each.  Few child states: N_jx = popcount(cb[j] &
-    vbits[x]); many: walk the set bits of cb[j].
+    ``meta[j, 2]:meta[j, 3]``) and holds ``meta[j, 0]`` rows; ``singles`` more
+    configurations hold one row each (their term does not depend on the child's
+    value).  ``tbits[w, d] = rbits[d, w]`` is word w of the bitset of child-value row d: the
+    children in ``vorder`` (sorted by level), each with its states but the last, so
+    the admissible children (level > ml) are a suffix and one pass of popcounts per
+    configuration gives every N_jx; the last state's count is the rest.
     """
-    if bdeu:
-        a = ess / (q * r)
-        aj = ess / q
-        lga = math.lgamma(a)
-        one = _config_terms(1, math.lgamma(a + 1) - lga, aj, a, bdeu, logfact, r)
-    else:
-        a = 1.0
-        aj = 1.0
-        lga = 0.0
-        one = logfact[r - 1] - logfact[r]
-    # a configuration met once contributes the same whatever the child's value
-    total = singles * one
-    if r <= 5:
-        for j in range(nz):
-            nj = meta[j, 0]
-            if nj == 1:
-                total += one
-                continue
-            lo = meta[j, 2]
-            hi = meta[j, 3]
-            rest = nj
+    p = vorder.shape[0]
+    i0 = np.searchsorted(lev_sorted, ml, side="right")
+    if i0 >= p:
+        return
+    d0 = rowstart[i0]
+    D = rowstart[p]
+    for i in range(i0, p):  # per-child prior constants: a_ijk, a_ij, lgamma(a_ijk), one-row term
+        r = arities[vorder[i]]
+        acc[i] = 0.0
+        if bdeu:
+            a = ess / (q * r)
+            aj = ess / q
+            lga = math.lgamma(a)
+            consts[i, 0] = a
+            consts[i, 1] = aj
+            consts[i, 2] = lga
+            consts[i, 3] = _config_terms(1, math.lgamma(a + 1) - lga, aj, a, bdeu, logfact, r)
+        else:
+            consts[i, 0] = 1.0
+            consts[i, 1] = 1.0
+            consts[i, 2] = 0.0
+            consts[i, 3] = logfact[r - 1] - logfact[r]
+    for j in range(nz):
+        tot = meta[j, 0]
+        lo = meta[j, 2]
+        hi = meta[j, 3]
+        if hi - lo <= 8:  # few words: all rows per word (contiguous, vectorises)
+            for d in range(d0, D):
+                cnt[d] = 0
+            for w in range(lo, hi):
+                x = cb[j, w]
+                row = tbits[w]
+                for d in range(d0, D):
+                    cnt[d] += _popcount(x & row[d])
+        else:  # many words: one vectorised reduction per row
+            for d in range(d0, D):
+                cnt[d] = _and_popcount(cb[j], rbits[d], lo, hi)
+        for i in range(i0, p):
+            r = arities[vorder[i]]
+            rest = tot
             cell = 0.0
+            base = rowstart[i]
             for x in range(r - 1):
-                c = _and_popcount(cb[j], vbits[x], lo, hi)
+                c = np.int64(cnt[base + x])
                 rest -= c
                 if c > 0:
-                    cell += (math.lgamma(a + c) - lga) if bdeu else logfact[c]
+                    cell += (math.lgamma(consts[i, 0] + c) - consts[i, 2]) if bdeu else logfact[c]
             if rest > 0:
-                cell += (math.lgamma(a + rest) - lga) if bdeu else logfact[rest]
-            total += _config_terms(nj, cell, aj, a, bdeu, logfact, r)
-        return total
-    for j in range(nz):
-        if meta[j, 0] == 1:
-            total += one
-            continue
-        for x in range(r):
-            hist[x] = 0
-        for w in range(meta[j, 2], meta[j, 3]):
-            word = cb[j, w]
-            while word:
-                b = np.int64(_trailing_zeros(word))
-                hist[ccol[perm[w * 64 + b]]] += 1
-                word &= word - np.uint64(1)
-        cell = 0.0
-        for x in range(r):
-            c = hist[x]
-            if c > 0:
-                cell += (math.lgamma(a + c) - lga) if bdeu else logfact[c]
-        total += _config_terms(meta[j, 0], cell, aj, a, bdeu, logfact, r)
-    return total
+                cell += (math.lgamma(consts[i, 0] + rest) - consts[i, 2]) if bdeu else logfact[rest]
+            acc[i] += _config_terms(tot, cell, consts[i, 1], consts[i, 0], bdeu, logfact, r)
+    for i in range(i0, p):
+        v = vorder[i]
+        m = n_cand[v]
+        rank = binom[m, s] - 1
+        for e in range(s):
+            rank -= binom[m - 1 - cand_pos[v, elems[e]], s - e]
+        out[out_off[v] + size_off[v, s] + rank] = acc[i] + singles * consts[i, 3]
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, singles, keys, q, ml, bdeu, ess,
-                    logfact, bits, perm, cand_pos, n_cand, size_off, binom, out_off, counts, hist, out):
-    """Score the parent set ``elems[:s]`` for every node the order allows it for."""
+def _score_children(cols, arities, level, elems, s, keys, q, ml, bdeu, ess, logfact, cand_pos, n_cand,
+                    size_off, binom, out_off, counts, out):
+    """Score the parent set ``elems[:s]`` (given its row keys) for every node the order
+    allows it for, one child at a time."""
     p = cols.shape[0]
     dense = counts.shape[0]
     for v in range(p):
@@ -531,10 +543,7 @@ def _score_children(cols, arities, level, elems, s, use_bits, cb, meta, nz, sing
         for i in range(s):
             rank -= binom[m - 1 - cand_pos[v, elems[i]], s - i]
         slot = out_off[v] + size_off[v, s] + rank
-        if use_bits:
-            out[slot] = _score_from_bits(cb, meta, nz, singles, cols[v], perm, bits[v], r, q, bdeu, ess,
-                                         logfact, hist)
-        elif 4 * q * r <= dense:
+        if 4 * q * r <= dense:
             out[slot] = _score_from_keys(keys, cols[v], r, q, bdeu, ess, logfact, counts)
         else:
             out[slot] = _score_family(cols, v, elems[:s].copy(), arities, bdeu, ess, logfact)
@@ -653,20 +662,43 @@ def _row_bitsets_perm(cols, arities, perm):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _sorted_bitsets(cols, arities, firsts):
-    """For each column u in ``firsts``: the rows stably sorted by u's value and the
-    row bitsets of every column in that order (the configurations of any parent set
-    containing u then sit inside the block of u's value)."""
+    """For each column u in ``firsts``: the row bitsets of every column with the rows
+    stably sorted by u's value (the configurations of any parent set containing u then
+    sit inside the block of u's value)."""
     p, n = cols.shape
     W = max(1, (n + 63) // 64)
     mr = 1
     for v in range(p):
         mr = max(mr, arities[v])
-    perms = np.empty((firsts.shape[0], n), dtype=np.int64)
     out = np.zeros((firsts.shape[0], p, mr, W), dtype=np.uint64)
     for i in numba.prange(firsts.shape[0]):
-        perms[i] = np.argsort(cols[firsts[i]], kind="mergesort")
-        out[i] = _row_bitsets_perm(cols, arities, perms[i])
-    return perms, out
+        out[i] = _row_bitsets_perm(cols, arities, np.argsort(cols[firsts[i]], kind="mergesort"))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _child_rows(sbits, arities, vorder):
+    """tbits[c, w, d] = rbits[c, d, w]: word w of child-value row d of copy c, the
+    rows being the states but the last of each child in ``vorder``; rowstart[i] =
+    first row of child vorder[i].  Two layouts: word-major for short bitsets (one
+    pass over the rows per word), row-major for long ones (one reduction per row)."""
+    p = vorder.shape[0]
+    rowstart = np.zeros(p + 1, dtype=np.int64)
+    for i in range(p):
+        rowstart[i + 1] = rowstart[i] + arities[vorder[i]] - 1
+    C, _, _, W = sbits.shape
+    D = max(rowstart[p], 1)
+    tbits = np.zeros((C, W, D), dtype=np.uint64)
+    rbits = np.zeros((C, D, W), dtype=np.uint64)
+    for c in range(C):
+        for i in range(p):
+            v = vorder[i]
+            for x in range(arities[v] - 1):
+                d = rowstart[i] + x
+                for w in range(W):
+                    tbits[c, w, d] = sbits[c, v, x, w]
+                    rbits[c, d, w] = sbits[c, v, x, w]
+    return tbits, rbits, rowstart
 
 
 def bitset_capacity(n_rows: int) -> int:
@@ -689,8 +721,8 @@ def _keys_of(cols, arities, elems, s, out):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, perms, slot, cap, cand_pos,
-                         n_cand, size_off, binom, out_off, items, dense, out):
+def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, tbits, rbits, rowstart, vorder,
+                         slot, cap, cand_pos, n_cand, size_off, binom, out_off, items, dense, out):
     """Every parent set of size <= k of every node under a (partial) order, one DFS.
 
     Work item ``(u0, u1)``: the empty set (-1, -1), a single parent (u0, -1), or the
@@ -698,7 +730,7 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
     are built once from its prefix's (row bitsets of the configurations that occur
     while they are few, mixed-radix row keys otherwise) and shared by every node the
     set can be a parent set of.  The bitsets of item (u0, .) index the rows sorted by
-    u0 (``sbits[slot[u0]]``, order ``perms[slot[u0]]``), so every configuration's
+    u0 (``sbits[slot[u0]]``, and ``tbits`` as child-value rows), so every configuration's
     words lie inside the block of its u0 value and only those are visited.
     """
     p, n = cols.shape
@@ -708,9 +740,13 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
         u0 = items[ii, 0]
         u1 = items[ii, 1]
         bits = sbits[slot[max(u0, 0)]]
-        perm = perms[slot[max(u0, 0)]]
+        tb = tbits[slot[max(u0, 0)]]
+        rb = rbits[slot[max(u0, 0)]]
+        lev_sorted = level[vorder]
+        cnt = np.zeros(tb.shape[1], dtype=np.uint64)
+        acc = np.zeros(p)
+        consts = np.zeros((p, 4))
         counts = np.zeros(dense, dtype=np.int64)
-        hist = np.zeros(arities.max(), dtype=np.int64)
         keys = np.zeros((k + 1, n), dtype=np.int64)
         cb = np.empty((k + 1, cap, W), dtype=np.uint64)
         meta = np.zeros((k + 1, cap, 4), dtype=np.int64)
@@ -725,9 +761,9 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
         nzs[0] = 1
         usebits[0] = True
         if u0 < 0:
-            _score_children(cols, arities, level, elems, 0, True, cb[0], meta[0], 1, 0, keys[0], 1, -1,
-                            bdeu, ess, logfact, bits, perm, cand_pos, n_cand, size_off, binom, out_off,
-                            counts, hist, out)
+            _score_set_bits(cb[0], meta[0], 1, 0, 1, -1, 0, elems, tb, rb, rowstart, vorder, lev_sorted,
+                            arities, bdeu, ess, logfact, cand_pos, n_cand, size_off, binom, out_off, cnt,
+                            acc, consts, out)
             continue
         first = 0
         last = 2 if u1 >= 0 else 1
@@ -771,9 +807,13 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, per
                 for t in range(n):
                     keys[s1, t] = keys[depth, t] * au + cu[t]
             if s1 >= last:
-                _score_children(cols, arities, level, elems, s1, usebits[s1], cb[s1], meta[s1], nzs[s1],
-                                n1s[s1], keys[s1], qs[s1], ml, bdeu, ess, logfact, bits, perm, cand_pos, n_cand,
-                                size_off, binom, out_off, counts, hist, out)
+                if usebits[s1]:
+                    _score_set_bits(cb[s1], meta[s1], nzs[s1], n1s[s1], qs[s1], ml, s1, elems, tb, rb,
+                                    rowstart, vorder, lev_sorted, arities, bdeu, ess, logfact, cand_pos,
+                                    n_cand, size_off, binom, out_off, cnt, acc, consts, out)
+                else:
+                    _score_children(cols, arities, level, elems, s1, keys[s1], qs[s1], ml, bdeu, ess,
+                                    logfact, cand_pos, n_cand, size_off, binom, out_off, counts, out)
             depth = s1
             nxt[depth] = u + 1
             if depth == last and last == 1:
@@ -846,7 +886,8 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     counts_v = np.zeros(p, dtype=np.int64)
     for v in range(p):
         for s in range(1, kk + 2):
-            size_off[v, s] = size_off[v, s - 1] + (binom[n_cand[v], s - 1] if s - 1 <= min(kk, n_cand[v]) else 0)
+            add = binom[n_cand[v], s - 1] if s - 1 <= min(kk, n_cand[v]) else 0
+            size_off[v, s] = size_off[v, s - 1] + add
         counts_v[v] = size_off[v, min(kk, n_cand[v]) + 1]
     out_off = np.concatenate([[0], np.cumsum(counts_v)]).astype(np.int64)
     # work items: the empty set, single parents, and the subtrees under each pair
@@ -864,14 +905,17 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     W = max(1, (n + 63) // 64)
     firsts = np.array(sorted({int(u) for u in items[:, 0] if u >= 0}), dtype=np.int64)
     slot = np.zeros(p, dtype=np.int64)
-    if W >= _SORT_MIN_WORDS and firsts.size and firsts.size * p * int(arities.max()) * W * 8 <= _SORTED_BITS_BYTES:
-        perms, sbits = _sorted_bitsets(cols, arities, firsts)
+    sorted_bytes = firsts.size * p * int(arities.max()) * W * 8
+    if W >= _SORT_MIN_WORDS and firsts.size and sorted_bytes <= _SORTED_BITS_BYTES:
+        sbits = _sorted_bitsets(cols, arities, firsts)
         slot[firsts] = np.arange(firsts.size)
     else:  # few words per bitset (or too much memory): one unsorted copy
-        perms = np.arange(n, dtype=np.int64)[None]
         sbits = _row_bitsets(cols, arities)[None]
+    vorder = np.argsort(level, kind="stable").astype(np.int64)
+    tbits, rbits, rowstart = _child_rows(sbits, arities, vorder)
     logfact = np.array([math.lgamma(i + 1.0) for i in range(n + int(arities.max()) + 2)])
     out = np.full(int(out_off[-1]), np.nan)
-    _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, perms, slot,
-                         cap, cand_pos, n_cand, size_off, binom, out_off, items, dense, out)
+    _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, tbits, rbits,
+                         rowstart, vorder, slot, cap, cand_pos, n_cand, size_off, binom, out_off, items, dense,
+                         out)
     return [out[out_off[v]:out_off[v + 1]] for v in range(p)]
