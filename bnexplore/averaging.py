@@ -32,6 +32,7 @@ UAI 2000.
 from __future__ import annotations
 
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -130,7 +131,10 @@ def _lex_sets(cand, kk, total):
     """Every subset of ``cand`` of size <= kk: by size, then lexicographic (as
     ``itertools.combinations``), one per row, padded with -1."""
     m = cand.shape[0]
-    out = np.full((total, max(kk, 1)), -1, dtype=np.int64)
+    w = max(kk, 1)
+    out = np.empty((total, w), dtype=np.int64)
+    for i in range(w):
+        out[0, i] = -1
     row = 1  # row 0 is the empty set
     idx = np.zeros(max(kk, 1), dtype=np.int64)
     for s in range(1, kk + 1):
@@ -139,6 +143,8 @@ def _lex_sets(cand, kk, total):
         while True:
             for i in range(s):
                 out[row, i] = cand[idx[i]]
+            for i in range(s, w):
+                out[row, i] = -1
             row += 1
             i = s - 1
             while i >= 0 and idx[i] == m - s + i:
@@ -370,7 +376,7 @@ def _grow(buf, A, a, R, src, src_off, mode):
 
 
 @numba.njit(cache=True, nogil=True)
-def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom):
+def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch):
     """CPT[J, x] (Q x r) = sum over subsets g of the star with |g| <= kk of
     table(g)[x, J_g]: the CPT of M* (Eq. 15) as a sum of small tables (each laid
     out with the child's value slowest, then the members' digits).
@@ -383,7 +389,7 @@ def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom):
     top frame is x alone.  About 2^kk x (Q r) additions in long contiguous runs,
     instead of (number of subsets) x (Q r); one transpose at the end.
     """
-    bufs = np.empty((kk + 1, Q * r))
+    bufs = scratch[:(kk + 1) * Q * r].reshape((kk + 1, Q * r))  # caller's memory: no fresh pages
     lo = np.zeros(kk + 1, dtype=np.int64)      # first position of the frame's range
     nxt = np.zeros(kk + 1, dtype=np.int64)     # next position to add (counts down)
     mask = np.zeros(kk + 1, dtype=np.int64)    # the fixed prefix (first members)
@@ -432,7 +438,7 @@ def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom):
 
 
 @numba.njit(cache=True, nogil=True)
-def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap):
+def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap, scratch):
     """CPT (Q, r) of ``child`` in M*: Eq. 15 over the parent sets inside ``star``."""
     p = arities.shape[0]
     ns = star.shape[0]
@@ -493,7 +499,7 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
     for i in range(ns):
         ar[i] = arities[star[i]]
     # every row is a convex combination (weights summing to 1) of distributions
-    return _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom)
+    return _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -563,6 +569,20 @@ def _procedure1(sets, sizes, w, n):
 
 
 _POOL: ThreadPoolExecutor | None = None
+_LOCAL = threading.local()
+_SCRATCH_KEEP = 1 << 22  # cells (32 MiB) of scratch a thread may keep between fills
+
+
+def _scratch(cells: int) -> np.ndarray:
+    """A per-thread float buffer of at least ``cells`` cells, kept between calls (its
+    pages are already mapped, which matters for the many small M* fills)."""
+    if cells > _SCRATCH_KEEP:  # large fills: a temporary buffer, not kept
+        return np.empty(cells)
+    buf = getattr(_LOCAL, "buf", None)
+    if buf is None or buf.size < cells:
+        buf = np.empty(max(cells, 1 << 16))
+        _LOCAL.buf = buf
+    return buf
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -980,9 +1000,7 @@ class OrderedAveraging:
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
                 f"of {self.budget:,}: use a smaller n or k")
         parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
-        tables = _pool().map(lambda v: self._star_cpt(v, stars[v]), range(p)) if p > 1 \
-            else [self._star_cpt(0, stars[0])]
-        cpts = dict(zip(self.names, tables))
+        cpts = dict(zip(self.names, self._star_cpts(stars)))
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)
@@ -994,13 +1012,38 @@ class OrderedAveraging:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
 
+    def _star_cpts(self, stars: list[list[int]]) -> list[np.ndarray]:
+        """Every node's M* CPT, the nodes split into one balanced batch per thread."""
+        p = len(stars)
+        ar = self.data.arities.tolist()
+        cost = [math.prod(ar[u] for u in stars[v]) * ar[v] + self._sets[v].shape[0] for v in range(p)]
+        n_bins = max(1, min(_pool()._max_workers, p))
+        bins: list[list[int]] = [[] for _ in range(n_bins)]
+        load = [0] * n_bins
+        for v in sorted(range(p), key=lambda v: -cost[v]):  # largest first, to the lightest bin
+            b = load.index(min(load))
+            bins[b].append(v)
+            load[b] += cost[v]
+        out: list[np.ndarray | None] = [None] * p
+
+        def run(batch):
+            for v in batch:
+                out[v] = self._star_cpt(v, stars[v])
+        if n_bins == 1:
+            run(bins[0])
+        else:
+            list(_pool().map(run, bins))
+        return out
+
     def _star_cpt(self, v: int, star: list[int]) -> np.ndarray:
         if len(star) > 62:
             raise MemoryBudgetError(f"{self.names[v]!r} would get {len(star)} parents in M*: at most 62")
-        return _star_cpt_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), v,
+        ar = self.data.arities
+        cells = math.prod(int(ar[u]) for u in star) * int(ar[v]) * (min(self.k, len(star)) + 1)
+        return _star_cpt_kernel(self.data.columns, self._bits, ar.astype(np.int64), v,
                                 np.array(star, dtype=np.int64), self.k, self._sets[v], self._sizes[v],
                                 self._logw[v], self.prior == "BDeu", self.ess,
-                                bitset_capacity(self.data.n_rows))
+                                bitset_capacity(self.data.n_rows), _scratch(cells))
 
     def __repr__(self) -> str:
         return (f"OrderedAveraging({len(self.names)} nodes, {len(self.order_levels)} levels, "

@@ -28,6 +28,7 @@ Statistics and Computing 25 (2015) -- the sink-layer recursion used for uniform 
 """
 from __future__ import annotations
 
+import heapq
 import math
 import random as _pyrandom
 import re
@@ -120,6 +121,28 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- BayesNet
+def _lexicographic_topological_order(declared: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
+    """Topological order of an acyclic graph given by parent lists, ties broken by
+    declaration order (as ``networkx.lexicographical_topological_sort``)."""
+    pos = {v: i for i, v in enumerate(declared)}
+    children: dict[str, list[str]] = {v: [] for v in declared}
+    indeg = {v: len(parents[v]) for v in declared}
+    for v in declared:
+        for p in parents[v]:
+            children[p].append(v)
+    heap = [pos[v] for v in declared if indeg[v] == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        v = declared[heapq.heappop(heap)]
+        out.append(v)
+        for c in children[v]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                heapq.heappush(heap, pos[c])
+    return out
+
+
 class BayesNet:
     """A discrete Bayesian network: DAG plus one CPT per node.
 
@@ -266,9 +289,7 @@ class BayesNet:
         """
         self = cls.__new__(cls)
         declared = list(parents)
-        self.dag = nx.DiGraph()
-        self.dag.add_nodes_from(declared)
-        self.dag.add_edges_from((p, v) for v in declared for p in parents[v])
+        self._dag = None  # built on first use
         self.name = name
         self.states = {v: list(states[v]) for v in declared}
         self._parents = {v: list(parents[v]) for v in declared}
@@ -277,13 +298,26 @@ class BayesNet:
             t = cpts[v]
             t.setflags(write=False)
             self.cpts[v] = t
-        decl = {v: i for i, v in enumerate(declared)}
-        self._topo = list(nx.lexicographical_topological_sort(self.dag, key=lambda v: decl[v]))
+        self._topo = _lexicographic_topological_order(declared, self._parents)
         self._declared = declared
         self._compiled = None
         self._dtypes = None
         self._log_cpts = {}
         return self
+
+    @property
+    def dag(self) -> nx.DiGraph:
+        """The graph (networkx), nodes in declaration order."""
+        if self._dag is None:
+            g = nx.DiGraph()
+            g.add_nodes_from(self._declared)
+            g.add_edges_from((p, v) for v in self._declared for p in self._parents[v])
+            self._dag = g
+        return self._dag
+
+    @dag.setter
+    def dag(self, g: nx.DiGraph) -> None:
+        self._dag = g
 
     # ----------------------------------------------------------------- accessors
     def parents(self, name: str) -> list[str]:

@@ -23,6 +23,7 @@ import pandas as pd
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
+from scipy.special import gammaln
 
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
 
@@ -878,10 +879,7 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     cand_pos = np.full((p, p), -1, dtype=np.int64)
     for v in range(p):
         cand_pos[v, cand[v]] = np.arange(cand[v].size)
-    binom = np.zeros((p + 1, kk + 2), dtype=np.int64)
-    for a in range(p + 1):
-        for b in range(kk + 2):
-            binom[a, b] = math.comb(a, b)
+    binom = np.array([[math.comb(a, b) for b in range(kk + 2)] for a in range(p + 1)], dtype=np.int64)
     size_off = np.zeros((p, kk + 2), dtype=np.int64)
     counts_v = np.zeros(p, dtype=np.int64)
     for v in range(p):
@@ -892,18 +890,21 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     out_off = np.concatenate([[0], np.cumsum(counts_v)]).astype(np.int64)
     # work items: the empty set, single parents, and the subtrees under each pair
     maxlev = level.max()
-    items = [(-1, -1)]
+    blocks = [np.array([[-1, -1]], dtype=np.int64)]
     if kk >= 1:
-        items += [(u, -1) for u in range(p) if level[u] < maxlev]
+        single = np.nonzero(level < maxlev)[0]
+        blocks.append(np.stack([single, np.full(single.size, -1)], axis=1))
     if kk >= 2:
-        pairs = [(u, w) for u in range(p) for w in range(u + 1, p) if max(level[u], level[w]) < maxlev]
+        iu, iw = np.triu_indices(p, 1)
+        keep = np.maximum(level[iu], level[iw]) < maxlev
+        pairs = np.stack([iu[keep], iw[keep]], axis=1)
         rng = np.random.default_rng(0)  # interleave big and small subtrees across threads
-        items += [pairs[i] for i in rng.permutation(len(pairs))]
-    items = np.array(items, dtype=np.int64).reshape(-1, 2)
+        blocks.append(pairs[rng.permutation(pairs.shape[0])])
+    items = np.ascontiguousarray(np.concatenate(blocks).astype(np.int64))
     dense = int(4 * max(2 * n, 64))  # key-mode tables up to 2n cells (4 lanes)
     cap = bitset_capacity(n)
     W = max(1, (n + 63) // 64)
-    firsts = np.array(sorted({int(u) for u in items[:, 0] if u >= 0}), dtype=np.int64)
+    firsts = np.unique(items[:, 0][items[:, 0] >= 0]).astype(np.int64)
     slot = np.zeros(p, dtype=np.int64)
     sorted_bytes = firsts.size * p * int(arities.max()) * W * 8
     if W >= _SORT_MIN_WORDS and firsts.size and sorted_bytes <= _SORTED_BITS_BYTES:
@@ -913,7 +914,7 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
         sbits = _row_bitsets(cols, arities)[None]
     vorder = np.argsort(level, kind="stable").astype(np.int64)
     tbits, rbits, rowstart = _child_rows(sbits, arities, vorder)
-    logfact = np.array([math.lgamma(i + 1.0) for i in range(n + int(arities.max()) + 2)])
+    logfact = gammaln(np.arange(n + int(arities.max()) + 2) + 1.0)
     out = np.full(int(out_off[-1]), np.nan)
     _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, tbits, rbits,
                          rowstart, vorder, slot, cap, cand_pos, n_cand, size_off, binom, out_off, items, dense,

@@ -181,3 +181,31 @@ def test_alarm_order_scores_match_localscore():
     d = bn.sample(2500, seed=4)
     level = [list(bn.nodes).index(v) for v in d.columns]
     _check_all(d, level, 2, "K2", sample=40)
+
+
+def test_lexicographic_topological_order_matches_networkx():
+    import networkx as nx
+
+    from bnexplore.networks import _lexicographic_topological_order
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        n = int(rng.integers(1, 15))
+        perm = [f"v{i}" for i in rng.permutation(n)]  # declaration order != topological order
+        parents = {v: [] for v in perm}
+        topo = [f"v{i}" for i in range(n)]
+        for i, v in enumerate(topo):
+            parents[v] = [topo[j] for j in range(i) if rng.random() < 0.3]
+        g = nx.DiGraph()
+        g.add_nodes_from(perm)
+        g.add_edges_from((p, v) for v in perm for p in parents[v])
+        decl = {v: i for i, v in enumerate(perm)}
+        assert _lexicographic_topological_order(perm, parents) == \
+            list(nx.lexicographical_topological_sort(g, key=lambda v: decl[v]))
+
+
+def test_summary_network_graph_built_on_demand():
+    df = _frame(200, (2, 3, 2, 2, 3), seed=9, skew=0.5)
+    net = OrderedAveraging(df, max_parents=2).summary_network(3)
+    assert net._dag is None
+    assert sorted(net.dag.edges) == sorted((p, v) for v in net.nodes for p in net.parents(v))
+    assert set(net.markov_blanket("V4")) >= set(net.parents("V4"))
