@@ -503,9 +503,32 @@ def _score_set_bits(cb, meta, nz, singles, q, ml, s, elems, tbits, rbits, rowsta
                 row = tbits[w]
                 for d in range(d0, D):
                     cnt[d] += _popcount(x & row[d])
-        else:  # many words: one vectorised reduction per row
-            for d in range(d0, D):
+        else:  # many words: vectorised reductions, four rows per pass over the words
+            x = cb[j, lo:hi]
+            d = d0
+            while d + 4 <= D:
+                r0 = rbits[d, lo:hi]
+                r1 = rbits[d + 1, lo:hi]
+                r2 = rbits[d + 2, lo:hi]
+                r3 = rbits[d + 3, lo:hi]
+                c0 = np.uint64(0)
+                c1 = np.uint64(0)
+                c2 = np.uint64(0)
+                c3 = np.uint64(0)
+                for w in range(x.shape[0]):
+                    xw = x[w]
+                    c0 += _popcount(xw & r0[w])
+                    c1 += _popcount(xw & r1[w])
+                    c2 += _popcount(xw & r2[w])
+                    c3 += _popcount(xw & r3[w])
+                cnt[d] = c0
+                cnt[d + 1] = c1
+                cnt[d + 2] = c2
+                cnt[d + 3] = c3
+                d += 4
+            while d < D:
                 cnt[d] = _and_popcount(cb[j], rbits[d], lo, hi)
+                d += 1
         for i in range(i0, p):
             r = arities[vorder[i]]
             rest = tot
