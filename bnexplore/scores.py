@@ -37,7 +37,7 @@ _DENSE_LIMIT = 1 << 18
 # Largest memory for the per-first-parent sorted row bitsets of score_order_families.
 _SORTED_BITS_BYTES = 1 << 28
 # Sort the rows by the first parent only when bitsets are at least this many words long.
-_SORT_MIN_WORDS = 32
+_SORT_MIN_WORDS = 4
 
 
 @numba.njit(cache=True, nogil=True)
@@ -670,17 +670,31 @@ def _row_bitsets(cols, arities):
 
 @numba.njit(cache=True, nogil=True)
 def _row_bitsets_perm(cols, arities, perm):
-    """Like :func:`_row_bitsets` with the rows taken in the order ``perm``."""
+    """Like :func:`_row_bitsets` with the rows taken in the order ``perm``.
+
+    Each output word is assembled in a register from 64 consecutive rows, one state
+    at a time, so no word is read back from memory while it is built.
+    """
     p, n = cols.shape
     W = max(1, (n + 63) // 64)
     mr = 1
     for v in range(p):
         mr = max(mr, arities[v])
     bits = np.zeros((p, mr, W), dtype=np.uint64)
+    col = np.empty(n, dtype=cols.dtype)
     for v in range(p):
         c = cols[v]
         for t in range(n):
-            bits[v, c[perm[t]], t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+            col[t] = c[perm[t]]
+        for w in range(W):
+            t0 = w * 64
+            m = min(64, n - t0)
+            seg = col[t0:t0 + m]
+            for x in range(arities[v]):
+                word = np.uint64(0)
+                for b in range(m):  # independent compares: no read-after-write chain
+                    word |= np.uint64(seg[b] == x) << np.uint64(b)
+                bits[v, x, w] = word
     return bits
 
 
@@ -696,7 +710,18 @@ def _sorted_bitsets(cols, arities, firsts):
         mr = max(mr, arities[v])
     out = np.zeros((firsts.shape[0], p, mr, W), dtype=np.uint64)
     for i in numba.prange(firsts.shape[0]):
-        out[i] = _row_bitsets_perm(cols, arities, np.argsort(cols[firsts[i]], kind="mergesort"))
+        u = firsts[i]
+        c = cols[u]
+        start = np.zeros(arities[u] + 1, dtype=np.int64)  # counting sort: stable, O(n)
+        for t in range(n):
+            start[c[t] + 1] += 1
+        for x in range(arities[u]):
+            start[x + 1] += start[x]
+        perm = np.empty(n, dtype=np.int64)
+        for t in range(n):
+            perm[start[c[t]]] = t
+            start[c[t]] += 1
+        out[i] = _row_bitsets_perm(cols, arities, perm)
     return out
 
 
