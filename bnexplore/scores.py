@@ -255,7 +255,7 @@ class LocalScore:
         self._cols = self.data.columns
         self._arities = self.data.arities.astype(np.int64)
         n = self.data.n_rows
-        self._logfact = np.array([math.lgamma(i + 1.0) for i in range(n + int(self._arities.max()) + 2)])
+        self._logfact = gammaln(np.arange(n + int(self._arities.max()) + 2) + 1.0)
         self.use_cache = cache
         self._cache: dict[tuple[int, tuple[int, ...]], float] = {}
 
