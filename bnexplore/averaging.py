@@ -1017,7 +1017,7 @@ class OrderedAveraging:
         p = len(stars)
         ar = self.data.arities.tolist()
         cost = [math.prod(ar[u] for u in stars[v]) * ar[v] + self._sets[v].shape[0] for v in range(p)]
-        n_bins = max(1, min(_pool()._max_workers, p))
+        n_bins = max(1, min(_pool()._max_workers, p)) if sum(cost) > 50_000 else 1  # small: no threads
         bins: list[list[int]] = [[] for _ in range(n_bins)]
         load = [0] * n_bins
         for v in sorted(range(p), key=lambda v: -cost[v]):  # largest first, to the lightest bin
