@@ -38,6 +38,8 @@ import math
 import numba
 import numpy as np
 
+from ._parallel import PARALLEL_LOCK
+
 __all__ = ["log_partition", "parent_posteriors", "log_tree_partition", "log_rooted_trees"]
 
 _NEG_INF = -np.inf
@@ -203,7 +205,8 @@ def log_partition(lW, lr) -> np.ndarray:
     flatW = lW.reshape(-1, m, m)
     flatr = lr.reshape(-1, m)
     keep = np.full(flatW.shape[0], -1, dtype=np.int64)
-    out = _batch_logdet(np.ascontiguousarray(flatW), np.ascontiguousarray(flatr), keep)
+    with PARALLEL_LOCK:
+        out = _batch_logdet(np.ascontiguousarray(flatW), np.ascontiguousarray(flatr), keep)
     return out.reshape(shape) + c.sum(axis=-1)
 
 
@@ -221,7 +224,8 @@ def log_rooted_trees(lW) -> np.ndarray:
     flatW = np.repeat(lW.reshape(-1, 1, m, m), m, axis=1).reshape(-1, m, m)
     flatr = np.repeat(lr.reshape(-1, 1, m), m, axis=1).reshape(-1, m)
     keep = np.tile(np.arange(m, dtype=np.int64), flatW.shape[0] // max(m, 1))
-    out = _batch_logdet(np.ascontiguousarray(flatW), np.ascontiguousarray(flatr), keep)
+    with PARALLEL_LOCK:
+        out = _batch_logdet(np.ascontiguousarray(flatW), np.ascontiguousarray(flatr), keep)
     out = out.reshape(shape + (m,))
     # undo the column scaling: minor j excludes column j
     total = c.sum(axis=-1)
@@ -269,7 +273,8 @@ def parent_posteriors(lW, lr) -> tuple[np.ndarray, float]:
     if not np.isfinite(logZ):
         raise ValueError("no spanning forest has positive weight (every node needs a root "
                          "weight or an incoming edge with finite log weight)")
-    le, _ = _all_escapes(np.ascontiguousarray(lW), np.ascontiguousarray(lr))
+    with PARALLEL_LOCK:
+        le, _ = _all_escapes(np.ascontiguousarray(lW), np.ascontiguousarray(lr))
     # numerators: W[i, j] e_i^(j); root: r_j
     with np.errstate(invalid="ignore"):
         num = lW + le.T          # num[i, j] = lW[i, j] + le[j, i]

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
 from .scores import (PRIORS, LocalScore, _all_rows, _and_popcount, _extend_bits, _keys_of, _row_bitsets,
                      bitset_capacity, score_order_families)
@@ -864,9 +865,10 @@ class OrderedAveraging:
     def _node_mixture(self, v: int, test: np.ndarray) -> np.ndarray:
         """Eq. 13 factor of node ``v`` for test codes of shape (C, p, m) -> (C, m)."""
         n_chunks = max(1, min(self._sets[v].shape[0], 4 * numba.get_num_threads()))
-        return _mixture_kernel(self.data.columns, np.ascontiguousarray(test, dtype=np.int32), v,
-                               self._sets[v], self._sizes[v], self._probs(v), self.data.arities,
-                               self.prior == "BDeu", self.ess, n_chunks)
+        with PARALLEL_LOCK:
+            return _mixture_kernel(self.data.columns, np.ascontiguousarray(test, dtype=np.int32), v,
+                                   self._sets[v], self._sizes[v], self._probs(v), self.data.arities,
+                                   self.prior == "BDeu", self.ess, n_chunks)
 
     def predict_log_joint(self, X: pd.DataFrame | DiscreteData) -> np.ndarray:
         """Exact model-averaged ``log P(X = x | D)`` of every row (Eq. 13).

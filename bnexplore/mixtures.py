@@ -57,6 +57,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
+from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, as_discrete, check_table_size
 
 __all__ = [
@@ -272,7 +273,8 @@ def _lse_over_models(lj: np.ndarray, logw: np.ndarray | None = None,
     M, n, _ = lj.shape
     logw = np.zeros(n) if logw is None else np.ascontiguousarray(logw, dtype=float)
     mask = np.ones((M, n), dtype=np.bool_) if mask is None else np.ascontiguousarray(mask)
-    return _lse_kernel(np.ascontiguousarray(lj, dtype=float), logw, mask)
+    with PARALLEL_LOCK:
+        return _lse_kernel(np.ascontiguousarray(lj, dtype=float), logw, mask)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -333,7 +335,8 @@ def ode_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
     """
     codes = _check_codes(counts, codes)
     base, cond = counts.log_tables()
-    out = _log_joint_kernel(np.ascontiguousarray(codes.T), base, cond)
+    with PARALLEL_LOCK:
+        out = _log_joint_kernel(np.ascontiguousarray(codes.T), base, cond)
     return np.ascontiguousarray(out.transpose(1, 0, 2))
 
 
@@ -366,8 +369,9 @@ def ode_log_joint_loo(counts: ODECounts, codes: np.ndarray | None = None,
                                        codes, codes, y[:, None]] < 1):
         raise ValueError("ode_log_joint_loo: some rows are not training instances of "
                          "these counts (leave-one-out needs the counted rows)")
-    return _loo_fix_kernel(out, codes, y, counts.pair, counts.triple,
-                           counts.arities.astype(float), float(counts.n), counts.n_classes)
+    with PARALLEL_LOCK:
+        return _loo_fix_kernel(out, codes, y, counts.pair, counts.triple,
+                               counts.arities.astype(float), float(counts.n), counts.n_classes)
 
 
 def naive_bayes_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:

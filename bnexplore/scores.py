@@ -25,6 +25,7 @@ from numba import types
 from numba.extending import intrinsic
 from scipy.special import gammaln
 
+from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
 
 __all__ = ["LocalScore", "family_counts", "standard_parameters", "score_order_families", "PRIORS"]
@@ -956,7 +957,8 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     slot = np.zeros(p, dtype=np.int64)
     sorted_bytes = firsts.size * p * int(arities.max()) * W * 8
     if W >= _SORT_MIN_WORDS and firsts.size and sorted_bytes <= _SORTED_BITS_BYTES:
-        sbits = _sorted_bitsets(cols, arities, firsts)
+        with PARALLEL_LOCK:
+            sbits = _sorted_bitsets(cols, arities, firsts)
         slot[firsts] = np.arange(firsts.size)
     else:  # few words per bitset (or too much memory): one unsorted copy
         sbits = _row_bitsets(cols, arities)[None]
@@ -964,7 +966,8 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     tbits, rbits, rowstart = _child_rows(sbits, arities, vorder)
     logfact = gammaln(np.arange(n + int(arities.max()) + 2) + 1.0)
     out = np.full(int(out_off[-1]), np.nan)
-    _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, tbits, rbits,
-                         rowstart, vorder, slot, cap, cand_pos, n_cand, size_off, binom, out_off, items, dense,
-                         out)
+    with PARALLEL_LOCK:
+        _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, tbits,
+                             rbits, rowstart, vorder, slot, cap, cand_pos, n_cand, size_off, binom, out_off,
+                             items, dense, out)
     return [out[out_off[v]:out_off[v + 1]] for v in range(p)]

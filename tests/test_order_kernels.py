@@ -209,3 +209,41 @@ def test_summary_network_graph_built_on_demand():
     assert net._dag is None
     assert sorted(net.dag.edges) == sorted((p, v) for v in net.nodes for p in net.parents(v))
     assert set(net.markov_blanket("V4")) >= set(net.parents("V4"))
+
+
+_CONCURRENT = r"""
+import threading, numpy as np, numba
+import bnexplore as bx
+from bnexplore.scores import score_order_families, LocalScore
+bn = bx.networks.load("alarm")
+data = [bn.sample_data(300, seed=s) for s in range(4)]
+level = np.arange(data[0].n_cols)
+score_order_families(data[0], level, 2)           # compile / load once
+ref = [score_order_families(d, level, 2) for d in data]
+errors = []
+def work(i):
+    try:
+        for _ in range(15):
+            got = score_order_families(data[i], level, 2)
+            assert all(np.array_equal(a, b) for a, b in zip(got, ref[i]))
+    except BaseException as e:  # noqa: BLE001
+        errors.append(repr(e))
+threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("layer", numba.threading_layer(), "errors", errors)
+assert not errors
+"""
+
+
+def test_parallel_kernels_from_many_threads_with_the_workqueue_layer():
+    # numba's workqueue layer aborts when two threads launch parallel kernels at once;
+    # bnexplore serialises its launches, so this must run to the end
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue")
+    proc = subprocess.run([sys.executable, "-c", _CONCURRENT], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "layer workqueue errors []" in proc.stdout
