@@ -43,18 +43,11 @@ from scipy.special import logsumexp
 
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
-from .scores import (PRIORS, LocalScore, _all_rows, _and_popcount, _extend_bits, _keys_of, _row_bitsets,
+from .scores import (_all_rows, _and_popcount, _check_prior, _extend_set, _row_bitsets,
                      bitset_capacity, score_order_families)
 
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
-
-def _lse(x: np.ndarray) -> float:
-    """log(sum(exp(x))) of a 1-d array (-inf entries allowed)."""
-    m = float(np.max(x))
-    if not np.isfinite(m):
-        return m
-    return m + math.log(float(np.exp(x - m).sum()))
 
 @numba.njit(cache=True, nogil=True)
 def _lse_kernel(x):
@@ -333,20 +326,7 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
         elems[depth] = u
         masks[s1] = masks[depth] | (np.int64(1) << pos)
         qs[s1] = qs[depth] * arities[u]
-        usebits[s1] = False
-        if usebits[depth]:
-            nz, _ = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u],
-                                 cb[s1], meta[s1], False)
-            if nz >= 0:
-                usebits[s1] = True
-                nzs[s1] = nz
-            else:
-                _keys_of(cols, arities, elems, s1, keys[s1])
-        else:
-            au = arities[u]
-            cu = cols[u]
-            for t in range(n):
-                keys[s1, t] = keys[depth, t] * au + cu[t]
+        _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, False)
         rank = _colex_rank(masks[s1], s1, size_off, binom)
         _write_table(tabs, tab_off[rank], wr[rank], qs[s1], r, usebits[s1], cb[s1], meta[s1],
                      nzs[s1], keys[s1], ccol, vbits, bdeu, ess)
@@ -659,15 +639,13 @@ class OrderedAveraging:
             raise TypeError(f"max_parents (k) must be a non-negative int, got {max_parents!r}")
         if max_parents < 0:
             raise ValueError(f"max_parents (k) must be >= 0, got {max_parents}")
-        if prior not in PRIORS:
-            raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+        _check_prior(prior, ess)
         self.data = as_discrete(data)
         self.names = list(self.data.names)
         self.prior = prior
         self.ess = float(ess)
         self.k = int(max_parents)
         self.budget = get_table_budget() if budget is None else int(budget)
-        self.score = LocalScore(self.data, prior=prior, ess=ess, cache=False)
         self._bitsets = None
         self.level = self._levels(order, levels)
         p = len(self.names)

@@ -20,7 +20,6 @@ from typing import Iterable, Sequence
 import numba
 import numpy as np
 import pandas as pd
-from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 from scipy.special import gammaln
@@ -80,38 +79,11 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
     n = cols.shape[1]
     total = 0.0
     if q * r <= max(_DENSE_LIMIT, 4 * n):
-        # dense table: mixed-radix key per row built column by column (contiguous passes)
-        counts = np.zeros(q * r, dtype=np.int64)
-        ccol = cols[child]
-        if parents.shape[0] == 0:
-            for t in range(n):
-                counts[ccol[t]] += 1
-        else:
-            keys = np.empty(n, dtype=np.int64)
-            stride = r
-            for t in range(n):
-                keys[t] = ccol[t]
-            for i in range(parents.shape[0] - 1, -1, -1):
-                pcol = cols[parents[i]]
-                for t in range(n):
-                    keys[t] += stride * pcol[t]
-                stride *= arities[parents[i]]
-            for t in range(n):
-                counts[keys[t]] += 1
-        for j in range(q):
-            nj = 0
-            cell = 0.0
-            for k in range(r):
-                c = counts[j * r + k]
-                if c > 0:
-                    nj += c
-                    if bdeu:
-                        cell += math.lgamma(a + c) - lga
-                    else:
-                        cell += logfact[c]
-            if nj > 0:
-                total += _config_terms(nj, cell, aj, a, bdeu, logfact, r)
-        return total
+        # dense table: parent-configuration key per row built column by column
+        keys = np.empty(n, dtype=np.int64)
+        _keys_of(cols, arities, parents, parents.shape[0], keys)
+        counts = np.zeros(4 * q * r, dtype=np.int64)
+        return _score_from_keys(keys, cols[child], r, q, bdeu, ess, logfact, counts)
     # sparse: sort the keys and walk the runs
     keys = np.sort(_keys(cols, child, parents, arities))
     t = 0
@@ -218,6 +190,14 @@ def standard_parameters(counts: np.ndarray, prior: str = "K2", ess: float = 1.0)
     return (counts + a) / (tot + r * a)
 
 
+def _check_prior(prior: str, ess: float) -> None:
+    """The Dirichlet prior of a score: K2 or BDeu with a positive equivalent sample size."""
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+    if not (isinstance(ess, (int, float, np.floating, np.integer)) and math.isfinite(ess) and ess > 0):
+        raise ValueError(f"ess (equivalent sample size) must be a positive number, got {ess!r}")
+
+
 class LocalScore:
     """Cached decomposable family scores over a discrete data set.
 
@@ -245,10 +225,7 @@ class LocalScore:
 
     def __init__(self, data: DiscreteData | pd.DataFrame, prior: str = "K2", ess: float = 1.0,
                  cache: bool = True, missing: str = "raise"):
-        if prior not in PRIORS:
-            raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
-        if not (isinstance(ess, (int, float, np.floating, np.integer)) and math.isfinite(ess) and ess > 0):
-            raise ValueError(f"ess (equivalent sample size) must be a positive number, got {ess!r}")
+        _check_prior(prior, ess)
         self.data = as_discrete(data, missing=missing)
         self.prior = prior
         self.ess = float(ess)
@@ -427,16 +404,6 @@ def _popcount(typingctx, x):
 
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
-    return sig, codegen
-
-
-@intrinsic
-def _trailing_zeros(typingctx, x):
-    """Index of the lowest set bit of a non-zero uint64 (LLVM cttz)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
     return sig, codegen
 
 
@@ -758,6 +725,32 @@ def bitset_capacity(n_rows: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
+def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, drop_single):
+    """Configurations of the set ``elems[:depth + 1]`` from those of ``elems[:depth]``
+    (depth-first search over parent sets): row bitsets while they fit
+    (:func:`_extend_bits`), mixed-radix row keys otherwise.  Sets ``usebits``,
+    ``nzs``, ``cb``, ``meta`` or ``keys`` at ``depth + 1``; returns the number of
+    single-row configurations dropped (``drop_single``)."""
+    s1 = depth + 1
+    u = elems[depth]
+    usebits[s1] = False
+    if usebits[depth]:
+        nz, singles = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1],
+                                   meta[s1], drop_single)
+        if nz >= 0:
+            usebits[s1] = True
+            nzs[s1] = nz
+            return singles
+        _keys_of(cols, arities, elems, s1, keys[s1])
+        return 0
+    au = arities[u]
+    cu = cols[u]
+    for t in range(keys.shape[1]):
+        keys[s1, t] = keys[depth, t] * au + cu[t]
+    return 0
+
+
+@numba.njit(cache=True, nogil=True)
 def _keys_of(cols, arities, elems, s, out):
     n = cols.shape[1]
     for t in range(n):
@@ -815,7 +808,6 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, tbi
                             arities, bdeu, ess, logfact, cand_pos, n_cand, size_off, binom, out_off, cnt,
                             acc, consts, out)
             continue
-        first = 0
         last = 2 if u1 >= 0 else 1
         depth = 0
         while True:
@@ -839,23 +831,11 @@ def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, tbi
             elems[depth] = u
             qs[s1] = qs[depth] * arities[u]
             mls[s1] = ml
-            usebits[s1] = False
-            if usebits[depth]:
-                nz, singles = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1],
-                                           meta[s1], True)
-                if nz >= 0:
-                    usebits[s1] = True
-                    nzs[s1] = nz
-                    n1s[s1] = n1s[depth] + singles
-                    if s1 == 1:
-                        _tighten(cb[1], meta[1], nz)
-                else:
-                    _keys_of(cols, arities, elems, s1, keys[s1])
-            else:
-                au = arities[u]
-                cu = cols[u]
-                for t in range(n):
-                    keys[s1, t] = keys[depth, t] * au + cu[t]
+            singles = _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, True)
+            if usebits[s1]:
+                n1s[s1] = n1s[depth] + singles
+                if s1 == 1:
+                    _tighten(cb[1], meta[1], nzs[1])
             if s1 >= last:
                 if usebits[s1]:
                     _score_set_bits(cb[s1], meta[s1], nzs[s1], n1s[s1], qs[s1], ml, s1, elems, tb, rb,
@@ -910,8 +890,7 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     >>> bool(np.allclose(scores[last], [ls.score(last, list(c)) for c in sets]))
     True
     """
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
+    _check_prior(prior, ess)
     data = as_discrete(data)
     p, n = data.n_cols, data.n_rows
     level = np.asarray(level, dtype=np.int64)

@@ -84,6 +84,10 @@ def test_score_order_families_edge_cases():
         score_order_families(df, [0, 1, 2], -1)
     with pytest.raises(ValueError, match="prior"):
         score_order_families(df, [0, 1, 2], 1, prior="AIC")
+    with pytest.raises(ValueError, match="equivalent sample size"):
+        score_order_families(df, [0, 1, 2], 1, prior="BDeu", ess=0.0)
+    with pytest.raises(ValueError, match="equivalent sample size"):
+        OrderedAveraging(df, max_parents=1, prior="BDeu", ess=-1.0)
 
 
 def _naive_star_cpt(df, names, child, star, k, prior, ess, logw_of):
