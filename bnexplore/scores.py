@@ -20,10 +20,9 @@ from typing import Iterable, Sequence
 import numba
 import numpy as np
 import pandas as pd
-from numba import types
-from numba.extending import intrinsic
 from scipy.special import gammaln
 
+from ._bits import _compress, _fetch_add, _popcount
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
 
@@ -34,10 +33,6 @@ PRIORS = ("K2", "BDeu")
 # A dense count table is used while q*r stays below this many cells (per family);
 # larger tables are counted by sorting the row keys instead.
 _DENSE_LIMIT = 1 << 18
-# Largest memory for the per-first-parent sorted row bitsets of score_order_families.
-_SORTED_BITS_BYTES = 1 << 28
-# Sort the rows by the first parent only when bitsets are at least this many words long.
-_SORT_MIN_WORDS = 4
 
 
 @numba.njit(cache=True, nogil=True)
@@ -397,16 +392,6 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
     return total
 
 
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a uint64 (LLVM ctpop)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return sig, codegen
-
-
 @numba.njit(cache=True, nogil=True, inline="always")
 def _and_popcount(x, y, lo, hi):
     """Number of rows in both bitsets, whose words outside [lo, hi) are known zero in x."""
@@ -420,125 +405,6 @@ def _and_popcount(x, y, lo, hi):
     for w in range(xs.shape[0]):  # non-negative indices: the loop vectorises
         c += _popcount(xs[w] & ys[w])
     return np.int64(c)
-
-
-@numba.njit(cache=True, nogil=True)
-def _score_set_bits(cb, meta, nz, singles, q, ml, s, elems, tbits, rbits, rowstart, vorder, lev_sorted,
-                    arities, bdeu, ess, logfact, cand_pos, n_cand, size_off, binom, out_off, cnt, acc, consts,
-                    out):
-    """Scores of one parent set (its configurations as row bitsets) for every child the
-    order allows, all children at once.
-
-    Configuration j has row bitset ``cb[j]`` (uint64 words, zero outside words
-    ``meta[j, 2]:meta[j, 3]``) and holds ``meta[j, 0]`` rows; ``singles`` more
-    configurations hold one row each (their term does not depend on the child's
-    value).  ``tbits[w, d] = rbits[d, w]`` is word w of the bitset of child-value row d: the
-    children in ``vorder`` (sorted by level), each with its states but the last, so
-    the admissible children (level > ml) are a suffix and one pass of popcounts per
-    configuration gives every N_jx; the last state's count is the rest.
-    """
-    p = vorder.shape[0]
-    i0 = np.searchsorted(lev_sorted, ml, side="right")
-    if i0 >= p:
-        return
-    d0 = rowstart[i0]
-    D = rowstart[p]
-    for i in range(i0, p):  # per-child prior constants: a_ijk, a_ij, lgamma(a_ijk), one-row term
-        r = arities[vorder[i]]
-        acc[i] = 0.0
-        if bdeu:
-            a = ess / (q * r)
-            aj = ess / q
-            lga = math.lgamma(a)
-            consts[i, 0] = a
-            consts[i, 1] = aj
-            consts[i, 2] = lga
-            consts[i, 3] = _config_terms(1, math.lgamma(a + 1) - lga, aj, a, bdeu, logfact, r)
-        else:
-            consts[i, 0] = 1.0
-            consts[i, 1] = 1.0
-            consts[i, 2] = 0.0
-            consts[i, 3] = logfact[r - 1] - logfact[r]
-    for j in range(nz):
-        tot = meta[j, 0]
-        lo = meta[j, 2]
-        hi = meta[j, 3]
-        if hi - lo <= 8:  # few words: all rows per word (contiguous, vectorises)
-            for d in range(d0, D):
-                cnt[d] = 0
-            for w in range(lo, hi):
-                x = cb[j, w]
-                row = tbits[w]
-                for d in range(d0, D):
-                    cnt[d] += _popcount(x & row[d])
-        else:  # many words: vectorised reductions, four rows per pass over the words
-            x = cb[j, lo:hi]
-            d = d0
-            while d + 4 <= D:
-                r0 = rbits[d, lo:hi]
-                r1 = rbits[d + 1, lo:hi]
-                r2 = rbits[d + 2, lo:hi]
-                r3 = rbits[d + 3, lo:hi]
-                c0 = np.uint64(0)
-                c1 = np.uint64(0)
-                c2 = np.uint64(0)
-                c3 = np.uint64(0)
-                for w in range(x.shape[0]):
-                    xw = x[w]
-                    c0 += _popcount(xw & r0[w])
-                    c1 += _popcount(xw & r1[w])
-                    c2 += _popcount(xw & r2[w])
-                    c3 += _popcount(xw & r3[w])
-                cnt[d] = c0
-                cnt[d + 1] = c1
-                cnt[d + 2] = c2
-                cnt[d + 3] = c3
-                d += 4
-            while d < D:
-                cnt[d] = _and_popcount(cb[j], rbits[d], lo, hi)
-                d += 1
-        for i in range(i0, p):
-            r = arities[vorder[i]]
-            rest = tot
-            cell = 0.0
-            base = rowstart[i]
-            for x in range(r - 1):
-                c = np.int64(cnt[base + x])
-                rest -= c
-                if c > 0:
-                    cell += (math.lgamma(consts[i, 0] + c) - consts[i, 2]) if bdeu else logfact[c]
-            if rest > 0:
-                cell += (math.lgamma(consts[i, 0] + rest) - consts[i, 2]) if bdeu else logfact[rest]
-            acc[i] += _config_terms(tot, cell, consts[i, 1], consts[i, 0], bdeu, logfact, r)
-    for i in range(i0, p):
-        v = vorder[i]
-        m = n_cand[v]
-        rank = binom[m, s] - 1
-        for e in range(s):
-            rank -= binom[m - 1 - cand_pos[v, elems[e]], s - e]
-        out[out_off[v] + size_off[v, s] + rank] = acc[i] + singles * consts[i, 3]
-
-
-@numba.njit(cache=True, nogil=True)
-def _score_children(cols, arities, level, elems, s, keys, q, ml, bdeu, ess, logfact, cand_pos, n_cand,
-                    size_off, binom, out_off, counts, out):
-    """Score the parent set ``elems[:s]`` (given its row keys) for every node the order
-    allows it for, one child at a time."""
-    p = cols.shape[0]
-    dense = counts.shape[0]
-    for v in range(p):
-        if level[v] <= ml:
-            continue
-        r = arities[v]
-        m = n_cand[v]
-        rank = binom[m, s] - 1
-        for i in range(s):
-            rank -= binom[m - 1 - cand_pos[v, elems[i]], s - i]
-        slot = out_off[v] + size_off[v, s] + rank
-        if 4 * q * r <= dense:
-            out[slot] = _score_from_keys(keys, cols[v], r, q, bdeu, ess, logfact, counts)
-        else:
-            out[slot] = _score_family(cols, v, elems[:s].copy(), arities, bdeu, ess, logfact)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -603,20 +469,6 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out, drop_single
 
 
 @numba.njit(cache=True, nogil=True)
-def _tighten(cb, meta, nz):
-    """Shrink each configuration's word range to its first and last non-zero word."""
-    for j in range(nz):
-        lo = meta[j, 2]
-        hi = meta[j, 3]
-        while lo < hi and cb[j, lo] == 0:
-            lo += 1
-        while hi > lo and cb[j, hi - 1] == 0:
-            hi -= 1
-        meta[j, 2] = lo
-        meta[j, 3] = hi
-
-
-@numba.njit(cache=True, nogil=True)
 def _all_rows(n, W, cb, meta):
     """The empty parent set: one configuration (index 0) holding every row."""
     for w in range(W):
@@ -631,14 +483,7 @@ def _all_rows(n, W, cb, meta):
 
 @numba.njit(cache=True, nogil=True)
 def _row_bitsets(cols, arities):
-    """bits[v, x] = bitset (uint64 words) of the rows where column v takes value x."""
-    p, n = cols.shape
-    return _row_bitsets_perm(cols, arities, np.arange(n))
-
-
-@numba.njit(cache=True, nogil=True)
-def _row_bitsets_perm(cols, arities, perm):
-    """Like :func:`_row_bitsets` with the rows taken in the order ``perm``.
+    """bits[v, x] = bitset (uint64 words) of the rows where column v takes value x.
 
     Each output word is assembled in a register from 64 consecutive rows, one state
     at a time, so no word is read back from memory while it is built.
@@ -649,11 +494,8 @@ def _row_bitsets_perm(cols, arities, perm):
     for v in range(p):
         mr = max(mr, arities[v])
     bits = np.zeros((p, mr, W), dtype=np.uint64)
-    col = np.empty(n, dtype=cols.dtype)
     for v in range(p):
-        c = cols[v]
-        for t in range(n):
-            col[t] = c[perm[t]]
+        col = cols[v]
         for w in range(W):
             t0 = w * 64
             m = min(64, n - t0)
@@ -664,58 +506,6 @@ def _row_bitsets_perm(cols, arities, perm):
                     word |= np.uint64(seg[b] == x) << np.uint64(b)
                 bits[v, x, w] = word
     return bits
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _sorted_bitsets(cols, arities, firsts):
-    """For each column u in ``firsts``: the row bitsets of every column with the rows
-    stably sorted by u's value (the configurations of any parent set containing u then
-    sit inside the block of u's value)."""
-    p, n = cols.shape
-    W = max(1, (n + 63) // 64)
-    mr = 1
-    for v in range(p):
-        mr = max(mr, arities[v])
-    out = np.zeros((firsts.shape[0], p, mr, W), dtype=np.uint64)
-    for i in numba.prange(firsts.shape[0]):
-        u = firsts[i]
-        c = cols[u]
-        start = np.zeros(arities[u] + 1, dtype=np.int64)  # counting sort: stable, O(n)
-        for t in range(n):
-            start[c[t] + 1] += 1
-        for x in range(arities[u]):
-            start[x + 1] += start[x]
-        perm = np.empty(n, dtype=np.int64)
-        for t in range(n):
-            perm[start[c[t]]] = t
-            start[c[t]] += 1
-        out[i] = _row_bitsets_perm(cols, arities, perm)
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _child_rows(sbits, arities, vorder):
-    """tbits[c, w, d] = rbits[c, d, w]: word w of child-value row d of copy c, the
-    rows being the states but the last of each child in ``vorder``; rowstart[i] =
-    first row of child vorder[i].  Two layouts: word-major for short bitsets (one
-    pass over the rows per word), row-major for long ones (one reduction per row)."""
-    p = vorder.shape[0]
-    rowstart = np.zeros(p + 1, dtype=np.int64)
-    for i in range(p):
-        rowstart[i + 1] = rowstart[i] + arities[vorder[i]] - 1
-    C, _, _, W = sbits.shape
-    D = max(rowstart[p], 1)
-    tbits = np.zeros((C, W, D), dtype=np.uint64)
-    rbits = np.zeros((C, D, W), dtype=np.uint64)
-    for c in range(C):
-        for i in range(p):
-            v = vorder[i]
-            for x in range(arities[v] - 1):
-                d = rowstart[i] + x
-                for w in range(W):
-                    tbits[c, w, d] = sbits[c, v, x, w]
-                    rbits[c, d, w] = sbits[c, v, x, w]
-    return tbits, rbits, rowstart
 
 
 def bitset_capacity(n_rows: int) -> int:
@@ -763,91 +553,447 @@ def _keys_of(cols, arities, elems, s, out):
             out[t] = out[t] * a + c[t]
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _order_family_scores(cols, arities, level, k, bdeu, ess, logfact, sbits, tbits, rbits, rowstart, vorder,
-                         slot, cap, cand_pos, n_cand, size_off, binom, out_off, items, dense, out):
-    """Every parent set of size <= k of every node under a (partial) order, one DFS.
+@numba.njit(cache=True, nogil=True)
+def _count_rows(B, Wc, comp, compT, d0, D, cnt):
+    """cnt[d] = number of rows of bitset ``B`` (``Wc`` words) in child-value row d of
+    the packed rows ``comp`` (``compT`` its word-major copy when ``Wc <= 8``)."""
+    if Wc <= 8:  # few words: all rows per word (contiguous, vectorises)
+        for d in range(d0, D):
+            cnt[d] = 0
+        for w in range(Wc):
+            x = B[w]
+            row = compT[w]
+            for d in range(d0, D):
+                cnt[d] += _popcount(x & row[d])
+        return
+    x = B[:Wc]
+    d = d0
+    while d + 4 <= D:  # many words: vectorised reductions, four rows per pass
+        r0 = comp[d, :Wc]
+        r1 = comp[d + 1, :Wc]
+        r2 = comp[d + 2, :Wc]
+        r3 = comp[d + 3, :Wc]
+        c0 = np.uint64(0)
+        c1 = np.uint64(0)
+        c2 = np.uint64(0)
+        c3 = np.uint64(0)
+        for w in range(Wc):
+            xw = x[w]
+            c0 += _popcount(xw & r0[w])
+            c1 += _popcount(xw & r1[w])
+            c2 += _popcount(xw & r2[w])
+            c3 += _popcount(xw & r3[w])
+        cnt[d] = c0
+        cnt[d + 1] = c1
+        cnt[d + 2] = c2
+        cnt[d + 3] = c3
+        d += 4
+    while d < D:
+        r0 = comp[d, :Wc]
+        c0 = np.uint64(0)
+        for w in range(Wc):
+            c0 += _popcount(x[w] & r0[w])
+        cnt[d] = c0
+        d += 1
 
-    Work item ``(u0, u1)``: the empty set (-1, -1), a single parent (u0, -1), or the
-    subtree of sets whose two smallest members are u0 < u1.  A set's configurations
-    are built once from its prefix's (row bitsets of the configurations that occur
-    while they are few, mixed-radix row keys otherwise) and shared by every node the
-    set can be a parent set of.  The bitsets of item (u0, .) index the rows sorted by
-    u0 (``sbits[slot[u0]]``, and ``tbits`` as child-value rows), so every configuration's
-    words lie inside the block of its u0 value and only those are visited.
-    """
-    p, n = cols.shape
-    W = sbits.shape[3]
-    maxlev = level.max()
-    for ii in numba.prange(items.shape[0]):
-        u0 = items[ii, 0]
-        u1 = items[ii, 1]
-        bits = sbits[slot[max(u0, 0)]]
-        tb = tbits[slot[max(u0, 0)]]
-        rb = rbits[slot[max(u0, 0)]]
-        lev_sorted = level[vorder]
-        cnt = np.zeros(tb.shape[1], dtype=np.uint64)
-        acc = np.zeros(p)
-        consts = np.zeros((p, 4))
-        counts = np.zeros(dense, dtype=np.int64)
-        keys = np.zeros((k + 1, n), dtype=np.int64)
-        cb = np.empty((k + 1, cap, W), dtype=np.uint64)
-        meta = np.zeros((k + 1, cap, 4), dtype=np.int64)
-        nzs = np.zeros(k + 1, dtype=np.int64)
-        n1s = np.zeros(k + 1, dtype=np.int64)
-        usebits = np.zeros(k + 1, dtype=np.bool_)
-        elems = np.zeros(k + 1, dtype=np.int64)
-        qs = np.ones(k + 1, dtype=np.int64)
-        mls = np.full(k + 1, -1, dtype=np.int64)
-        nxt = np.zeros(k + 2, dtype=np.int64)
-        _all_rows(n, W, cb[0], meta[0])
-        nzs[0] = 1
-        usebits[0] = True
-        if u0 < 0:
-            _score_set_bits(cb[0], meta[0], 1, 0, 1, -1, 0, elems, tb, rb, rowstart, vorder, lev_sorted,
-                            arities, bdeu, ess, logfact, cand_pos, n_cand, size_off, binom, out_off, cnt,
-                            acc, consts, out)
-            continue
-        last = 2 if u1 >= 0 else 1
-        depth = 0
-        while True:
-            # ---- build the set of size depth + 1 (elems[depth] = u)
-            if depth < last:
-                u = u0 if depth == 0 else u1
-            else:
-                if depth >= k or nxt[depth] >= p:
-                    depth -= 1
-                    if depth < last:
-                        break
-                    continue
-                u = nxt[depth]
-                nxt[depth] += 1
-            ml = max(mls[depth], level[u])
-            if ml >= maxlev:
-                if depth < last:
-                    break
+
+@numba.njit(cache=True, nogil=True)
+def _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc):
+    """Add the score term of one configuration (``tot`` rows, ``cnt`` of them in each
+    child-value row) to ``acc[i]`` of every child ``vorder[i]``, ``i >= i0``.
+    ``cst[i]`` = (a_ijk, a_ij, lgamma(a_ijk), lgamma(a_ij)) under BDeu."""
+    p = vorder.shape[0]
+    for i in range(i0, p):
+        r = arities[vorder[i]]
+        rest = tot
+        cell = 0.0
+        base = rowstart[i]
+        if bdeu:
+            a = cst[i, 0]
+            lga = cst[i, 2]
+            for x in range(r - 1):
+                c = np.int64(cnt[base + x])
+                rest -= c
+                if c > 0:
+                    cell += math.lgamma(a + c) - lga
+            if rest > 0:
+                cell += math.lgamma(a + rest) - lga
+            acc[i] += cst[i, 3] - math.lgamma(cst[i, 1] + tot) + cell
+        else:
+            for x in range(r - 1):
+                c = np.int64(cnt[base + x])
+                rest -= c
+                if c > 0:
+                    cell += logfact[c]
+            if rest > 0:
+                cell += logfact[rest]
+            acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell
+
+
+@numba.njit(cache=True, nogil=True)
+def _subtree_sets(pel, sP, first, maxext, arities, level, lev_sorted, vorder, bdeu, ess,
+                  set_el, set_s, set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing):
+    """Preorder list of the sets P + T of one work item (P = ``pel[:sP]``, T any subset of
+    ``first .. p-1`` with at most ``maxext`` members, in lexicographic depth-first
+    order).  Per set: members, size, q, level, first admissible child (position in
+    ``vorder``), parent in the list and subtree size; also zeroes its accumulators and
+    fills the BDeu constants.  Returns the number of sets."""
+    p = arities.shape[0]
+    q = 1.0
+    ml = -1
+    for e in range(sP):
+        set_el[0, e] = pel[e]
+        q *= arities[pel[e]]
+        ml = max(ml, level[pel[e]])
+    set_s[0] = sP
+    set_q[0] = q
+    set_ml[0] = ml
+    set_par[0] = -1
+    subsz[0] = 1
+    n = 1
+    if maxext > 0 and first < p:
+        st = np.zeros(maxext + 1, dtype=np.int64)
+        nx = np.zeros(maxext + 1, dtype=np.int64)
+        nx[0] = first
+        t = 0
+        while t >= 0:
+            cur = st[t]
+            if t >= maxext or nx[t] >= p:
+                subsz[cur] = n - cur
+                t -= 1
                 continue
-            s1 = depth + 1
-            elems[depth] = u
-            qs[s1] = qs[depth] * arities[u]
-            mls[s1] = ml
-            singles = _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, True)
-            if usebits[s1]:
-                n1s[s1] = n1s[depth] + singles
-                if s1 == 1:
-                    _tighten(cb[1], meta[1], nzs[1])
-            if s1 >= last:
-                if usebits[s1]:
-                    _score_set_bits(cb[s1], meta[s1], nzs[s1], n1s[s1], qs[s1], ml, s1, elems, tb, rb,
-                                    rowstart, vorder, lev_sorted, arities, bdeu, ess, logfact, cand_pos,
-                                    n_cand, size_off, binom, out_off, cnt, acc, consts, out)
-                else:
-                    _score_children(cols, arities, level, elems, s1, keys[s1], qs[s1], ml, bdeu, ess,
-                                    logfact, cand_pos, n_cand, size_off, binom, out_off, counts, out)
-            depth = s1
-            nxt[depth] = u + 1
-            if depth == last and last == 1:
-                break  # single-parent items do not extend
+            x = nx[t]
+            nx[t] += 1
+            j = n
+            n += 1
+            s = set_s[cur]
+            for e in range(s):
+                set_el[j, e] = set_el[cur, e]
+            set_el[j, s] = x
+            set_s[j] = s + 1
+            set_q[j] = set_q[cur] * arities[x]
+            set_ml[j] = max(set_ml[cur], level[x])
+            set_par[j] = cur
+            t += 1
+            st[t] = j
+            nx[t] = x + 1
+    for j in range(n):
+        i0 = np.searchsorted(lev_sorted, set_ml[j], side="right")
+        set_i0[j] = i0
+        nsing[j] = 0
+        for i in range(i0, p):
+            acc[j, i] = 0.0
+            if bdeu:
+                r = arities[vorder[i]]
+                a = ess / (set_q[j] * r)
+                aj = ess / set_q[j]
+                cst[j, i, 0] = a
+                cst[j, i, 1] = aj
+                cst[j, i, 2] = math.lgamma(a)
+                cst[j, i, 3] = math.lgamma(aj)
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
+                logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out):
+    """Final scores of a work item's sets: the accumulated terms plus one constant per
+    single-row configuration (a set has those of its parent in the list, ``psingles``
+    for the first, plus its own new ones)."""
+    p = vorder.shape[0]
+    for j in range(nsets):
+        par = set_par[j]
+        sing[j] = (psingles if par < 0 else sing[par]) + nsing[j]
+        s = set_s[j]
+        for i in range(set_i0[j], p):
+            v = vorder[i]
+            r = arities[v]
+            # one row: lgamma(a_ij) - lgamma(a_ij + 1) + lgamma(a_ijk + 1) - lgamma(a_ijk) = -log r
+            one = -math.log(r) if sing[j] else 0.0
+            m = n_cand[v]
+            rank = binom[m, s] - 1
+            for e in range(s):
+                rank -= binom[m - 1 - cand_pos[v, set_el[j, e]], s - e]
+            out[out_off[v] + size_off[v, s] + rank] = acc[j, i] + sing[j] * one
+
+
+@numba.njit(cache=True, nogil=True)
+def _ones(B, m):
+    """B[:ceil(m/64)] = the bitset of rows 0 .. m-1."""
+    full = m // 64
+    for w in range(full):
+        B[w] = ~np.uint64(0)
+    if m % 64:
+        B[full] = (np.uint64(1) << np.uint64(m % 64)) - np.uint64(1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _transpose_rows(comp, Wc, d0, D, compT):
+    if Wc <= 8:
+        for d in range(d0, D):
+            for w in range(Wc):
+                compT[w, d] = comp[d, w]
+
+
+@numba.njit(cache=True, nogil=True)
+def _mask_words(mask, W, words, pk):
+    """List the non-zero words of ``mask[:W]`` and their popcounts; returns (count, rows)."""
+    nw = 0
+    m = 0
+    for w in range(W):
+        x = mask[w]
+        if x:
+            words[nw] = w
+            c = np.int64(_popcount(x))
+            pk[nw] = c
+            m += c
+            nw += 1
+    return nw, m
+
+
+@numba.njit(cache=True, nogil=True)
+def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, arities, rowstart,
+                    nodepos, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
+    """Inside one configuration of a pair P (its ``m`` rows packed in ``comp``): every
+    configuration of every set P + T (T of members after ``u1``, at most ``maxext``),
+    depth first, one bitset per depth.  Terms go to ``acc`` of the set (its index in
+    the item's preorder list); single-row configurations are only counted (``nsing``)."""
+    p = arities.shape[0]
+    D = rowstart[p]
+    t = 0
+    xs[0] = u1 + 1
+    ds[0] = 0
+    cid[0] = 1
+    bcnt[0] = m
+    while True:
+        x = xs[t]
+        if x >= p:
+            if t == 0:
+                break
+            t -= 1
+            ds[t] += 1
+            continue
+        j = cid[t]
+        ax = arities[x]
+        if ds[t] == 0:
+            if set_i0[j] >= p:  # no node may have this set (nor its supersets) as parents
+                cid[t] += subsz[j]
+                xs[t] += 1
+                continue
+            lft[t] = bcnt[t]
+        d = ds[t]
+        if d >= ax or lft[t] == 0:
+            cid[t] += subsz[j]
+            xs[t] += 1
+            ds[t] = 0
+            continue
+        Bt = bb[t]
+        Bn = bb[t + 1]
+        rs = rowstart[nodepos[x]]
+        if d < ax - 1:
+            row = comp[rs + d]
+            cu = np.uint64(0)
+            for w in range(Wc):
+                y = Bt[w] & row[w]
+                Bn[w] = y
+                cu += _popcount(y)
+            c = np.int64(cu)
+        else:  # the last state takes the rows left
+            c = lft[t]
+            if c >= 2:
+                for w in range(Wc):
+                    y = Bt[w]
+                    for e in range(ax - 1):
+                        y &= ~comp[rs + e, w]
+                    Bn[w] = y
+        lft[t] -= c
+        if c == 0:
+            ds[t] += 1
+            continue
+        if c == 1:
+            nsing[j] += 1
+            ds[t] += 1
+            continue
+        i0 = set_i0[j]
+        _count_rows(Bn, Wc, comp, compT, rowstart[i0], D, cnt)
+        _add_config(c, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[j if bdeu else 0], acc[j])
+        if t + 1 < maxext and x + 1 < p:
+            t += 1
+            xs[t] = x + 1
+            ds[t] = 0
+            cid[t] = j + 1
+            bcnt[t] = c
+            continue
+        ds[t] += 1
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
+                         cand_pos, n_cand, size_off, binom, out_off, items, maxsets, n_rows, n_workers, out):
+    """Every parent set of size <= k of every node under a (partial) order.
+
+    Work item ``u0`` (in ``items``; -1 is the empty set) scores {u0} and every set
+    whose smallest member is u0.  The rows of each configuration of the first one or
+    two members are packed into short bitsets (BMI2 ``pext``), child-value rows
+    included, so the sets below it count only inside that configuration's rows; the
+    score of a set is the sum of its configurations' terms over those blocks.
+    ``rbits[d]`` is the row bitset of child-value row d (the states but the last of
+    each node in ``vorder``, from ``rowstart``); ``bits[u, x]`` of column u's state x.
+    """
+    p = arities.shape[0]
+    D = rowstart[p]
+    W = rbits.shape[1]
+    mr = bits.shape[1]
+    maxlev = level.max()
+    lev_sorted = level[vorder]
+    kx = max(k, 2)
+    n_items = items.shape[0]
+    nxt = np.zeros(1, dtype=np.int64)  # items handed out one at a time: threads stay busy
+    for _worker in numba.prange(min(n_workers, n_items)):
+        blk = np.zeros((D, W + mr), dtype=np.uint64)  # u0's configurations, packed one after another
+        boff = np.zeros(mr + 1, dtype=np.int64)
+        bm = np.zeros(mr, dtype=np.int64)
+        comp = np.zeros((D, W), dtype=np.uint64)
+        compT = np.zeros((8, D), dtype=np.uint64)
+        bb = np.zeros((kx + 1, W), dtype=np.uint64)
+        pm = np.zeros(W, dtype=np.uint64)
+        words = np.zeros(W, dtype=np.int64)
+        pk = np.zeros(W, dtype=np.int64)
+        cnt = np.zeros(max(D, 1), dtype=np.uint64)
+        set_el = np.zeros((maxsets, kx + 1), dtype=np.int64)
+        set_s = np.zeros(maxsets, dtype=np.int64)
+        set_q = np.zeros(maxsets)
+        set_ml = np.zeros(maxsets, dtype=np.int64)
+        set_i0 = np.zeros(maxsets, dtype=np.int64)
+        set_par = np.zeros(maxsets, dtype=np.int64)
+        subsz = np.zeros(maxsets, dtype=np.int64)
+        nsing = np.zeros(maxsets, dtype=np.int64)
+        sing = np.zeros(maxsets, dtype=np.int64)
+        acc = np.zeros((maxsets, p))
+        cst = np.zeros((maxsets if bdeu else 1, p, 4))
+        xs = np.zeros(kx + 1, dtype=np.int64)
+        ds = np.zeros(kx + 1, dtype=np.int64)
+        cid = np.zeros(kx + 1, dtype=np.int64)
+        lft = np.zeros(kx + 1, dtype=np.int64)
+        bcnt = np.zeros(kx + 1, dtype=np.int64)
+        pel = np.zeros(2, dtype=np.int64)
+        while True:
+            ii = _fetch_add(nxt, 0, 1)
+            if ii >= n_items:
+                break
+            u0 = items[ii]
+            if u0 < 0:  # the empty set: one configuration, every row
+                ns = _subtree_sets(pel, 0, 0, 0, arities, level, lev_sorted, vorder, bdeu, ess, set_el, set_s,
+                                   set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
+                psingles = 0
+                if n_rows == 1:
+                    psingles = 1
+                elif n_rows >= 2:
+                    i0 = set_i0[0]
+                    for d in range(D):
+                        for w in range(W):
+                            comp[d, w] = rbits[d, w]
+                    _transpose_rows(comp, W, rowstart[i0], D, compT)
+                    _ones(bb[0], n_rows)
+                    _count_rows(bb[0], W, comp, compT, rowstart[i0], D, cnt)
+                    _add_config(n_rows, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0])
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
+                            logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
+                continue
+            # ---- pack u0's configurations: every child-value row a later set may need
+            lo = rowstart[np.searchsorted(lev_sorted, level[u0], side="right")]
+            for x in range(u0 + 1, p):
+                lo = min(lo, rowstart[nodepos[x]])
+            au0 = arities[u0]
+            for a in range(au0):
+                nw, m = _mask_words(bits[u0, a], W, words, pk)
+                bm[a] = m
+                boff[a + 1] = boff[a] + (m + 63) // 64
+                if m >= 2:
+                    for d in range(lo, D):
+                        _compress(rbits[d], bits[u0, a], words, pk, nw, blk[d, boff[a]:])
+            # ---- the single parent {u0}
+            pel[0] = u0
+            ns = _subtree_sets(pel, 1, 0, 0, arities, level, lev_sorted, vorder, bdeu, ess, set_el, set_s,
+                               set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
+            psingles = 0
+            i0 = set_i0[0]
+            for a in range(au0):
+                m = bm[a]
+                if m == 1:
+                    psingles += 1
+                if m < 2 or i0 >= p:
+                    continue
+                Wa = (m + 63) // 64
+                for d in range(rowstart[i0], D):
+                    for w in range(Wa):
+                        comp[d, w] = blk[d, boff[a] + w]
+                _transpose_rows(comp, Wa, rowstart[i0], D, compT)
+                _ones(bb[0], m)
+                _count_rows(bb[0], Wa, comp, compT, rowstart[i0], D, cnt)
+                _add_config(m, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0])
+            if i0 < p:
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder,
+                            bdeu, logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
+            if k < 2:
+                continue
+            # ---- pairs {u0, u1} and the sets below them
+            for u1 in range(u0 + 1, p):
+                if max(level[u0], level[u1]) >= maxlev:
+                    continue
+                pel[1] = u1
+                ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, level, lev_sorted, vorder, bdeu, ess, set_el,
+                                   set_s, set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
+                i0 = set_i0[0]
+                lo1 = rowstart[i0]
+                for x in range(u1 + 1, p):
+                    lo1 = min(lo1, rowstart[nodepos[x]])
+                rs1 = rowstart[nodepos[u1]]
+                au1 = arities[u1]
+                psingles = 0
+                for a in range(au0):
+                    ma = bm[a]
+                    if ma == 1:
+                        psingles += 1
+                    if ma < 2:
+                        continue
+                    Wa = (ma + 63) // 64
+                    off = boff[a]
+                    left = ma
+                    for b in range(au1):
+                        if left == 0:
+                            break
+                        if b < au1 - 1:
+                            for w in range(Wa):
+                                pm[w] = blk[rs1 + b, off + w]
+                        else:  # u1's last state: the rows of the block left
+                            _ones(pm, ma)
+                            for w in range(Wa):
+                                y = pm[w]
+                                for e in range(au1 - 1):
+                                    y &= ~blk[rs1 + e, off + w]
+                                pm[w] = y
+                        nw, m = _mask_words(pm, Wa, words, pk)
+                        left -= m
+                        if m == 1:
+                            psingles += 1
+                        if m < 2:
+                            continue
+                        Wc = (m + 63) // 64
+                        for d in range(lo1, D):
+                            _compress(blk[d, off:off + Wa], pm, words, pk, nw, comp[d])
+                        _transpose_rows(comp, Wc, lo1, D, compT)
+                        _ones(bb[0], m)
+                        if i0 < p:
+                            _count_rows(bb[0], Wc, comp, compT, rowstart[i0], D,
+                                        cnt)
+                            _add_config(m, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0])
+                        if ns > 1:
+                            _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt,
+                                            arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst,
+                                            bdeu, logfact)
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
+                            logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
     return out
 
 
@@ -916,37 +1062,29 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
             size_off[v, s] = size_off[v, s - 1] + add
         counts_v[v] = size_off[v, min(kk, n_cand[v]) + 1]
     out_off = np.concatenate([[0], np.cumsum(counts_v)]).astype(np.int64)
-    # work items: the empty set, single parents, and the subtrees under each pair
+    # work items: the empty set, then each smallest member (largest subtrees first,
+    # handed out one at a time to the threads)
     maxlev = level.max()
-    blocks = [np.array([[-1, -1]], dtype=np.int64)]
-    if kk >= 1:
-        single = np.nonzero(level < maxlev)[0]
-        blocks.append(np.stack([single, np.full(single.size, -1)], axis=1))
-    if kk >= 2:
-        iu, iw = np.triu_indices(p, 1)
-        keep = np.maximum(level[iu], level[iw]) < maxlev
-        pairs = np.stack([iu[keep], iw[keep]], axis=1)
-        rng = np.random.default_rng(0)  # interleave big and small subtrees across threads
-        blocks.append(pairs[rng.permutation(pairs.shape[0])])
-    items = np.ascontiguousarray(np.concatenate(blocks).astype(np.int64))
-    dense = int(4 * max(2 * n, 64))  # key-mode tables up to 2n cells (4 lanes)
-    cap = bitset_capacity(n)
-    W = max(1, (n + 63) // 64)
-    firsts = np.unique(items[:, 0][items[:, 0] >= 0]).astype(np.int64)
-    slot = np.zeros(p, dtype=np.int64)
-    sorted_bytes = firsts.size * p * int(arities.max()) * W * 8
-    if W >= _SORT_MIN_WORDS and firsts.size and sorted_bytes <= _SORTED_BITS_BYTES:
-        with PARALLEL_LOCK:
-            sbits = _sorted_bitsets(cols, arities, firsts)
-        slot[firsts] = np.arange(firsts.size)
-    else:  # few words per bitset (or too much memory): one unsorted copy
-        sbits = _row_bitsets(cols, arities)[None]
+    firsts = np.nonzero(level < maxlev)[0] if kk >= 1 else np.zeros(0, dtype=np.int64)
+    cost = np.array([sum(math.comb(p - 1 - int(u), j) for j in range(kk)) for u in firsts], dtype=np.float64)
+    items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
+    maxsets = sum(math.comb(p - 2, j) for j in range(kk - 1)) if kk >= 2 else 1
     vorder = np.argsort(level, kind="stable").astype(np.int64)
-    tbits, rbits, rowstart = _child_rows(sbits, arities, vorder)
+    nodepos = np.empty(p, dtype=np.int64)
+    nodepos[vorder] = np.arange(p)
+    rowstart = np.concatenate([[0], np.cumsum(arities[vorder] - 1)]).astype(np.int64)
+    bits = _row_bitsets(cols, arities)
+    row_node = np.repeat(vorder, arities[vorder] - 1)
+    row_state = np.arange(row_node.size) - rowstart[nodepos[row_node]]
+    rbits = np.ascontiguousarray(bits[row_node, row_state])  # child-value rows: states but the last
     logfact = gammaln(np.arange(n + int(arities.max()) + 2) + 1.0)
     out = np.full(int(out_off[-1]), np.nan)
     with PARALLEL_LOCK:
-        _order_family_scores(cols, arities, level, kk, prior == "BDeu", float(ess), logfact, sbits, tbits,
-                             rbits, rowstart, vorder, slot, cap, cand_pos, n_cand, size_off, binom, out_off,
-                             items, dense, out)
+        chunk = numba.set_parallel_chunksize(1)
+        try:
+            _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits,
+                                 rowstart, vorder, nodepos, cand_pos, n_cand, size_off, binom, out_off, items,
+                                 maxsets, n, numba.get_num_threads(), out)
+        finally:
+            numba.set_parallel_chunksize(chunk)
     return [out[out_off[v]:out_off[v + 1]] for v in range(p)]
