@@ -553,7 +553,7 @@ def _keys_of(cols, arities, elems, s, out):
             out[t] = out[t] * a + c[t]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _count_rows(B, Wc, comp, compT, d0, D, cnt):
     """cnt[d] = number of rows of bitset ``B`` (``Wc`` words) in child-value row d of
     the packed rows ``comp`` (``compT`` its word-major copy when ``Wc <= 8``)."""
@@ -597,7 +597,7 @@ def _count_rows(B, Wc, comp, compT, d0, D, cnt):
         d += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc):
     """Add the score term of one configuration (``tot`` rows, ``cnt`` of them in each
     child-value row) to ``acc[i]`` of every child ``vorder[i]``, ``i >= i0``.
@@ -619,15 +619,60 @@ def _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc
             if rest > 0:
                 cell += math.lgamma(a + rest) - lga
             acc[i] += cst[i, 3] - math.lgamma(cst[i, 1] + tot) + cell
-        else:
+        else:  # branch-free: logfact[0] = 0
             for x in range(r - 1):
                 c = np.int64(cnt[base + x])
                 rest -= c
-                if c > 0:
-                    cell += logfact[c]
-            if rest > 0:
-                cell += logfact[rest]
-            acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell
+                cell += logfact[c]
+            acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell + logfact[rest]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_config_k2(tot, B, Wc, compT, i0, rowstart, vorder, arities, logfact, acc):
+    """K2 term of a configuration of a few words (bitset ``B``, ``Wc <= 8`` words;
+    ``compT[w, d]`` = word w of child-value row d), counting inline: every child
+    ``vorder[i]``, ``i >= i0``.  Branch-free (logfact[0] = logfact[1] = 0)."""
+    p = vorder.shape[0]
+    base = rowstart[i0]
+    if Wc == 1:
+        x = B[0]
+        row = compT[0]
+        for i in range(i0, p):
+            r = arities[vorder[i]]
+            rest = tot
+            cell = 0.0
+            for v in range(r - 1):
+                c = np.int64(_popcount(x & row[base + v]))
+                rest -= c
+                cell += logfact[c]
+            base += r - 1
+            acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell + logfact[rest]
+        return
+    for i in range(i0, p):
+        r = arities[vorder[i]]
+        rest = tot
+        cell = 0.0
+        for v in range(r - 1):
+            cu = np.uint64(0)
+            for w in range(Wc):
+                cu += _popcount(B[w] & compT[w, base + v])
+            c = np.int64(cu)
+            rest -= c
+            cell += logfact[c]
+        base += r - 1
+        acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell + logfact[rest]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _score_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt):
+    """Add the term of one configuration (``tot`` rows, bitset ``B`` of ``Wc`` words over
+    the packed rows ``comp`` / ``compT``) to every child ``vorder[i]``, ``i >= i0``."""
+    D = rowstart[vorder.shape[0]]
+    if Wc <= 8 and not bdeu:
+        _add_config_k2(tot, B, Wc, compT, i0, rowstart, vorder, arities, logfact, acc)
+    else:
+        _count_rows(B, Wc, comp, compT, rowstart[i0], D, cnt)
+        _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -815,8 +860,8 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             ds[t] += 1
             continue
         i0 = set_i0[j]
-        _count_rows(Bn, Wc, comp, compT, rowstart[i0], D, cnt)
-        _add_config(c, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[j if bdeu else 0], acc[j])
+        _score_config(c, Bn, Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[j if bdeu else 0],
+                      acc[j], cnt)
         if t + 1 < maxext and x + 1 < p:
             t += 1
             xs[t] = x + 1
@@ -895,8 +940,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                             comp[d, w] = rbits[d, w]
                     _transpose_rows(comp, W, rowstart[i0], D, compT)
                     _ones(bb[0], n_rows)
-                    _count_rows(bb[0], W, comp, compT, rowstart[i0], D, cnt)
-                    _add_config(n_rows, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0])
+                    _score_config(n_rows, bb[0], W, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0],
+                                  acc[0], cnt)
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
                             logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
                 continue
@@ -930,8 +975,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         comp[d, w] = blk[d, boff[a] + w]
                 _transpose_rows(comp, Wa, rowstart[i0], D, compT)
                 _ones(bb[0], m)
-                _count_rows(bb[0], Wa, comp, compT, rowstart[i0], D, cnt)
-                _add_config(m, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0])
+                _score_config(m, bb[0], Wa, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0],
+                              acc[0], cnt)
             if i0 < p:
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder,
                             bdeu, logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
@@ -985,9 +1030,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         _transpose_rows(comp, Wc, lo1, D, compT)
                         _ones(bb[0], m)
                         if i0 < p:
-                            _count_rows(bb[0], Wc, comp, compT, rowstart[i0], D,
-                                        cnt)
-                            _add_config(m, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0])
+                            _score_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0],
+                                          acc[0], cnt)
                         if ns > 1:
                             _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt,
                                             arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst,
