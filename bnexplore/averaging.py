@@ -44,7 +44,7 @@ from scipy.special import logsumexp
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
 from .scores import (_all_rows, _and_popcount, _check_prior, _extend_set, _row_bitsets,
-                     bitset_capacity, score_order_families)
+                     _score_order_flat, bitset_capacity)
 
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
@@ -121,14 +121,14 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
 
 # --------------------------------------------------------------------------- kernels
 @numba.njit(cache=True, nogil=True)
-def _lex_sets(cand, kk, total):
-    """Every subset of ``cand`` of size <= kk: by size, then lexicographic (as
-    ``itertools.combinations``), one per row, padded with -1."""
+def _lex_sets(cand, kk, out, sizes):
+    """Every subset of ``cand`` of size <= kk into the rows of ``out``: by size, then
+    lexicographic (as ``itertools.combinations``), padded with -1; ``sizes`` their sizes."""
     m = cand.shape[0]
-    w = max(kk, 1)
-    out = np.empty((total, w), dtype=np.int64)
+    w = out.shape[1]
     for i in range(w):
         out[0, i] = -1
+    sizes[0] = 0
     row = 1  # row 0 is the empty set
     idx = np.zeros(max(kk, 1), dtype=np.int64)
     for s in range(1, kk + 1):
@@ -139,6 +139,7 @@ def _lex_sets(cand, kk, total):
                 out[row, i] = cand[idx[i]]
             for i in range(s, w):
                 out[row, i] = -1
+            sizes[row] = s
             row += 1
             i = s - 1
             while i >= 0 and idx[i] == m - s + i:
@@ -148,6 +149,27 @@ def _lex_sets(cand, kk, total):
             idx[i] += 1
             for j in range(i + 1, s):
                 idx[j] = idx[j - 1] + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _all_lex_sets(cand_flat, cand_off, k, set_off, w):
+    """The parent sets of every node (:func:`_lex_sets`), one after another."""
+    p = cand_off.shape[0] - 1
+    out = np.empty((set_off[p], w), dtype=np.int64)
+    sizes = np.empty(set_off[p], dtype=np.int64)
+    for v in range(p):
+        cand = cand_flat[cand_off[v]:cand_off[v + 1]]
+        _lex_sets(cand, min(k, cand.shape[0]), out[set_off[v]:set_off[v + 1]], sizes[set_off[v]:set_off[v + 1]])
+    return out, sizes
+
+
+@numba.njit(cache=True, nogil=True)
+def _lse_segments(x, off):
+    """log-sum-exp of every segment x[off[v]:off[v + 1]]."""
+    p = off.shape[0] - 1
+    out = np.empty(p)
+    for v in range(p):
+        out[v] = _lse_kernel(x[off[v]:off[v + 1]])
     return out
 
 
@@ -549,6 +571,23 @@ def _procedure1(sets, sizes, w, n):
     return np.nonzero(inn)[0]
 
 
+@numba.njit(cache=True, nogil=True)
+def _procedure1_all(sets, sizes, w, off, n):
+    """Procedure 1 for every node (segments ``off`` of the flat arrays): the stars one
+    after another and their offsets."""
+    p = off.shape[0] - 1
+    star_off = np.zeros(p + 1, dtype=np.int64)
+    parts = []
+    for v in range(p):
+        st = _procedure1(sets[off[v]:off[v + 1]], sizes[off[v]:off[v + 1]], w[off[v]:off[v + 1]], n)
+        parts.append(st)
+        star_off[v + 1] = star_off[v] + st.shape[0]
+    flat = np.empty(star_off[p], dtype=np.int64)
+    for v in range(p):
+        flat[star_off[v]:star_off[v + 1]] = parts[v]
+    return flat, star_off
+
+
 _POOL: ThreadPoolExecutor | None = None
 _LOCAL = threading.local()
 _SCRATCH_KEEP = 1 << 22  # cells (32 MiB) of scratch a thread may keep between fills
@@ -672,25 +711,27 @@ class OrderedAveraging:
                         f"parent sets of {self.names[v]!r} can have {size:,} cells, too many to "
                         f"index: use a smaller max_parents (k) or merge states")
         # ---- enumerate, score, keep log space
-        self._sets: list[np.ndarray] = []
-        self._sizes: list[np.ndarray] = []
-        self._logw: list[np.ndarray] = []
-        self._lognorm = np.empty(p)
-        all_scores = score_order_families(self.data, self.level, self.k, prior=prior, ess=ess)
-        for v in range(p):
-            sets, sizes = self._enumerate(self.candidates[v])
-            logw = all_scores[v]
-            if structure_prior is not None:
-                logw = logw + self._structure_logprior(v, sets, sizes, structure_prior)
-                if not np.isfinite(logw).any():
+        flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
+        cand_flat = np.concatenate([np.zeros(0, dtype=np.int64)] + self.candidates)
+        cand_off = np.concatenate([[0], np.cumsum([c.size for c in self.candidates])]).astype(np.int64)
+        width = max(1, min(self.k, int(np.diff(cand_off).max(initial=0))))
+        sets, sizes = _all_lex_sets(cand_flat, cand_off, self.k, off, width)
+        if structure_prior is not None:
+            flat = flat.copy()
+            for v in range(p):
+                seg = slice(off[v], off[v + 1])
+                flat[seg] += self._structure_logprior(v, sets[seg], sizes[seg], structure_prior)
+                if not np.isfinite(flat[seg]).any():
                     raise ValueError(f"the structure prior gives every parent set of {self.names[v]!r} "
                                      f"probability zero: allow at least one (e.g. the empty set)")
-                if np.isnan(logw).any() or np.isposinf(logw).any():
+                if np.isnan(flat[seg]).any() or np.isposinf(flat[seg]).any():
                     raise ValueError(f"the structure prior returned NaN or +inf for {self.names[v]!r}")
-            self._sets.append(sets)
-            self._sizes.append(sizes)
-            self._logw.append(logw)
-            self._lognorm[v] = _lse_kernel(logw)
+        self._off = off
+        self._flat_sets, self._flat_sizes, self._flat_logw = sets, sizes, flat
+        self._sets = [sets[off[v]:off[v + 1]] for v in range(p)]
+        self._sizes = [sizes[off[v]:off[v + 1]] for v in range(p)]
+        self._logw = [flat[off[v]:off[v + 1]] for v in range(p)]
+        self._lognorm = _lse_segments(flat, off)
         self.log_evidence = float(self._lognorm.sum())
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
@@ -728,12 +769,6 @@ class OrderedAveraging:
         if missing:
             raise ValueError(f"{what} must place every column; missing {missing}")
         return lev
-
-    def _enumerate(self, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        kk = min(self.k, cand.size)
-        sizes = np.repeat(np.arange(kk + 1, dtype=np.int64),
-                          [math.comb(cand.size, s) for s in range(kk + 1)])
-        return _lex_sets(np.ascontiguousarray(cand, dtype=np.int64), kk, sizes.size), sizes
 
     def _structure_logprior(self, v, sets, sizes, sp) -> np.ndarray | float:
         if sp is None:
@@ -958,7 +993,11 @@ class OrderedAveraging:
 
         n = self._check_n(n)
         p = len(self.names)
-        stars = [self._star(v, n) for v in range(p)]
+        if n is None:
+            stars = [self._star(v, n) for v in range(p)]
+        else:
+            flat, soff = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, n)
+            stars = [flat[soff[v]:soff[v + 1]].tolist() for v in range(p)]
         ar = self.data.arities.tolist()
         total = 0
         for v in range(p):  # guard every table before building any

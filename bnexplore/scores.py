@@ -553,7 +553,7 @@ def _keys_of(cols, arities, elems, s, out):
             out[t] = out[t] * a + c[t]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _count_rows(B, Wc, comp, compT, d0, D, cnt):
     """cnt[d] = number of rows of bitset ``B`` (``Wc`` words) in child-value row d of
     the packed rows ``comp`` (``compT`` its word-major copy when ``Wc <= 8``)."""
@@ -597,7 +597,7 @@ def _count_rows(B, Wc, comp, compT, d0, D, cnt):
         d += 1
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc):
     """Add the score term of one configuration (``tot`` rows, ``cnt`` of them in each
     child-value row) to ``acc[i]`` of every child ``vorder[i]``, ``i >= i0``.
@@ -1080,6 +1080,13 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     >>> bool(np.allclose(scores[last], [ls.score(last, list(c)) for c in sets]))
     True
     """
+    flat, off = _score_order_flat(data, level, k, prior, ess)
+    return [flat[off[v]:off[v + 1]] for v in range(off.size - 1)]
+
+
+def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k: int, prior: str = "K2",
+                      ess: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`score_order_families` as one array and the offsets of each node's scores."""
     _check_prior(prior, ess)
     data = as_discrete(data)
     p, n = data.n_cols, data.n_rows
@@ -1091,28 +1098,25 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
         raise ValueError(f"k must be >= 0, got {k}")
     arities = data.arities.astype(np.int64)
     cols = data.columns
-    cand = [np.nonzero(level < level[v])[0] for v in range(p)]
-    n_cand = np.array([c.size for c in cand], dtype=np.int64)
+    lower = level[None, :] < level[:, None]  # [v, u]: u may be a parent of v
+    n_cand = lower.sum(axis=1).astype(np.int64)
     kk = min(k, int(n_cand.max(initial=0)))
-    cand_pos = np.full((p, p), -1, dtype=np.int64)
-    for v in range(p):
-        cand_pos[v, cand[v]] = np.arange(cand[v].size)
-    binom = np.array([[math.comb(a, b) for b in range(kk + 2)] for a in range(p + 1)], dtype=np.int64)
+    cand_pos = np.where(lower, np.cumsum(lower, axis=1) - 1, -1).astype(np.int64)
+    binom = np.zeros((p + 1, kk + 2), dtype=np.int64)  # Pascal's triangle, 0 above the diagonal
+    binom[:, 0] = 1
+    for b in range(1, kk + 2):
+        binom[1:, b] = np.cumsum(binom[:-1, b - 1])
     size_off = np.zeros((p, kk + 2), dtype=np.int64)
-    counts_v = np.zeros(p, dtype=np.int64)
-    for v in range(p):
-        for s in range(1, kk + 2):
-            add = binom[n_cand[v], s - 1] if s - 1 <= min(kk, n_cand[v]) else 0
-            size_off[v, s] = size_off[v, s - 1] + add
-        counts_v[v] = size_off[v, min(kk, n_cand[v]) + 1]
+    size_off[:, 1:] = np.cumsum(binom[n_cand, :kk + 1], axis=1)
+    counts_v = size_off[:, kk + 1]
     out_off = np.concatenate([[0], np.cumsum(counts_v)]).astype(np.int64)
     # work items: the empty set, then each smallest member (largest subtrees first,
     # handed out one at a time to the threads)
     maxlev = level.max()
     firsts = np.nonzero(level < maxlev)[0] if kk >= 1 else np.zeros(0, dtype=np.int64)
-    cost = np.array([sum(math.comb(p - 1 - int(u), j) for j in range(kk)) for u in firsts], dtype=np.float64)
+    cost = binom[p - 1 - firsts, :kk].sum(axis=1) if kk else np.zeros(firsts.size)
     items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
-    maxsets = sum(math.comb(p - 2, j) for j in range(kk - 1)) if kk >= 2 else 1
+    maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
     vorder = np.argsort(level, kind="stable").astype(np.int64)
     nodepos = np.empty(p, dtype=np.int64)
     nodepos[vorder] = np.arange(p)
@@ -1131,4 +1135,4 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
                                  maxsets, n, numba.get_num_threads(), out)
         finally:
             numba.set_parallel_chunksize(chunk)
-    return [out[out_off[v]:out_off[v + 1]] for v in range(p)]
+    return out, out_off
