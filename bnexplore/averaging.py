@@ -286,9 +286,11 @@ def _colex_rank(mask, s, size_off, binom):
 
 
 @numba.njit(cache=True, nogil=True)
-def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess):
-    """``w`` x standard parameters (Eq. 3) of the child given one subset of the star."""
-    counts = np.zeros(q * r)
+def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess, scratch):
+    """``w`` x standard parameters (Eq. 3) of the child given one subset of the star
+    (``scratch``: at least q r cells for the counts)."""
+    counts = scratch[:q * r]
+    counts[:] = 0.0
     if use_bits:
         for j in range(nz):
             i = meta[j, 1] * r
@@ -334,8 +336,12 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
     _all_rows(n, W, cb[0], meta[0])
     nzs[0] = 1
     usebits[0] = True
+    big = 1
+    for i in range(tab_off.shape[0] - 1):
+        big = max(big, tab_off[i + 1] - tab_off[i])
+    counts = np.empty(big)
     _write_table(tabs, tab_off[0], wr[0], 1, r, True, cb[0], meta[0], 1, keys[0], ccol, vbits,
-                 bdeu, ess)
+                 bdeu, ess, counts)
     depth = 0
     while depth >= 0:
         if depth >= kk or nxt[depth] >= ns:
@@ -351,7 +357,7 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
         _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, False)
         rank = _colex_rank(masks[s1], s1, size_off, binom)
         _write_table(tabs, tab_off[rank], wr[rank], qs[s1], r, usebits[s1], cb[s1], meta[s1],
-                     nzs[s1], keys[s1], ccol, vbits, bdeu, ess)
+                     nzs[s1], keys[s1], ccol, vbits, bdeu, ess, counts)
         depth = s1
         nxt[depth] = pos + 1
 
@@ -688,8 +694,8 @@ class OrderedAveraging:
         self._bitsets = None
         self.level = self._levels(order, levels)
         p = len(self.names)
-        self.candidates = [np.array([u for u in range(p) if self.level[u] < self.level[v]], dtype=np.int64)
-                           for v in range(p)]
+        lower = self.level[None, :] < self.level[:, None]  # [v, u]: u may be a parent of v
+        self.candidates = [np.flatnonzero(row).astype(np.int64) for row in lower]
         # ---- memory guard before enumerating anything
         mu = [count_parent_sets(len(c), self.k) for c in self.candidates]
         kk = max(min(self.k, max((len(c) for c in self.candidates), default=0)), 1)
@@ -701,11 +707,13 @@ class OrderedAveraging:
                 f"{self.names[worst]!r} alone), {total * kk:,} cells, over the budget of "
                 f"{self.budget:,}: use a smaller max_parents (k), a partial order with fewer "
                 f"candidate parents, or raise the budget (budget= or bnexplore.data.set_table_budget)")
-        for v in range(p):
+        ar = self.data.arities.astype(float)
+        top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :self.k]  # largest k candidate arities
+        for v in np.flatnonzero(np.log2(top).sum(axis=1) + np.log2(ar) >= 61.5):
             c = self.candidates[v]
             if c.size and self.k:
-                top = sorted(self.data.arities[c].tolist(), reverse=True)[:self.k]
-                size = int(np.prod(top, dtype=object)) * int(self.data.arities[v])
+                top_v = sorted(self.data.arities[c].tolist(), reverse=True)[:self.k]
+                size = int(np.prod(top_v, dtype=object)) * int(self.data.arities[v])
                 if size >= 2**62:
                     raise MemoryBudgetError(
                         f"parent sets of {self.names[v]!r} can have {size:,} cells, too many to "
