@@ -1048,9 +1048,13 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     Node ``v`` may take parents among the nodes ``u`` with ``level[u] < level[v]``
     (a total order gives every node its own level).  The sets of ``v`` are its
     candidates (sorted by column index) taken by size, then in lexicographic order,
-    as ``itertools.combinations`` lists them.  A parent set's configuration codes
-    are computed once (from the codes of its prefix) and shared by every node it can
-    be a parent set of, and the work runs on all numba threads.
+    as ``itertools.combinations`` lists them.  A parent set is counted once for every
+    node it can be a parent set of: the rows of each configuration of its first one
+    or two members are packed into short bitsets (with the BMI2 ``pext`` instruction
+    where the CPU has it), and the sets that extend it are counted inside those packed
+    rows only, one configuration at a time, with row bitsets throughout (so there is
+    no table of parent configurations, however many states the parents have).  The
+    work is spread over all numba threads.
 
     Parameters
     ----------
