@@ -804,7 +804,6 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
     depth first, one bitset per depth.  Terms go to ``acc`` of the set (its index in
     the item's preorder list); single-row configurations are only counted (``nsing``)."""
     p = arities.shape[0]
-    D = rowstart[p]
     t = 0
     xs[0] = u1 + 1
     ds[0] = 0
