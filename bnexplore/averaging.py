@@ -287,30 +287,37 @@ def _colex_rank(mask, s, size_off, binom):
 
 @numba.njit(cache=True, nogil=True)
 def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess, scratch):
-    """``w`` x standard parameters (Eq. 3) of the child given one subset of the star
-    (``scratch``: at least q r cells for the counts)."""
-    counts = scratch[:q * r]
-    counts[:] = 0.0
+    """``w`` x standard parameters (Eq. 3) of the child given one subset of the star,
+    laid out with x slowest (see :func:`_kadd_fill`).  A configuration that never
+    occurs has the uniform 1/r, so the table is filled with w/r and only the observed
+    configurations are computed (``scratch``: q r cells for the key path's counts)."""
+    a = ess / (q * r) if bdeu else 1.0
+    uniform = w / r
+    for c in range(q * r):
+        tabs[off + c] = uniform
     if use_bits:
         for j in range(nz):
-            i = meta[j, 1] * r
+            cfg = meta[j, 1]
             rest = meta[j, 0]
+            den = rest + a * r
             for x in range(r - 1):
                 c = _and_popcount(cb[j], vbits[x], meta[j, 2], meta[j, 3])
-                counts[i + x] = c
+                tabs[off + x * q + cfg] = w * (c + a) / den
                 rest -= c
-            counts[i + r - 1] = rest
-    else:
-        for t in range(keys.shape[0]):
-            counts[keys[t] * r + ccol[t]] += 1.0
-    a = ess / (q * r) if bdeu else 1.0
-    for j in range(q):  # laid out with x slowest (see _kadd_fill)
+            tabs[off + (r - 1) * q + cfg] = w * (rest + a) / den
+        return
+    counts = scratch[:q * r]
+    counts[:] = 0.0
+    for t in range(keys.shape[0]):
+        counts[keys[t] * r + ccol[t]] += 1.0
+    for j in range(q):
         nj = 0.0
         for x in range(r):
             nj += counts[j * r + x]
-        den = nj + a * r
-        for x in range(r):
-            tabs[off + x * q + j] = w * (counts[j * r + x] + a) / den
+        if nj > 0:
+            den = nj + a * r
+            for x in range(r):
+                tabs[off + x * q + j] = w * (counts[j * r + x] + a) / den
 
 
 @numba.njit(cache=True, nogil=True)
@@ -723,7 +730,13 @@ class OrderedAveraging:
         cand_flat = np.concatenate([np.zeros(0, dtype=np.int64)] + self.candidates)
         cand_off = np.concatenate([[0], np.cumsum([c.size for c in self.candidates])]).astype(np.int64)
         width = max(1, min(self.k, int(np.diff(cand_off).max(initial=0))))
-        sets, sizes = _all_lex_sets(cand_flat, cand_off, self.k, off, width)
+        if off[-1] > 20_000:  # the sets on a second thread while this one takes the log-sum-exps
+            job = _pool().submit(_all_lex_sets, cand_flat, cand_off, self.k, off, width)
+            lognorm = _lse_segments(flat, off)
+            sets, sizes = job.result()
+        else:
+            sets, sizes = _all_lex_sets(cand_flat, cand_off, self.k, off, width)
+            lognorm = _lse_segments(flat, off)
         if structure_prior is not None:
             flat = flat.copy()
             for v in range(p):
@@ -739,7 +752,7 @@ class OrderedAveraging:
         self._sets = [sets[off[v]:off[v + 1]] for v in range(p)]
         self._sizes = [sizes[off[v]:off[v + 1]] for v in range(p)]
         self._logw = [flat[off[v]:off[v + 1]] for v in range(p)]
-        self._lognorm = _lse_segments(flat, off)
+        self._lognorm = lognorm if structure_prior is None else _lse_segments(flat, off)
         self.log_evidence = float(self._lognorm.sum())
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
@@ -1004,8 +1017,7 @@ class OrderedAveraging:
         if n is None:
             stars = [self._star(v, n) for v in range(p)]
         else:
-            flat, soff = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, n)
-            stars = [flat[soff[v]:soff[v + 1]].tolist() for v in range(p)]
+            stars = self._stars(n)
         ar = self.data.arities.tolist()
         total = 0
         for v in range(p):  # guard every table before building any
@@ -1031,6 +1043,22 @@ class OrderedAveraging:
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)
+
+    def _stars(self, n: int) -> list[list[int]]:
+        """Procedure 1 for every node; large classes split over two threads."""
+        p = len(self.names)
+        off = self._off
+        cut = int(np.searchsorted(off, off[-1] / 2))
+        parts = [(0, max(cut, 1)), (max(cut, 1), p)] if off[-1] > 20_000 and 1 < cut < p else [(0, p)]
+
+        def run(part):
+            a, b = part
+            return _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, off[a:b + 1], n)
+        done = list(_pool().map(run, parts)) if len(parts) > 1 else [run(parts[0])]
+        stars = []
+        for flat, soff in done:
+            stars += [flat[soff[i]:soff[i + 1]].tolist() for i in range(soff.size - 1)]
+        return stars
 
     @property
     def _bits(self) -> np.ndarray:
