@@ -24,7 +24,7 @@ from scipy.special import gammaln
 
 from ._bits import _compress, _fetch_add, _popcount
 from ._parallel import PARALLEL_LOCK
-from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
+from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
 
 __all__ = ["LocalScore", "family_counts", "standard_parameters", "score_order_families", "PRIORS"]
 
@@ -1124,6 +1124,15 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     nodepos = np.empty(p, dtype=np.int64)
     nodepos[vorder] = np.arange(p)
     rowstart = np.concatenate([[0], np.cumsum(arities[vorder] - 1)]).astype(np.int64)
+    W = max(1, (n + 63) // 64)
+    D = int(rowstart[-1])
+    mr = int(arities.max(initial=1))
+    words = (p * mr + D) * W + numba.get_num_threads() * (2 * D * (W + mr) + 8 * D)
+    if words > get_table_budget():
+        raise MemoryBudgetError(
+            f"scoring every family keeps row bitsets of {words:,} words ({words * 8 / 2**20:,.0f} MiB: "
+            f"{n:,} rows, {D:,} child states), over the budget of {get_table_budget():,} cells: use fewer "
+            f"rows or variables, merge states, or raise the budget (bnexplore.data.set_table_budget)")
     bits = _row_bitsets(cols, arities)
     row_node = np.repeat(vorder, arities[vorder] - 1)
     row_state = np.arange(row_node.size) - rowstart[nodepos[row_node]]

@@ -91,6 +91,23 @@ def test_score_order_families_edge_cases():
 
 
 
+
+def test_score_order_families_memory_guard():
+    """Row bitsets over the budget are refused with a message before anything is allocated."""
+    from bnexplore.data import get_table_budget, set_table_budget
+
+    df = _frame(5000, (2, 3, 4, 2, 3), seed=9)
+    old = set_table_budget(1000)
+    try:
+        with pytest.raises(MemoryBudgetError, match="row bitsets.*set_table_budget"):
+            score_order_families(df, [0, 1, 2, 3, 4], 2)
+        with pytest.raises(MemoryBudgetError):
+            OrderedAveraging(df, max_parents=2)
+    finally:
+        set_table_budget(old)
+    assert get_table_budget() == old
+    assert len(score_order_families(df, [0, 1, 2, 3, 4], 2)) == 5
+
 def _pack_reference(src, mask):
     """The bits of src at the set bits of mask, packed from bit 0 (numpy, bit by bit)."""
     sb = np.unpackbits(src.view(np.uint8), bitorder="little").astype(bool)
