@@ -32,8 +32,6 @@ UAI 2000.
 from __future__ import annotations
 
 import math
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 import numba
@@ -151,24 +149,24 @@ def _lex_sets(cand, kk, out, sizes):
                 idx[j] = idx[j - 1] + 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, parallel=True)
 def _all_lex_sets(cand_flat, cand_off, k, set_off, w):
     """The parent sets of every node (:func:`_lex_sets`), one after another."""
     p = cand_off.shape[0] - 1
     out = np.empty((set_off[p], w), dtype=np.int64)
     sizes = np.empty(set_off[p], dtype=np.int64)
-    for v in range(p):
+    for v in numba.prange(p):
         cand = cand_flat[cand_off[v]:cand_off[v + 1]]
         _lex_sets(cand, min(k, cand.shape[0]), out[set_off[v]:set_off[v + 1]], sizes[set_off[v]:set_off[v + 1]])
     return out, sizes
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, parallel=True)
 def _lse_segments(x, off):
     """log-sum-exp of every segment x[off[v]:off[v + 1]]."""
     p = off.shape[0] - 1
     out = np.empty(p)
-    for v in range(p):
+    for v in numba.prange(p):
         out[v] = _lse_kernel(x[off[v]:off[v + 1]])
     return out
 
@@ -584,47 +582,44 @@ def _procedure1(sets, sizes, w, n):
     return np.nonzero(inn)[0]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, parallel=True)
 def _procedure1_all(sets, sizes, w, off, n):
-    """Procedure 1 for every node (segments ``off`` of the flat arrays): the stars one
-    after another and their offsets."""
+    """Procedure 1 for every node (segments ``off`` of the flat arrays): row v of the
+    result lists P_v^* (padded with -1)."""
     p = off.shape[0] - 1
-    star_off = np.zeros(p + 1, dtype=np.int64)
-    parts = []
-    for v in range(p):
+    out = np.full((p, max(n, 1)), -1, dtype=np.int64)
+    for v in numba.prange(p):
         st = _procedure1(sets[off[v]:off[v + 1]], sizes[off[v]:off[v + 1]], w[off[v]:off[v + 1]], n)
-        parts.append(st)
-        star_off[v + 1] = star_off[v] + st.shape[0]
-    flat = np.empty(star_off[p], dtype=np.int64)
-    for v in range(p):
-        flat[star_off[v]:star_off[v + 1]] = parts[v]
-    return flat, star_off
+        out[v, :st.shape[0]] = st
+    return out
 
 
-_POOL: ThreadPoolExecutor | None = None
-_LOCAL = threading.local()
-_SCRATCH_KEEP = 1 << 22  # cells (32 MiB) of scratch a thread may keep between fills
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, sets, sizes, logw, off, bdeu, ess, cap, bins,
+                      bin_off, cpt_off, scratch, out):
+    """Every node's M* CPT into ``out[cpt_off[v]:cpt_off[v + 1]]``; node batches ``bins``
+    (one per thread, balanced by cells) each with its row of ``scratch``."""
+    for b in numba.prange(bin_off.shape[0] - 1):
+        for i in range(bin_off[b], bin_off[b + 1]):
+            v = bins[i]
+            cpt = _star_cpt_kernel(cols, bits, arities, v, stars[v, :star_len[v]], k, sets[off[v]:off[v + 1]],
+                                   sizes[off[v]:off[v + 1]], logw[off[v]:off[v + 1]], bdeu, ess, cap, scratch[b])
+            out[cpt_off[v]:cpt_off[v + 1]] = cpt.ravel()
 
 
-def _scratch(cells: int) -> np.ndarray:
-    """A per-thread float buffer of at least ``cells`` cells, kept between calls (its
-    pages are already mapped, which matters for the many small M* fills)."""
-    if cells > _SCRATCH_KEEP:  # large fills: a temporary buffer, not kept
-        return np.empty(cells)
-    buf = getattr(_LOCAL, "buf", None)
-    if buf is None or buf.size < cells:
-        buf = np.empty(max(cells, 1 << 16))
-        _LOCAL.buf = buf
+_SCRATCH = {"buf": np.empty((0, 0))}  # M* fill buffers, kept between calls (pages mapped)
+_SCRATCH_KEEP = 1 << 23  # cells (64 MiB) of scratch kept between calls
+
+
+def _scratch(rows: int, cells: int) -> np.ndarray:
+    """A (rows, cells) float buffer for the M* fills; call with PARALLEL_LOCK held."""
+    buf = _SCRATCH["buf"]
+    if buf.shape[0] >= rows and buf.shape[1] >= cells:
+        return buf
+    buf = np.empty((rows, max(cells, 1 << 16)))
+    if buf.size <= _SCRATCH_KEEP:
+        _SCRATCH["buf"] = buf
     return buf
-
-
-def _pool() -> ThreadPoolExecutor:
-    """Threads for the per-node M* kernels (they release the GIL)."""
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(1, numba.config.NUMBA_NUM_THREADS),
-                                   thread_name_prefix="bnexplore-mstar")
-    return _POOL
 
 
 class OrderedAveraging:
@@ -730,11 +725,7 @@ class OrderedAveraging:
         cand_flat = np.concatenate([np.zeros(0, dtype=np.int64)] + self.candidates)
         cand_off = np.concatenate([[0], np.cumsum([c.size for c in self.candidates])]).astype(np.int64)
         width = max(1, min(self.k, int(np.diff(cand_off).max(initial=0))))
-        if off[-1] > 20_000:  # the sets on a second thread while this one takes the log-sum-exps
-            job = _pool().submit(_all_lex_sets, cand_flat, cand_off, self.k, off, width)
-            lognorm = _lse_segments(flat, off)
-            sets, sizes = job.result()
-        else:
+        with PARALLEL_LOCK:
             sets, sizes = _all_lex_sets(cand_flat, cand_off, self.k, off, width)
             lognorm = _lse_segments(flat, off)
         if structure_prior is not None:
@@ -752,7 +743,10 @@ class OrderedAveraging:
         self._sets = [sets[off[v]:off[v + 1]] for v in range(p)]
         self._sizes = [sizes[off[v]:off[v + 1]] for v in range(p)]
         self._logw = [flat[off[v]:off[v + 1]] for v in range(p)]
-        self._lognorm = lognorm if structure_prior is None else _lse_segments(flat, off)
+        if structure_prior is not None:
+            with PARALLEL_LOCK:
+                lognorm = _lse_segments(flat, off)
+        self._lognorm = lognorm
         self.log_evidence = float(self._lognorm.sum())
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
@@ -1045,20 +1039,10 @@ class OrderedAveraging:
         return BayesNet._from_valid(parents, states, cpts, name=label)
 
     def _stars(self, n: int) -> list[list[int]]:
-        """Procedure 1 for every node; large classes split over two threads."""
-        p = len(self.names)
-        off = self._off
-        cut = int(np.searchsorted(off, off[-1] / 2))
-        parts = [(0, max(cut, 1)), (max(cut, 1), p)] if off[-1] > 20_000 and 1 < cut < p else [(0, p)]
-
-        def run(part):
-            a, b = part
-            return _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, off[a:b + 1], n)
-        done = list(_pool().map(run, parts)) if len(parts) > 1 else [run(parts[0])]
-        stars = []
-        for flat, soff in done:
-            stars += [flat[soff[i]:soff[i + 1]].tolist() for i in range(soff.size - 1)]
-        return stars
+        """Procedure 1 for every node (one parallel kernel)."""
+        with PARALLEL_LOCK:
+            out = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, n)
+        return [[int(u) for u in row if u >= 0] for row in out]
 
     @property
     def _bits(self) -> np.ndarray:
@@ -1068,37 +1052,36 @@ class OrderedAveraging:
         return self._bitsets
 
     def _star_cpts(self, stars: list[list[int]]) -> list[np.ndarray]:
-        """Every node's M* CPT, the nodes split into one balanced batch per thread."""
+        """Every node's M* CPT (Eq. 15), the nodes split into one balanced batch per thread."""
         p = len(stars)
         ar = self.data.arities.tolist()
-        cost = [math.prod(ar[u] for u in stars[v]) * ar[v] + self._sets[v].shape[0] for v in range(p)]
-        n_bins = max(1, min(_pool()._max_workers, p)) if sum(cost) > 50_000 else 1  # small: no threads
+        if any(len(st) > 62 for st in stars):
+            v = next(v for v in range(p) if len(stars[v]) > 62)
+            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
+        cells = [math.prod(ar[u] for u in stars[v]) * ar[v] for v in range(p)]
+        cost = [cells[v] + self._sets[v].shape[0] for v in range(p)]
+        n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
         bins: list[list[int]] = [[] for _ in range(n_bins)]
         load = [0] * n_bins
         for v in sorted(range(p), key=lambda v: -cost[v]):  # largest first, to the lightest bin
             b = load.index(min(load))
             bins[b].append(v)
             load[b] += cost[v]
-        out: list[np.ndarray | None] = [None] * p
-
-        def run(batch):
-            for v in batch:
-                out[v] = self._star_cpt(v, stars[v])
-        if n_bins == 1:
-            run(bins[0])
-        else:
-            list(_pool().map(run, bins))
-        return out
-
-    def _star_cpt(self, v: int, star: list[int]) -> np.ndarray:
-        if len(star) > 62:
-            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(star)} parents in M*: at most 62")
-        ar = self.data.arities
-        cells = math.prod(int(ar[u]) for u in star) * int(ar[v]) * (min(self.k, len(star)) + 1)
-        return _star_cpt_kernel(self.data.columns, self._bits, ar.astype(np.int64), v,
-                                np.array(star, dtype=np.int64), self.k, self._sets[v], self._sizes[v],
-                                self._logw[v], self.prior == "BDeu", self.ess,
-                                bitset_capacity(self.data.n_rows), _scratch(cells))
+        work = max((cells[v] * (min(self.k, len(stars[v])) + 1) for v in range(p)), default=1)
+        cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        star_arr = np.full((p, max(1, max((len(st) for st in stars), default=1))), -1, dtype=np.int64)
+        for v, st in enumerate(stars):
+            star_arr[v, :len(st)] = st
+        star_len = np.array([len(st) for st in stars], dtype=np.int64)
+        out = np.empty(int(cpt_off[-1]))
+        with PARALLEL_LOCK:
+            _star_cpts_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), self.k, star_arr,
+                              star_len, self._flat_sets, self._flat_sizes, self._flat_logw, self._off,
+                              self.prior == "BDeu", self.ess, bitset_capacity(self.data.n_rows),
+                              np.array([v for b in bins for v in b], dtype=np.int64),
+                              np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64),
+                              cpt_off, _scratch(n_bins, work), out)
+        return [out[cpt_off[v]:cpt_off[v + 1]].reshape(cells[v] // ar[v], ar[v]) for v in range(p)]
 
     def __repr__(self) -> str:
         return (f"OrderedAveraging({len(self.names)} nodes, {len(self.order_levels)} levels, "

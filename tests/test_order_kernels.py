@@ -322,12 +322,19 @@ data = [bn.sample_data(300, seed=s) for s in range(4)]
 level = np.arange(data[0].n_cols)
 score_order_families(data[0], level, 2)           # compile / load once
 ref = [score_order_families(d, level, 2) for d in data]
+from bnexplore.averaging import OrderedAveraging
+def mstar(d):
+    net = OrderedAveraging(d, max_parents=2).summary_network(4)
+    return [net.cpts[v] for v in net.nodes]
+ref_m = [mstar(d) for d in data]
 errors = []
 def work(i):
     try:
         for _ in range(15):
             got = score_order_families(data[i], level, 2)
             assert all(np.array_equal(a, b) for a, b in zip(got, ref[i]))
+        for _ in range(3):
+            assert all(np.array_equal(a, b) for a, b in zip(mstar(data[i]), ref_m[i]))
     except BaseException as e:  # noqa: BLE001
         errors.append(repr(e))
 threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
