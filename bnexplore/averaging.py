@@ -359,7 +359,7 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
         elems[depth] = u
         masks[s1] = masks[depth] | (np.int64(1) << pos)
         qs[s1] = qs[depth] * arities[u]
-        _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, False)
+        _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
         rank = _colex_rank(masks[s1], s1, size_off, binom)
         _write_table(tabs, tab_off[rank], wr[rank], qs[s1], r, usebits[s1], cb[s1], meta[s1],
                      nzs[s1], keys[s1], ccol, vbits, bdeu, ess, counts)
@@ -390,7 +390,7 @@ def _grow(buf, A, a, R, src, src_off, mode):
 
 
 @numba.njit(cache=True, nogil=True)
-def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch):
+def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch, out):
     """CPT[J, x] (Q x r) = sum over subsets g of the star with |g| <= kk of
     table(g)[x, J_g]: the CPT of M* (Eq. 15) as a sum of small tables (each laid
     out with the child's value slowest, then the members' digits).
@@ -401,7 +401,8 @@ def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch):
     whose first member is j, itself a sum of the same kind over the positions after
     j with j fixed in the prefix (a frame on an explicit stack); the prefix of the
     top frame is x alone.  About 2^kk x (Q r) additions in long contiguous runs,
-    instead of (number of subsets) x (Q r); one transpose at the end.
+    instead of (number of subsets) x (Q r); one transpose at the end, into ``out``
+    (Q r cells, row-major (Q, r)).
     """
     bufs = scratch[:(kk + 1) * Q * r].reshape((kk + 1, Q * r))  # caller's memory: no fresh pages
     lo = np.zeros(kk + 1, dtype=np.int64)      # first position of the frame's range
@@ -448,12 +449,16 @@ def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch):
             _grow(bufs[d], A[d], a, R[d], tabs, 0, 0)
         R[d] *= a
         nxt[d] -= 1
-    return np.ascontiguousarray(bufs[0].reshape((r, Q)).T)
+    res = bufs[0]
+    for j in range(Q):
+        for x in range(r):
+            out[j * r + x] = res[x * Q + j]
 
 
 @numba.njit(cache=True, nogil=True)
-def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap, scratch):
-    """CPT (Q, r) of ``child`` in M*: Eq. 15 over the parent sets inside ``star``."""
+def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap, scratch, out):
+    """CPT (Q, r) of ``child`` in M*, row-major into ``out``: Eq. 15 over the parent
+    sets inside ``star``."""
     p = arities.shape[0]
     ns = star.shape[0]
     r = arities[child]
@@ -513,7 +518,7 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
     for i in range(ns):
         ar[i] = arities[star[i]]
     # every row is a convex combination (weights summing to 1) of distributions
-    return _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch)
+    _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -602,9 +607,9 @@ def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, sets, sizes, logw
     for b in numba.prange(bin_off.shape[0] - 1):
         for i in range(bin_off[b], bin_off[b + 1]):
             v = bins[i]
-            cpt = _star_cpt_kernel(cols, bits, arities, v, stars[v, :star_len[v]], k, sets[off[v]:off[v + 1]],
-                                   sizes[off[v]:off[v + 1]], logw[off[v]:off[v + 1]], bdeu, ess, cap, scratch[b])
-            out[cpt_off[v]:cpt_off[v + 1]] = cpt.ravel()
+            _star_cpt_kernel(cols, bits, arities, v, stars[v, :star_len[v]], k, sets[off[v]:off[v + 1]],
+                             sizes[off[v]:off[v + 1]], logw[off[v]:off[v + 1]], bdeu, ess, cap, scratch[b],
+                             out[cpt_off[v]:cpt_off[v + 1]])
 
 
 _SCRATCH = {"buf": np.empty((0, 0))}  # M* fill buffers, kept between calls (pages mapped)
@@ -727,7 +732,6 @@ class OrderedAveraging:
         width = max(1, min(self.k, int(np.diff(cand_off).max(initial=0))))
         with PARALLEL_LOCK:
             sets, sizes = _all_lex_sets(cand_flat, cand_off, self.k, off, width)
-            lognorm = _lse_segments(flat, off)
         if structure_prior is not None:
             flat = flat.copy()
             for v in range(p):
@@ -743,10 +747,8 @@ class OrderedAveraging:
         self._sets = [sets[off[v]:off[v + 1]] for v in range(p)]
         self._sizes = [sizes[off[v]:off[v + 1]] for v in range(p)]
         self._logw = [flat[off[v]:off[v + 1]] for v in range(p)]
-        if structure_prior is not None:
-            with PARALLEL_LOCK:
-                lognorm = _lse_segments(flat, off)
-        self._lognorm = lognorm
+        with PARALLEL_LOCK:
+            self._lognorm = _lse_segments(flat, off)
         self.log_evidence = float(self._lognorm.sum())
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
@@ -941,13 +943,7 @@ class OrderedAveraging:
     # ----------------------------------------------------------------- summary network
     def summary_parents(self, n: int | None = None) -> dict[str, list[str]]:
         """``P_i^*`` of every node: all candidates (``n=None``) or Procedure 1 with ``n``."""
-        return {self.names[v]: [self.names[u] for u in self._star(v, n)] for v in range(len(self.names))}
-
-    def _star(self, v: int, n: int | None) -> list[int]:
-        sets, sizes = self._sets[v], self._sizes[v]
-        if n is None:
-            return sorted(set(sets[sets >= 0].tolist()))
-        return _procedure1(sets, sizes, self._logw[v], int(n)).tolist()
+        return {self.names[v]: [self.names[u] for u in star] for v, star in enumerate(self._stars(n))}
 
     def _check_n(self, n) -> int | None:
         if n is None:
@@ -963,8 +959,7 @@ class OrderedAveraging:
         the posterior mass they hold in the full class ``L_k(pi)``."""
         n = self._check_n(n)
         rows = []
-        for v in range(len(self.names)):
-            star = self._star(v, n)
+        for v, star in enumerate(self._stars(n)):
             inside = self._inside(v, star)
             rows.append({"node": self.names[v], "parents": [self.names[u] for u in star],
                          "n_parents": len(star), "n_candidates": int(self.candidates[v].size),
@@ -1008,10 +1003,7 @@ class OrderedAveraging:
 
         n = self._check_n(n)
         p = len(self.names)
-        if n is None:
-            stars = [self._star(v, n) for v in range(p)]
-        else:
-            stars = self._stars(n)
+        stars = self._stars(n)
         ar = self.data.arities.tolist()
         total = 0
         for v in range(p):  # guard every table before building any
@@ -1038,10 +1030,13 @@ class OrderedAveraging:
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)
 
-    def _stars(self, n: int) -> list[list[int]]:
-        """Procedure 1 for every node (one parallel kernel)."""
+    def _stars(self, n: int | None) -> list[list[int]]:
+        """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1
+        with at most ``n`` parents (one parallel kernel)."""
+        if n is None:
+            return [sorted(set(sets[sets >= 0].tolist())) for sets in self._sets]
         with PARALLEL_LOCK:
-            out = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, n)
+            out = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, int(n))
         return [[int(u) for u in row if u >= 0] for row in out]
 
     @property

@@ -408,19 +408,15 @@ def _and_popcount(x, y, lo, hi):
 
 
 @numba.njit(cache=True, nogil=True)
-def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out, drop_single):
-    """Configurations of S + {u} that occur, from those of S (row bitsets and
-    ``meta`` as in :func:`_score_from_bits`; u varies fastest in the index; a
-    configuration's words stay within its parent's range).
+def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
+    """Configurations of S + {u} that occur, from those of S: row bitsets ``cb`` and
+    ``meta[j]`` = (rows, index, first word, end word) of configuration j; u varies
+    fastest in the index; a configuration's words stay within its parent's range.
 
-    Returns (number kept, number of single-row configurations dropped); the first
-    is -1 if more than ``cb_out`` holds.  With ``drop_single`` a configuration met
-    by one row is only counted: it stays a single-row configuration in every
-    superset, and its score term does not depend on the row.
+    Returns the number kept, or -1 if more than ``cb_out`` holds.
     """
     cap = cb_out.shape[0]
     nz = 0
-    singles = 0
     for j in range(nz_in):
         left = meta_in[j, 0]
         lo = meta_in[j, 2]
@@ -453,10 +449,7 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out, drop_single
                     dst[w] = x
                     cu += _popcount(x)
                 c = np.int64(cu)
-            if c == 1 and drop_single:
-                singles += 1
-                left -= 1
-            elif c > 0:
+            if c > 0:
                 meta_out[nz, 0] = c
                 meta_out[nz, 1] = meta_in[j, 1] * au + d
                 meta_out[nz, 2] = lo
@@ -464,17 +457,24 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out, drop_single
                 left -= c
                 nz += 1
                 if nz >= cap and (left > 0 or j < nz_in - 1):
-                    return -1, singles
-    return nz, singles
+                    return -1
+    return nz
+
+
+@numba.njit(cache=True, nogil=True)
+def _ones(B, m):
+    """B[:ceil(m/64)] = the bitset of rows 0 .. m-1."""
+    full = m // 64
+    for w in range(full):
+        B[w] = ~np.uint64(0)
+    if m % 64:
+        B[full] = (np.uint64(1) << np.uint64(m % 64)) - np.uint64(1)
 
 
 @numba.njit(cache=True, nogil=True)
 def _all_rows(n, W, cb, meta):
     """The empty parent set: one configuration (index 0) holding every row."""
-    for w in range(W):
-        cb[0, w] = ~np.uint64(0)
-    if n % 64:
-        cb[0, W - 1] = (np.uint64(1) << np.uint64(n % 64)) - np.uint64(1)
+    _ones(cb[0], n)
     meta[0, 0] = n
     meta[0, 1] = 0
     meta[0, 2] = 0
@@ -515,29 +515,26 @@ def bitset_capacity(n_rows: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys, drop_single):
+def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys):
     """Configurations of the set ``elems[:depth + 1]`` from those of ``elems[:depth]``
     (depth-first search over parent sets): row bitsets while they fit
     (:func:`_extend_bits`), mixed-radix row keys otherwise.  Sets ``usebits``,
-    ``nzs``, ``cb``, ``meta`` or ``keys`` at ``depth + 1``; returns the number of
-    single-row configurations dropped (``drop_single``)."""
+    ``nzs``, ``cb``, ``meta`` or ``keys`` at ``depth + 1``."""
     s1 = depth + 1
     u = elems[depth]
     usebits[s1] = False
     if usebits[depth]:
-        nz, singles = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1],
-                                   meta[s1], drop_single)
+        nz = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1], meta[s1])
         if nz >= 0:
             usebits[s1] = True
             nzs[s1] = nz
-            return singles
+            return
         _keys_of(cols, arities, elems, s1, keys[s1])
-        return 0
+        return
     au = arities[u]
     cu = cols[u]
     for t in range(keys.shape[1]):
         keys[s1, t] = keys[depth, t] * au + cu[t]
-    return 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -763,16 +760,6 @@ def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst
 
 
 @numba.njit(cache=True, nogil=True)
-def _ones(B, m):
-    """B[:ceil(m/64)] = the bitset of rows 0 .. m-1."""
-    full = m // 64
-    for w in range(full):
-        B[w] = ~np.uint64(0)
-    if m % 64:
-        B[full] = (np.uint64(1) << np.uint64(m % 64)) - np.uint64(1)
-
-
-@numba.njit(cache=True, nogil=True)
 def _transpose_rows(comp, Wc, d0, D, compT):
     if Wc <= 8:
         for d in range(d0, D):
@@ -794,6 +781,29 @@ def _mask_words(mask, W, words, pk):
             m += c
             nw += 1
     return nw, m
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_row(u, i0, rowstart, nodepos):
+    """First child-value row a work item below ``u`` reads: its admissible children's
+    (from position ``i0``) and those of every later node it may extend by."""
+    p = nodepos.shape[0]
+    lo = rowstart[i0]
+    for x in range(u + 1, p):
+        lo = min(lo, rowstart[nodepos[x]])
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt):
+    """Score one configuration whose ``m`` rows are all of the packed rows ``comp``
+    (``Wc`` words, rows from ``d_from`` filled): the word-major copy, the all-rows
+    bitset in ``bb[0]``, and its term for every child from position ``i0``."""
+    p = vorder.shape[0]
+    _transpose_rows(comp, Wc, d_from, rowstart[p], compT)
+    _ones(bb[0], m)
+    if i0 < p:
+        _score_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -934,20 +944,13 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     psingles = 1
                 elif n_rows >= 2:
                     i0 = set_i0[0]
-                    for d in range(D):
-                        for w in range(W):
-                            comp[d, w] = rbits[d, w]
-                    _transpose_rows(comp, W, rowstart[i0], D, compT)
-                    _ones(bb[0], n_rows)
-                    _score_config(n_rows, bb[0], W, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0],
-                                  acc[0], cnt)
+                    _score_block(n_rows, W, rbits, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu,
+                                 logfact, cst[0], acc[0], cnt)
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
                             logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
-            lo = rowstart[np.searchsorted(lev_sorted, level[u0], side="right")]
-            for x in range(u0 + 1, p):
-                lo = min(lo, rowstart[nodepos[x]])
+            lo = _first_row(u0, np.searchsorted(lev_sorted, level[u0], side="right"), rowstart, nodepos)
             au0 = arities[u0]
             for a in range(au0):
                 nw, m = _mask_words(bits[u0, a], W, words, pk)
@@ -972,10 +975,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 for d in range(rowstart[i0], D):
                     for w in range(Wa):
                         comp[d, w] = blk[d, boff[a] + w]
-                _transpose_rows(comp, Wa, rowstart[i0], D, compT)
-                _ones(bb[0], m)
-                _score_config(m, bb[0], Wa, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0],
-                              acc[0], cnt)
+                _score_block(m, Wa, comp, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu, logfact,
+                             cst[0], acc[0], cnt)
             if i0 < p:
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder,
                             bdeu, logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
@@ -989,9 +990,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, level, lev_sorted, vorder, bdeu, ess, set_el,
                                    set_s, set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
                 i0 = set_i0[0]
-                lo1 = rowstart[i0]
-                for x in range(u1 + 1, p):
-                    lo1 = min(lo1, rowstart[nodepos[x]])
+                lo1 = _first_row(u1, i0, rowstart, nodepos)
                 rs1 = rowstart[nodepos[u1]]
                 au1 = arities[u1]
                 psingles = 0
@@ -1026,11 +1025,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         Wc = (m + 63) // 64
                         for d in range(lo1, D):
                             _compress(blk[d, off:off + Wa], pm, words, pk, nw, comp[d])
-                        _transpose_rows(comp, Wc, lo1, D, compT)
-                        _ones(bb[0], m)
-                        if i0 < p:
-                            _score_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0],
-                                          acc[0], cnt)
+                        _score_block(m, Wc, comp, compT, lo1, i0, bb, rowstart, vorder, arities, bdeu, logfact,
+                                     cst[0], acc[0], cnt)
                         if ns > 1:
                             _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt,
                                             arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst,
@@ -1139,12 +1135,8 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     rbits = np.ascontiguousarray(bits[row_node, row_state])  # child-value rows: states but the last
     logfact = gammaln(np.arange(n + int(arities.max()) + 2) + 1.0)
     out = np.full(int(out_off[-1]), np.nan)
-    with PARALLEL_LOCK:
-        chunk = numba.set_parallel_chunksize(1)
-        try:
-            _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits,
-                                 rowstart, vorder, nodepos, cand_pos, n_cand, size_off, binom, out_off, items,
-                                 maxsets, n, numba.get_num_threads(), out)
-        finally:
-            numba.set_parallel_chunksize(chunk)
+    with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
+        _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits, rowstart,
+                             vorder, nodepos, cand_pos, n_cand, size_off, binom, out_off, items, maxsets, n,
+                             numba.get_num_threads(), out)
     return out, out_off
