@@ -737,26 +737,34 @@ def _subtree_sets(pel, sP, first, maxext, arities, level, lev_sorted, vorder, bd
 
 
 @numba.njit(cache=True, nogil=True)
-def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
-                logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out):
-    """Final scores of a work item's sets: the accumulated terms plus one constant per
-    single-row configuration (a set has those of its parent in the list, ``psingles``
-    for the first, plus its own new ones)."""
-    p = vorder.shape[0]
+def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
+                n_cand, size_off, binom, out_off, sing, out):
+    """Final scores of a work item's sets: the accumulated terms plus -log r per
+    single-row configuration (``mlogr[i]`` = -log r of child ``vorder[i]``).  Under
+    BDeu a set has the single-row configurations of its parent in the list
+    (``psingles`` for the first) plus its own new ones; under K2 it has its parent's
+    whole score plus its own differences (see :func:`_config_subtree`)."""
+    p = mlogr.shape[0]
     for j in range(nsets):
         par = set_par[j]
-        sing[j] = (psingles if par < 0 else sing[par]) + nsing[j]
         s = set_s[j]
+        if bdeu:
+            sing[j] = (psingles if par < 0 else sing[par]) + nsing[j]
+            ns = sing[j]
+        else:
+            ns = psingles if par < 0 else nsing[j]
         for i in range(set_i0[j], p):
+            val = acc[j, i] + ns * mlogr[i]
+            if not bdeu:
+                if par >= 0:
+                    val += acc[par, i]
+                acc[j, i] = val
             v = vorder[i]
-            r = arities[v]
-            # one row: lgamma(a_ij) - lgamma(a_ij + 1) + lgamma(a_ijk + 1) - lgamma(a_ijk) = -log r
-            one = -math.log(r) if sing[j] else 0.0
             m = n_cand[v]
             rank = binom[m, s] - 1
             for e in range(s):
                 rank -= binom[m - 1 - cand_pos[v, set_el[j, e]], s - e]
-            out[out_off[v] + size_off[v, s] + rank] = acc[j, i] + sing[j] * one
+            out[out_off[v] + size_off[v, s] + rank] = val
 
 
 @numba.njit(cache=True, nogil=True)
@@ -794,31 +802,128 @@ def _first_row(u, i0, rowstart, nodepos):
     return lo
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _rows_in(bb, b, Wc, comp, compT, d):
+    """Number of rows of bitset ``bb[b]`` (``Wc`` words) in packed row ``d`` (2-D arrays
+    indexed in place: a row view would cost two atomic reference counts)."""
+    c = np.uint64(0)
+    if Wc <= 8:
+        for w in range(Wc):
+            c += _popcount(bb[b, w] & compT[w, d])
+    else:
+        for w in range(Wc):
+            c += _popcount(bb[b, w] & comp[d, w])
+    return np.int64(c)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _k2_part(m, bb, b, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j):
+    """Add the K2 term of one configuration (``m`` rows, bitset ``bb[b]``) to ``acc[j, i]``
+    of every child ``vorder[i]``, ``i >= i0``; keep its counts in ``cntd[b]`` (per
+    child-value row) and the sum of log n_ijk! per child in ``celld[b]``, for the
+    splits below it."""
+    p = vorder.shape[0]
+    for i in range(i0, p):
+        r = arities[vorder[i]]
+        base = rowstart[i]
+        rest = m
+        s = 0.0
+        for v in range(r - 1):
+            c = _rows_in(bb, b, Wc, comp, compT, base + v)
+            cntd[b, base + v] = c
+            rest -= c
+            s += logfact[c]
+        s += logfact[rest]
+        celld[b, i] = s
+        acc[j, i] += logfact[r - 1] - logfact[r - 1 + m] + s
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _k2_unterm(m, i0, vorder, arities, logfact, celld, st, acc, j):
+    """Take the K2 term of a configuration (``m`` rows, ``celld[st]`` from
+    :func:`_k2_part`) out of ``acc[j, i]``, ``i >= i0``: the configuration is split."""
+    for i in range(i0, vorder.shape[0]):
+        r = arities[vorder[i]]
+        acc[j, i] -= logfact[r - 1] - logfact[r - 1 + m] + celld[st, i]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _k2_binary_split(bb, t, Wc, m, c0, rs, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, st,
+                     acc, j):
+    """K2 change of ``acc[j, i]`` for every child ``vorder[i]``, ``i >= i0``, when a
+    binary parent (packed row ``rs`` = its first state) splits the configuration
+    ``bb[t]`` (``m`` rows; counts and cell sums at ``st``) into ``c0`` and ``m - c0``
+    rows: the first part (into ``bb[t + 1]``) is counted, the second is the rest."""
+    m1 = m - c0
+    p = vorder.shape[0]
+    if Wc == 1 and rowstart[p] == p:  # one word, every child binary (child-value row i is child i's)
+        a = bb[t, 0] & comp[rs, 0]
+        K = logfact[1 + m] - logfact[1 + c0] - logfact[1 + m1]
+        for i in range(i0, p):
+            n0 = np.int64(_popcount(a & compT[0, i]))
+            n1 = cntd[st, i] - n0
+            acc[j, i] += K + logfact[n0] + logfact[n1] + logfact[c0 - n0] + logfact[m1 - n1] - celld[st, i]
+        return
+    for w in range(Wc):
+        bb[t + 1, w] = bb[t, w] & comp[rs, w]
+    for i in range(i0, p):
+        r = arities[vorder[i]]
+        base = rowstart[i]
+        rest0 = c0
+        rest1 = m1
+        s = 0.0
+        for v in range(r - 1):
+            n0 = _rows_in(bb, t + 1, Wc, comp, compT, base + v)
+            n1 = cntd[st, base + v] - n0
+            rest0 -= n0
+            rest1 -= n1
+            s += logfact[n0] + logfact[n1]
+        s += logfact[rest0] + logfact[rest1]
+        acc[j, i] += (logfact[r - 1] - logfact[r - 1 + c0] - logfact[r - 1 + m1] + logfact[r - 1 + m] + s
+                      - celld[st, i])
+
+
 @numba.njit(cache=True, nogil=True)
-def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt):
+def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt,
+                 cntd, celld):
     """Score one configuration whose ``m`` rows are all of the packed rows ``comp``
     (``Wc`` words, rows from ``d_from`` filled): the word-major copy, the all-rows
-    bitset in ``bb[0]``, and its term for every child from position ``i0``."""
+    bitset in ``bb[0]``, and its term in ``acc[0]`` for every child from position
+    ``i0`` (under K2 its counts and cell sums go to ``cntd[0]`` and ``celld[0]``)."""
     p = vorder.shape[0]
     _transpose_rows(comp, Wc, d_from, rowstart[p], compT)
     _ones(bb[0], m)
-    if i0 < p:
-        _score_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt)
+    if i0 >= p:
+        return
+    if bdeu:
+        _score_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0], cnt)
+    else:
+        _k2_part(m, bb, 0, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, 0)
 
 
-@numba.njit(cache=True, nogil=True)
-def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, arities, rowstart,
-                    nodepos, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
-    """Inside one configuration of a pair P (its ``m`` rows packed in ``comp``): every
-    configuration of every set P + T (T of members after ``u1``, at most ``maxext``),
-    depth first, one bitset per depth.  Terms go to ``acc`` of the set (its index in
-    the item's preorder list); single-row configurations are only counted (``nsing``)."""
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src, cntd, celld,
+                    arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
+    """Inside one configuration of a pair P (its ``m`` rows packed in ``comp``; under K2
+    its counts and cell sums in ``cntd[0]``, ``celld[0]``): every configuration of every
+    set P + T (T of members after ``u1``, at most ``maxext``), depth first, one bitset
+    per depth.  Single-row configurations are only counted (``nsing``).
+
+    K2 (``bdeu`` false) works by differences: ``acc`` of a set gets the terms of the
+    configurations its last member splits, minus those of the configurations split
+    (the rest it shares with its parent in the list, added at the end); a
+    configuration the last member does not split costs nothing, and a binary last
+    member with nothing below is counted on one side only.  BDeu terms depend on the
+    number of parent configurations, so there every configuration of every set is
+    scored in full.  All arrays are indexed in place (no row views in the loop)."""
     p = arities.shape[0]
+    delta = not bdeu
     t = 0
     xs[0] = u1 + 1
     ds[0] = 0
     cid[0] = 1
     bcnt[0] = m
+    src[0] = 0
     while True:
         x = xs[t]
         if x >= p:
@@ -829,54 +934,89 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             continue
         j = cid[t]
         ax = arities[x]
+        mt = bcnt[t]
         if ds[t] == 0:
-            if set_i0[j] >= p:  # no node may have this set (nor its supersets) as parents
+            i0 = set_i0[j]
+            if i0 >= p:  # no node may have this set (nor its supersets) as parents
                 cid[t] += subsz[j]
                 xs[t] += 1
                 continue
-            lft[t] = bcnt[t]
+            if delta and ax == 2 and subsz[j] == 1:  # binary leaves: a tight run, one side counted
+                st = src[t]
+                while True:
+                    if i0 < p:
+                        rs = rowstart[nodepos[x]]
+                        c0 = _rows_in(bb, t, Wc, comp, compT, rs)
+                        if c0 > 0 and c0 < mt:
+                            _k2_binary_split(bb, t, Wc, mt, c0, rs, comp, compT, i0, rowstart, vorder, arities,
+                                             logfact, cntd, celld, st, acc, j)
+                    x += 1
+                    j += 1
+                    if x >= p or arities[x] != 2 or subsz[j] != 1:
+                        break
+                    i0 = set_i0[j]
+                cid[t] = j
+                xs[t] = x
+                continue
+            lft[t] = mt
         d = ds[t]
         if d >= ax or lft[t] == 0:
             cid[t] += subsz[j]
             xs[t] += 1
             ds[t] = 0
             continue
-        Bt = bb[t]
-        Bn = bb[t + 1]
         rs = rowstart[nodepos[x]]
+        t1 = t + 1
         if d < ax - 1:
-            row = comp[rs + d]
             cu = np.uint64(0)
             for w in range(Wc):
-                y = Bt[w] & row[w]
-                Bn[w] = y
+                y = bb[t, w] & comp[rs + d, w]
+                bb[t1, w] = y
                 cu += _popcount(y)
             c = np.int64(cu)
         else:  # the last state takes the rows left
             c = lft[t]
             if c >= 2:
                 for w in range(Wc):
-                    y = Bt[w]
+                    y = bb[t, w]
                     for e in range(ax - 1):
                         y &= ~comp[rs + e, w]
-                    Bn[w] = y
+                    bb[t1, w] = y
+        first = lft[t] == mt
         lft[t] -= c
         if c == 0:
             ds[t] += 1
             continue
+        i0 = set_i0[j]
+        if delta:
+            if c == mt:  # not split: the same configuration, same term, one level down
+                ds[t] = ax
+                if subsz[j] > 1:
+                    t = t1
+                    xs[t] = x + 1
+                    ds[t] = 0
+                    cid[t] = j + 1
+                    bcnt[t] = c
+                    src[t] = src[t - 1]
+                continue
+            if first:
+                _k2_unterm(mt, i0, vorder, arities, logfact, celld, src[t], acc, j)
         if c == 1:
             nsing[j] += 1
             ds[t] += 1
             continue
-        i0 = set_i0[j]
-        _score_config(c, Bn, Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[j if bdeu else 0],
-                      acc[j], cnt)
-        if t + 1 < maxext and x + 1 < p:
-            t += 1
+        if delta:
+            _k2_part(c, bb, t1, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j)
+        else:
+            _score_config(c, bb[t1], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[j], acc[j],
+                          cnt)
+        if subsz[j] > 1:
+            t = t1
             xs[t] = x + 1
             ds[t] = 0
             cid[t] = j + 1
             bcnt[t] = c
+            src[t] = t
             continue
         ds[t] += 1
 
@@ -914,6 +1054,12 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         words = np.zeros(W, dtype=np.int64)
         pk = np.zeros(W, dtype=np.int64)
         cnt = np.zeros(max(D, 1), dtype=np.uint64)
+        cntd = np.zeros((kx + 1, max(D, 1)), dtype=np.int64)  # K2: counts and cell sums per depth
+        celld = np.zeros((kx + 1, p))
+        src = np.zeros(kx + 1, dtype=np.int64)
+        mlogr = np.empty(p)
+        for i in range(p):
+            mlogr[i] = -math.log(arities[vorder[i]])
         set_el = np.zeros((maxsets, kx + 1), dtype=np.int64)
         set_s = np.zeros(maxsets, dtype=np.int64)
         set_q = np.zeros(maxsets)
@@ -945,9 +1091,9 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 elif n_rows >= 2:
                     i0 = set_i0[0]
                     _score_block(n_rows, W, rbits, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu,
-                                 logfact, cst[0], acc[0], cnt)
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
-                            logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
+                                 logfact, cst, acc, cnt, cntd, celld)
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
+                            n_cand, size_off, binom, out_off, sing, out)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
             lo = _first_row(u0, np.searchsorted(lev_sorted, level[u0], side="right"), rowstart, nodepos)
@@ -976,10 +1122,10 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     for w in range(Wa):
                         comp[d, w] = blk[d, boff[a] + w]
                 _score_block(m, Wa, comp, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu, logfact,
-                             cst[0], acc[0], cnt)
+                             cst, acc, cnt, cntd, celld)
             if i0 < p:
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder,
-                            bdeu, logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
+                            cand_pos, n_cand, size_off, binom, out_off, sing, out)
             if k < 2:
                 continue
             # ---- pairs {u0, u1} and the sets below them
@@ -1026,13 +1172,13 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         for d in range(lo1, D):
                             _compress(blk[d, off:off + Wa], pm, words, pk, nw, comp[d])
                         _score_block(m, Wc, comp, compT, lo1, i0, bb, rowstart, vorder, arities, bdeu, logfact,
-                                     cst[0], acc[0], cnt)
-                        if ns > 1:
-                            _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt,
-                                            arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst,
-                                            bdeu, logfact)
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, cst, arities, vorder, bdeu,
-                            logfact, cand_pos, n_cand, size_off, binom, out_off, sing, out)
+                                     cst, acc, cnt, cntd, celld)
+                        if ns > 1 and i0 < p:
+                            _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
+                                            cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
+                                            nsing, acc, cst, bdeu, logfact)
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
+                            n_cand, size_off, binom, out_off, sing, out)
     return out
 
 

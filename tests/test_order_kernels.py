@@ -57,6 +57,9 @@ def _check_all(df, level, k, prior, ess=1.0, sample=None, seed=0):
     (200, (2, 3, 4, 2, 3, 2, 2), 3),      # a few words; triples of 4 x 3 x 4 overflow the bitset capacity
     (333, (7, 2, 3, 6, 2, 9), 2),         # children with > 5 states walk the bits
     (150, (6, 6, 6, 6, 5), 4),            # 6^4 x 5 cells > 2n: the sort-based fallback
+    (60, (2,) * 9, 5),                    # all binary, one word: K2's one-word binary split
+    (100, (2,) * 10, 6),                  # all binary, two words, deep sets (Table 3's k = 6)
+    (90, (2, 2, 3, 2, 2, 2, 2, 2), 5),    # binary parents, one three-state child
 ])
 def test_score_order_families_total_order(prior, n, arities, k):
     df = _frame(n, arities, seed=n, skew=0.6)
