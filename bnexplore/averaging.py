@@ -268,7 +268,7 @@ def _mixture_kernel(train, test, child, sets, sizes, probs, arities, bdeu, ess, 
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _colex_rank(mask, s, size_off, binom):
     """Rank of a subset (bit mask of star positions, s members): by size, then colex."""
     rank = size_off[s]
@@ -283,7 +283,7 @@ def _colex_rank(mask, s, size_off, binom):
     return rank
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess, scratch):
     """``w`` x standard parameters (Eq. 3) of the child given one subset of the star,
     laid out with x slowest (see :func:`_kadd_fill`).  A configuration that never
@@ -297,12 +297,12 @@ def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, 
         for j in range(nz):
             cfg = meta[j, 1]
             rest = meta[j, 0]
-            den = rest + a * r
+            f = w / (rest + a * r)  # one division per configuration
             for x in range(r - 1):
                 c = _and_popcount(cb[j], vbits[x], meta[j, 2], meta[j, 3])
-                tabs[off + x * q + cfg] = w * (c + a) / den
+                tabs[off + x * q + cfg] = (c + a) * f
                 rest -= c
-            tabs[off + (r - 1) * q + cfg] = w * (rest + a) / den
+            tabs[off + (r - 1) * q + cfg] = (rest + a) * f
         return
     counts = scratch[:q * r]
     counts[:] = 0.0
@@ -313,9 +313,9 @@ def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, 
         for x in range(r):
             nj += counts[j * r + x]
         if nj > 0:
-            den = nj + a * r
+            f = w / (nj + a * r)
             for x in range(r):
-                tabs[off + x * q + j] = w * (counts[j * r + x] + a) / den
+                tabs[off + x * q + j] = (counts[j * r + x] + a) * f
 
 
 @numba.njit(cache=True, nogil=True)
@@ -325,26 +325,42 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
     builds each subset's configurations from its prefix's (row bitsets while few)."""
     n = cols.shape[1]
     W = bits.shape[2]
-    ns = star.shape[0]
-    r = arities[child]
-    ccol = cols[child]
-    vbits = bits[child]
     cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
     meta = np.zeros((kk + 1, cap, 4), dtype=np.int64)
-    nzs = np.zeros(kk + 1, dtype=np.int64)
-    usebits = np.zeros(kk + 1, dtype=np.bool_)
     keys = np.zeros((kk + 1, n), dtype=np.int64)
-    elems = np.zeros(kk + 1, dtype=np.int64)
-    masks = np.zeros(kk + 1, dtype=np.int64)
-    qs = np.ones(kk + 1, dtype=np.int64)
-    nxt = np.zeros(kk + 1, dtype=np.int64)
-    _all_rows(n, W, cb[0], meta[0])
-    nzs[0] = 1
-    usebits[0] = True
+    state = np.zeros((6, kk + 1), dtype=np.int64)
+    usebits = np.zeros(kk + 1, dtype=np.bool_)
     big = 1
     for i in range(tab_off.shape[0] - 1):
         big = max(big, tab_off[i + 1] - tab_off[i])
     counts = np.empty(big)
+    _star_walk(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, tab_off, tabs, cb, meta,
+               keys, state, usebits, counts)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _star_walk(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, tab_off, tabs, cb, meta,
+               keys, state, usebits, counts):
+    """The DFS of :func:`_star_tables` on the caller's buffers (no allocation, so it
+    runs without reference counting).  ``state`` rows: configurations kept, members,
+    colex rank so far, parent configurations, next position."""
+    n = cols.shape[1]
+    W = bits.shape[2]
+    ns = star.shape[0]
+    r = arities[child]
+    ccol = cols[child]
+    vbits = bits[child]
+    nzs = state[0]
+    elems = state[1]
+    prank = state[2]
+    qs = state[3]
+    nxt = state[4]
+    _all_rows(n, W, cb[0], meta[0])
+    nzs[0] = 1
+    usebits[0] = True
+    qs[0] = 1
+    prank[0] = 0
+    nxt[0] = 0
     _write_table(tabs, tab_off[0], wr[0], 1, r, True, cb[0], meta[0], 1, keys[0], ccol, vbits,
                  bdeu, ess, counts)
     depth = 0
@@ -357,17 +373,17 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
         u = star[pos]
         s1 = depth + 1
         elems[depth] = u
-        masks[s1] = masks[depth] | (np.int64(1) << pos)
+        prank[s1] = prank[depth] + binom[pos, s1]  # colex rank: members join in increasing position
         qs[s1] = qs[depth] * arities[u]
         _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
-        rank = _colex_rank(masks[s1], s1, size_off, binom)
+        rank = size_off[s1] + prank[s1]
         _write_table(tabs, tab_off[rank], wr[rank], qs[s1], r, usebits[s1], cb[s1], meta[s1],
                      nzs[s1], keys[s1], ccol, vbits, bdeu, ess, counts)
         depth = s1
         nxt[depth] = pos + 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _grow(buf, A, a, R, src, src_off, mode):
     """In place, buf[al, rho] (A x R) -> buf[al, d, rho] (A x a x R) plus
     mode 2: src[al, d, rho] (a frame's result), mode 1: the scalar
@@ -385,8 +401,9 @@ def _grow(buf, A, a, R, src, src_off, mode):
                 t = src[src_off + al * a + d]
                 for i in range(R):
                     dst[i] = old[i] + t
-            elif o != al * R:
-                dst[:] = old
+            elif o != al * R:  # (blocks never partly overlap: o >= (al + 1) R here)
+                for i in range(R):
+                    dst[i] = old[i]
 
 
 @numba.njit(cache=True, nogil=True)

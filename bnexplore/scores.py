@@ -407,7 +407,7 @@ def _and_popcount(x, y, lo, hi):
     return np.int64(c)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
     """Configurations of S + {u} that occur, from those of S: row bitsets ``cb`` and
     ``meta[j]`` = (rows, index, first word, end word) of configuration j; u varies
@@ -514,7 +514,7 @@ def bitset_capacity(n_rows: int) -> int:
     return max(1, n_rows // W)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys):
     """Configurations of the set ``elems[:depth + 1]`` from those of ``elems[:depth]``
     (depth-first search over parent sets): row bitsets while they fit
@@ -537,7 +537,7 @@ def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
         keys[s1, t] = keys[depth, t] * au + cu[t]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _keys_of(cols, arities, elems, s, out):
     n = cols.shape[1]
     for t in range(n):
