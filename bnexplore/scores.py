@@ -1194,8 +1194,11 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     or two members are packed into short bitsets (with the BMI2 ``pext`` instruction
     where the CPU has it), and the sets that extend it are counted inside those packed
     rows only, one configuration at a time, with row bitsets throughout (so there is
-    no table of parent configurations, however many states the parents have).  The
-    work is spread over all numba threads.
+    no table of parent configurations, however many states the parents have).  Under
+    K2 a set's score is that of the set without its last member plus the change from
+    the configurations the last member splits (BDeu terms depend on the number of
+    parent configurations, so there every configuration is scored).  The work is
+    spread over all numba threads.
 
     Parameters
     ----------
