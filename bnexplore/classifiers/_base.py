@@ -27,7 +27,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ..data.core import DiscreteData
+from ..data.core import DiscreteData, _as_2d_frame
 
 __all__ = ["DiscreteClassifier", "normalize_log", "MatrixLike", "ArrayLike"]
 
@@ -65,28 +65,7 @@ def _has_string_names(X) -> bool:
 
 def _as_frame(X, who: str = "the classifier") -> pd.DataFrame:
     """``X`` as a DataFrame, refusing sparse, complex, non-2-D, empty and NaN/inf input."""
-    if _sparse.issparse(X):
-        raise TypeError(f"{who} does not accept sparse input ({type(X).__name__}): "
-                        f"pass a dense array or DataFrame of discrete values (X.toarray())")
-    if isinstance(X, pd.Series):
-        raise ValueError(f"Expected a 2-D X, got a pandas Series of length {len(X)}: Reshape your "
-                         f"data with X.to_frame() (one feature) or X.to_frame().T (one sample)")
-    if isinstance(X, pd.DataFrame):
-        frame = X
-    else:
-        arr = np.asarray(X)
-        if arr.ndim == 1:
-            raise ValueError(f"Expected a 2-D X, got a 1-D array of shape {arr.shape}: Reshape your "
-                             f"data either using array.reshape(-1, 1) if it has a single feature or "
-                             f"array.reshape(1, -1) if it contains a single sample.")
-        if arr.ndim != 2:
-            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
-        if np.iscomplexobj(arr):
-            raise ValueError("Complex data not supported: X must hold discrete labels or small integers")
-        frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
-    if frame.shape[1] == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 "
-                         f"is required: X needs at least one feature attribute besides the class")
+    frame = _as_2d_frame(X, who)
     if frame.shape[0] == 0:
         raise ValueError(f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 "
                          f"is required.")

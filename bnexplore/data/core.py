@@ -73,6 +73,37 @@ def check_table_size(arities: Sequence[int], names: Sequence[str] | None = None,
     return size
 
 
+def _as_2d_frame(X, who: str, series_ok: bool = False) -> pd.DataFrame:
+    """``X`` as a DataFrame (arrays get columns x0, x1, ...), refusing sparse, 1-D (a
+    Series too, unless ``series_ok``), non-2-D, complex and featureless input with a
+    message that says how to mend it.  The shared front door of the estimators."""
+    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
+        raise TypeError(f"sparse input is not supported by {who} ({type(X).__name__}): pass a dense "
+                        f"array or a DataFrame (X.toarray())")
+    if isinstance(X, pd.Series):
+        if not series_ok:
+            raise ValueError(f"Expected a 2-D X, got a pandas Series of length {len(X)}: Reshape your "
+                             f"data with X.to_frame() (one feature) or X.to_frame().T (one sample)")
+        X = X.to_frame()
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    else:
+        arr = np.asarray(X)
+        if arr.ndim == 1:
+            raise ValueError(f"Expected a 2-D X, got a 1-D array of shape {arr.shape}: Reshape your "
+                             f"data either using array.reshape(-1, 1) if it has a single feature or "
+                             f"array.reshape(1, -1) if it contains a single sample.")
+        if arr.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {arr.shape}")
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported: X must hold real numbers or discrete labels")
+        frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+    if frame.shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 "
+                         f"is required by {who}.")
+    return frame
+
+
 def _is_continuous(series: pd.Series) -> bool:
     s = series.dropna()
     if isinstance(series.dtype, pd.CategoricalDtype) or s.empty:

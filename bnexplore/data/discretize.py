@@ -41,7 +41,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .core import _is_continuous
+from .core import _as_2d_frame, _is_continuous
 
 __all__ = ["MDLDiscretizer", "EqualFrequencyDiscretizer", "interval_labels"]
 
@@ -85,27 +85,6 @@ def _apply_cuts(values: pd.Series, cuts: Sequence[float]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=labels, ordered=True)
 
 
-def _as_frame(X) -> pd.DataFrame:
-    if isinstance(X, pd.DataFrame):
-        return X
-    if isinstance(X, pd.Series):
-        return X.to_frame()
-    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
-        raise TypeError("sparse input is not supported: pass a dense array or a DataFrame (X.toarray())")
-    arr = np.asarray(X)
-    if arr.ndim == 1:
-        raise ValueError(f"Expected 2D array, got 1D array instead: Reshape your data either using "
-                         f"X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample "
-                         f"(or pass a DataFrame)")
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-D (rows x columns), got shape {arr.shape}")
-    if np.iscomplexobj(arr):
-        raise ValueError("Complex data not supported: X must hold real numbers or labels")
-    if arr.shape[1] == 0:
-        raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
-
-
 def _is_numeric(series: pd.Series) -> bool:
     return (pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
             and not isinstance(series.dtype, pd.CategoricalDtype))
@@ -140,7 +119,7 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         return cols
 
     def _start_fit(self, X) -> pd.DataFrame:
-        df = _as_frame(X)
+        df = _as_2d_frame(X, type(self).__name__, series_ok=True)
         if df.shape[1] == 0:
             raise ValueError("X has 0 feature(s): at least one column is required")
         if df.shape[0] == 0:
@@ -177,7 +156,7 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
             Categoricals, the others are unchanged.
         """
         check_is_fitted(self, "cut_points_")
-        df = _as_frame(X)
+        df = _as_2d_frame(X, type(self).__name__, series_ok=True)
         if df.shape[1] != self.n_features_in_ and not isinstance(X, pd.DataFrame):
             raise ValueError(f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input")
