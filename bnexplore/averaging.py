@@ -575,6 +575,8 @@ def _procedure1(sets, sizes, w, n):
         for a in range(sizes[f]):
             inn[sets[f, a]] = True
     limit = min(n, inn.sum())
+    if limit == inn.sum():  # every set fits: the union of them all, without ranking
+        return np.nonzero(inn)[0]
     inn[:] = False
     size = 0
     T = 32
