@@ -100,7 +100,7 @@ def _as_2d_frame(X, who: str, series_ok: bool = False) -> pd.DataFrame:
         frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
     if frame.shape[1] == 0:
         raise ValueError(f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 "
-                         f"is required by {who}.")
+                         f"is required by {who}: X needs at least one feature attribute (column)")
     return frame
 
 
