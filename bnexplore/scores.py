@@ -594,82 +594,28 @@ def _count_rows(B, Wc, comp, compT, d0, D, cnt):
         d += 1
 
 
-@numba.njit(cache=True, nogil=True)
-def _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc):
-    """Add the score term of one configuration (``tot`` rows, ``cnt`` of them in each
-    child-value row) to ``acc[i]`` of every child ``vorder[i]``, ``i >= i0``.
-    ``cst[i]`` = (a_ijk, a_ij, lgamma(a_ijk), lgamma(a_ij)) under BDeu."""
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bdeu_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, cst, acc, cnt):
+    """Add the BDeu term of one configuration (``tot`` rows, bitset ``B`` of ``Wc`` words
+    over the packed rows ``comp`` / ``compT``) to ``acc[i]`` of every child
+    ``vorder[i]``, ``i >= i0``; ``cst[i]`` = (a_ijk, a_ij, lgamma(a_ijk), lgamma(a_ij))."""
     p = vorder.shape[0]
+    _count_rows(B, Wc, comp, compT, rowstart[i0], rowstart[p], cnt)
     for i in range(i0, p):
         r = arities[vorder[i]]
         rest = tot
         cell = 0.0
         base = rowstart[i]
-        if bdeu:
-            a = cst[i, 0]
-            lga = cst[i, 2]
-            for x in range(r - 1):
-                c = np.int64(cnt[base + x])
-                rest -= c
-                if c > 0:
-                    cell += math.lgamma(a + c) - lga
-            if rest > 0:
-                cell += math.lgamma(a + rest) - lga
-            acc[i] += cst[i, 3] - math.lgamma(cst[i, 1] + tot) + cell
-        else:  # branch-free: logfact[0] = 0
-            for x in range(r - 1):
-                c = np.int64(cnt[base + x])
-                rest -= c
-                cell += logfact[c]
-            acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell + logfact[rest]
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _add_config_k2(tot, B, Wc, compT, i0, rowstart, vorder, arities, logfact, acc):
-    """K2 term of a configuration of a few words (bitset ``B``, ``Wc <= 8`` words;
-    ``compT[w, d]`` = word w of child-value row d), counting inline: every child
-    ``vorder[i]``, ``i >= i0``.  Branch-free (logfact[0] = logfact[1] = 0)."""
-    p = vorder.shape[0]
-    base = rowstart[i0]
-    if Wc == 1:
-        x = B[0]
-        row = compT[0]
-        for i in range(i0, p):
-            r = arities[vorder[i]]
-            rest = tot
-            cell = 0.0
-            for v in range(r - 1):
-                c = np.int64(_popcount(x & row[base + v]))
-                rest -= c
-                cell += logfact[c]
-            base += r - 1
-            acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell + logfact[rest]
-        return
-    for i in range(i0, p):
-        r = arities[vorder[i]]
-        rest = tot
-        cell = 0.0
-        for v in range(r - 1):
-            cu = np.uint64(0)
-            for w in range(Wc):
-                cu += _popcount(B[w] & compT[w, base + v])
-            c = np.int64(cu)
+        a = cst[i, 0]
+        lga = cst[i, 2]
+        for x in range(r - 1):
+            c = np.int64(cnt[base + x])
             rest -= c
-            cell += logfact[c]
-        base += r - 1
-        acc[i] += logfact[r - 1] - logfact[r - 1 + tot] + cell + logfact[rest]
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _score_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt):
-    """Add the term of one configuration (``tot`` rows, bitset ``B`` of ``Wc`` words over
-    the packed rows ``comp`` / ``compT``) to every child ``vorder[i]``, ``i >= i0``."""
-    D = rowstart[vorder.shape[0]]
-    if Wc <= 8 and not bdeu:
-        _add_config_k2(tot, B, Wc, compT, i0, rowstart, vorder, arities, logfact, acc)
-    else:
-        _count_rows(B, Wc, comp, compT, rowstart[i0], D, cnt)
-        _add_config(tot, cnt, i0, rowstart, vorder, arities, bdeu, logfact, cst, acc)
+            if c > 0:
+                cell += math.lgamma(a + c) - lga
+        if rest > 0:
+            cell += math.lgamma(a + rest) - lga
+        acc[i] += cst[i, 3] - math.lgamma(cst[i, 1] + tot) + cell
 
 
 @numba.njit(cache=True, nogil=True)
@@ -896,7 +842,7 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
     if i0 >= p:
         return
     if bdeu:
-        _score_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[0], acc[0], cnt)
+        _bdeu_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, cst[0], acc[0], cnt)
     else:
         _k2_part(m, bb, 0, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, 0)
 
@@ -1008,8 +954,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
         if delta:
             _k2_part(c, bb, t1, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j)
         else:
-            _score_config(c, bb[t1], Wc, comp, compT, i0, rowstart, vorder, arities, bdeu, logfact, cst[j], acc[j],
-                          cnt)
+            _bdeu_config(c, bb[t1], Wc, comp, compT, i0, rowstart, vorder, arities, cst[j], acc[j], cnt)
         if subsz[j] > 1:
             t = t1
             xs[t] = x + 1
