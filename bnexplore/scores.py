@@ -392,73 +392,6 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
     return total
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _and_popcount(x, y, lo, hi):
-    """Number of rows in both bitsets, whose words outside [lo, hi) are known zero in x."""
-    c = np.uint64(0)
-    if hi - lo <= 8:  # short: no slicing overhead
-        for w in range(lo, hi):
-            c += _popcount(x[w] & y[w])
-        return np.int64(c)
-    xs = x[lo:hi]
-    ys = y[lo:hi]
-    for w in range(xs.shape[0]):  # non-negative indices: the loop vectorises
-        c += _popcount(xs[w] & ys[w])
-    return np.int64(c)
-
-
-@numba.njit(cache=True, nogil=True, _nrt=False)
-def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
-    """Configurations of S + {u} that occur, from those of S: row bitsets ``cb`` and
-    ``meta[j]`` = (rows, index, first word, end word) of configuration j; u varies
-    fastest in the index; a configuration's words stay within its parent's range.
-
-    Returns the number kept, or -1 if more than ``cb_out`` holds.
-    """
-    cap = cb_out.shape[0]
-    nz = 0
-    for j in range(nz_in):
-        left = meta_in[j, 0]
-        lo = meta_in[j, 2]
-        hi = meta_in[j, 3]
-        short = hi - lo <= 8
-        for d in range(au):
-            if left == 0:
-                break
-            if d == au - 1:  # the last state takes what is left
-                for w in range(lo, hi):
-                    x = cb_in[j, w]
-                    for dd in range(au - 1):
-                        x &= ~ubits[dd, w]
-                    cb_out[nz, w] = x
-                c = left
-            elif short:  # few words: plain loop, no slicing overhead
-                cu = np.uint64(0)
-                for w in range(lo, hi):
-                    x = cb_in[j, w] & ubits[d, w]
-                    cb_out[nz, w] = x
-                    cu += _popcount(x)
-                c = np.int64(cu)
-            else:
-                src = cb_in[j, lo:hi]
-                dst = cb_out[nz, lo:hi]
-                ub = ubits[d, lo:hi]
-                cu = np.uint64(0)
-                for w in range(dst.shape[0]):  # non-negative indices: vectorises
-                    x = src[w] & ub[w]
-                    dst[w] = x
-                    cu += _popcount(x)
-                c = np.int64(cu)
-            if c > 0:
-                meta_out[nz, 0] = c
-                meta_out[nz, 1] = meta_in[j, 1] * au + d
-                meta_out[nz, 2] = lo
-                meta_out[nz, 3] = hi
-                left -= c
-                nz += 1
-                if nz >= cap and (left > 0 or j < nz_in - 1):
-                    return -1
-    return nz
 
 
 @numba.njit(cache=True, nogil=True)
@@ -470,15 +403,6 @@ def _ones(B, m):
     if m % 64:
         B[full] = (np.uint64(1) << np.uint64(m % 64)) - np.uint64(1)
 
-
-@numba.njit(cache=True, nogil=True)
-def _all_rows(n, W, cb, meta):
-    """The empty parent set: one configuration (index 0) holding every row."""
-    _ones(cb[0], n)
-    meta[0, 0] = n
-    meta[0, 1] = 0
-    meta[0, 2] = 0
-    meta[0, 3] = W
 
 
 @numba.njit(cache=True, nogil=True)
@@ -508,33 +432,7 @@ def _row_bitsets(cols, arities):
     return bits
 
 
-def bitset_capacity(n_rows: int) -> int:
-    """Most parent configurations kept as row bitsets (configurations x words <= rows)."""
-    W = max(1, (n_rows + 63) // 64)
-    return max(1, n_rows // W)
 
-
-@numba.njit(cache=True, nogil=True, _nrt=False)
-def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys):
-    """Configurations of the set ``elems[:depth + 1]`` from those of ``elems[:depth]``
-    (depth-first search over parent sets): row bitsets while they fit
-    (:func:`_extend_bits`), mixed-radix row keys otherwise.  Sets ``usebits``,
-    ``nzs``, ``cb``, ``meta`` or ``keys`` at ``depth + 1``."""
-    s1 = depth + 1
-    u = elems[depth]
-    usebits[s1] = False
-    if usebits[depth]:
-        nz = _extend_bits(cb[depth], meta[depth], nzs[depth], bits[u], arities[u], cb[s1], meta[s1])
-        if nz >= 0:
-            usebits[s1] = True
-            nzs[s1] = nz
-            return
-        _keys_of(cols, arities, elems, s1, keys[s1])
-        return
-    au = arities[u]
-    cu = cols[u]
-    for t in range(keys.shape[1]):
-        keys[s1, t] = keys[depth, t] * au + cu[t]
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
