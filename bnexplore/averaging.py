@@ -392,7 +392,6 @@ def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
         keys[s1, t] = keys[depth, t] * au + cu[t]
 
 
-
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess, scratch):
     """``w`` x standard parameters (Eq. 3) of the child given one subset of the star,
@@ -438,7 +437,7 @@ def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu
     cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
     meta = np.zeros((kk + 1, cap, 4), dtype=np.int64)
     keys = np.zeros((kk + 1, n), dtype=np.int64)
-    state = np.zeros((6, kk + 1), dtype=np.int64)
+    state = np.zeros((5, kk + 1), dtype=np.int64)
     usebits = np.zeros(kk + 1, dtype=np.bool_)
     big = 1
     for i in range(tab_off.shape[0] - 1):

@@ -434,7 +434,6 @@ def _row_bitsets(cols, arities):
 
 
 
-
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _keys_of(cols, arities, elems, s, out):
     n = cols.shape[1]
@@ -832,36 +831,30 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             ds[t] += 1
             continue
         i0 = set_i0[j]
-        if delta:
-            if c == mt:  # not split: the same configuration, same term, one level down
-                ds[t] = ax
-                if subsz[j] > 1:
-                    t = t1
-                    xs[t] = x + 1
-                    ds[t] = 0
-                    cid[t] = j + 1
-                    bcnt[t] = c
-                    src[t] = src[t - 1]
-                continue
-            if first:
-                _k2_unterm(mt, i0, vorder, arities, logfact, celld, src[t], acc, j)
-        if c == 1:
-            nsing[j] += 1
-            ds[t] += 1
-            continue
-        if delta:
-            _k2_part(c, bb, t1, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j)
+        same = delta and c == mt  # not split: the same configuration, same term, one level down
+        if same:
+            ds[t] = ax
         else:
-            _bdeu_config(c, bb[t1], Wc, comp, compT, i0, rowstart, vorder, arities, cst[j], acc[j], cnt)
-        if subsz[j] > 1:
+            if delta and first:
+                _k2_unterm(mt, i0, vorder, arities, logfact, celld, src[t], acc, j)
+            if c == 1:
+                nsing[j] += 1
+                ds[t] += 1
+                continue
+            if delta:
+                _k2_part(c, bb, t1, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j)
+            else:
+                _bdeu_config(c, bb[t1], Wc, comp, compT, i0, rowstart, vorder, arities, cst[j], acc[j], cnt)
+        if subsz[j] > 1:  # one level down (the return moves this level on)
+            xs[t1] = x + 1
+            ds[t1] = 0
+            cid[t1] = j + 1
+            bcnt[t1] = c
+            src[t1] = src[t] if same else t1
             t = t1
-            xs[t] = x + 1
-            ds[t] = 0
-            cid[t] = j + 1
-            bcnt[t] = c
-            src[t] = t
             continue
-        ds[t] += 1
+        if not same:
+            ds[t] += 1
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
