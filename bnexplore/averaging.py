@@ -268,22 +268,18 @@ def _mixture_kernel(train, test, child, sets, sizes, probs, arities, bdeu, ess, 
     return out
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
-def _colex_rank(mask, s, size_off, binom):
-    """Rank of a subset (bit mask of star positions, s members): by size, then colex."""
-    rank = size_off[s]
-    i = 0
-    c = 0
-    while mask:
-        if mask & 1:
-            i += 1
-            rank += binom[c, i]
-        mask >>= 1
-        c += 1
-    return rank
+# --------------------------------------------------------------------------- M* CPTs (Eq. 15)
+# theta*(x) = sum over the subsets g of the star (|g| <= k) of w_g theta_g(x_g), each
+# term a function of its own members' states.  Each term is rewritten in Moebius form
+# with respect to state 0 of its members, psi_g(z) = sum over the members moved back to
+# state 0, with alternating signs (theta_g(x_g) = sum_{z <= x_g} psi_g(z), where z <= x
+# means z_u in {0, x_u} for every member); the forms are added into one table Psi at
+# the star configurations they name (state 0 outside g), and one zeta transform over
+# the star's coordinates gives theta*(x) = sum_{z <= x} Psi(z) for every x at once.
+# The work is |g| q_g per subset plus Q (ns / 2) per child state, and nothing the size
+# of the CPT is kept per subset.
 
 
-# --------------------------------------------------------------------------- M* subset tables: row bitsets
 @numba.njit(cache=True, nogil=True, inline="always")
 def _and_popcount(x, y, lo, hi):
     """Number of rows in both bitsets, whose words outside [lo, hi) are known zero in x."""
@@ -353,18 +349,17 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
     return nz
 
 
-@numba.njit(cache=True, nogil=True)
-def _all_rows(n, W, cb, meta):
-    """The empty parent set: one configuration (index 0) holding every row."""
-    _ones(cb[0], n)
-    meta[0, 0] = n
-    meta[0, 1] = 0
-    meta[0, 2] = 0
-    meta[0, 3] = W
+# Up to this many rows the M* tables are counted from row keys (one pass over the
+# rows per subset); above it from row bitsets (one pass over the words of each
+# configuration that occurs), while the configurations fit (see bitset_capacity).
+KEY_ROWS = 512
 
 
 def bitset_capacity(n_rows: int) -> int:
-    """Most parent configurations kept as row bitsets (configurations x words <= rows)."""
+    """Most parent configurations kept as row bitsets (configurations x words <= rows);
+    0 (row keys throughout) up to ``KEY_ROWS`` rows."""
+    if n_rows <= KEY_ROWS:
+        return 0
     W = max(1, (n_rows + 63) // 64)
     return max(1, n_rows // W)
 
@@ -373,7 +368,8 @@ def bitset_capacity(n_rows: int) -> int:
 def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys):
     """Configurations of the set ``elems[:depth + 1]`` from those of ``elems[:depth]``
     (depth-first search over parent sets): row bitsets while they fit
-    (:func:`_extend_bits`), mixed-radix row keys otherwise.  Sets ``usebits``,
+    (:func:`_extend_bits`), otherwise row keys ``y q + j`` (y the child's state, j the
+    configuration, the new member fastest; ``keys[0]`` holds y).  Sets ``usebits``,
     ``nzs``, ``cb``, ``meta`` or ``keys`` at ``depth + 1``."""
     s1 = depth + 1
     u = elems[depth]
@@ -384,7 +380,13 @@ def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
             usebits[s1] = True
             nzs[s1] = nz
             return
-        _keys_of(cols, arities, elems, s1, keys[s1])
+        for t in range(keys.shape[1]):  # first set past the bitsets: keys from the child's state
+            keys[s1, t] = keys[0, t]
+        for i in range(s1):
+            a = arities[elems[i]]
+            c = cols[elems[i]]
+            for t in range(keys.shape[1]):
+                keys[s1, t] = keys[s1, t] * a + c[t]
         return
     au = arities[u]
     cu = cols[u]
@@ -393,89 +395,170 @@ def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _write_table(tabs, off, w, q, r, use_bits, cb, meta, nz, keys, ccol, vbits, bdeu, ess, scratch):
-    """``w`` x standard parameters (Eq. 3) of the child given one subset of the star,
-    laid out with x slowest (see :func:`_kadd_fill`).  A configuration that never
-    occurs has the uniform 1/r, so the table is filled with w/r and only the observed
-    configurations are computed (``scratch``: q r cells for the key path's counts)."""
-    a = ess / (q * r) if bdeu else 1.0
+def _table_bits(tb, w, q, r, a, cb, meta, nz, vbits):
+    """``tb[x q + j]`` (x < r - 1) = ``w`` x the standard parameter (Eq. 3) of child state x
+    in configuration j, from the row bitsets of the configurations that occur (the
+    others keep the uniform 1 / r)."""
     uniform = w / r
-    for c in range(q * r):
-        tabs[off + c] = uniform
-    if use_bits:
-        for j in range(nz):
-            cfg = meta[j, 1]
-            rest = meta[j, 0]
-            f = w / (rest + a * r)  # one division per configuration
-            for x in range(r - 1):
-                c = _and_popcount(cb[j], vbits[x], meta[j, 2], meta[j, 3])
-                tabs[off + x * q + cfg] = (c + a) * f
-                rest -= c
-            tabs[off + (r - 1) * q + cfg] = (rest + a) * f
-        return
-    counts = scratch[:q * r]
-    counts[:] = 0.0
-    for t in range(keys.shape[0]):
-        counts[keys[t] * r + ccol[t]] += 1.0
-    for j in range(q):
-        nj = 0.0
-        for x in range(r):
-            nj += counts[j * r + x]
-        if nj > 0:
-            f = w / (nj + a * r)
-            for x in range(r):
-                tabs[off + x * q + j] = (counts[j * r + x] + a) * f
-
-
-@numba.njit(cache=True, nogil=True)
-def _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, cap,
-                 tab_off, tabs):
-    """Weighted parameter tables of every subset (size <= kk) of the star, one DFS that
-    builds each subset's configurations from its prefix's (row bitsets while few)."""
-    n = cols.shape[1]
-    W = bits.shape[2]
-    cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
-    meta = np.zeros((kk + 1, cap, 4), dtype=np.int64)
-    keys = np.zeros((kk + 1, n), dtype=np.int64)
-    state = np.zeros((5, kk + 1), dtype=np.int64)
-    usebits = np.zeros(kk + 1, dtype=np.bool_)
-    big = 1
-    for i in range(tab_off.shape[0] - 1):
-        big = max(big, tab_off[i + 1] - tab_off[i])
-    counts = np.empty(big)
-    _star_walk(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, tab_off, tabs, cb, meta,
-               keys, state, usebits, counts)
+    for c in range((r - 1) * q):
+        tb[c] = uniform
+    for j in range(nz):
+        cfg = meta[j, 1]
+        f = w / (meta[j, 0] + a * r)  # one division per configuration
+        for x in range(r - 1):
+            tb[x * q + cfg] = (_and_popcount(cb[j], vbits[x], meta[j, 2], meta[j, 3]) + a) * f
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _star_walk(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, tab_off, tabs, cb, meta,
-               keys, state, usebits, counts):
-    """The DFS of :func:`_star_tables` on the caller's buffers (no allocation, so it
-    runs without reference counting).  ``state`` rows: configurations kept, members,
-    colex rank so far, parent configurations, next position."""
+def _table_keys(tb, w, q, r, a, keys, cnt):
+    """:func:`_table_bits` from the row keys ``y q + j``: counted into ``cnt`` (four
+    interleaved copies when it has four rows, so that repeated keys do not wait on one
+    another), then one division per configuration."""
+    qr = q * r
+    n = keys.shape[0]
+    nc = cnt.shape[0]
+    for h in range(nc):
+        for c in range(qr):
+            cnt[h, c] = 0
+    t = 0
+    if nc == 4:
+        while t + 4 <= n:
+            cnt[0, keys[t]] += 1
+            cnt[1, keys[t + 1]] += 1
+            cnt[2, keys[t + 2]] += 1
+            cnt[3, keys[t + 3]] += 1
+            t += 4
+        for c in range(qr):
+            cnt[0, c] += cnt[1, c] + cnt[2, c] + cnt[3, c]
+    while t < n:
+        cnt[0, keys[t]] += 1
+        t += 1
+    ar_ = a * r
+    for j in range(q):
+        nj = 0
+        for x in range(r):
+            nj += cnt[0, x * q + j]
+        f = w / (nj + ar_)
+        for x in range(r - 1):
+            tb[x * q + j] = (cnt[0, x * q + j] + a) * f
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, psi, Q):
+    """Moebius form (state 0 of each member as the reference) of the table ``tb``
+    (``rm`` child states x ``q`` configurations of the members ``elems[:s]``, the last
+    fastest), added into ``psi`` at the star configurations ``idx[io + j]``."""
+    ls = 1
+    for i in range(s - 1, -1, -1):
+        a = arities[elems[i]]
+        blk = ls * a
+        for o in range(0, rm * q, blk):
+            for d in range(1, a):
+                for l in range(ls):
+                    tb[o + d * ls + l] -= tb[o + l]
+        ls = blk
+    for x in range(rm):
+        for j in range(q):
+            psi[x * Q + idx[io + j]] += tb[x * q + j]
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _zeta_coord(psi, N, a, st):
+    """psi(x) += psi(x with this digit 0) for the digits 1 .. a - 1 of the coordinate
+    with stride ``st``, over ``psi[:N]``: long runs as views (they vectorise), the
+    fastest coordinate as one tight loop."""
+    blk = st * a
+    if st >= 8:
+        for o in range(0, N, blk):
+            src = psi[o:o + st]
+            for d in range(1, a):
+                dst = psi[o + d * st:o + (d + 1) * st]
+                for l in range(st):
+                    dst[l] += src[l]
+    elif st == 1:
+        for o in range(0, N, a):
+            v = psi[o]
+            for d in range(1, a):
+                psi[o + d] += v
+    else:
+        for o in range(0, N, blk):
+            for d in range(1, a):
+                for l in range(st):
+                    psi[o + d * st + l] += psi[o + l]
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _zeta_cpt(psi, Q, r, ar, stride, out):
+    """theta*(x) = sum over z <= x of Psi(z) (``psi``: (r - 1) planes of Q cells), then
+    the CPT row-major (Q, r) into ``out``, the last state 1 minus the others."""
+    rm = r - 1
+    for j in range(ar.shape[0]):
+        _zeta_coord(psi, rm * Q, ar[j], stride[j])
+    for J in range(Q):
+        tot = 0.0
+        for x in range(rm):
+            v = psi[x * Q + J]
+            out[J * r + x] = v
+            tot += v
+        out[J * r + rm] = 1.0 - tot
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
+               keys, state, usebits, idx, idx_off, cnt, tb):
+    """Every subset g (size <= kk) of the star, depth first (members in star order):
+    its configurations from its prefix's (row bitsets or keys), its weighted table,
+    and that table's Moebius form added into ``psi`` (``(r - 1) Q`` cells, zeroed
+    here).  ``state`` rows: configurations kept, members, colex rank so far,
+    configurations, next position; ``idx[idx_off[d]:]`` the star configuration of each
+    configuration at depth d.  Runs on the caller's buffers (no reference counting)."""
     n = cols.shape[1]
     W = bits.shape[2]
     ns = star.shape[0]
     r = arities[child]
-    ccol = cols[child]
+    rm = r - 1
     vbits = bits[child]
+    ccol = cols[child]
     nzs = state[0]
     elems = state[1]
     prank = state[2]
     qs = state[3]
     nxt = state[4]
-    _all_rows(n, W, cb[0], meta[0])
-    nzs[0] = 1
-    usebits[0] = True
+    for c in range(rm * Q):
+        psi[c] = 0.0
+    for t in range(n):
+        keys[0, t] = ccol[t]
+    usebits[0] = cb.shape[1] > 0
+    if usebits[0]:
+        _ones(cb[0, 0], n)
+        meta[0, 0, 0] = n
+        meta[0, 0, 1] = 0
+        meta[0, 0, 2] = 0
+        meta[0, 0, 3] = W
+        nzs[0] = 1
     qs[0] = 1
     prank[0] = 0
     nxt[0] = 0
-    _write_table(tabs, tab_off[0], wr[0], 1, r, True, cb[0], meta[0], 1, keys[0], ccol, vbits,
-                 bdeu, ess, counts)
-    depth = 0
-    while depth >= 0:
+    idx[0] = 0
+    depth = -1
+    s1 = 0  # the empty set first
+    while True:
+        if s1 > depth:  # a new set at depth s1: its table, in Moebius form, into psi
+            w = wr[size_off[s1] + prank[s1]]
+            if w > 0:
+                q = qs[s1]
+                a = ess / (q * r) if bdeu else 1.0
+                if usebits[s1]:
+                    _table_bits(tb, w, q, r, a, cb[s1], meta[s1], nzs[s1], vbits)
+                else:
+                    _table_keys(tb, w, q, r, a, keys[s1], cnt)
+                _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[s1], psi, Q)
+            depth = s1
         if depth >= kk or nxt[depth] >= ns:
             depth -= 1
+            if depth < 0:
+                break
+            s1 = depth
             continue
         pos = nxt[depth]
         nxt[depth] += 1
@@ -483,111 +566,28 @@ def _star_walk(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, 
         s1 = depth + 1
         elems[depth] = u
         prank[s1] = prank[depth] + binom[pos, s1]  # colex rank: members join in increasing position
-        qs[s1] = qs[depth] * arities[u]
+        au = arities[u]
+        q0 = qs[depth]
+        qs[s1] = q0 * au
+        i0 = idx_off[depth]
+        i1 = idx_off[s1]
+        for j in range(q0):
+            b = idx[i0 + j]
+            for d in range(au):
+                idx[i1 + j * au + d] = b + d * stride[pos]
         _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
-        rank = size_off[s1] + prank[s1]
-        _write_table(tabs, tab_off[rank], wr[rank], qs[s1], r, usebits[s1], cb[s1], meta[s1],
-                     nzs[s1], keys[s1], ccol, vbits, bdeu, ess, counts)
-        depth = s1
-        nxt[depth] = pos + 1
-
-
-@numba.njit(cache=True, nogil=True, _nrt=False)
-def _grow(buf, A, a, R, src, src_off, mode):
-    """In place, buf[al, rho] (A x R) -> buf[al, d, rho] (A x a x R) plus
-    mode 2: src[al, d, rho] (a frame's result), mode 1: the scalar
-    src[src_off + al a + d] (a table entry), mode 0: nothing."""
-    for al in range(A - 1, -1, -1):
-        old = buf[al * R:(al + 1) * R]
-        for d in range(a - 1, -1, -1):
-            o = (al * a + d) * R
-            dst = buf[o:o + R]
-            if mode == 2:
-                add = src[o:o + R]
-                for i in range(R):
-                    dst[i] = old[i] + add[i]
-            elif mode == 1:
-                t = src[src_off + al * a + d]
-                for i in range(R):
-                    dst[i] = old[i] + t
-            elif o != al * R:  # (blocks never partly overlap: o >= (al + 1) R here)
-                for i in range(R):
-                    dst[i] = old[i]
-
-
-@numba.njit(cache=True, nogil=True)
-def _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch, out):
-    """CPT[J, x] (Q x r) = sum over subsets g of the star with |g| <= kk of
-    table(g)[x, J_g]: the CPT of M* (Eq. 15) as a sum of small tables (each laid
-    out with the child's value slowest, then the members' digits).
-
-    Built with x as the slowest digit, coordinate by coordinate from the last star
-    position down: adding position j repeats the running sum over j's states (j
-    becomes the slowest star digit built so far) and adds the sum of the tables
-    whose first member is j, itself a sum of the same kind over the positions after
-    j with j fixed in the prefix (a frame on an explicit stack); the prefix of the
-    top frame is x alone.  About 2^kk x (Q r) additions in long contiguous runs,
-    instead of (number of subsets) x (Q r); one transpose at the end, into ``out``
-    (Q r cells, row-major (Q, r)).
-    """
-    bufs = scratch[:(kk + 1) * Q * r].reshape((kk + 1, Q * r))  # caller's memory: no fresh pages
-    lo = np.zeros(kk + 1, dtype=np.int64)      # first position of the frame's range
-    nxt = np.zeros(kk + 1, dtype=np.int64)     # next position to add (counts down)
-    mask = np.zeros(kk + 1, dtype=np.int64)    # the fixed prefix (first members)
-    s = np.zeros(kk + 1, dtype=np.int64)
-    A = np.ones(kk + 1, dtype=np.int64)        # configurations of x and the prefix
-    R = np.ones(kk + 1, dtype=np.int64)        # star cells per prefix configuration so far
-    nxt[0] = ns - 1
-    A[0] = r
-    base = tab_off[0]
-    for v in range(r):
-        bufs[0, v] = tabs[base + v]
-    d = 0
-    while True:
-        if nxt[d] < lo[d]:  # frame done: hand its sum to the frame below
-            if d == 0:
-                break
-            j = nxt[d - 1]
-            _grow(bufs[d - 1], A[d - 1], ar[j], R[d - 1], bufs[d], 0, 2)
-            R[d - 1] *= ar[j]
-            nxt[d - 1] -= 1
-            d -= 1
-            continue
-        j = nxt[d]
-        a = ar[j]
-        lev = kk - d
-        if lev >= 2:  # open a frame for the tables whose first member (after the prefix) is j
-            d += 1
-            mask[d] = mask[d - 1] | (np.int64(1) << j)
-            s[d] = s[d - 1] + 1
-            A[d] = A[d - 1] * a
-            lo[d] = j + 1
-            nxt[d] = ns - 1
-            R[d] = 1
-            base = tab_off[_colex_rank(mask[d], s[d], size_off, binom)]
-            for v in range(A[d]):
-                bufs[d, v] = tabs[base + v]
-            continue
-        if lev == 1:
-            tb = tab_off[_colex_rank(mask[d] | (np.int64(1) << j), s[d] + 1, size_off, binom)]
-            _grow(bufs[d], A[d], a, R[d], tabs, tb, 1)
-        else:
-            _grow(bufs[d], A[d], a, R[d], tabs, 0, 0)
-        R[d] *= a
-        nxt[d] -= 1
-    res = bufs[0]
-    for j in range(Q):
-        for x in range(r):
-            out[j * r + x] = res[x * Q + j]
+        nxt[s1] = pos + 1
 
 
 @numba.njit(cache=True, nogil=True)
 def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap, scratch, out):
     """CPT (Q, r) of ``child`` in M*, row-major into ``out``: Eq. 15 over the parent
-    sets inside ``star``."""
+    sets inside ``star`` (see the note above :func:`_and_popcount`)."""
     p = arities.shape[0]
+    n = cols.shape[1]
     ns = star.shape[0]
     r = arities[child]
+    rm = r - 1
     kk = min(k, ns)
     posmap = np.full(p, -1, dtype=np.int64)
     for i in range(ns):
@@ -603,7 +603,6 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
     n_sub = size_off[kk + 1]
     # weights of the averaged sets (those inside the star), placed by rank
     wr = np.zeros(n_sub)
-    tsize = np.zeros(n_sub, dtype=np.int64)
     top = -np.inf
     for f in range(sets.shape[0]):
         if sizes[f] <= kk and logw[f] > top:
@@ -619,7 +618,6 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
         if s > kk:
             continue
         rank = size_off[s]
-        q = 1
         ok = True
         for a in range(s):
             c = posmap[sets[f, a]]
@@ -627,24 +625,39 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
                 ok = False
                 break
             rank += binom[c, a + 1]
-            q *= arities[sets[f, a]]
         if ok:
             wr[rank] = np.exp(logw[f] - top)
-            tsize[rank] = q * r
     wr /= wr.sum()
-    tab_off = np.zeros(n_sub + 1, dtype=np.int64)
-    for i in range(n_sub):
-        tab_off[i + 1] = tab_off[i] + tsize[i]
-    tabs = np.empty(tab_off[n_sub])
-    _star_tables(cols, bits, arities, child, star, kk, wr, size_off, binom, bdeu, ess, cap, tab_off, tabs)
-    Q = 1
-    for i in range(ns):
-        Q *= arities[star[i]]
+    # star strides (the last position fastest); the largest configuration count per depth
     ar = np.empty(ns, dtype=np.int64)
-    for i in range(ns):
+    stride = np.empty(ns, dtype=np.int64)
+    Q = 1
+    for i in range(ns - 1, -1, -1):
         ar[i] = arities[star[i]]
+        stride[i] = Q
+        Q *= ar[i]
+    big = np.sort(ar)[::-1]
+    idx_off = np.zeros(kk + 2, dtype=np.int64)
+    qd = 1
+    for d in range(kk + 1):
+        idx_off[d + 1] = idx_off[d] + qd
+        if d < kk:
+            qd *= big[d]
+    qmax = qd
+    W = bits.shape[2]
+    cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
+    meta = np.zeros((kk + 1, cap, 4), dtype=np.int64)
+    keys = np.zeros((kk + 1, n), dtype=np.int64)
+    state = np.zeros((5, kk + 1), dtype=np.int64)
+    usebits = np.zeros(kk + 1, dtype=np.bool_)
+    idx = np.zeros(idx_off[kk + 1], dtype=np.int64)
+    cnt = np.zeros((4 if qmax * r <= 4096 else 1, qmax * r), dtype=np.int64)
+    tb = np.zeros(max(rm * qmax, 1))
+    psi = scratch[:rm * Q]
+    _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
+               keys, state, usebits, idx, idx_off, cnt, tb)
     # every row is a convex combination (weights summing to 1) of distributions
-    _kadd_fill(Q, ns, kk, r, ar, tabs, tab_off, size_off, binom, scratch, out)
+    _zeta_cpt(psi, Q, r, ar, stride, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -740,12 +753,20 @@ def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, sets, sizes, logw
                              out[cpt_off[v]:cpt_off[v + 1]])
 
 
-_SCRATCH = {"buf": np.empty((0, 0))}  # M* fill buffers, kept between calls (pages mapped)
+def _mstar_work(star_arities: list[int], r: int, k: int) -> int:
+    """Working cells of one M* CPT: the Moebius table Psi ((r - 1) Q) and the largest
+    subset's table, counts and configuration indices."""
+    kk = min(k, len(star_arities))
+    qmax = math.prod(sorted(star_arities, reverse=True)[:kk])
+    return (r - 1) * math.prod(star_arities) + (2 * r + 1) * qmax
+
+
+_SCRATCH = {"buf": np.empty((0, 0))}  # M* Psi tables, kept between calls (pages mapped)
 _SCRATCH_KEEP = 1 << 23  # cells (64 MiB) of scratch kept between calls
 
 
 def _scratch(rows: int, cells: int) -> np.ndarray:
-    """A (rows, cells) float buffer for the M* fills; call with PARALLEL_LOCK held."""
+    """A (rows, cells) float buffer for the M* Moebius tables; call with PARALLEL_LOCK held."""
     buf = _SCRATCH["buf"]
     if buf.shape[0] >= rows and buf.shape[1] >= cells:
         return buf
@@ -1142,12 +1163,12 @@ class OrderedAveraging:
                                  what=f"summary-network CPT of {self.names[v]!r} (n={n})",
                                  budget=self.budget)
             total += cells
-            # the fill keeps one running sum per level of the k-additive sum
-            work = cells * (min(self.k, len(stars[v])) + 1)
+            work = _mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
             if work > self.budget:
                 raise MemoryBudgetError(
                     f"building the M* CPT of {self.names[v]!r} (n={n}) needs {work:,} working cells "
-                    f"({cells:,} per level), over the budget of {self.budget:,}: use a smaller n or k")
+                    f"(the Moebius table and the largest subset's tables), over the budget of "
+                    f"{self.budget:,}: use a smaller n or k")
         if total > self.budget:
             raise MemoryBudgetError(
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
@@ -1190,7 +1211,7 @@ class OrderedAveraging:
             b = load.index(min(load))
             bins[b].append(v)
             load[b] += cost[v]
-        work = max((cells[v] * (min(self.k, len(stars[v])) + 1) for v in range(p)), default=1)
+        work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
         cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
         star_arr = np.full((p, max(1, max((len(st) for st in stars), default=1))), -1, dtype=np.int64)
         for v, st in enumerate(stars):

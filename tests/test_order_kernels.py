@@ -5,8 +5,9 @@
   code path: bitsets (few and many words, rows sorted by the first parent), the key
   fallback when too many configurations occur, the sort-based fallback for huge
   tables, children with more than five states, n not a multiple of 64.
-* the M* CPT (k-additive fill of Eq. 15) against Eq. 15 written out with
-  ``family_counts`` / ``standard_parameters`` and numpy broadcasting.
+* the M* CPT (Eq. 15 as Moebius forms and one zeta transform) against Eq. 15 written
+  out with ``family_counts`` / ``standard_parameters`` and numpy broadcasting, and the
+  zeta transform against its sum written out.
 * Procedure 1 against a literal transcription with a Python sort.
 """
 from __future__ import annotations
@@ -229,15 +230,36 @@ def test_summary_cpt_equals_eq15_written_out(k, prior):
 def test_summary_cpt_key_fallback_and_many_rows():
     # 4-state parents: the configurations of triples overflow the bitset capacity (key path);
     # 3,000 rows: 47 words per bitset
-    for n in (250, 3000):
+    for n, prior in ((250, "K2"), (3000, "K2"), (3000, "BDeu")):
         df = _frame(n, (4, 4, 4, 2, 3), seed=n, skew=0.3)
-        avg = OrderedAveraging(df, max_parents=3)
-        ls = LocalScore(df)
+        avg = OrderedAveraging(df, max_parents=3, prior=prior, ess=2.0)
+        ls = LocalScore(df, prior=prior, ess=2.0)
         net = avg.summary_network(4)
         child = "V4"
-        ref = _naive_star_cpt(df, list(df.columns), child, net.parents(child), 3, "K2", 1.0,
+        ref = _naive_star_cpt(df, list(df.columns), child, net.parents(child), 3, prior, 2.0,
                               lambda s: ls.score(child, list(s)))
         np.testing.assert_allclose(net.cpts[child], ref, rtol=1e-10, atol=1e-13)
+
+
+def test_zeta_transform_of_the_summary_cpt():
+    # theta*(x) = sum over z <= x (z_j in {0, x_j}) of Psi(z), against the sum written out
+    from bnexplore.averaging import _zeta_cpt
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        ar = rng.integers(2, 5, int(rng.integers(0, 6))).astype(np.int64)
+        r = int(rng.integers(1, 4))
+        Q = int(np.prod(ar))
+        stride = np.array([int(np.prod(ar[j + 1:])) for j in range(ar.size)], dtype=np.int64)
+        psi = rng.random((r - 1) * Q)
+        digits = list(itertools.product(*[range(a) for a in ar]))
+        ref = np.zeros((Q, r))
+        for J, x in enumerate(digits):
+            for z in itertools.product(*[(0,) if xj == 0 else (0, xj) for xj in x]):
+                ref[J, :r - 1] += psi.reshape(r - 1, Q)[:, int(np.dot(z, stride))]
+        ref[:, r - 1] = 1.0 - ref[:, :r - 1].sum(axis=1)
+        out = np.empty(Q * r)
+        _zeta_cpt(psi.copy(), Q, r, ar, stride, out)
+        np.testing.assert_allclose(out.reshape(Q, r), ref, atol=1e-12)
 
 
 def _procedure1_literal(sets, w, n):
@@ -272,13 +294,14 @@ def test_procedure1_against_literal_transcription():
 
 
 def test_summary_working_memory_is_guarded():
-    df = _frame(40, (2,) * 16, seed=2)
-    avg = OrderedAveraging(df, max_parents=3, budget=200_000)
-    # every CPT fits (about 2^16 x 2 cells in all) but not the last node's with one running
-    # sum per level of the fill (4 x 2^15 x 2)
+    df = _frame(200, (10, 10, 10, 2), seed=2)
+    avg = OrderedAveraging(df, max_parents=3, budget=5_000)
+    # every CPT fits (the last node's has 10^3 x 2 cells) but not the last node's working
+    # memory: Psi (10^3 cells) and the tables of the largest subset (the whole star:
+    # counts, parameters and indices, 5 x 10^3)
     with pytest.raises(MemoryBudgetError, match="working cells"):
-        avg.summary_network(15)
-    assert avg.summary_network(6) is not None
+        avg.summary_network(None)
+    assert avg.summary_network(2) is not None
 
 
 def test_alarm_order_scores_match_localscore():
