@@ -114,7 +114,9 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
             sets[i, :len(x)] = x
     if w.shape != (sets.shape[0],):
         raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
-    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, int(n)).tolist()
+    union = np.zeros(int(sets.max(initial=-1)) + 1, dtype=np.bool_)
+    union[sets[sets >= 0]] = True
+    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, int(n), union).tolist()
 
 
 # --------------------------------------------------------------------------- kernels
@@ -410,10 +412,11 @@ def _table_bits(tb, w, q, r, a, cb, meta, nz, vbits):
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _table_keys(tb, w, q, r, a, keys, cnt):
+def _table_keys(tb, w, q, r, a, keys, cnt, inv):
     """:func:`_table_bits` from the row keys ``y q + j``: counted into ``cnt`` (four
     interleaved copies when it has four rows, so that repeated keys do not wait on one
-    another), then one division per configuration."""
+    another), then one division per configuration (none under K2: ``inv[m]`` =
+    1 / (m + r) when ``inv`` is not empty)."""
     qr = q * r
     n = keys.shape[0]
     nc = cnt.shape[0]
@@ -434,11 +437,12 @@ def _table_keys(tb, w, q, r, a, keys, cnt):
         cnt[0, keys[t]] += 1
         t += 1
     ar_ = a * r
+    k2 = inv.shape[0] > 0
     for j in range(q):
         nj = 0
         for x in range(r):
             nj += cnt[0, x * q + j]
-        f = w / (nj + ar_)
+        f = w * inv[nj] if k2 else w / (nj + ar_)
         for x in range(r - 1):
             tb[x * q + j] = (cnt[0, x * q + j] + a) * f
 
@@ -452,14 +456,21 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, psi, Q):
     for i in range(s - 1, -1, -1):
         a = arities[elems[i]]
         blk = ls * a
-        for o in range(0, rm * q, blk):
-            for d in range(1, a):
-                for l in range(ls):
-                    tb[o + d * ls + l] -= tb[o + l]
+        if a == 2:
+            for o in range(0, rm * q, blk):
+                for l in range(o, o + ls):
+                    tb[l + ls] -= tb[l]
+        else:
+            for o in range(0, rm * q, blk):
+                for d in range(1, a):
+                    for l in range(o, o + ls):
+                        tb[l + d * ls] -= tb[l]
         ls = blk
     for x in range(rm):
+        px = x * Q
+        tx = x * q
         for j in range(q):
-            psi[x * Q + idx[io + j]] += tb[x * q + j]
+            psi[px + idx[io + j]] += tb[tx + j]
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -505,7 +516,7 @@ def _zeta_cpt(psi, Q, r, ar, stride, out):
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb):
+               keys, state, usebits, idx, idx_off, cnt, tb, inv):
     """Every subset g (size <= kk) of the star, depth first (members in star order):
     its configurations from its prefix's (row bitsets or keys), its weighted table,
     and that table's Moebius form added into ``psi`` (``(r - 1) Q`` cells, zeroed
@@ -551,7 +562,7 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
                 if usebits[s1]:
                     _table_bits(tb, w, q, r, a, cb[s1], meta[s1], nzs[s1], vbits)
                 else:
-                    _table_keys(tb, w, q, r, a, keys[s1], cnt)
+                    _table_keys(tb, w, q, r, a, keys[s1], cnt, inv)
                 _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[s1], psi, Q)
             depth = s1
         if depth >= kk or nxt[depth] >= ns:
@@ -602,17 +613,8 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
         size_off[t + 1] = size_off[t] + binom[ns, t]
     n_sub = size_off[kk + 1]
     # weights of the averaged sets (those inside the star), placed by rank
-    wr = np.zeros(n_sub)
+    wr = np.full(n_sub, -np.inf)
     top = -np.inf
-    for f in range(sets.shape[0]):
-        if sizes[f] <= kk and logw[f] > top:
-            ok = True
-            for a in range(sizes[f]):
-                if posmap[sets[f, a]] < 0:
-                    ok = False
-                    break
-            if ok:
-                top = logw[f]
     for f in range(sets.shape[0]):
         s = sizes[f]
         if s > kk:
@@ -626,8 +628,14 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
                 break
             rank += binom[c, a + 1]
         if ok:
-            wr[rank] = np.exp(logw[f] - top)
-    wr /= wr.sum()
+            wr[rank] = logw[f]
+            top = max(top, logw[f])
+    tot = 0.0
+    for i in range(n_sub):
+        wr[i] = np.exp(wr[i] - top)
+        tot += wr[i]
+    for i in range(n_sub):
+        wr[i] /= tot
     # star strides (the last position fastest); the largest configuration count per depth
     ar = np.empty(ns, dtype=np.int64)
     stride = np.empty(ns, dtype=np.int64)
@@ -647,15 +655,18 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
     W = bits.shape[2]
     cb = np.empty((kk + 1, cap, W), dtype=np.uint64)
     meta = np.zeros((kk + 1, cap, 4), dtype=np.int64)
-    keys = np.zeros((kk + 1, n), dtype=np.int64)
+    keys = np.zeros((kk + 1, n), dtype=np.int32)  # y q + j < 2^31: the caller's guard
     state = np.zeros((5, kk + 1), dtype=np.int64)
     usebits = np.zeros(kk + 1, dtype=np.bool_)
     idx = np.zeros(idx_off[kk + 1], dtype=np.int64)
-    cnt = np.zeros((4 if qmax * r <= 4096 else 1, qmax * r), dtype=np.int64)
+    cnt = np.zeros((4 if qmax * r <= 4096 else 1, qmax * r), dtype=np.int32)
     tb = np.zeros(max(rm * qmax, 1))
     psi = scratch[:rm * Q]
+    inv = np.empty(0 if bdeu else n + 1)  # K2: 1 / (rows + r) of a configuration
+    for m in range(inv.shape[0]):
+        inv[m] = 1.0 / (m + r)
     _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb)
+               keys, state, usebits, idx, idx_off, cnt, tb, inv)
     # every row is a convex combination (weights summing to 1) of distributions
     _zeta_cpt(psi, Q, r, ar, stride, out)
 
@@ -663,10 +674,14 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
 @numba.njit(cache=True, nogil=True)
 def _next_best(w, T, last_w, last_i, out):
     """Indices of the (up to) T sets that come next after (last_w, last_i) in the
-    order (decreasing weight, then increasing index), in that order; returns how many."""
+    order (decreasing weight, then increasing index), in that order; returns how many.
+    Once T are held, a set below the T-th weight is passed over at one comparison."""
     m = 0
+    thr = -np.inf
     for i in range(w.shape[0]):
         wi = w[i]
+        if wi < thr:
+            continue
         if wi > last_w or (wi == last_w and i <= last_i):
             continue  # already visited
         if m == T:
@@ -681,32 +696,30 @@ def _next_best(w, T, last_w, last_i, out):
             j -= 1
         out[j] = i
         m += 1
+        if m == T:
+            thr = w[out[m - 1]]
     return m
 
 
 @numba.njit(cache=True, nogil=True)
-def _procedure1(sets, sizes, w, n):
+def _procedure1(sets, sizes, w, n, union):
     """Procedure 1: union of the parent sets in decreasing weight, each added while
-    the union stays within n parents, until it has min(n, number of candidates)."""
-    p = 0
-    for f in range(sets.shape[0]):
-        for a in range(sizes[f]):
-            p = max(p, sets[f, a] + 1)
-    inn = np.zeros(max(p, 1), dtype=np.bool_)
-    for f in range(sets.shape[0]):
-        for a in range(sizes[f]):
-            inn[sets[f, a]] = True
-    limit = min(n, inn.sum())
-    if limit == inn.sum():  # every set fits: the union of them all, without ranking
-        return np.nonzero(inn)[0]
-    inn[:] = False
+    the union stays within n parents, until it has min(n, number of candidates);
+    ``union`` marks every member of every set."""
+    n_all = union.sum()
+    limit = min(n, n_all)
+    if limit == n_all:  # every set fits: the union of them all, without ranking
+        return np.nonzero(union)[0]
+    inn = np.zeros(union.shape[0], dtype=np.bool_)
     size = 0
     T = 32
     last_w = np.inf
     last_i = -1
-    buf = np.empty(w.shape[0], dtype=np.int64)
+    buf = np.empty(min(T, w.shape[0]), dtype=np.int64)
     while size < limit:
         T = min(T, w.shape[0])
+        if buf.shape[0] < T:
+            buf = np.empty(T, dtype=np.int64)
         m = _next_best(w, T, last_w, last_i, buf)
         if m == 0:
             break
@@ -729,13 +742,14 @@ def _procedure1(sets, sizes, w, n):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _procedure1_all(sets, sizes, w, off, n):
-    """Procedure 1 for every node (segments ``off`` of the flat arrays): row v of the
-    result lists P_v^* (padded with -1)."""
+def _procedure1_all(sets, sizes, w, off, n, unions):
+    """Procedure 1 for every node (segments ``off`` of the flat arrays; ``unions[v]``
+    marks node v's candidates that occur in its sets): row v of the result lists
+    P_v^* (padded with -1)."""
     p = off.shape[0] - 1
     out = np.full((p, max(n, 1)), -1, dtype=np.int64)
     for v in numba.prange(p):
-        st = _procedure1(sets[off[v]:off[v + 1]], sizes[off[v]:off[v + 1]], w[off[v]:off[v + 1]], n)
+        st = _procedure1(sets[off[v]:off[v + 1]], sizes[off[v]:off[v + 1]], w[off[v]:off[v + 1]], n, unions[v])
         out[v, :st.shape[0]] = st
     return out
 
@@ -1164,7 +1178,7 @@ class OrderedAveraging:
                                  budget=self.budget)
             total += cells
             work = _mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
-            if work > self.budget:
+            if work > self.budget or work >= 2**31:  # (row keys of the subset tables are 32-bit)
                 raise MemoryBudgetError(
                     f"building the M* CPT of {self.names[v]!r} (n={n}) needs {work:,} working cells "
                     f"(the Moebius table and the largest subset's tables), over the budget of "
@@ -1182,10 +1196,14 @@ class OrderedAveraging:
     def _stars(self, n: int | None) -> list[list[int]]:
         """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1
         with at most ``n`` parents (one parallel kernel)."""
+        unions = np.zeros((len(self.names),) * 2, dtype=np.bool_)  # every candidate occurs in a set if k >= 1
+        if self.k >= 1:
+            for v, c in enumerate(self.candidates):
+                unions[v, c] = True
         if n is None:
-            return [sorted(set(sets[sets >= 0].tolist())) for sets in self._sets]
+            return [np.flatnonzero(row).tolist() for row in unions]
         with PARALLEL_LOCK:
-            out = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, int(n))
+            out = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, int(n), unions)
         return [[int(u) for u in row if u >= 0] for row in out]
 
     @property
