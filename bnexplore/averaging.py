@@ -116,7 +116,8 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
         raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
     union = np.zeros(int(sets.max(initial=-1)) + 1, dtype=np.bool_)
     union[sets[sets >= 0]] = True
-    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, int(n), union).tolist()
+    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, int(n), union, np.zeros(0, dtype=np.int64), 0,
+                       np.zeros((1, 1), dtype=np.int64)).tolist()
 
 
 # --------------------------------------------------------------------------- kernels
@@ -149,6 +150,38 @@ def _lex_sets(cand, kk, out, sizes):
             idx[i] += 1
             for j in range(i + 1, s):
                 idx[j] = idx[j - 1] + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _unrank_lex(i, m, kk, binom, cand, mem):
+    """Members of set ``i`` of the :func:`_lex_sets` list of ``cand`` (``m`` of them,
+    sizes <= kk) into ``mem``; returns its size (``binom[a, b]`` = C(a, b))."""
+    s = 0
+    base = 0
+    while s < kk and i >= base + binom[m, s]:
+        base += binom[m, s]
+        s += 1
+    r = i - base
+    c = 0
+    for e in range(s):
+        while r >= binom[m - c - 1, s - e - 1]:  # sets whose next member is c come first
+            r -= binom[m - c - 1, s - e - 1]
+            c += 1
+        mem[e] = cand[c]
+        c += 1
+    return s
+
+
+@numba.njit(cache=True, nogil=True)
+def _rank_lex(cpos, s, m, binom):
+    """Index of the set with candidate positions ``cpos[:s]`` (increasing) in the
+    :func:`_lex_sets` list of ``m`` candidates."""
+    i = binom[m, s] - 1
+    for t in range(s):
+        i += binom[m, t]
+    for e in range(s):
+        i -= binom[m - 1 - cpos[e], s - e]
+    return i
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -591,18 +624,16 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
 
 
 @numba.njit(cache=True, nogil=True)
-def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bdeu, ess, cap, scratch, out):
+def _star_cpt_kernel(cols, bits, arities, child, star, k, cand, logw, nbinom, bdeu, ess, cap, scratch, out):
     """CPT (Q, r) of ``child`` in M*, row-major into ``out``: Eq. 15 over the parent
-    sets inside ``star`` (see the note above :func:`_and_popcount`)."""
+    sets inside ``star`` (see the note above :func:`_and_popcount`), whose weights
+    ``logw`` follow the :func:`_lex_sets` list of the candidates ``cand``."""
     p = arities.shape[0]
     n = cols.shape[1]
     ns = star.shape[0]
     r = arities[child]
     rm = r - 1
     kk = min(k, ns)
-    posmap = np.full(p, -1, dtype=np.int64)
-    for i in range(ns):
-        posmap[star[i]] = i
     binom = np.zeros((ns + 1, kk + 2), dtype=np.int64)
     for a in range(ns + 1):
         binom[a, 0] = 1
@@ -612,24 +643,25 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, sets, sizes, logw, bde
     for t in range(kk + 1):
         size_off[t + 1] = size_off[t] + binom[ns, t]
     n_sub = size_off[kk + 1]
-    # weights of the averaged sets (those inside the star), placed by rank
-    wr = np.full(n_sub, -np.inf)
+    # weights of the averaged sets (those inside the star), placed by colex rank
+    cpos = np.full(p, -1, dtype=np.int64)
+    for i in range(cand.shape[0]):
+        cpos[cand[i]] = i
+    rows = np.empty((n_sub, max(kk, 1)), dtype=np.int64)
+    szs = np.empty(n_sub, dtype=np.int64)
+    _lex_sets(np.arange(ns), kk, rows, szs)  # the star's subsets, as star positions
+    mem = np.empty(max(kk, 1), dtype=np.int64)
+    wr = np.empty(n_sub)
     top = -np.inf
-    for f in range(sets.shape[0]):
-        s = sizes[f]
-        if s > kk:
-            continue
-        rank = size_off[s]
-        ok = True
-        for a in range(s):
-            c = posmap[sets[f, a]]
-            if c < 0:
-                ok = False
-                break
-            rank += binom[c, a + 1]
-        if ok:
-            wr[rank] = logw[f]
-            top = max(top, logw[f])
+    for f in range(n_sub):
+        sz = szs[f]
+        rank = size_off[sz]
+        for e in range(sz):
+            rank += binom[rows[f, e], e + 1]
+            mem[e] = cpos[star[rows[f, e]]]
+        lw = logw[_rank_lex(mem, sz, cand.shape[0], nbinom)]
+        wr[rank] = lw
+        top = max(top, lw)
     tot = 0.0
     for i in range(n_sub):
         wr[i] = np.exp(wr[i] - top)
@@ -702,14 +734,18 @@ def _next_best(w, T, last_w, last_i, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _procedure1(sets, sizes, w, n, union):
+def _procedure1(sets, sizes, w, n, union, cand, kk, binom):
     """Procedure 1: union of the parent sets in decreasing weight, each added while
     the union stays within n parents, until it has min(n, number of candidates);
-    ``union`` marks every member of every set."""
+    ``union`` marks every member of every set.  The sets are the rows of ``sets``
+    (``sizes`` members), or with ``sets`` empty the :func:`_lex_sets` list of ``cand``
+    (sizes <= kk), each found from its index."""
     n_all = union.sum()
     limit = min(n, n_all)
     if limit == n_all:  # every set fits: the union of them all, without ranking
         return np.nonzero(union)[0]
+    listed = sets.shape[0] > 0
+    mem = np.empty(max(kk, 1), dtype=np.int64)
     inn = np.zeros(union.shape[0], dtype=np.bool_)
     size = 0
     T = 32
@@ -727,13 +763,19 @@ def _procedure1(sets, sizes, w, n, union):
             nu = buf[t]
             if size >= limit:
                 break
+            if listed:
+                s = sizes[nu]
+                for a in range(s):
+                    mem[a] = sets[nu, a]
+            else:
+                s = _unrank_lex(nu, cand.shape[0], kk, binom, cand, mem)
             new = 0
-            for a in range(sizes[nu]):
-                if not inn[sets[nu, a]]:
+            for a in range(s):
+                if not inn[mem[a]]:
                     new += 1
             if size + new <= n:
-                for a in range(sizes[nu]):
-                    inn[sets[nu, a]] = True
+                for a in range(s):
+                    inn[mem[a]] = True
                 size += new
         last_w = w[buf[m - 1]]
         last_i = buf[m - 1]
@@ -742,28 +784,31 @@ def _procedure1(sets, sizes, w, n, union):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _procedure1_all(sets, sizes, w, off, n, unions):
-    """Procedure 1 for every node (segments ``off`` of the flat arrays; ``unions[v]``
-    marks node v's candidates that occur in its sets): row v of the result lists
+def _procedure1_all(w, off, n, unions, cand_flat, cand_off, k, binom):
+    """Procedure 1 for every node (weights ``w[off[v]:off[v + 1]]`` of the sets of
+    :func:`_lex_sets` over its candidates ``cand_flat[cand_off[v]:cand_off[v + 1]]``;
+    ``unions[v]`` marks those that occur in its sets): row v of the result lists
     P_v^* (padded with -1)."""
     p = off.shape[0] - 1
     out = np.full((p, max(n, 1)), -1, dtype=np.int64)
+    none = np.zeros((0, 1), dtype=np.int64)
     for v in numba.prange(p):
-        st = _procedure1(sets[off[v]:off[v + 1]], sizes[off[v]:off[v + 1]], w[off[v]:off[v + 1]], n, unions[v])
+        cand = cand_flat[cand_off[v]:cand_off[v + 1]]
+        st = _procedure1(none, none[:, 0], w[off[v]:off[v + 1]], n, unions[v], cand, min(k, cand.shape[0]), binom)
         out[v, :st.shape[0]] = st
     return out
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, sets, sizes, logw, off, bdeu, ess, cap, bins,
-                      bin_off, cpt_off, scratch, out):
+def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, cand_flat, cand_off, logw, off, nbinom, bdeu, ess, cap,
+                      bins, bin_off, cpt_off, scratch, out):
     """Every node's M* CPT into ``out[cpt_off[v]:cpt_off[v + 1]]``; node batches ``bins``
     (one per thread, balanced by cells) each with its row of ``scratch``."""
     for b in numba.prange(bin_off.shape[0] - 1):
         for i in range(bin_off[b], bin_off[b + 1]):
             v = bins[i]
-            _star_cpt_kernel(cols, bits, arities, v, stars[v, :star_len[v]], k, sets[off[v]:off[v + 1]],
-                             sizes[off[v]:off[v + 1]], logw[off[v]:off[v + 1]], bdeu, ess, cap, scratch[b],
+            _star_cpt_kernel(cols, bits, arities, v, stars[v, :star_len[v]], k, cand_flat[cand_off[v]:cand_off[v + 1]],
+                             logw[off[v]:off[v + 1]], nbinom, bdeu, ess, cap, scratch[b],
                              out[cpt_off[v]:cpt_off[v + 1]])
 
 
@@ -890,13 +935,19 @@ class OrderedAveraging:
                         f"index: use a smaller max_parents (k) or merge states")
         # ---- enumerate, score, keep log space
         flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
-        cand_flat = np.concatenate([np.zeros(0, dtype=np.int64)] + self.candidates)
-        cand_off = np.concatenate([[0], np.cumsum([c.size for c in self.candidates])]).astype(np.int64)
-        width = max(1, min(self.k, int(np.diff(cand_off).max(initial=0))))
-        with PARALLEL_LOCK:
-            sets, sizes = _all_lex_sets(cand_flat, cand_off, self.k, off, width)
+        self._off = off
+        self._cand_flat = np.concatenate([np.zeros(0, dtype=np.int64)] + self.candidates)
+        self._cand_off = np.concatenate([[0], np.cumsum([c.size for c in self.candidates])]).astype(np.int64)
+        # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
+        m_max = int(np.diff(self._cand_off).max(initial=0))
+        self._binom = np.zeros((m_max + 1, min(self.k, m_max) + 2), dtype=np.int64)
+        self._binom[:, 0] = 1
+        for b in range(1, self._binom.shape[1]):
+            self._binom[1:, b] = np.cumsum(self._binom[:-1, b - 1])
+        self._set_arrays: tuple[np.ndarray, np.ndarray] | None = None  # listed on first use
         if structure_prior is not None:
             flat = flat.copy()
+            sets, sizes = self._flat_sets, self._flat_sizes
             for v in range(p):
                 seg = slice(off[v], off[v + 1])
                 flat[seg] += self._structure_logprior(v, sets[seg], sizes[seg], structure_prior)
@@ -905,10 +956,7 @@ class OrderedAveraging:
                                      f"probability zero: allow at least one (e.g. the empty set)")
                 if np.isnan(flat[seg]).any() or np.isposinf(flat[seg]).any():
                     raise ValueError(f"the structure prior returned NaN or +inf for {self.names[v]!r}")
-        self._off = off
-        self._flat_sets, self._flat_sizes, self._flat_logw = sets, sizes, flat
-        self._sets = [sets[off[v]:off[v + 1]] for v in range(p)]
-        self._sizes = [sizes[off[v]:off[v + 1]] for v in range(p)]
+        self._flat_logw = flat
         self._logw = [flat[off[v]:off[v + 1]] for v in range(p)]
         with PARALLEL_LOCK:
             self._lognorm = _lse_segments(flat, off)
@@ -949,6 +997,31 @@ class OrderedAveraging:
         if missing:
             raise ValueError(f"{what} must place every column; missing {missing}")
         return lev
+
+    @property
+    def _flat_sets(self) -> np.ndarray:
+        """Every node's parent sets (rows padded with -1), one after another, in the
+        order of the scores; listed on first use (AMA construction never needs them)."""
+        if self._set_arrays is None:
+            width = max(1, min(self.k, int(np.diff(self._cand_off).max(initial=0))))
+            with PARALLEL_LOCK:
+                self._set_arrays = _all_lex_sets(self._cand_flat, self._cand_off, self.k, self._off, width)
+        return self._set_arrays[0]
+
+    @property
+    def _flat_sizes(self) -> np.ndarray:
+        self._flat_sets
+        return self._set_arrays[1]
+
+    @property
+    def _sets(self) -> list[np.ndarray]:
+        sets, off = self._flat_sets, self._off
+        return [sets[off[v]:off[v + 1]] for v in range(len(self.names))]
+
+    @property
+    def _sizes(self) -> list[np.ndarray]:
+        sizes, off = self._flat_sizes, self._off
+        return [sizes[off[v]:off[v + 1]] for v in range(len(self.names))]
 
     def _structure_logprior(self, v, sets, sizes, sp) -> np.ndarray | float:
         if sp is None:
@@ -1203,7 +1276,8 @@ class OrderedAveraging:
         if n is None:
             return [np.flatnonzero(row).tolist() for row in unions]
         with PARALLEL_LOCK:
-            out = _procedure1_all(self._flat_sets, self._flat_sizes, self._flat_logw, self._off, int(n), unions)
+            out = _procedure1_all(self._flat_logw, self._off, int(n), unions, self._cand_flat, self._cand_off, self.k,
+                                  self._binom)
         return [[int(u) for u in row if u >= 0] for row in out]
 
     @property
@@ -1221,7 +1295,7 @@ class OrderedAveraging:
             v = next(v for v in range(p) if len(stars[v]) > 62)
             raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
         cells = [math.prod(ar[u] for u in stars[v]) * ar[v] for v in range(p)]
-        cost = [cells[v] + self._sets[v].shape[0] for v in range(p)]
+        cost = [cells[v] + int(self._off[v + 1] - self._off[v]) for v in range(p)]
         n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
         bins: list[list[int]] = [[] for _ in range(n_bins)]
         load = [0] * n_bins
@@ -1238,7 +1312,7 @@ class OrderedAveraging:
         out = np.empty(int(cpt_off[-1]))
         with PARALLEL_LOCK:
             _star_cpts_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), self.k, star_arr,
-                              star_len, self._flat_sets, self._flat_sizes, self._flat_logw, self._off,
+                              star_len, self._cand_flat, self._cand_off, self._flat_logw, self._off, self._binom,
                               self.prior == "BDeu", self.ess, bitset_capacity(self.data.n_rows),
                               np.array([v for b in bins for v in b], dtype=np.int64),
                               np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64),

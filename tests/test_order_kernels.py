@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -291,6 +292,33 @@ def test_procedure1_against_literal_transcription():
     w = np.round(rng.normal(size=len(sets)), 1)
     for n in (3, 17, 39, 40):
         assert procedure1(sets, w, n) == _procedure1_literal(sets, w, n)
+
+
+def test_procedure1_of_the_order_kernel_finds_each_set_from_its_index():
+    # OrderedAveraging's Procedure 1 finds the members of each ranked set from its index
+    # in the node's list; the public procedure1 reads them from the listed sets
+    from bnexplore.averaging import _all_lex_sets, _rank_lex, _unrank_lex
+    import itertools as it
+    binom = np.array([[math.comb(a, b) for b in range(6)] for a in range(12)], dtype=np.int64)
+    for m in range(0, 9):
+        for kk in range(0, min(m, 4) + 1):
+            sets = [c for s in range(kk + 1) for c in it.combinations(range(m), s)]
+            cand = np.arange(m, dtype=np.int64) * 3 + 1
+            mem = np.empty(max(kk, 1), dtype=np.int64)
+            for i, c in enumerate(sets):
+                assert _rank_lex(np.array(c + (0,), dtype=np.int64), len(c), m, binom) == i
+                s = _unrank_lex(i, m, kk, binom, cand, mem)
+                assert tuple(mem[:s]) == tuple(cand[list(c)])
+    df = _frame(120, (2, 3, 2, 2, 4, 2, 2, 3), seed=7, skew=0.4)
+    for k, levels in ((1, None), (2, None), (3, None), (2, [["V0", "V1", "V2"], ["V3", "V4"], ["V5", "V6", "V7"]])):
+        avg = OrderedAveraging(df, max_parents=k, levels=levels)
+        names = list(df.columns)
+        for n in (0, 1, 2, 3, 5):
+            got = avg.summary_parents(n)
+            for v, child in enumerate(names):
+                listed = [tuple(int(u) for u in row if u >= 0) for row in avg._sets[v]]
+                want = procedure1(listed, avg._logw[v], n)
+                assert got[child] == [names[u] for u in want], (k, levels, n, child)
 
 
 def test_summary_working_memory_is_guarded():
