@@ -745,6 +745,100 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
+def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop, xs, cid, rowstart, nodepos,
+                    set_i0, subsz, acc, logfact):
+    """:func:`_config_subtree` under K2 when every variable is binary and the pair's
+    configuration has at most 64 rows (one word): the same differences, set by set
+    instead of configuration by configuration.  Each set holds the list of its
+    configurations of two rows or more (bitset ``lb``, rows ``lm``, row ``lr`` of
+    ``pool`` holding their counts of state 0 per child); extending it by x splits each
+    configuration in one AND, and a split changes ``acc[j, i]`` by the terms of its two
+    parts less its own, one popcount per child.  A configuration x does not split goes
+    down unchanged and shares its counts (no copy)."""
+    p = rowstart.shape[0] - 1
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+    lb[0, 0] = full
+    lm[0, 0] = m
+    lr[0, 0] = 0
+    nl[0] = 1
+    for i in range(set_i0[0], p):
+        pool[0, i] = cntd[0, rowstart[i]]
+    top = 1  # next free row of pool
+    d = 0
+    xs[0] = u1 + 1
+    cid[0] = 1
+    ptop[0] = top
+    while d >= 0:
+        x = xs[d]
+        if d >= maxext or x >= p:
+            d -= 1
+            continue
+        xs[d] = x + 1
+        j = cid[d]
+        cid[d] = j + subsz[j]
+        i0 = set_i0[j]
+        if i0 >= p:  # no node may have this set (nor its supersets) as parents
+            continue
+        X0 = comp[rowstart[nodepos[x]], 0]  # rows where x takes its first state
+        deeper = d + 1 < maxext and subsz[j] > 1
+        d1 = d + 1
+        n1 = 0
+        top = ptop[d]
+        for c in range(nl[d]):
+            b = lb[d, c]
+            mb = lm[d, c]
+            ref = lr[d, c]
+            b0 = b & X0
+            m0 = np.int64(_popcount(b0))
+            m1 = mb - m0
+            if m0 == 0 or m1 == 0:  # not split: nothing changes
+                if deeper:
+                    lb[d1, n1] = b
+                    lm[d1, n1] = mb
+                    lr[d1, n1] = ref
+                    n1 += 1
+                continue
+            K = logfact[mb + 1] - logfact[m0 + 1] - logfact[m1 + 1]
+            keep0 = deeper and m0 >= 2
+            keep1 = deeper and m1 >= 2
+            if keep0 or keep1:
+                r0 = top
+                r1 = top + 1
+                top += 2
+                for i in range(i0, p):
+                    a = np.int64(_popcount(b0 & compT[0, rowstart[i]]))
+                    nb = pool[ref, i]
+                    cc = nb - a
+                    pool[r0, i] = a
+                    pool[r1, i] = cc
+                    acc[j, i] += K + logfact[a] + logfact[m0 - a] + logfact[cc] + logfact[m1 - cc] \
+                        - logfact[nb] - logfact[mb - nb]
+                if keep0:
+                    lb[d1, n1] = b0
+                    lm[d1, n1] = m0
+                    lr[d1, n1] = r0
+                    n1 += 1
+                if keep1:
+                    lb[d1, n1] = b ^ b0
+                    lm[d1, n1] = m1
+                    lr[d1, n1] = r1
+                    n1 += 1
+            else:
+                for i in range(i0, p):
+                    a = np.int64(_popcount(b0 & compT[0, rowstart[i]]))
+                    nb = pool[ref, i]
+                    cc = nb - a
+                    acc[j, i] += K + logfact[a] + logfact[m0 - a] + logfact[cc] + logfact[m1 - cc] \
+                        - logfact[nb] - logfact[mb - nb]
+        if deeper:
+            nl[d1] = n1
+            ptop[d1] = top
+            xs[d1] = x + 1
+            cid[d1] = j + 1
+            d = d1
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src, cntd, celld,
                     arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
     """Inside one configuration of a pair P (its ``m`` rows packed in ``comp``; under K2
@@ -878,6 +972,10 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
     lev_sorted = level[vorder]
     kx = max(k, 2)
     n_items = items.shape[0]
+    binary_k2 = not bdeu  # every variable binary: the set-by-set path inside one-word pair configurations
+    for v in range(p):
+        if arities[v] != 2:
+            binary_k2 = False
     nxt = np.zeros(1, dtype=np.int64)  # items handed out one at a time: threads stay busy
     for _worker in numba.prange(min(n_workers, n_items)):
         blk = np.zeros((D, W + mr), dtype=np.uint64)  # u0's configurations, packed one after another
@@ -913,6 +1011,12 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         lft = np.zeros(kx + 1, dtype=np.int64)
         bcnt = np.zeros(kx + 1, dtype=np.int64)
         pel = np.zeros(2, dtype=np.int64)
+        lb = np.zeros((kx + 1, 64), dtype=np.uint64)  # the binary K2 path's configuration lists
+        lm = np.zeros((kx + 1, 64), dtype=np.int64)
+        lr = np.zeros((kx + 1, 64), dtype=np.int64)
+        nl = np.zeros(kx + 1, dtype=np.int64)
+        ptop = np.zeros(kx + 1, dtype=np.int64)
+        pool = np.zeros(((kx + 1) * 64 + 1, p), dtype=np.int64)
         while True:
             ii = _fetch_add(nxt, 0, 1)
             if ii >= n_items:
@@ -1010,9 +1114,13 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         _score_block(m, Wc, comp, compT, lo1, i0, bb, rowstart, vorder, arities, bdeu, logfact,
                                      cst, acc, cnt, cntd, celld)
                         if ns > 1 and i0 < p:
-                            _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
-                                            cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
-                                            nsing, acc, cst, bdeu, logfact)
+                            if binary_k2 and Wc == 1:
+                                _binary_subtree(m, u1, k - 2, comp, compT, cntd, lb, lm, lr, nl, pool, ptop, xs,
+                                                cid, rowstart, nodepos, set_i0, subsz, acc, logfact)
+                            else:
+                                _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
+                                                cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
+                                                nsing, acc, cst, bdeu, logfact)
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
                             n_cand, size_off, binom, out_off, sing, out)
     return out
