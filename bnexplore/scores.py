@@ -516,23 +516,24 @@ def _bdeu_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, cst, ac
 
 
 @numba.njit(cache=True, nogil=True)
-def _subtree_sets(pel, sP, first, maxext, arities, level, lev_sorted, vorder, bdeu, ess,
-                  set_el, set_s, set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing):
+def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
+                  set_el, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing):
     """Preorder list of the sets P + T of one work item (P = ``pel[:sP]``, T any subset of
     ``first .. p-1`` with at most ``maxext`` members, in lexicographic depth-first
-    order).  Per set: members, size, q, level, first admissible child (position in
-    ``vorder``), parent in the list and subtree size; also zeroes its accumulators and
-    fills the BDeu constants.  Returns the number of sets."""
+    order).  Per set: members, size, q, first admissible child (position in
+    ``vorder``: the latest ``node_i0`` of its members), parent in the list and subtree
+    size; also zeroes its accumulators and fills the BDeu constants.  Returns the
+    number of sets."""
     p = arities.shape[0]
     q = 1.0
-    ml = -1
+    i0 = 0
     for e in range(sP):
         set_el[0, e] = pel[e]
         q *= arities[pel[e]]
-        ml = max(ml, level[pel[e]])
+        i0 = max(i0, node_i0[pel[e]])
     set_s[0] = sP
     set_q[0] = q
-    set_ml[0] = ml
+    set_i0[0] = i0
     set_par[0] = -1
     subsz[0] = 1
     n = 1
@@ -557,14 +558,13 @@ def _subtree_sets(pel, sP, first, maxext, arities, level, lev_sorted, vorder, bd
             set_el[j, s] = x
             set_s[j] = s + 1
             set_q[j] = set_q[cur] * arities[x]
-            set_ml[j] = max(set_ml[cur], level[x])
+            set_i0[j] = max(set_i0[cur], node_i0[x])
             set_par[j] = cur
             t += 1
             st[t] = j
             nx[t] = x + 1
     for j in range(n):
-        i0 = np.searchsorted(lev_sorted, set_ml[j], side="right")
-        set_i0[j] = i0
+        i0 = set_i0[j]
         nsing[j] = 0
         for i in range(i0, p):
             acc[j, i] = 0.0
@@ -745,29 +745,31 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop, xs, cid, rowstart, nodepos,
-                    set_i0, subsz, acc, logfact):
+def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, poolt, ptop, xs, cid, nodepos, set_i0,
+                    subsz, acc, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the pair's
     configuration has at most 64 rows (one word): the same differences, set by set
     instead of configuration by configuration.  Each set holds the list of its
     configurations of two rows or more (bitset ``lb``, rows ``lm``, row ``lr`` of
-    ``pool`` holding their counts of state 0 per child); extending it by x splits each
-    configuration in one AND, and a split changes ``acc[j, i]`` by the terms of its two
-    parts less its own, one popcount per child.  A configuration x does not split goes
-    down unchanged and shares its counts (no copy)."""
-    p = rowstart.shape[0] - 1
+    ``pool`` / ``poolt`` holding per child their count of state 0 and their term); x
+    splits each configuration in one AND, and a split changes ``acc[j, i]`` by the
+    terms of its two parts less its own, with one popcount per child and the table
+    ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  A configuration x
+    does not split goes down unchanged, sharing its counts.  (Child position i has
+    packed row i: every child is binary.)"""
+    p = nodepos.shape[0]
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     lb[0, 0] = full
     lm[0, 0] = m
     lr[0, 0] = 0
     nl[0] = 1
     for i in range(set_i0[0], p):
-        pool[0, i] = cntd[0, rowstart[i]]
-    top = 1  # next free row of pool
+        pool[0, i] = cntd[0, i]
+        poolt[0, i] = tt[m, cntd[0, i]]
     d = 0
     xs[0] = u1 + 1
     cid[0] = 1
-    ptop[0] = top
+    ptop[0] = 1  # next free row of the pools
     while d >= 0:
         x = xs[d]
         if d >= maxext or x >= p:
@@ -779,11 +781,12 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
         i0 = set_i0[j]
         if i0 >= p:  # no node may have this set (nor its supersets) as parents
             continue
-        X0 = comp[rowstart[nodepos[x]], 0]  # rows where x takes its first state
+        X0 = comp[nodepos[x], 0]  # rows where x takes its first state
         deeper = d + 1 < maxext and subsz[j] > 1
         d1 = d + 1
         n1 = 0
         top = ptop[d]
+        accj = acc[j]
         for c in range(nl[d]):
             b = lb[d, c]
             mb = lm[d, c]
@@ -798,38 +801,41 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
                     lr[d1, n1] = ref
                     n1 += 1
                 continue
-            K = logfact[mb + 1] - logfact[m0 + 1] - logfact[m1 + 1]
-            keep0 = deeper and m0 >= 2
-            keep1 = deeper and m1 >= 2
-            if keep0 or keep1:
+            t0 = tt[m0]
+            t1 = tt[m1]
+            cnt = pool[ref]
+            trm = poolt[ref]
+            if deeper and (m0 >= 2 or m1 >= 2):
                 r0 = top
-                r1 = top + 1
                 top += 2
+                c0 = pool[r0]
+                c1 = pool[r0 + 1]
+                e0 = poolt[r0]
+                e1 = poolt[r0 + 1]
                 for i in range(i0, p):
-                    a = np.int64(_popcount(b0 & compT[0, rowstart[i]]))
-                    nb = pool[ref, i]
-                    cc = nb - a
-                    pool[r0, i] = a
-                    pool[r1, i] = cc
-                    acc[j, i] += K + logfact[a] + logfact[m0 - a] + logfact[cc] + logfact[m1 - cc] \
-                        - logfact[nb] - logfact[mb - nb]
-                if keep0:
+                    a = np.int64(_popcount(b0 & compT[0, i]))
+                    cc = cnt[i] - a
+                    v0 = t0[a]
+                    v1 = t1[cc]
+                    c0[i] = a
+                    c1[i] = cc
+                    e0[i] = v0
+                    e1[i] = v1
+                    accj[i] += v0 + v1 - trm[i]
+                if m0 >= 2:
                     lb[d1, n1] = b0
                     lm[d1, n1] = m0
                     lr[d1, n1] = r0
                     n1 += 1
-                if keep1:
+                if m1 >= 2:
                     lb[d1, n1] = b ^ b0
                     lm[d1, n1] = m1
-                    lr[d1, n1] = r1
+                    lr[d1, n1] = r0 + 1
                     n1 += 1
             else:
                 for i in range(i0, p):
-                    a = np.int64(_popcount(b0 & compT[0, rowstart[i]]))
-                    nb = pool[ref, i]
-                    cc = nb - a
-                    acc[j, i] += K + logfact[a] + logfact[m0 - a] + logfact[cc] + logfact[m1 - cc] \
-                        - logfact[nb] - logfact[mb - nb]
+                    a = np.int64(_popcount(b0 & compT[0, i]))
+                    accj[i] += t0[a] + t1[cnt[i] - a] - trm[i]
         if deeper:
             nl[d1] = n1
             ptop[d1] = top
@@ -969,7 +975,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
     W = rbits.shape[1]
     mr = bits.shape[1]
     maxlev = level.max()
-    lev_sorted = level[vorder]
+    node_i0 = np.searchsorted(level[vorder], level, side="right")  # first position of a node's children
     kx = max(k, 2)
     n_items = items.shape[0]
     binary_k2 = not bdeu  # every variable binary: the set-by-set path inside one-word pair configurations
@@ -997,7 +1003,6 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         set_el = np.zeros((maxsets, kx + 1), dtype=np.int64)
         set_s = np.zeros(maxsets, dtype=np.int64)
         set_q = np.zeros(maxsets)
-        set_ml = np.zeros(maxsets, dtype=np.int64)
         set_i0 = np.zeros(maxsets, dtype=np.int64)
         set_par = np.zeros(maxsets, dtype=np.int64)
         subsz = np.zeros(maxsets, dtype=np.int64)
@@ -1017,14 +1022,20 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         nl = np.zeros(kx + 1, dtype=np.int64)
         ptop = np.zeros(kx + 1, dtype=np.int64)
         pool = np.zeros(((kx + 1) * 64 + 1, p), dtype=np.int64)
+        poolt = np.zeros(((kx + 1) * 64 + 1, p))
+        tt = np.zeros((65, 65))  # K2 term of m <= 64 rows (binary child), n of them in state 0
+        if binary_k2:
+            for a in range(min(n_rows, 64) + 1):
+                for b in range(a + 1):
+                    tt[a, b] = logfact[b] + logfact[a - b] - logfact[a + 1]
         while True:
             ii = _fetch_add(nxt, 0, 1)
             if ii >= n_items:
                 break
             u0 = items[ii]
             if u0 < 0:  # the empty set: one configuration, every row
-                ns = _subtree_sets(pel, 0, 0, 0, arities, level, lev_sorted, vorder, bdeu, ess, set_el, set_s,
-                                   set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
+                ns = _subtree_sets(pel, 0, 0, 0, arities, node_i0, vorder, bdeu, ess, set_el, set_s,
+                                   set_q, set_i0, set_par, subsz, cst, acc, nsing)
                 psingles = 0
                 if n_rows == 1:
                     psingles = 1
@@ -1036,7 +1047,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                             n_cand, size_off, binom, out_off, sing, out)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
-            lo = _first_row(u0, np.searchsorted(lev_sorted, level[u0], side="right"), rowstart, nodepos)
+            lo = _first_row(u0, node_i0[u0], rowstart, nodepos)
             au0 = arities[u0]
             for a in range(au0):
                 nw, m = _mask_words(bits[u0, a], W, words, pk)
@@ -1047,8 +1058,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         _compress(rbits[d], bits[u0, a], words, pk, nw, blk[d, boff[a]:])
             # ---- the single parent {u0}
             pel[0] = u0
-            ns = _subtree_sets(pel, 1, 0, 0, arities, level, lev_sorted, vorder, bdeu, ess, set_el, set_s,
-                               set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
+            ns = _subtree_sets(pel, 1, 0, 0, arities, node_i0, vorder, bdeu, ess, set_el, set_s,
+                               set_q, set_i0, set_par, subsz, cst, acc, nsing)
             psingles = 0
             i0 = set_i0[0]
             for a in range(au0):
@@ -1073,8 +1084,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 if max(level[u0], level[u1]) >= maxlev:
                     continue
                 pel[1] = u1
-                ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, level, lev_sorted, vorder, bdeu, ess, set_el,
-                                   set_s, set_q, set_ml, set_i0, set_par, subsz, cst, acc, nsing)
+                ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, node_i0, vorder, bdeu, ess, set_el,
+                                   set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
                 i0 = set_i0[0]
                 lo1 = _first_row(u1, i0, rowstart, nodepos)
                 rs1 = rowstart[nodepos[u1]]
@@ -1115,8 +1126,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                      cst, acc, cnt, cntd, celld)
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
-                                _binary_subtree(m, u1, k - 2, comp, compT, cntd, lb, lm, lr, nl, pool, ptop, xs,
-                                                cid, rowstart, nodepos, set_i0, subsz, acc, logfact)
+                                _binary_subtree(m, u1, k - 2, comp, compT, cntd, lb, lm, lr, nl, pool, poolt, ptop,
+                                                xs, cid, nodepos, set_i0, subsz, acc, tt)
                             else:
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
                                                 cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
