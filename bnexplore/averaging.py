@@ -47,21 +47,6 @@ from .scores import _check_prior, _keys_of, _ones, _row_bitsets, _score_order_fl
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
 
-@numba.njit(cache=True, nogil=True)
-def _lse_kernel(x):
-    """log(sum(exp(x))) of a 1-d array (-inf entries allowed), one pass for the max."""
-    m = -np.inf
-    for v in x:
-        if v > m:
-            m = v
-    if not np.isfinite(m):
-        return m
-    t = 0.0
-    for v in x:
-        t += math.exp(v - m)
-    return m + math.log(t)
-
-
 # dense count tables up to this many cells in the prediction kernel (larger: sorted keys)
 _DENSE_CELLS = 1 << 16
 
@@ -198,11 +183,52 @@ def _all_lex_sets(cand_flat, cand_off, k, set_off, w):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _lse_segments(x, off):
-    """log-sum-exp of every segment x[off[v]:off[v + 1]]."""
+    """log-sum-exp of every segment x[off[v]:off[v + 1]], over chunks of at most 2048
+    values spread evenly over the threads (the segments of an order differ in size
+    by orders of magnitude), each chunk's (max, sum of exp below it) combined per
+    segment."""
     p = off.shape[0] - 1
-    out = np.empty(p)
-    for v in numba.prange(p):
-        out[v] = _lse_kernel(x[off[v]:off[v + 1]])
+    C = 2048
+    nch = 0
+    for v in range(p):
+        nch += max(1, (off[v + 1] - off[v] + C - 1) // C)
+    lo = np.empty(nch, dtype=np.int64)
+    seg = np.empty(nch, dtype=np.int64)
+    c = 0
+    for v in range(p):
+        a = off[v]
+        while True:
+            lo[c] = a
+            seg[c] = v
+            c += 1
+            a += C
+            if a >= off[v + 1]:
+                break
+    cmax = np.empty(nch)
+    csum = np.empty(nch)
+    for c in numba.prange(nch):
+        hi = min(lo[c] + C, off[seg[c] + 1])
+        m = -np.inf
+        for i in range(lo[c], hi):
+            if x[i] > m:
+                m = x[i]
+        t = 0.0
+        if np.isfinite(m):
+            for i in range(lo[c], hi):
+                t += math.exp(x[i] - m)
+        cmax[c] = m
+        csum[c] = t
+    out = np.full(p, -np.inf)
+    for c in range(nch):
+        out[seg[c]] = max(out[seg[c]], cmax[c])
+    tot = np.zeros(p)
+    for c in range(nch):
+        m = out[seg[c]]
+        if np.isfinite(m) and csum[c] > 0:
+            tot[seg[c]] += csum[c] * math.exp(cmax[c] - m)
+    for v in range(p):
+        if np.isfinite(out[v]):
+            out[v] += math.log(tot[v])
     return out
 
 

@@ -242,6 +242,21 @@ def test_summary_cpt_key_fallback_and_many_rows():
         np.testing.assert_allclose(net.cpts[child], ref, rtol=1e-10, atol=1e-13)
 
 
+def test_segment_logsumexp_against_scipy():
+    from scipy.special import logsumexp
+
+    from bnexplore.averaging import _lse_segments
+    rng = np.random.default_rng(11)
+    sizes = [0, 1, 5, 2047, 2048, 2049, 7000, 3, 0, 12_345]
+    x = rng.normal(scale=50.0, size=sum(sizes)) - 1000.0
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    x[off[2]:off[3]] = -np.inf            # a segment of zeros only
+    x[off[6] + 4000:off[6] + 6000] = -np.inf  # whole chunks of zeros inside a segment
+    got = _lse_segments(x, off)
+    want = [logsumexp(x[off[v]:off[v + 1]]) if sizes[v] else -np.inf for v in range(len(sizes))]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
 def test_zeta_transform_of_the_summary_cpt():
     # theta*(x) = sum over z <= x (z_j in {0, x_j}) of Psi(z), against the sum written out
     from bnexplore.averaging import _zeta_cpt
