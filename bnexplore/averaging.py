@@ -512,7 +512,31 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, psi, Q):
     (``rm`` child states x ``q`` configurations of the members ``elems[:s]``, the last
     fastest), added into ``psi`` at the star configurations ``idx[io + j]``."""
     ls = 1
-    for i in range(s - 1, -1, -1):
+    top = s - 1
+    if s >= 3 and arities[elems[s - 1]] == 2 and arities[elems[s - 2]] == 2 and arities[elems[s - 3]] == 2:
+        for o in range(0, rm * q, 8):  # the three fastest members binary: all three per block of 8
+            v0 = tb[o]
+            v1 = tb[o + 1]
+            v2 = tb[o + 2]
+            v3 = tb[o + 3]
+            v4 = tb[o + 4]
+            v5 = tb[o + 5]
+            v6 = tb[o + 6]
+            v7 = tb[o + 7]
+            d1 = v1 - v0
+            d3 = v3 - v2
+            d5 = v5 - v4
+            d7 = v7 - v6
+            tb[o + 1] = d1
+            tb[o + 2] = v2 - v0
+            tb[o + 3] = d3 - d1
+            tb[o + 4] = v4 - v0
+            tb[o + 5] = d5 - d1
+            tb[o + 6] = v6 - v4 - v2 + v0
+            tb[o + 7] = d7 - d5 - d3 + d1
+        ls = 8
+        top = s - 4
+    for i in range(top, -1, -1):
         a = arities[elems[i]]
         blk = ls * a
         if a == 2:

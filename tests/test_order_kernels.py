@@ -228,6 +228,20 @@ def test_summary_cpt_equals_eq15_written_out(k, prior):
             np.testing.assert_allclose(net.cpts[child].sum(axis=1), 1.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+def test_summary_cpt_all_binary(prior):
+    # binary stars of up to 6 parents: the Moebius forms and the zeta transform take
+    # their three fastest coordinates together
+    df = _frame(150, (2,) * 8, seed=4, skew=0.6)
+    avg = OrderedAveraging(df, max_parents=4, prior=prior, ess=2.0)
+    ls = LocalScore(df, prior=prior, ess=2.0)
+    net = avg.summary_network(6)
+    for child in df.columns[3:]:
+        ref = _naive_star_cpt(df, list(df.columns), child, net.parents(child), 4, prior, 2.0,
+                              lambda s: ls.score(child, list(s)))
+        np.testing.assert_allclose(net.cpts[child], ref, rtol=1e-10, atol=1e-13)
+
+
 def test_summary_cpt_key_fallback_and_many_rows():
     # 4-state parents: the configurations of triples overflow the bitset capacity (key path);
     # 3,000 rows: 47 words per bitset
