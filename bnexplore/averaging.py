@@ -31,6 +31,7 @@ UAI 2000.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable, Sequence
 
@@ -47,6 +48,8 @@ from .scores import _check_prior, _keys_of, _ones, _row_bitsets, _score_order_fl
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
 
+_SEQUENCES = (Sequence, np.ndarray, pd.Index)  # what an order or a level may be
+
 # dense count tables up to this many cells in the prediction kernel (larger: sorted keys)
 _DENSE_CELLS = 1 << 16
 
@@ -59,7 +62,12 @@ def count_parent_sets(n_candidates: int, k: int) -> int:
     >>> count_parent_sets(36, 3)
     7807
     """
-    return sum(math.comb(int(n_candidates), s) for s in range(min(int(k), int(n_candidates)) + 1))
+    return _count_parent_sets(int(n_candidates), int(k))
+
+
+@functools.lru_cache(maxsize=4096)
+def _count_parent_sets(m: int, k: int) -> int:
+    return sum(math.comb(m, s) for s in range(min(k, m) + 1))
 
 
 def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int) -> list[int]:
@@ -980,7 +988,8 @@ class OrderedAveraging:
         self.level = self._levels(order, levels)
         p = len(self.names)
         lower = self.level[None, :] < self.level[:, None]  # [v, u]: u may be a parent of v
-        self.candidates = [np.flatnonzero(row).astype(np.int64) for row in lower]
+        cand_cols = np.nonzero(lower)[1]  # row-major: each node's candidates in column order
+        self.candidates = np.split(cand_cols.astype(np.int64), np.cumsum(lower.sum(axis=1))[:-1])
         # ---- memory guard before enumerating anything
         mu = [count_parent_sets(len(c), self.k) for c in self.candidates]
         kk = max(min(self.k, max((len(c) for c in self.candidates), default=0)), 1)
@@ -1042,7 +1051,7 @@ class OrderedAveraging:
         if levels is None:
             if order is None:
                 order = self.names
-            if isinstance(order, str) or not isinstance(order, Sequence | np.ndarray | pd.Index):
+            if isinstance(order, str) or not isinstance(order, _SEQUENCES):
                 raise TypeError(f"order must be a list of column names, got {type(order).__name__}")
             levels = [[v] for v in order]
         elif isinstance(levels, str) or not isinstance(levels, Sequence):
@@ -1050,7 +1059,7 @@ class OrderedAveraging:
         lev = np.full(p, -1, dtype=np.int64)
         what = "order" if order is not None else "levels"
         for li, group in enumerate(levels):
-            if isinstance(group, str) or not isinstance(group, Sequence | np.ndarray | pd.Index):
+            if isinstance(group, str) or not isinstance(group, _SEQUENCES):
                 raise TypeError(f"level {li} must be a list of column names, got {group!r}")
             if len(group) == 0:
                 raise ValueError(f"level {li} is empty: drop it")
@@ -1348,7 +1357,7 @@ class OrderedAveraging:
         with PARALLEL_LOCK:
             out = _procedure1_all(self._flat_logw, self._off, int(n), unions, self._cand_flat, self._cand_off, self.k,
                                   self._binom)
-        return [[int(u) for u in row if u >= 0] for row in out]
+        return [[u for u in row if u >= 0] for row in out.tolist()]
 
     @property
     def _bits(self) -> np.ndarray:
