@@ -580,13 +580,15 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
 
 
 @numba.njit(cache=True, nogil=True)
-def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
-                n_cand, size_off, binom, out_off, sing, out):
+def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk, sing,
+                out):
     """Final scores of a work item's sets: the accumulated terms plus -log r per
     single-row configuration (``mlogr[i]`` = -log r of child ``vorder[i]``).  Under
     BDeu a set has the single-row configurations of its parent in the list
     (``psingles`` for the first) plus its own new ones; under K2 it has its parent's
-    whole score plus its own differences (see :func:`_config_subtree`)."""
+    whole score plus its own differences (see :func:`_config_subtree`).  A set of
+    size s goes to ``out[obase[v, s] - sum_e rk[v, member_e, s - e]]`` for child v
+    (its place among v's sets, by size then lexicographic)."""
     p = mlogr.shape[0]
     for j in range(nsets):
         par = set_par[j]
@@ -603,11 +605,10 @@ def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlo
                     val += acc[par, i]
                 acc[j, i] = val
             v = vorder[i]
-            m = n_cand[v]
-            rank = binom[m, s] - 1
+            at = obase[v, s]
             for e in range(s):
-                rank -= binom[m - 1 - cand_pos[v, set_el[j, e]], s - e]
-            out[out_off[v] + size_off[v, s] + rank] = val
+                at -= rk[v, set_el[j, e], s - e]
+            out[at] = val
 
 
 @numba.njit(cache=True, nogil=True)
@@ -959,7 +960,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
-                         cand_pos, n_cand, size_off, binom, out_off, items, maxsets, n_rows, n_workers, out):
+                         obase, rk, items, maxsets, n_rows, n_workers, out):
     """Every parent set of size <= k of every node under a (partial) order.
 
     Work item ``u0`` (in ``items``; -1 is the empty set) scores {u0} and every set
@@ -1043,8 +1044,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     i0 = set_i0[0]
                     _score_block(n_rows, W, rbits, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu,
                                  logfact, cst, acc, cnt, cntd, celld)
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
-                            n_cand, size_off, binom, out_off, sing, out)
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
+                            sing, out)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
             lo = _first_row(u0, node_i0[u0], rowstart, nodepos)
@@ -1076,7 +1077,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                              cst, acc, cnt, cntd, celld)
             if i0 < p:
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
-                            cand_pos, n_cand, size_off, binom, out_off, sing, out)
+                            obase, rk, sing, out)
             if k < 2:
                 continue
             # ---- pairs {u0, u1} and the sets below them
@@ -1132,8 +1133,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
                                                 cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
                                                 nsing, acc, cst, bdeu, logfact)
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, cand_pos,
-                            n_cand, size_off, binom, out_off, sing, out)
+                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
+                            sing, out)
     return out
 
 
@@ -1227,10 +1228,10 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     W = max(1, (n + 63) // 64)
     D = int(rowstart[-1])
     mr = int(arities.max(initial=1))
-    words = (p * mr + D) * W + numba.get_num_threads() * (2 * D * (W + mr) + 8 * D)
+    words = (p * mr + D) * W + numba.get_num_threads() * (2 * D * (W + mr) + 8 * D) + p * p * (kk + 1)
     if words > get_table_budget():
         raise MemoryBudgetError(
-            f"scoring every family keeps row bitsets of {words:,} words ({words * 8 / 2**20:,.0f} MiB: "
+            f"scoring every family keeps row bitsets and index tables of {words:,} words ({words * 8 / 2**20:,.0f} MiB: "
             f"{n:,} rows, {D:,} child states), over the budget of {get_table_budget():,} cells: use fewer "
             f"rows or variables, merge states, or raise the budget (bnexplore.data.set_table_budget)")
     bits = _row_bitsets(cols, arities)
@@ -1238,9 +1239,16 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     row_state = np.arange(row_node.size) - rowstart[nodepos[row_node]]
     rbits = np.ascontiguousarray(bits[row_node, row_state])  # child-value rows: states but the last
     logfact = gammaln(np.arange(n + int(arities.max()) + 2) + 1.0)
+    # where a set goes: out[obase[v, s] - sum_e rk[v, u_e, s - e]] for child v and members u_e
+    # (the lexicographic rank among v's sets of size s, counted from the last)
+    obase = (out_off[:-1, None] + size_off[:, :kk + 1] + binom[n_cand, :kk + 1] - 1).astype(np.int64)
+    rk = np.zeros((p, p, kk + 1), dtype=np.int64)
+    below = np.where(lower, n_cand[:, None] - 1 - cand_pos, 0)
+    for t in range(1, kk + 1):
+        rk[:, :, t] = np.where(lower, binom[below, t], 0)
     out = np.full(int(out_off[-1]), np.nan)
     with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
         _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits, rowstart,
-                             vorder, nodepos, cand_pos, n_cand, size_off, binom, out_off, items, maxsets, n,
+                             vorder, nodepos, obase, rk, items, maxsets, n,
                              numba.get_num_threads(), out)
     return out, out_off
