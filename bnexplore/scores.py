@@ -1231,8 +1231,8 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     words = (p * mr + D) * W + numba.get_num_threads() * (2 * D * (W + mr) + 8 * D) + p * p * (kk + 1)
     if words > get_table_budget():
         raise MemoryBudgetError(
-            f"scoring every family keeps row bitsets and index tables of {words:,} words ({words * 8 / 2**20:,.0f} MiB: "
-            f"{n:,} rows, {D:,} child states), over the budget of {get_table_budget():,} cells: use fewer "
+            f"scoring every family keeps row bitsets and index tables of {words:,} words "
+            f"({words * 8 / 2**20:,.0f} MiB: {n:,} rows, {D:,} child states), over the budget of {get_table_budget():,} cells: use fewer "
             f"rows or variables, merge states, or raise the budget (bnexplore.data.set_table_budget)")
     bits = _row_bitsets(cols, arities)
     row_node = np.repeat(vorder, arities[vorder] - 1)
