@@ -418,9 +418,12 @@ def _extend_bits(cb_in, meta_in, nz_in, ubits, au, cb_out, meta_out):
     return nz
 
 
-# Up to this many rows the M* tables are counted from row keys (one pass over the
-# rows per subset); above it from row bitsets (one pass over the words of each
-# configuration that occurs), while the configurations fit (see bitset_capacity).
+# How the M* tables are counted: a binary child's, over binary members, from row bitsets
+# of every configuration while the rows fit in BINARY_WORDS words (one AND and two
+# popcounts per word and configuration); otherwise up to KEY_ROWS rows from row keys
+# (one pass over the rows per subset); above it from row bitsets of the configurations
+# that occur (one pass over their words), while they fit (see bitset_capacity).
+BINARY_WORDS = 4
 KEY_ROWS = 512
 
 
@@ -431,6 +434,63 @@ def bitset_capacity(n_rows: int) -> int:
         return 0
     W = max(1, (n_rows + 63) // 64)
     return max(1, n_rows // W)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _full_keys(cols, arities, elems, s, keys):
+    """``keys[s]`` = the row keys ``y q + j`` of the set ``elems[:s]`` from scratch
+    (``keys[0]`` holds the child's states y)."""
+    for t in range(keys.shape[1]):
+        keys[s, t] = keys[0, t]
+    for i in range(s):
+        a = arities[elems[i]]
+        c = cols[elems[i]]
+        for t in range(keys.shape[1]):
+            keys[s, t] = keys[s, t] * a + c[t]
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _binary_extend(bs, bn, bc, depth, q0, X, Y, W, keep):
+    """Binary child and binary new member u, rows in ``W`` words: the configurations of
+    S + {u} from those of S at ``depth`` (u fastest: 2 j + its state), each with its
+    rows ``bn`` and its rows of the child's first state ``bc``, from one AND (``X``:
+    u's first state) and two popcounts per word; the second of each pair is the rest.
+    With ``keep`` their row bitsets ``bs`` too (for the sets below)."""
+    s1 = depth + 1
+    for c in range(q0):
+        n = bn[depth, c]
+        j = 2 * c
+        if n == 0:
+            bn[s1, j] = 0
+            bn[s1, j + 1] = 0
+            bc[s1, j] = 0
+            bc[s1, j + 1] = 0
+            continue
+        m0 = 0
+        c0 = 0
+        for w in range(W):
+            b = bs[depth, c, w]
+            b0 = b & X[w]
+            m0 += np.int64(_popcount(b0))
+            c0 += np.int64(_popcount(b0 & Y[w]))
+            if keep:
+                bs[s1, j, w] = b0
+                bs[s1, j + 1, w] = b ^ b0
+        bn[s1, j] = m0
+        bn[s1, j + 1] = n - m0
+        bc[s1, j] = c0
+        bc[s1, j + 1] = bc[depth, c] - c0
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _table_binary(tb, w, q, a, bn, bc, inv):
+    """``tb[j]`` = ``w`` x the standard parameter (Eq. 3) of a binary child's first state in
+    configuration j, from the counts of :func:`_binary_extend` (``inv`` as in
+    :func:`_table_keys`)."""
+    k2 = inv.shape[0] > 0
+    for j in range(q):
+        f = w * inv[bn[j]] if k2 else w / (bn[j] + 2.0 * a)
+        tb[j] = (bc[j] + a) * f
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -449,13 +509,7 @@ def _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
             usebits[s1] = True
             nzs[s1] = nz
             return
-        for t in range(keys.shape[1]):  # first set past the bitsets: keys from the child's state
-            keys[s1, t] = keys[0, t]
-        for i in range(s1):
-            a = arities[elems[i]]
-            c = cols[elems[i]]
-            for t in range(keys.shape[1]):
-                keys[s1, t] = keys[s1, t] * a + c[t]
+        _full_keys(cols, arities, elems, s1, keys)  # the first set past the bitsets
         return
     au = arities[u]
     cu = cols[u]
@@ -627,7 +681,7 @@ def _zeta_cpt(psi, Q, r, ar, stride, out):
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb, inv):
+               keys, state, usebits, idx, idx_off, cnt, tb, inv, bs, bn, bc, bmode):
     """Every subset g (size <= kk) of the star, depth first (members in star order):
     its configurations from its prefix's (row bitsets or keys), its weighted table,
     and that table's Moebius form added into ``psi`` (``(r - 1) Q`` cells, zeroed
@@ -650,7 +704,14 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
         psi[c] = 0.0
     for t in range(n):
         keys[0, t] = ccol[t]
-    usebits[0] = cb.shape[1] > 0
+    bmode[0] = bs.shape[1] > 0  # binary child, few rows: binary bitsets while the members are binary
+    if bmode[0]:
+        _ones(bs[0, 0], n)
+        bn[0, 0] = n
+        bc[0, 0] = 0
+        for w in range(W):
+            bc[0, 0] += np.int64(_popcount(vbits[0, w]))
+    usebits[0] = cb.shape[1] > 0 and not bmode[0]
     if usebits[0]:
         _ones(cb[0, 0], n)
         meta[0, 0, 0] = n
@@ -670,7 +731,9 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
             if w > 0:
                 q = qs[s1]
                 a = ess / (q * r) if bdeu else 1.0
-                if usebits[s1]:
+                if bmode[s1]:
+                    _table_binary(tb, w, q, a, bn[s1], bc[s1], inv)
+                elif usebits[s1]:
                     _table_bits(tb, w, q, r, a, cb[s1], meta[s1], nzs[s1], vbits)
                 else:
                     _table_keys(tb, w, q, r, a, keys[s1], cnt, inv)
@@ -697,7 +760,14 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
             b = idx[i0 + j]
             for d in range(au):
                 idx[i1 + j * au + d] = b + d * stride[pos]
-        _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
+        bmode[s1] = bmode[depth] and au == 2
+        if bmode[s1]:
+            _binary_extend(bs, bn, bc, depth, q0, bits[u, 0], vbits[0], W, s1 < kk and pos + 1 < ns)
+        elif bmode[depth]:  # a member with more states: row keys from here down
+            usebits[s1] = False
+            _full_keys(cols, arities, elems, s1, keys)
+        else:
+            _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
         nxt[s1] = pos + 1
 
 
@@ -775,8 +845,13 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, cand, logw, nbinom, bd
     inv = np.empty(0 if bdeu else n + 1)  # K2: 1 / (rows + r) of a configuration
     for m in range(inv.shape[0]):
         inv[m] = 1.0 / (m + r)
+    nb = 1 << kk if r == 2 and W <= BINARY_WORDS and kk <= 8 else 0  # binary bitsets: every configuration
+    bs = np.empty((kk + 1, nb, W), dtype=np.uint64)
+    bn = np.zeros((kk + 1, nb), dtype=np.int64)
+    bc = np.zeros((kk + 1, nb), dtype=np.int64)
+    bmode = np.zeros(kk + 1, dtype=np.bool_)
     _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb, inv)
+               keys, state, usebits, idx, idx_off, cnt, tb, inv, bs, bn, bc, bmode)
     # every row is a convex combination (weights summing to 1) of distributions
     _zeta_cpt(psi, Q, r, ar, stride, out)
 

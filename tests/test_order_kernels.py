@@ -229,10 +229,12 @@ def test_summary_cpt_equals_eq15_written_out(k, prior):
 
 
 @pytest.mark.parametrize("prior", ["K2", "BDeu"])
-def test_summary_cpt_all_binary(prior):
-    # binary stars of up to 6 parents: the Moebius forms and the zeta transform take
-    # their three fastest coordinates together
-    df = _frame(150, (2,) * 8, seed=4, skew=0.6)
+@pytest.mark.parametrize("arities", [(2,) * 8, (2, 3, 2, 2, 4, 2, 2, 2)])
+def test_summary_cpt_binary_children(prior, arities):
+    # binary children, 150 rows (three words): counted from binary row bitsets while the
+    # members are binary, from row keys after a member with more states; binary stars of
+    # up to 6 parents (Moebius forms and zeta transform take three coordinates together)
+    df = _frame(150, arities, seed=4, skew=0.6)
     avg = OrderedAveraging(df, max_parents=4, prior=prior, ess=2.0)
     ls = LocalScore(df, prior=prior, ess=2.0)
     net = avg.summary_network(6)
