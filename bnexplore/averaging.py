@@ -683,7 +683,9 @@ def _zeta_cpt(psi, Q, r, ar, stride, out):
 def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
                keys, state, usebits, idx, idx_off, cnt, tb, inv, bs, bn, bc, bmode):
     """Every subset g (size <= kk) of the star, depth first (members in star order):
-    its configurations from its prefix's (row bitsets or keys), its weighted table,
+    its configurations' counts from its prefix's (binary row bitsets ``bs`` / ``bn`` /
+    ``bc`` at depths where ``bmode``; else row bitsets ``cb`` / ``meta`` of the
+    configurations that occur where ``usebits``; else row keys), its weighted table,
     and that table's Moebius form added into ``psi`` (``(r - 1) Q`` cells, zeroed
     here).  ``state`` rows: configurations kept, members, colex rank so far,
     configurations, next position; ``idx[idx_off[d]:]`` the star configuration of each
