@@ -569,10 +569,11 @@ def _table_keys(tb, w, q, r, a, keys, cnt, inv):
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, psi, Q):
+def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q):
     """Moebius form (state 0 of each member as the reference) of the table ``tb``
     (``rm`` child states x ``q`` configurations of the members ``elems[:s]``, the last
-    fastest), added into ``psi`` at the star configurations ``idx[io + j]``."""
+    fastest), added into ``psi`` at the star configurations: configuration j a + d (a
+    the last member's states) at ``idx[io + j] + d st`` (``idx[io:]`` its prefix's)."""
     ls = 1
     top = s - 1
     if s >= 3 and arities[elems[s - 1]] == 2 and arities[elems[s - 2]] == 2 and arities[elems[s - 3]] == 2:
@@ -611,11 +612,14 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, psi, Q):
                     for l in range(o, o + ls):
                         tb[l + d * ls] -= tb[l]
         ls = blk
+    a = arities[elems[s - 1]] if s > 0 else 1
     for x in range(rm):
         px = x * Q
         tx = x * q
-        for j in range(q):
-            psi[px + idx[io + j]] += tb[tx + j]
+        for j in range(q // a):
+            b = px + idx[io + j]
+            for d in range(a):
+                psi[b + d * st] += tb[tx + j * a + d]
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -689,7 +693,9 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     and that table's Moebius form added into ``psi`` (``(r - 1) Q`` cells, zeroed
     here).  ``state`` rows: configurations kept, members, colex rank so far,
     configurations, next position; ``idx[idx_off[d]:]`` the star configuration of each
-    configuration at depth d.  Runs on the caller's buffers (no reference counting)."""
+    configuration at depth d (written only for a set with sets below it: a set's own
+    places are its prefix's plus its last member's state).  Runs on the caller's
+    buffers (no reference counting)."""
     n = cols.shape[1]
     W = bits.shape[2]
     ns = star.shape[0]
@@ -739,7 +745,11 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
                     _table_bits(tb, w, q, r, a, cb[s1], meta[s1], nzs[s1], vbits)
                 else:
                     _table_keys(tb, w, q, r, a, keys[s1], cnt, inv)
-                _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[s1], psi, Q)
+                if s1 > 0:  # its configurations' places: its prefix's plus the last member's state
+                    _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[depth], stride[nxt[depth] - 1],
+                                     psi, Q)
+                else:
+                    _moebius_scatter(tb, q, rm, elems, 0, arities, idx, 0, 0, psi, Q)
             depth = s1
         if depth >= kk or nxt[depth] >= ns:
             depth -= 1
@@ -756,15 +766,17 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
         au = arities[u]
         q0 = qs[depth]
         qs[s1] = q0 * au
-        i0 = idx_off[depth]
-        i1 = idx_off[s1]
-        for j in range(q0):
-            b = idx[i0 + j]
-            for d in range(au):
-                idx[i1 + j * au + d] = b + d * stride[pos]
+        keep = s1 < kk and pos + 1 < ns  # sets below it: they need its configurations' places
+        if keep:
+            i0 = idx_off[depth]
+            i1 = idx_off[s1]
+            for j in range(q0):
+                b = idx[i0 + j]
+                for d in range(au):
+                    idx[i1 + j * au + d] = b + d * stride[pos]
         bmode[s1] = bmode[depth] and au == 2
         if bmode[s1]:
-            _binary_extend(bs, bn, bc, depth, q0, bits[u, 0], vbits[0], W, s1 < kk and pos + 1 < ns)
+            _binary_extend(bs, bn, bc, depth, q0, bits[u, 0], vbits[0], W, keep)
         elif bmode[depth]:  # a member with more states: row keys from here down
             usebits[s1] = False
             _full_keys(cols, arities, elems, s1, keys)
