@@ -440,13 +440,12 @@ def bitset_capacity(n_rows: int) -> int:
 def _full_keys(cols, arities, elems, s, keys):
     """``keys[s]`` = the row keys ``y q + j`` of the set ``elems[:s]`` from scratch
     (``keys[0]`` holds the child's states y)."""
-    for t in range(keys.shape[1]):
-        keys[s, t] = keys[0, t]
+    _keys_of(cols, arities, elems, s, keys[s])
+    q = 1
     for i in range(s):
-        a = arities[elems[i]]
-        c = cols[elems[i]]
-        for t in range(keys.shape[1]):
-            keys[s, t] = keys[s, t] * a + c[t]
+        q *= arities[elems[i]]
+    for t in range(keys.shape[1]):
+        keys[s, t] += keys[0, t] * q
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -1112,7 +1111,7 @@ class OrderedAveraging:
         self._binom[:, 0] = 1
         for b in range(1, self._binom.shape[1]):
             self._binom[1:, b] = np.cumsum(self._binom[:-1, b - 1])
-        self._set_arrays: tuple[np.ndarray, np.ndarray] | None = None  # listed on first use
+        self._set_arrays: tuple | None = None  # the parent sets, listed on first use (_listed)
         if structure_prior is not None:
             flat = flat.copy()
             sets, sizes = self._flat_sets, self._flat_sizes
@@ -1170,26 +1169,31 @@ class OrderedAveraging:
     def _flat_sets(self) -> np.ndarray:
         """Every node's parent sets (rows padded with -1), one after another, in the
         order of the scores; listed on first use (AMA construction never needs them)."""
-        if self._set_arrays is None:
-            width = max(1, min(self.k, int(np.diff(self._cand_off).max(initial=0))))
-            with PARALLEL_LOCK:
-                self._set_arrays = _all_lex_sets(self._cand_flat, self._cand_off, self.k, self._off, width)
-        return self._set_arrays[0]
+        return self._listed()[0]
 
     @property
     def _flat_sizes(self) -> np.ndarray:
-        self._flat_sets
-        return self._set_arrays[1]
+        return self._listed()[1]
 
     @property
     def _sets(self) -> list[np.ndarray]:
-        sets, off = self._flat_sets, self._off
-        return [sets[off[v]:off[v + 1]] for v in range(len(self.names))]
+        """Node v's parent sets (a view of :attr:`_flat_sets`)."""
+        return self._listed()[2]
 
     @property
     def _sizes(self) -> list[np.ndarray]:
-        sizes, off = self._flat_sizes, self._off
-        return [sizes[off[v]:off[v + 1]] for v in range(len(self.names))]
+        return self._listed()[3]
+
+    def _listed(self) -> tuple:
+        """(flat sets, flat sizes, per-node sets, per-node sizes), listed once."""
+        if self._set_arrays is None:
+            width = max(1, min(self.k, int(np.diff(self._cand_off).max(initial=0))))
+            with PARALLEL_LOCK:
+                sets, sizes = _all_lex_sets(self._cand_flat, self._cand_off, self.k, self._off, width)
+            off = self._off
+            self._set_arrays = (sets, sizes, [sets[off[v]:off[v + 1]] for v in range(len(self.names))],
+                                [sizes[off[v]:off[v + 1]] for v in range(len(self.names))])
+        return self._set_arrays
 
     def _structure_logprior(self, v, sets, sizes, sp) -> np.ndarray | float:
         if sp is None:
@@ -1437,10 +1441,8 @@ class OrderedAveraging:
     def _stars(self, n: int | None) -> list[list[int]]:
         """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1
         with at most ``n`` parents (one parallel kernel)."""
-        unions = np.zeros((len(self.names),) * 2, dtype=np.bool_)  # every candidate occurs in a set if k >= 1
-        if self.k >= 1:
-            for v, c in enumerate(self.candidates):
-                unions[v, c] = True
+        # [v, u]: u occurs in a parent set of v (every candidate does when k >= 1)
+        unions = (self.level[None, :] < self.level[:, None]) & (self.k >= 1)
         if n is None:
             return [np.flatnonzero(row).tolist() for row in unions]
         with PARALLEL_LOCK:
@@ -1463,7 +1465,7 @@ class OrderedAveraging:
             v = next(v for v in range(p) if len(stars[v]) > 62)
             raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
         cells = [math.prod(ar[u] for u in stars[v]) * ar[v] for v in range(p)]
-        cost = [cells[v] + int(self._off[v + 1] - self._off[v]) for v in range(p)]
+        cost = [cells[v] + count_parent_sets(len(stars[v]), self.k) for v in range(p)]  # cells, star subsets
         n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
         bins: list[list[int]] = [[] for _ in range(n_bins)]
         load = [0] * n_bins

@@ -392,8 +392,6 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
     return total
 
 
-
-
 @numba.njit(cache=True, nogil=True)
 def _ones(B, m):
     """B[:ceil(m/64)] = the bitset of rows 0 .. m-1."""
@@ -402,7 +400,6 @@ def _ones(B, m):
         B[w] = ~np.uint64(0)
     if m % 64:
         B[full] = (np.uint64(1) << np.uint64(m % 64)) - np.uint64(1)
-
 
 
 @numba.njit(cache=True, nogil=True)
@@ -430,8 +427,6 @@ def _row_bitsets(cols, arities):
                     word |= np.uint64(seg[b] == x) << np.uint64(b)
                 bits[v, x, w] = word
     return bits
-
-
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -700,14 +695,6 @@ def _k2_binary_split(bb, t, Wc, m, c0, rs, comp, compT, i0, rowstart, vorder, ar
     rows: the first part (into ``bb[t + 1]``) is counted, the second is the rest."""
     m1 = m - c0
     p = vorder.shape[0]
-    if Wc == 1 and rowstart[p] == p:  # one word, every child binary (child-value row i is child i's)
-        a = bb[t, 0] & comp[rs, 0]
-        K = logfact[1 + m] - logfact[1 + c0] - logfact[1 + m1]
-        for i in range(i0, p):
-            n0 = np.int64(_popcount(a & compT[0, i]))
-            n1 = cntd[st, i] - n0
-            acc[j, i] += K + logfact[n0] + logfact[n1] + logfact[c0 - n0] + logfact[m1 - n1] - celld[st, i]
-        return
     for w in range(Wc):
         bb[t + 1, w] = bb[t, w] & comp[rs, w]
     for i in range(i0, p):
@@ -1232,8 +1219,9 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     if words > get_table_budget():
         raise MemoryBudgetError(
             f"scoring every family keeps row bitsets and index tables of {words:,} words "
-            f"({words * 8 / 2**20:,.0f} MiB: {n:,} rows, {D:,} child states), over the budget of {get_table_budget():,} cells: use fewer "
-            f"rows or variables, merge states, or raise the budget (bnexplore.data.set_table_budget)")
+            f"({words * 8 / 2**20:,.0f} MiB: {n:,} rows, {D:,} child states), over the budget of "
+            f"{get_table_budget():,} cells: use fewer rows or variables, merge states, or raise the budget "
+            f"(bnexplore.data.set_table_budget)")
     bits = _row_bitsets(cols, arities)
     row_node = np.repeat(vorder, arities[vorder] - 1)
     row_state = np.arange(row_node.size) - rowstart[nodepos[row_node]]

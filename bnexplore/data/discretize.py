@@ -119,9 +119,7 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         return cols
 
     def _start_fit(self, X) -> pd.DataFrame:
-        df = _as_2d_frame(X, type(self).__name__, series_ok=True)
-        if df.shape[1] == 0:
-            raise ValueError("X has 0 feature(s): at least one column is required")
+        df = _as_2d_frame(X, type(self).__name__, series_ok=True)  # (refuses 0 features)
         if df.shape[0] == 0:
             raise ValueError("X has no rows: cannot learn cut points from an empty data set")
         names = [str(c) for c in df.columns]
