@@ -7,7 +7,8 @@
    the same process, at every setting of the paper's experiments: Table 3 (random
    graphs G(N, K), binary, varying N, k, K and N_r; n = 12), Table 4 (ALARM samples,
    k = 3, n = 10, N_r = 50 .. 3200) and ALARM with 10,000 rows.  AMA construction =
-   order averaging over L_k(pi) (score every family, log evidence per node) plus
+   order averaging over L_k(pi) (score every family; the log evidence is computed
+   only when asked for, and AMA does not ask) plus
    the summary network M* (Procedure 1 and every CPT of Eq. 15), given the order;
    GTT = the greedy search from the empty graph to its local optimum.  Target:
    ratio AMA / GTT <= 1 (the paper saw AMA 3-10x slower than its greedy search).

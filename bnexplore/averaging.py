@@ -1077,7 +1077,9 @@ class OrderedAveraging:
         p = len(self.names)
         lower = self.level[None, :] < self.level[:, None]  # [v, u]: u may be a parent of v
         cand_cols = np.nonzero(lower)[1]  # row-major: each node's candidates in column order
-        self.candidates = np.split(cand_cols.astype(np.int64), np.cumsum(lower.sum(axis=1))[:-1])
+        ends = np.cumsum(lower.sum(axis=1)).tolist()
+        cand_cols = cand_cols.astype(np.int64)
+        self.candidates = [cand_cols[a:b] for a, b in zip([0] + ends[:-1], ends)]
         # ---- memory guard before enumerating anything
         mu = [count_parent_sets(len(c), self.k) for c in self.candidates]
         kk = max(min(self.k, max((len(c) for c in self.candidates), default=0)), 1)
@@ -1125,9 +1127,7 @@ class OrderedAveraging:
                     raise ValueError(f"the structure prior returned NaN or +inf for {self.names[v]!r}")
         self._flat_logw = flat
         self._logw = [flat[off[v]:off[v + 1]] for v in range(p)]
-        with PARALLEL_LOCK:
-            self._lognorm = _lse_segments(flat, off)
-        self.log_evidence = float(self._lognorm.sum())
+        self._lognorm_v: np.ndarray | None = None  # per-node log normalisers, on first use (AMA never needs them)
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
 
@@ -1144,10 +1144,10 @@ class OrderedAveraging:
             levels = [[v] for v in order]
         elif isinstance(levels, str) or not isinstance(levels, Sequence):
             raise TypeError(f"levels must be a list of lists of column names, got {type(levels).__name__}")
-        lev = np.full(p, -1, dtype=np.int64)
+        lev = [-1] * p
         what = "order" if order is not None else "levels"
         for li, group in enumerate(levels):
-            if isinstance(group, str) or not isinstance(group, _SEQUENCES):
+            if type(group) is not list and (isinstance(group, str) or not isinstance(group, _SEQUENCES)):
                 raise TypeError(f"level {li} must be a list of column names, got {group!r}")
             if len(group) == 0:
                 raise ValueError(f"level {li} is empty: drop it")
@@ -1163,7 +1163,7 @@ class OrderedAveraging:
         missing = [self.names[j] for j in range(p) if lev[j] < 0]
         if missing:
             raise ValueError(f"{what} must place every column; missing {missing}")
-        return lev
+        return np.array(lev, dtype=np.int64)
 
     @property
     def _flat_sets(self) -> np.ndarray:
@@ -1224,6 +1224,20 @@ class OrderedAveraging:
         for j, li in enumerate(self.level):
             out.setdefault(int(li), []).append(self.names[j])
         return [out[li] for li in sorted(out)]
+
+    @property
+    def _lognorm(self) -> np.ndarray:
+        """Per node, the log of the sum of its families' weights (one parallel
+        log-sum-exp), computed on first use."""
+        if self._lognorm_v is None:
+            with PARALLEL_LOCK:
+                self._lognorm_v = _lse_segments(self._flat_logw, self._off)
+        return self._lognorm_v
+
+    @property
+    def log_evidence(self) -> float:
+        """``log sum_S P(D | S) P(S)`` over the class: the sum of the nodes' log normalisers."""
+        return float(self._lognorm.sum())
 
     def _probs(self, v: int) -> np.ndarray:
         return np.exp(self._logw[v] - self._lognorm[v])
@@ -1413,15 +1427,18 @@ class OrderedAveraging:
         p = len(self.names)
         stars = self._stars(n)
         ar = self.data.arities.tolist()
+        all_cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
         total = 0
         for v in range(p):  # guard every table before building any
-            cells = math.prod(ar[u] for u in stars[v]) * ar[v]
+            cells = all_cells[v]
             if cells > self.budget:
                 check_table_size([ar[u] for u in stars[v]] + [ar[v]],
                                  [self.names[u] for u in stars[v]] + [self.names[v]],
                                  what=f"summary-network CPT of {self.names[v]!r} (n={n})",
                                  budget=self.budget)
             total += cells
+            if 3 * cells <= min(self.budget, 2**31 - 1):  # the working cells are at most 3 * cells
+                continue
             work = _mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
             if work > self.budget or work >= 2**31:  # (row keys of the subset tables are 32-bit)
                 raise MemoryBudgetError(
@@ -1433,7 +1450,7 @@ class OrderedAveraging:
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
                 f"of {self.budget:,}: use a smaller n or k")
         parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
-        cpts = dict(zip(self.names, self._star_cpts(stars)))
+        cpts = dict(zip(self.names, self._star_cpts(stars, all_cells)))
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)
@@ -1457,14 +1474,16 @@ class OrderedAveraging:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
 
-    def _star_cpts(self, stars: list[list[int]]) -> list[np.ndarray]:
-        """Every node's M* CPT (Eq. 15), the nodes split into one balanced batch per thread."""
+    def _star_cpts(self, stars: list[list[int]], cells: list[int] | None = None) -> list[np.ndarray]:
+        """Every node's M* CPT (Eq. 15), the nodes split into one balanced batch per thread
+        (``cells``: each CPT's size, if known)."""
         p = len(stars)
         ar = self.data.arities.tolist()
         if any(len(st) > 62 for st in stars):
             v = next(v for v in range(p) if len(stars[v]) > 62)
             raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
-        cells = [math.prod(ar[u] for u in stars[v]) * ar[v] for v in range(p)]
+        if cells is None:
+            cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
         cost = [cells[v] + count_parent_sets(len(stars[v]), self.k) for v in range(p)]  # cells, star subsets
         n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
         bins: list[list[int]] = [[] for _ in range(n_bins)]

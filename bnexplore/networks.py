@@ -272,7 +272,7 @@ class BayesNet:
             t.setflags(write=False)
             self.cpts[v] = t
         decl = {v: i for i, v in enumerate(node_names)}
-        self._topo = list(nx.lexicographical_topological_sort(self.dag, key=lambda v: decl[v]))
+        self._topo_list = list(nx.lexicographical_topological_sort(self.dag, key=lambda v: decl[v]))
         self._declared = node_names
         self._compiled = None
         self._dtypes = None
@@ -298,12 +298,19 @@ class BayesNet:
             t = cpts[v]
             t.setflags(write=False)
             self.cpts[v] = t
-        self._topo = _lexicographic_topological_order(declared, self._parents)
+        self._topo_list = None  # topological order, on first use
         self._declared = declared
         self._compiled = None
         self._dtypes = None
         self._log_cpts = {}
         return self
+
+    @property
+    def _topo(self) -> list[str]:
+        """Topological order, ties broken by declaration order."""
+        if self._topo_list is None:
+            self._topo_list = _lexicographic_topological_order(self._declared, self._parents)
+        return self._topo_list
 
     @property
     def dag(self) -> nx.DiGraph:
