@@ -572,11 +572,12 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q):
     """Moebius form (state 0 of each member as the reference) of the table ``tb``
     (``rm`` child states x ``q`` configurations of the members ``elems[:s]``, the last
     fastest), added into ``psi`` at the star configurations: configuration j a + d (a
-    the last member's states) at ``idx[io + j] + d st`` (``idx[io:]`` its prefix's)."""
+    the last member's states) at ``idx[io + j] + d st`` (``idx[io:]`` its prefix's).
+    The hot loops index with unsigned ints, so numba adds no negative-index wraparound."""
     ls = 1
     top = s - 1
     if s >= 3 and arities[elems[s - 1]] == 2 and arities[elems[s - 2]] == 2 and arities[elems[s - 3]] == 2:
-        for o in range(0, rm * q, 8):  # the three fastest members binary: all three per block of 8
+        for o in range(np.uint64(0), np.uint64(rm * q), np.uint64(8)):  # the three fastest members binary
             v0 = tb[o]
             v1 = tb[o + 1]
             v2 = tb[o + 2]
@@ -602,23 +603,23 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q):
         a = arities[elems[i]]
         blk = ls * a
         if a == 2:
-            for o in range(0, rm * q, blk):
-                for l in range(o, o + ls):
-                    tb[l + ls] -= tb[l]
+            for o in range(np.uint64(0), np.uint64(rm * q), np.uint64(blk)):
+                for l in range(o, o + np.uint64(ls)):
+                    tb[l + np.uint64(ls)] -= tb[l]
         else:
             for o in range(0, rm * q, blk):
                 for d in range(1, a):
                     for l in range(o, o + ls):
                         tb[l + d * ls] -= tb[l]
         ls = blk
-    a = arities[elems[s - 1]] if s > 0 else 1
-    for x in range(rm):
-        px = x * Q
-        tx = x * q
-        for j in range(q // a):
-            b = px + idx[io + j]
+    a = np.uint64(arities[elems[s - 1]] if s > 0 else 1)
+    for x in range(np.uint64(rm)):  # (unsigned indices: no negative-index wraparound)
+        px = x * np.uint64(Q)
+        tx = x * np.uint64(q)
+        for j in range(np.uint64(q) // a):
+            b = px + np.uint64(idx[np.uint64(io) + j])
             for d in range(a):
-                psi[b + d * st] += tb[tx + j * a + d]
+                psi[b + d * np.uint64(st)] += tb[tx + j * a + d]
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

@@ -744,7 +744,8 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
     terms of its two parts less its own, with one popcount per child and the table
     ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  A configuration x
     does not split goes down unchanged, sharing its counts.  (Child position i has
-    packed row i: every child is binary.)"""
+    packed row i: every child is binary.)  The hot loops index with unsigned ints, so
+    numba adds no negative-index wraparound (about 20% of this walk's time)."""
     p = nodepos.shape[0]
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     lb[0, 0] = full
@@ -775,12 +776,12 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
         n1 = 0
         top = ptop[d]
         accj = acc[j]
-        for c in range(nl[d]):
+        for c in range(np.uint64(nl[d])):
             b = lb[d, c]
-            mb = lm[d, c]
-            ref = lr[d, c]
+            mb = np.uint64(lm[d, c])
+            ref = np.uint64(lr[d, c])
             b0 = b & X0
-            m0 = np.int64(_popcount(b0))
+            m0 = _popcount(b0)
             m1 = mb - m0
             if m0 == 0 or m1 == 0:  # not split: nothing changes
                 if deeper:
@@ -794,15 +795,15 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
             cnt = pool[ref]
             trm = poolt[ref]
             if deeper and (m0 >= 2 or m1 >= 2):
-                r0 = top
+                r0 = np.uint64(top)
                 top += 2
                 c0 = pool[r0]
-                c1 = pool[r0 + 1]
+                c1 = pool[r0 + np.uint64(1)]
                 e0 = poolt[r0]
-                e1 = poolt[r0 + 1]
-                for i in range(i0, p):
-                    a = np.int64(_popcount(b0 & compT[0, i]))
-                    cc = cnt[i] - a
+                e1 = poolt[r0 + np.uint64(1)]
+                for i in range(np.uint64(i0), np.uint64(p)):
+                    a = _popcount(b0 & compT[0, i])
+                    cc = np.uint64(cnt[i]) - a
                     v0 = t0[a]
                     v1 = t1[cc]
                     c0[i] = a
@@ -818,12 +819,12 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
                 if m1 >= 2:
                     lb[d1, n1] = b ^ b0
                     lm[d1, n1] = m1
-                    lr[d1, n1] = r0 + 1
+                    lr[d1, n1] = r0 + np.uint64(1)
                     n1 += 1
-            else:
-                for i in range(i0, p):
-                    a = np.int64(_popcount(b0 & compT[0, i]))
-                    accj[i] += t0[a] + t1[cnt[i] - a] - trm[i]
+            else:  # (unsigned indices: no negative-index wraparound in the loop)
+                for i in range(np.uint64(i0), np.uint64(p)):
+                    a = _popcount(b0 & compT[0, i])
+                    accj[i] += t0[a] + t1[np.uint64(cnt[i]) - a] - trm[i]
         if deeper:
             nl[d1] = n1
             ptop[d1] = top
