@@ -759,27 +759,30 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
     xs[0] = u1 + 1
     cid[0] = 1
     ptop[0] = 1  # next free row of the pools
+    one = np.uint64(1)
     while d >= 0:
-        x = xs[d]
+        du = np.uint64(d)
+        x = xs[du]
         if d >= maxext or x >= p:
             d -= 1
             continue
-        xs[d] = x + 1
-        j = cid[d]
-        cid[d] = j + subsz[j]
+        xs[du] = x + 1
+        jj = cid[du]
+        j = np.uint64(jj)
+        cid[du] = jj + subsz[j]
         i0 = set_i0[j]
         if i0 >= p:  # no node may have this set (nor its supersets) as parents
             continue
-        X0 = comp[nodepos[x], 0]  # rows where x takes its first state
+        X0 = comp[np.uint64(nodepos[np.uint64(x)]), 0]  # rows where x takes its first state
         deeper = d + 1 < maxext and subsz[j] > 1
-        d1 = d + 1
-        n1 = 0
-        top = ptop[d]
+        d1 = du + one
+        n1 = np.uint64(0)
+        top = ptop[du]
         accj = acc[j]
-        for c in range(np.uint64(nl[d])):
-            b = lb[d, c]
-            mb = np.uint64(lm[d, c])
-            ref = np.uint64(lr[d, c])
+        for c in range(np.uint64(nl[du])):
+            b = lb[du, c]
+            mb = np.uint64(lm[du, c])
+            ref = np.uint64(lr[du, c])
             b0 = b & X0
             m0 = _popcount(b0)
             m1 = mb - m0
@@ -788,7 +791,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
                     lb[d1, n1] = b
                     lm[d1, n1] = mb
                     lr[d1, n1] = ref
-                    n1 += 1
+                    n1 += one
                 continue
             t0 = tt[m0]
             t1 = tt[m1]
@@ -798,9 +801,9 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
                 r0 = np.uint64(top)
                 top += 2
                 c0 = pool[r0]
-                c1 = pool[r0 + np.uint64(1)]
+                c1 = pool[r0 + one]
                 e0 = poolt[r0]
-                e1 = poolt[r0 + np.uint64(1)]
+                e1 = poolt[r0 + one]
                 for i in range(np.uint64(i0), np.uint64(p)):
                     a = _popcount(b0 & compT[0, i])
                     cc = np.uint64(cnt[i]) - a
@@ -815,12 +818,12 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
                     lb[d1, n1] = b0
                     lm[d1, n1] = m0
                     lr[d1, n1] = r0
-                    n1 += 1
+                    n1 += one
                 if m1 >= 2:
                     lb[d1, n1] = b ^ b0
                     lm[d1, n1] = m1
-                    lr[d1, n1] = r0 + np.uint64(1)
-                    n1 += 1
+                    lr[d1, n1] = r0 + one
+                    n1 += one
             else:  # (unsigned indices: no negative-index wraparound in the loop)
                 for i in range(np.uint64(i0), np.uint64(p)):
                     a = _popcount(b0 & compT[0, i])
@@ -829,8 +832,8 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
             nl[d1] = n1
             ptop[d1] = top
             xs[d1] = x + 1
-            cid[d1] = j + 1
-            d = d1
+            cid[d1] = jj + 1
+            d += 1
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
