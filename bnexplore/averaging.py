@@ -768,12 +768,14 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
         qs[s1] = q0 * au
         keep = s1 < kk and pos + 1 < ns  # sets below it: they need its configurations' places
         if keep:
-            i0 = idx_off[depth]
-            i1 = idx_off[s1]
-            for j in range(q0):
+            i0 = np.uint64(idx_off[depth])
+            i1 = np.uint64(idx_off[s1])
+            aw = np.uint64(au)
+            sp = stride[pos]
+            for j in range(np.uint64(q0)):  # (unsigned: no index wraparound)
                 b = idx[i0 + j]
-                for d in range(au):
-                    idx[i1 + j * au + d] = b + d * stride[pos]
+                for d in range(aw):
+                    idx[i1 + j * aw + d] = b + np.int64(d) * sp
         bmode[s1] = bmode[depth] and au == 2
         if bmode[s1]:
             _binary_extend(bs, bn, bc, depth, q0, bits[u, 0], vbits[0], W, keep)
