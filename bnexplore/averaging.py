@@ -1079,10 +1079,12 @@ class OrderedAveraging:
         self.level = self._levels(order, levels)
         p = len(self.names)
         lower = self.level[None, :] < self.level[:, None]  # [v, u]: u may be a parent of v
-        cand_cols = np.nonzero(lower)[1]  # row-major: each node's candidates in column order
-        ends = np.cumsum(lower.sum(axis=1)).tolist()
-        cand_cols = cand_cols.astype(np.int64)
-        self.candidates = [cand_cols[a:b] for a, b in zip([0] + ends[:-1], ends)]
+        cand_cols = np.nonzero(lower)[1].astype(np.int64)  # row-major: each node's candidates in column order
+        n_cand = lower.sum(axis=1)
+        cand_off = np.zeros(p + 1, dtype=np.int64)
+        np.cumsum(n_cand, out=cand_off[1:])
+        ends = cand_off.tolist()
+        self.candidates = [cand_cols[a:b] for a, b in zip(ends[:-1], ends[1:])]
         # ---- memory guard before enumerating anything
         mu = [count_parent_sets(len(c), self.k) for c in self.candidates]
         kk = max(min(self.k, max((len(c) for c in self.candidates), default=0)), 1)
@@ -1095,8 +1097,10 @@ class OrderedAveraging:
                 f"{self.budget:,}: use a smaller max_parents (k), a partial order with fewer "
                 f"candidate parents, or raise the budget (budget= or bnexplore.data.set_table_budget)")
         ar = self.data.arities.astype(float)
-        top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :self.k]  # largest k candidate arities
-        for v in np.flatnonzero(np.log2(top).sum(axis=1) + np.log2(ar) >= 61.5):
+        ar_max = float(ar.max(initial=1.0))
+        wide = (self.k + 1) * math.log2(ar_max) >= 61.5  # only then can a family's cells overflow
+        top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :self.k] if wide else None
+        for v in np.flatnonzero(np.log2(top).sum(axis=1) + np.log2(ar) >= 61.5) if wide else []:
             c = self.candidates[v]
             if c.size and self.k:
                 top_v = sorted(self.data.arities[c].tolist(), reverse=True)[:self.k]
@@ -1108,10 +1112,10 @@ class OrderedAveraging:
         # ---- enumerate, score, keep log space
         flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
         self._off = off
-        self._cand_flat = np.concatenate([np.zeros(0, dtype=np.int64)] + self.candidates)
-        self._cand_off = np.concatenate([[0], np.cumsum([c.size for c in self.candidates])]).astype(np.int64)
+        self._cand_flat = cand_cols
+        self._cand_off = cand_off
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
-        m_max = int(np.diff(self._cand_off).max(initial=0))
+        m_max = int(n_cand.max(initial=0))
         self._binom = np.zeros((m_max + 1, min(self.k, m_max) + 2), dtype=np.int64)
         self._binom[:, 0] = 1
         for b in range(1, self._binom.shape[1]):
@@ -1148,6 +1152,7 @@ class OrderedAveraging:
         elif isinstance(levels, str) or not isinstance(levels, Sequence):
             raise TypeError(f"levels must be a list of lists of column names, got {type(levels).__name__}")
         lev = [-1] * p
+        pos = {name: j for j, name in enumerate(self.names)}
         what = "order" if order is not None else "levels"
         for li, group in enumerate(levels):
             if type(group) is not list and (isinstance(group, str) or not isinstance(group, _SEQUENCES)):
@@ -1155,11 +1160,13 @@ class OrderedAveraging:
             if len(group) == 0:
                 raise ValueError(f"level {li} is empty: drop it")
             for name in group:
-                try:
-                    j = self.data.index(name)
-                except (KeyError, IndexError):
-                    raise ValueError(f"{what} names {name!r}, which is not a column; columns are "
-                                     f"{self.names}") from None
+                j = pos.get(name) if type(name) is str else None
+                if j is None:
+                    try:
+                        j = self.data.index(name)
+                    except (KeyError, IndexError):
+                        raise ValueError(f"{what} names {name!r}, which is not a column; columns are "
+                                         f"{self.names}") from None
                 if lev[j] >= 0:
                     raise ValueError(f"{what} lists column {self.names[j]!r} more than once")
                 lev[j] = li
