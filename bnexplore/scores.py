@@ -733,16 +733,16 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, poolt, ptop, xs, cid, nodepos, set_i0,
-                    subsz, acc, tt):
+def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop, xs, cid, nodepos, set_i0, subsz,
+                    acc, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the pair's
     configuration has at most 64 rows (one word): the same differences, set by set
     instead of configuration by configuration.  Each set holds the list of its
     configurations of two rows or more (bitset ``lb``, rows ``lm``, row ``lr`` of
-    ``pool`` / ``poolt`` holding per child their count of state 0 and their term); x
-    splits each configuration in one AND, and a split changes ``acc[j, i]`` by the
-    terms of its two parts less its own, with one popcount per child and the table
-    ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  A configuration x
+    ``pool`` holding per child its count of state 0); x splits each configuration in
+    one AND, and a split changes ``acc[j, i]`` by the terms of its two parts less its
+    own, with one popcount per child and the table ``tt[m, n]`` (the K2 term of m rows,
+    n of them in state 0: looked up, not stored).  A configuration x
     does not split goes down unchanged, sharing its counts.  (Child position i has
     packed row i: every child is binary.)  The hot loops index with unsigned ints, so
     numba adds no negative-index wraparound (about 20% of this walk's time)."""
@@ -754,7 +754,6 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
     nl[0] = 1
     for i in range(set_i0[0], p):
         pool[0, i] = cntd[0, i]
-        poolt[0, i] = tt[m, cntd[0, i]]
     d = 0
     xs[0] = u1 + 1
     cid[0] = 1
@@ -795,25 +794,20 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
                 continue
             t0 = tt[m0]
             t1 = tt[m1]
+            tm = tt[mb]
             cnt = pool[ref]
-            trm = poolt[ref]
             if deeper and (m0 >= 2 or m1 >= 2):
                 r0 = np.uint64(top)
                 top += 2
                 c0 = pool[r0]
                 c1 = pool[r0 + one]
-                e0 = poolt[r0]
-                e1 = poolt[r0 + one]
                 for i in range(np.uint64(i0), np.uint64(p)):
+                    ci = np.uint64(cnt[i])
                     a = _popcount(b0 & compT[0, i])
-                    cc = np.uint64(cnt[i]) - a
-                    v0 = t0[a]
-                    v1 = t1[cc]
+                    cc = ci - a
                     c0[i] = a
                     c1[i] = cc
-                    e0[i] = v0
-                    e1[i] = v1
-                    accj[i] += v0 + v1 - trm[i]
+                    accj[i] += t0[a] + t1[cc] - tm[ci]
                 if m0 >= 2:
                     lb[d1, n1] = b0
                     lm[d1, n1] = m0
@@ -826,8 +820,9 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, pool
                     n1 += one
             else:  # (unsigned indices: no negative-index wraparound in the loop)
                 for i in range(np.uint64(i0), np.uint64(p)):
+                    ci = np.uint64(cnt[i])
                     a = _popcount(b0 & compT[0, i])
-                    accj[i] += t0[a] + t1[np.uint64(cnt[i]) - a] - trm[i]
+                    accj[i] += t0[a] + t1[ci - a] - tm[ci]
         if deeper:
             nl[d1] = n1
             ptop[d1] = top
@@ -1014,7 +1009,6 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         nl = np.zeros(kx + 1, dtype=np.int64)
         ptop = np.zeros(kx + 1, dtype=np.int64)
         pool = np.zeros(((kx + 1) * 64 + 1, p), dtype=np.int64)
-        poolt = np.zeros(((kx + 1) * 64 + 1, p))
         tt = np.zeros((65, 65))  # K2 term of m <= 64 rows (binary child), n of them in state 0
         if binary_k2:
             for a in range(min(n_rows, 64) + 1):
@@ -1118,7 +1112,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                      cst, acc, cnt, cntd, celld)
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
-                                _binary_subtree(m, u1, k - 2, comp, compT, cntd, lb, lm, lr, nl, pool, poolt, ptop,
+                                _binary_subtree(m, u1, k - 2, comp, compT, cntd, lb, lm, lr, nl, pool, ptop,
                                                 xs, cid, nodepos, set_i0, subsz, acc, tt)
                             else:
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
