@@ -742,10 +742,10 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
     ``pool`` holding per child its count of state 0); x splits each configuration in
     one AND, and a split changes ``acc[j, i]`` by the terms of its two parts less its
     own, with one popcount per child and the table ``tt[m, n]`` (the K2 term of m rows,
-    n of them in state 0: looked up, not stored).  A configuration x
-    does not split goes down unchanged, sharing its counts.  (Child position i has
-    packed row i: every child is binary.)  The hot loops index with unsigned ints, so
-    numba adds no negative-index wraparound (about 20% of this walk's time)."""
+    n of them in state 0: looked up, not stored).  A configuration x does not split
+    goes down unchanged, sharing its counts.  (Child position i has packed row i: every
+    child is binary.)  The hot loops index with unsigned ints, so numba adds no
+    negative-index wraparound (about a fifth of this walk's time)."""
     p = nodepos.shape[0]
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     lb[0, 0] = full
@@ -757,7 +757,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
     d = 0
     xs[0] = u1 + 1
     cid[0] = 1
-    ptop[0] = 1  # next free row of the pools
+    ptop[0] = 1  # next free row of the pool
     one = np.uint64(1)
     while d >= 0:
         du = np.uint64(d)
