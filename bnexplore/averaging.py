@@ -613,7 +613,7 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q):
                         tb[l + d * ls] -= tb[l]
         ls = blk
     a = np.uint64(arities[elems[s - 1]] if s > 0 else 1)
-    for x in range(np.uint64(rm)):  # (unsigned indices: no negative-index wraparound)
+    for x in range(np.uint64(rm)):
         px = x * np.uint64(Q)
         tx = x * np.uint64(q)
         for j in range(np.uint64(q) // a):
@@ -1097,18 +1097,17 @@ class OrderedAveraging:
                 f"{self.budget:,}: use a smaller max_parents (k), a partial order with fewer "
                 f"candidate parents, or raise the budget (budget= or bnexplore.data.set_table_budget)")
         ar = self.data.arities.astype(float)
-        ar_max = float(ar.max(initial=1.0))
-        wide = (self.k + 1) * math.log2(ar_max) >= 61.5  # only then can a family's cells overflow
-        top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :self.k] if wide else None
-        for v in np.flatnonzero(np.log2(top).sum(axis=1) + np.log2(ar) >= 61.5) if wide else []:
-            c = self.candidates[v]
-            if c.size and self.k:
-                top_v = sorted(self.data.arities[c].tolist(), reverse=True)[:self.k]
-                size = int(np.prod(top_v, dtype=object)) * int(self.data.arities[v])
-                if size >= 2**62:
-                    raise MemoryBudgetError(
-                        f"parent sets of {self.names[v]!r} can have {size:,} cells, too many to "
-                        f"index: use a smaller max_parents (k) or merge states")
+        if (self.k + 1) * math.log2(ar.max(initial=1.0)) >= 61.5:  # only then can a family's cells overflow
+            top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :self.k]  # largest k candidate arities
+            for v in np.flatnonzero(np.log2(top).sum(axis=1) + np.log2(ar) >= 61.5):
+                c = self.candidates[v]
+                if c.size and self.k:
+                    top_v = sorted(self.data.arities[c].tolist(), reverse=True)[:self.k]
+                    size = int(np.prod(top_v, dtype=object)) * int(self.data.arities[v])
+                    if size >= 2**62:
+                        raise MemoryBudgetError(
+                            f"parent sets of {self.names[v]!r} can have {size:,} cells, too many to "
+                            f"index: use a smaller max_parents (k) or merge states")
         # ---- enumerate, score, keep log space
         flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
         self._off = off
@@ -1152,21 +1151,18 @@ class OrderedAveraging:
         elif isinstance(levels, str) or not isinstance(levels, Sequence):
             raise TypeError(f"levels must be a list of lists of column names, got {type(levels).__name__}")
         lev = [-1] * p
-        pos = {name: j for j, name in enumerate(self.names)}
         what = "order" if order is not None else "levels"
         for li, group in enumerate(levels):
-            if type(group) is not list and (isinstance(group, str) or not isinstance(group, _SEQUENCES)):
+            if isinstance(group, str) or not isinstance(group, _SEQUENCES):
                 raise TypeError(f"level {li} must be a list of column names, got {group!r}")
             if len(group) == 0:
                 raise ValueError(f"level {li} is empty: drop it")
             for name in group:
-                j = pos.get(name) if type(name) is str else None
-                if j is None:
-                    try:
-                        j = self.data.index(name)
-                    except (KeyError, IndexError):
-                        raise ValueError(f"{what} names {name!r}, which is not a column; columns are "
-                                         f"{self.names}") from None
+                try:
+                    j = self.data.index(name)
+                except (KeyError, IndexError):
+                    raise ValueError(f"{what} names {name!r}, which is not a column; columns are "
+                                     f"{self.names}") from None
                 if lev[j] >= 0:
                     raise ValueError(f"{what} lists column {self.names[j]!r} more than once")
                 lev[j] = li
@@ -1484,16 +1480,14 @@ class OrderedAveraging:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
 
-    def _star_cpts(self, stars: list[list[int]], cells: list[int] | None = None) -> list[np.ndarray]:
-        """Every node's M* CPT (Eq. 15), the nodes split into one balanced batch per thread
-        (``cells``: each CPT's size, if known)."""
+    def _star_cpts(self, stars: list[list[int]], cells: list[int]) -> list[np.ndarray]:
+        """Every node's M* CPT (Eq. 15; ``cells`` its size), the nodes split into one
+        balanced batch per thread."""
         p = len(stars)
         ar = self.data.arities.tolist()
         if any(len(st) > 62 for st in stars):
             v = next(v for v in range(p) if len(stars[v]) > 62)
             raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
-        if cells is None:
-            cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
         cost = [cells[v] + count_parent_sets(len(stars[v]), self.k) for v in range(p)]  # cells, star subsets
         n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
         bins: list[list[int]] = [[] for _ in range(n_bins)]

@@ -271,8 +271,7 @@ class BayesNet:
             t = t / sums[:, None]
             t.setflags(write=False)
             self.cpts[v] = t
-        decl = {v: i for i, v in enumerate(node_names)}
-        self._topo_list = list(nx.lexicographical_topological_sort(self.dag, key=lambda v: decl[v]))
+        self._topo_list = None  # topological order, on first use
         self._declared = node_names
         self._compiled = None
         self._dtypes = None

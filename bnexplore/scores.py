@@ -818,7 +818,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
                     lm[d1, n1] = m1
                     lr[d1, n1] = r0 + one
                     n1 += one
-            else:  # (unsigned indices: no negative-index wraparound in the loop)
+            else:
                 for i in range(np.uint64(i0), np.uint64(p)):
                     ci = np.uint64(cnt[i])
                     a = _popcount(b0 & compT[0, i])
