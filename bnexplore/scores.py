@@ -733,32 +733,29 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop, xs, cid, nodepos, set_i0, subsz,
-                    acc, tt):
+def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz, acc, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the pair's
     configuration has at most 64 rows (one word): the same differences, set by set
     instead of configuration by configuration.  Each set holds the list of its
-    configurations of two rows or more (bitset ``lb``, rows ``lm``, row ``lr`` of
-    ``pool`` holding per child its count of state 0); x splits each configuration in
-    one AND, and a split changes ``acc[j, i]`` by the terms of its two parts less its
-    own, with one popcount per child and the table ``tt[m, n]`` (the K2 term of m rows,
-    n of them in state 0: looked up, not stored).  A configuration x does not split
-    goes down unchanged, sharing its counts.  (Child position i has packed row i: every
-    child is binary.)  The hot loops index with unsigned ints, so numba adds no
-    negative-index wraparound (about a fifth of this walk's time)."""
+    configurations of two rows or more (bitset ``lb``, rows ``lm``); x splits each
+    configuration in one AND, and a split changes ``acc[j, i]`` by the terms of its
+    two parts less its own, from two popcounts per child (the configuration's count of
+    the child's state 0 and its first part's: recounting costs less than storing the
+    counts for the sets below) and the table ``tt[m, n]`` (the K2 term of m rows, n of
+    them in state 0).  A configuration x does not split goes down unchanged.  (Child
+    position i has packed row i: every child is binary.)  The hot loops index with
+    unsigned ints, so numba adds no negative-index wraparound (about a fifth of this
+    walk's time)."""
     p = nodepos.shape[0]
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     lb[0, 0] = full
     lm[0, 0] = m
-    lr[0, 0] = 0
     nl[0] = 1
-    for i in range(set_i0[0], p):
-        pool[0, i] = cntd[0, i]
     d = 0
     xs[0] = u1 + 1
     cid[0] = 1
-    ptop[0] = 1  # next free row of the pool
     one = np.uint64(1)
+    cT = compT[0]
     while d >= 0:
         du = np.uint64(d)
         x = xs[du]
@@ -776,12 +773,10 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
         deeper = d + 1 < maxext and subsz[j] > 1
         d1 = du + one
         n1 = np.uint64(0)
-        top = ptop[du]
         accj = acc[j]
         for c in range(np.uint64(nl[du])):
             b = lb[du, c]
             mb = np.uint64(lm[du, c])
-            ref = np.uint64(lr[du, c])
             b0 = b & X0
             m0 = _popcount(b0)
             m1 = mb - m0
@@ -789,43 +784,27 @@ def _binary_subtree(m, u1, maxext, comp, compT, cntd, lb, lm, lr, nl, pool, ptop
                 if deeper:
                     lb[d1, n1] = b
                     lm[d1, n1] = mb
-                    lr[d1, n1] = ref
                     n1 += one
                 continue
             t0 = tt[m0]
             t1 = tt[m1]
             tm = tt[mb]
-            cnt = pool[ref]
-            if deeper and (m0 >= 2 or m1 >= 2):
-                r0 = np.uint64(top)
-                top += 2
-                c0 = pool[r0]
-                c1 = pool[r0 + one]
-                for i in range(np.uint64(i0), np.uint64(p)):
-                    ci = np.uint64(cnt[i])
-                    a = _popcount(b0 & compT[0, i])
-                    cc = ci - a
-                    c0[i] = a
-                    c1[i] = cc
-                    accj[i] += t0[a] + t1[cc] - tm[ci]
+            for i in range(np.uint64(i0), np.uint64(p)):
+                ci = cT[i]
+                a = _popcount(b0 & ci)
+                cc = _popcount(b & ci)
+                accj[i] += t0[a] + t1[cc - a] - tm[cc]
+            if deeper:
                 if m0 >= 2:
                     lb[d1, n1] = b0
                     lm[d1, n1] = m0
-                    lr[d1, n1] = r0
                     n1 += one
                 if m1 >= 2:
                     lb[d1, n1] = b ^ b0
                     lm[d1, n1] = m1
-                    lr[d1, n1] = r0 + one
                     n1 += one
-            else:
-                for i in range(np.uint64(i0), np.uint64(p)):
-                    ci = np.uint64(cnt[i])
-                    a = _popcount(b0 & compT[0, i])
-                    accj[i] += t0[a] + t1[ci - a] - tm[ci]
         if deeper:
             nl[d1] = n1
-            ptop[d1] = top
             xs[d1] = x + 1
             cid[d1] = jj + 1
             d += 1
@@ -1005,10 +984,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         pel = np.zeros(2, dtype=np.int64)
         lb = np.zeros((kx + 1, 64), dtype=np.uint64)  # the binary K2 path's configuration lists
         lm = np.zeros((kx + 1, 64), dtype=np.int64)
-        lr = np.zeros((kx + 1, 64), dtype=np.int64)
         nl = np.zeros(kx + 1, dtype=np.int64)
-        ptop = np.zeros(kx + 1, dtype=np.int64)
-        pool = np.zeros(((kx + 1) * 64 + 1, p), dtype=np.int64)
         tt = np.zeros((65, 65))  # K2 term of m <= 64 rows (binary child), n of them in state 0
         if binary_k2:
             for a in range(min(n_rows, 64) + 1):
@@ -1112,8 +1088,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                      cst, acc, cnt, cntd, celld)
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
-                                _binary_subtree(m, u1, k - 2, comp, compT, cntd, lb, lm, lr, nl, pool, ptop,
-                                                xs, cid, nodepos, set_i0, subsz, acc, tt)
+                                _binary_subtree(m, u1, k - 2, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz,
+                                                acc, tt)
                             else:
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
                                                 cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
