@@ -576,15 +576,21 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
 
 @numba.njit(cache=True, nogil=True)
 def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk, sing,
-                out):
+                nxt, out):
     """Final scores of a work item's sets: the accumulated terms plus -log r per
     single-row configuration (``mlogr[i]`` = -log r of child ``vorder[i]``).  Under
     BDeu a set has the single-row configurations of its parent in the list
     (``psingles`` for the first) plus its own new ones; under K2 it has its parent's
     whole score plus its own differences (see :func:`_config_subtree`).  A set of
     size s goes to ``out[obase[v, s] - sum_e rk[v, member_e, s - e]]`` for child v
-    (its place among v's sets, by size then lexicographic)."""
+    (its place among v's sets, by size then lexicographic).  The list is in
+    lexicographic order and holds every set with its first members, so v's sets of
+    one size follow one another in ``out``: the place is worked out for the first of
+    them only (``nxt[i, s]``: the next place, -1 before the first)."""
     p = mlogr.shape[0]
+    for i in range(p):
+        for s in range(nxt.shape[1]):
+            nxt[i, s] = -1
     for j in range(nsets):
         par = set_par[j]
         s = set_s[j]
@@ -599,11 +605,14 @@ def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlo
                 if par >= 0:
                     val += acc[par, i]
                 acc[j, i] = val
-            v = vorder[i]
-            at = obase[v, s]
-            for e in range(s):
-                at -= rk[v, set_el[j, e], s - e]
+            at = nxt[i, s]
+            if at < 0:
+                v = vorder[i]
+                at = obase[v, s]
+                for e in range(s):
+                    at -= rk[v, set_el[j, e], s - e]
             out[at] = val
+            nxt[i, s] = at + 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -985,6 +994,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         lb = np.zeros((kx + 1, 64), dtype=np.uint64)  # the binary K2 path's configuration lists
         lm = np.zeros((kx + 1, 64), dtype=np.int64)
         nl = np.zeros(kx + 1, dtype=np.int64)
+        wnxt = np.zeros((p, kx + 1), dtype=np.int64)
         tt = np.zeros((65, 65))  # K2 term of m <= 64 rows (binary child), n of them in state 0
         if binary_k2:
             for a in range(min(n_rows, 64) + 1):
@@ -1006,7 +1016,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     _score_block(n_rows, W, rbits, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu,
                                  logfact, cst, acc, cnt, cntd, celld)
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
-                            sing, out)
+                            sing, wnxt, out)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
             lo = _first_row(u0, node_i0[u0], rowstart, nodepos)
@@ -1038,7 +1048,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                              cst, acc, cnt, cntd, celld)
             if i0 < p:
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
-                            obase, rk, sing, out)
+                            obase, rk, sing, wnxt, out)
             if k < 2:
                 continue
             # ---- pairs {u0, u1} and the sets below them
@@ -1095,7 +1105,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                                 cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
                                                 nsing, acc, cst, bdeu, logfact)
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
-                            sing, out)
+                            sing, wnxt, out)
     return out
 
 
