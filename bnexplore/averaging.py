@@ -459,12 +459,6 @@ def _binary_extend(bs, bn, bc, depth, q0, X, Y, W, keep):
     for c in range(q0):
         n = bn[depth, c]
         j = 2 * c
-        if n == 0:
-            bn[s1, j] = 0
-            bn[s1, j + 1] = 0
-            bc[s1, j] = 0
-            bc[s1, j + 1] = 0
-            continue
         m0 = 0
         c0 = 0
         for w in range(W):

@@ -14,6 +14,7 @@ family; scores are cached per (child, parent set).
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Iterable, Sequence
 
@@ -1159,6 +1160,59 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     return [flat[off[v]:off[v + 1]] for v in range(off.size - 1)]
 
 
+@functools.lru_cache(maxsize=32)
+def _logfact(m: int) -> np.ndarray:
+    """log(x!) for x = 0 .. m (kept between calls: read only)."""
+    return gammaln(np.arange(m + 1) + 1.0)
+
+
+@functools.lru_cache(maxsize=32)
+def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
+    """Index tables of :func:`_score_order_flat` for one (partial) order, arities and k;
+    they depend on nothing else, so they are kept between calls (read only).
+
+    Returns (kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node,
+    row_state, obase, rk): kk = min(k, most candidates); the offsets of each node's
+    scores; the work items; the most sets below a pair; the nodes by level and each
+    node's position there; the first child-value row of each position; each
+    child-value row's node and state; and the place tables of :func:`_write_sets`."""
+    level = np.frombuffer(level_key, dtype=np.int64)
+    arities = np.frombuffer(arity_key, dtype=np.int64)
+    p = level.size
+    lower = level[None, :] < level[:, None]  # [v, u]: u may be a parent of v
+    n_cand = lower.sum(axis=1).astype(np.int64)
+    kk = min(k, int(n_cand.max(initial=0)))
+    cand_pos = np.where(lower, np.cumsum(lower, axis=1) - 1, -1).astype(np.int64)
+    binom = np.zeros((p + 1, kk + 2), dtype=np.int64)  # Pascal's triangle, 0 above the diagonal
+    binom[:, 0] = 1
+    for b in range(1, kk + 2):
+        binom[1:, b] = np.cumsum(binom[:-1, b - 1])
+    size_off = np.zeros((p, kk + 2), dtype=np.int64)
+    size_off[:, 1:] = np.cumsum(binom[n_cand, :kk + 1], axis=1)
+    out_off = np.concatenate([[0], np.cumsum(size_off[:, kk + 1])]).astype(np.int64)
+    # work items: the empty set, then each smallest member (largest subtrees first,
+    # handed out one at a time to the threads)
+    maxlev = level.max(initial=0)
+    firsts = np.nonzero(level < maxlev)[0] if kk >= 1 else np.zeros(0, dtype=np.int64)
+    cost = binom[p - 1 - firsts, :kk].sum(axis=1) if kk else np.zeros(firsts.size)
+    items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
+    maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
+    vorder = np.argsort(level, kind="stable").astype(np.int64)
+    nodepos = np.empty(p, dtype=np.int64)
+    nodepos[vorder] = np.arange(p)
+    rowstart = np.concatenate([[0], np.cumsum(arities[vorder] - 1)]).astype(np.int64)
+    row_node = np.repeat(vorder, arities[vorder] - 1)
+    row_state = np.arange(row_node.size) - rowstart[nodepos[row_node]]
+    # where a set goes: out[obase[v, s] - sum_e rk[v, u_e, s - e]] for child v and members u_e
+    # (the lexicographic rank among v's sets of size s, counted from the last)
+    obase = (out_off[:-1, None] + size_off[:, :kk + 1] + binom[n_cand, :kk + 1] - 1).astype(np.int64)
+    rk = np.zeros((p, p, kk + 1), dtype=np.int64)
+    below = np.where(lower, n_cand[:, None] - 1 - cand_pos, 0)
+    for t in range(1, kk + 1):
+        rk[:, :, t] = np.where(lower, binom[below, t], 0)
+    return kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk
+
+
 def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k: int, prior: str = "K2",
                       ess: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """:func:`score_order_families` as one array and the offsets of each node's scores."""
@@ -1172,30 +1226,8 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
     arities = data.arities.astype(np.int64)
-    cols = data.columns
-    lower = level[None, :] < level[:, None]  # [v, u]: u may be a parent of v
-    n_cand = lower.sum(axis=1).astype(np.int64)
-    kk = min(k, int(n_cand.max(initial=0)))
-    cand_pos = np.where(lower, np.cumsum(lower, axis=1) - 1, -1).astype(np.int64)
-    binom = np.zeros((p + 1, kk + 2), dtype=np.int64)  # Pascal's triangle, 0 above the diagonal
-    binom[:, 0] = 1
-    for b in range(1, kk + 2):
-        binom[1:, b] = np.cumsum(binom[:-1, b - 1])
-    size_off = np.zeros((p, kk + 2), dtype=np.int64)
-    size_off[:, 1:] = np.cumsum(binom[n_cand, :kk + 1], axis=1)
-    counts_v = size_off[:, kk + 1]
-    out_off = np.concatenate([[0], np.cumsum(counts_v)]).astype(np.int64)
-    # work items: the empty set, then each smallest member (largest subtrees first,
-    # handed out one at a time to the threads)
-    maxlev = level.max()
-    firsts = np.nonzero(level < maxlev)[0] if kk >= 1 else np.zeros(0, dtype=np.int64)
-    cost = binom[p - 1 - firsts, :kk].sum(axis=1) if kk else np.zeros(firsts.size)
-    items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
-    maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
-    vorder = np.argsort(level, kind="stable").astype(np.int64)
-    nodepos = np.empty(p, dtype=np.int64)
-    nodepos[vorder] = np.arange(p)
-    rowstart = np.concatenate([[0], np.cumsum(arities[vorder] - 1)]).astype(np.int64)
+    kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
+        level.tobytes(), arities.tobytes(), k)
     W = max(1, (n + 63) // 64)
     D = int(rowstart[-1])
     mr = int(arities.max(initial=1))
@@ -1206,19 +1238,10 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
             f"({words * 8 / 2**20:,.0f} MiB: {n:,} rows, {D:,} child states), over the budget of "
             f"{get_table_budget():,} cells: use fewer rows or variables, merge states, or raise the budget "
             f"(bnexplore.data.set_table_budget)")
-    bits = _row_bitsets(cols, arities)
-    row_node = np.repeat(vorder, arities[vorder] - 1)
-    row_state = np.arange(row_node.size) - rowstart[nodepos[row_node]]
+    bits = _row_bitsets(data.columns, arities)
     rbits = np.ascontiguousarray(bits[row_node, row_state])  # child-value rows: states but the last
-    logfact = gammaln(np.arange(n + int(arities.max()) + 2) + 1.0)
-    # where a set goes: out[obase[v, s] - sum_e rk[v, u_e, s - e]] for child v and members u_e
-    # (the lexicographic rank among v's sets of size s, counted from the last)
-    obase = (out_off[:-1, None] + size_off[:, :kk + 1] + binom[n_cand, :kk + 1] - 1).astype(np.int64)
-    rk = np.zeros((p, p, kk + 1), dtype=np.int64)
-    below = np.where(lower, n_cand[:, None] - 1 - cand_pos, 0)
-    for t in range(1, kk + 1):
-        rk[:, :, t] = np.where(lower, binom[below, t], 0)
-    out = np.full(int(out_off[-1]), np.nan)
+    logfact = _logfact(n + mr + 1)
+    out = np.empty(int(out_off[-1]))  # every place is written
     with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
         _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits, rowstart,
                              vorder, nodepos, obase, rk, items, maxsets, n,
