@@ -947,18 +947,24 @@ def _procedure1(sets, sizes, w, n, union, cand, kk, binom):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _procedure1_all(w, off, n, unions, cand_flat, cand_off, k, binom):
+def _procedure1_all(w, off, n, unions, cand_flat, cand_off, k, binom, n_threads):
     """Procedure 1 for every node (weights ``w[off[v]:off[v + 1]]`` of the sets of
     :func:`_lex_sets` over its candidates ``cand_flat[cand_off[v]:cand_off[v + 1]]``;
     ``unions[v]`` marks those that occur in its sets): row v of the result lists
-    P_v^* (padded with -1)."""
+    P_v^* (padded with -1).  The nodes are dealt to ``n_threads`` threads in turn,
+    most sets first."""
     p = off.shape[0] - 1
     out = np.full((p, max(n, 1)), -1, dtype=np.int64)
     none = np.zeros((0, 1), dtype=np.int64)
-    for v in numba.prange(p):
-        cand = cand_flat[cand_off[v]:cand_off[v + 1]]
-        st = _procedure1(none, none[:, 0], w[off[v]:off[v + 1]], n, unions[v], cand, min(k, cand.shape[0]), binom)
-        out[v, :st.shape[0]] = st
+    nt = max(1, min(p, n_threads))
+    big = np.argsort(off[:-1] - off[1:])  # most sets first, dealt round the threads in turn
+    for t in numba.prange(nt):
+        for i in range(t, p, nt):
+            v = big[i]
+            cand = cand_flat[cand_off[v]:cand_off[v + 1]]
+            st = _procedure1(none, none[:, 0], w[off[v]:off[v + 1]], n, unions[v], cand, min(k, cand.shape[0]),
+                             binom)
+            out[v, :st.shape[0]] = st
     return out
 
 
@@ -1464,7 +1470,7 @@ class OrderedAveraging:
             return [np.flatnonzero(row).tolist() for row in unions]
         with PARALLEL_LOCK:
             out = _procedure1_all(self._flat_logw, self._off, int(n), unions, self._cand_flat, self._cand_off, self.k,
-                                  self._binom)
+                                  self._binom, numba.get_num_threads())
         return [[u for u in row if u >= 0] for row in out.tolist()]
 
     @property
