@@ -562,11 +562,11 @@ def _table_keys(tb, w, q, r, a, keys, cnt, inv):
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q):
+def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q, shift):
     """Moebius form (state 0 of each member as the reference) of the table ``tb``
     (``rm`` child states x ``q`` configurations of the members ``elems[:s]``, the last
     fastest), added into ``psi`` at the star configurations: configuration j a + d (a
-    the last member's states) at ``idx[io + j] + d st`` (``idx[io:]`` its prefix's).
+    the last member's states) at ``idx[io + j] + d st + shift`` (``idx[io:]`` its prefix's).
     The hot loops index with unsigned ints, so numba adds no negative-index wraparound."""
     ls = 1
     top = s - 1
@@ -611,7 +611,7 @@ def _moebius_scatter(tb, q, rm, elems, s, arities, idx, io, st, psi, Q):
         px = x * np.uint64(Q)
         tx = x * np.uint64(q)
         for j in range(np.uint64(q) // a):
-            b = px + np.uint64(idx[np.uint64(io) + j])
+            b = px + np.uint64(idx[np.uint64(io) + j] + shift)
             for d in range(a):
                 psi[b + d * np.uint64(st)] += tb[tx + j * a + d]
 
@@ -678,8 +678,58 @@ def _zeta_cpt(psi, Q, r, ar, stride, out):
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
+def _binary_leaf_block(tb, lt, q, s, kk, ns, star, stride, elems, arities, prank, binom, size_off, wr, bdeu, ess,
+                       inv, bits, Y, hb, hn, hc, idx, io, st, first, psi, Q):
+    """A set h (``s`` = kk - 1 binary members, a binary child, its weighted table in
+    ``tb``, its ``q`` configurations' row bitsets ``hb``, rows ``hn`` and child
+    first-state rows ``hc``) and its leaves h + {u}, u at star positions ``first`` ..
+    ns - 1, into ``psi``.  In
+    Moebius form a leaf's table splits by u's state: its part at u's first state lands
+    where h's own table does, so it is added into h's table (``tb``) and transformed
+    with it once; only its second-state part less the first (``lt``, over h's
+    configurations) is transformed per leaf, and placed with u's stride added."""
+    W = hb.shape[1]
+    two = W == 2  # up to 128 rows: two words, no word loop
+    for pos in range(first, ns):
+        wg = wr[size_off[kk] + prank[s] + binom[pos, kk]]
+        if wg <= 0:
+            continue
+        X = bits[star[pos], 0]
+        ag = ess / (4 * q) if bdeu else 1.0  # BDeu: ess / (configurations x 2 child states)
+        X0 = X[0]
+        X1 = X[1] if two else np.uint64(0)
+        Y0 = Y[0]
+        Y1 = Y[1] if two else np.uint64(0)
+        for c in range(np.uint64(q)):
+            if W <= 2:
+                b0 = hb[c, 0] & X0
+                b1 = hb[c, 1] & X1 if two else np.uint64(0)
+                m0 = np.int64(_popcount(b0) + _popcount(b1))
+                c0 = np.int64(_popcount(b0 & Y0) + _popcount(b1 & Y1))
+            else:
+                m0 = 0
+                c0 = 0
+                for ww in range(W):
+                    b0 = hb[c, ww] & X[ww]
+                    m0 += np.int64(_popcount(b0))
+                    c0 += np.int64(_popcount(b0 & Y[ww]))
+            m1 = hn[c] - m0
+            if bdeu:
+                f0 = wg / (m0 + 2.0 * ag)
+                f1 = wg / (m1 + 2.0 * ag)
+            else:
+                f0 = wg * inv[m0]
+                f1 = wg * inv[m1]
+            t0 = (c0 + ag) * f0
+            tb[c] += t0
+            lt[c] = (hc[c] - c0 + ag) * f1 - t0
+        _moebius_scatter(lt, q, 1, elems, s, arities, idx, io, st, psi, Q, stride[pos])
+    _moebius_scatter(tb, q, 1, elems, s, arities, idx, io, st, psi, Q, 0)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb, inv, bs, bn, bc, bmode):
+               keys, state, usebits, idx, idx_off, cnt, tb, lt, inv, bs, bn, bc, bmode):
     """Every subset g (size <= kk) of the star, depth first (members in star order):
     its configurations' counts from its prefix's (binary row bitsets ``bs`` / ``bn`` /
     ``bc`` at depths where ``bmode``; else row bitsets ``cb`` / ``meta`` of the
@@ -707,6 +757,9 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     for t in range(n):
         keys[0, t] = ccol[t]
     bmode[0] = bs.shape[1] > 0  # binary child, few rows: binary bitsets while the members are binary
+    allbin = bmode[0]
+    for i in range(ns):
+        allbin = allbin and arities[star[i]] == 2
     if bmode[0]:
         _ones(bs[0, 0], n)
         bn[0, 0] = n
@@ -730,7 +783,8 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     while True:
         if s1 > depth:  # a new set at depth s1: its table, in Moebius form, into psi
             w = wr[size_off[s1] + prank[s1]]
-            if w > 0:
+            leafs = bmode[s1] and s1 == kk - 1 and s1 > 0 and nxt[s1] < ns and allbin
+            if w > 0 or leafs:
                 q = qs[s1]
                 a = ess / (q * r) if bdeu else 1.0
                 if bmode[s1]:
@@ -740,10 +794,16 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
                 else:
                     _table_keys(tb, w, q, r, a, keys[s1], cnt, inv)
                 if s1 > 0:  # its configurations' places: its prefix's plus the last member's state
-                    _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[depth], stride[nxt[depth] - 1],
-                                     psi, Q)
+                    if leafs:  # its sets below are all leaves: with it, in one block
+                        _binary_leaf_block(tb, lt, q, s1, kk, ns, star, stride, elems, arities, prank, binom,
+                                           size_off, wr, bdeu, ess, inv, bits, vbits[0], bs[s1], bn[s1], bc[s1], idx,
+                                           idx_off[depth], stride[nxt[depth] - 1], nxt[s1], psi, Q)
+                        nxt[s1] = ns
+                    else:
+                        _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[depth], stride[nxt[depth] - 1],
+                                         psi, Q, 0)
                 else:
-                    _moebius_scatter(tb, q, rm, elems, 0, arities, idx, 0, 0, psi, Q)
+                    _moebius_scatter(tb, q, rm, elems, 0, arities, idx, 0, 0, psi, Q, 0)
             depth = s1
         if depth >= kk or nxt[depth] >= ns:
             depth -= 1
@@ -860,8 +920,9 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, cand, logw, nbinom, bd
     bn = np.zeros((kk + 1, nb), dtype=np.int64)
     bc = np.zeros((kk + 1, nb), dtype=np.int64)
     bmode = np.zeros(kk + 1, dtype=np.bool_)
+    lt = np.zeros(max(qmax // 2, 1))  # a leaf's second-state part (binary leaf blocks)
     _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb, inv, bs, bn, bc, bmode)
+               keys, state, usebits, idx, idx_off, cnt, tb, lt, inv, bs, bn, bc, bmode)
     # every row is a convex combination (weights summing to 1) of distributions
     _zeta_cpt(psi, Q, r, ar, stride, out)
 

@@ -229,12 +229,14 @@ def test_summary_cpt_equals_eq15_written_out(k, prior):
 
 
 @pytest.mark.parametrize("prior", ["K2", "BDeu"])
-@pytest.mark.parametrize("arities", [(2,) * 8, (2, 3, 2, 2, 4, 2, 2, 2)])
-def test_summary_cpt_binary_children(prior, arities):
-    # binary children, 150 rows (three words): counted from binary row bitsets while the
-    # members are binary, from row keys after a member with more states; binary stars of
-    # up to 6 parents (Moebius forms and zeta transform take three coordinates together)
-    df = _frame(150, arities, seed=4, skew=0.6)
+@pytest.mark.parametrize("arities,rows", [((2,) * 8, 150), ((2, 3, 2, 2, 4, 2, 2, 2), 150), ((2,) * 8, 100),
+                                          ((2,) * 8, 60)])
+def test_summary_cpt_binary_children(prior, arities, rows):
+    # binary children, 150 rows (three words), 100 (two) or 60 (one): counted from binary
+    # row bitsets while the members are binary, from row keys after a member with more
+    # states; binary stars of up to 6 parents (Moebius forms and zeta transform take three
+    # coordinates together; an all-binary star's leaf sets go with their prefix in one block)
+    df = _frame(rows, arities, seed=4, skew=0.6)
     avg = OrderedAveraging(df, max_parents=4, prior=prior, ess=2.0)
     ls = LocalScore(df, prior=prior, ess=2.0)
     net = avg.summary_network(6)
