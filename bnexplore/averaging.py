@@ -31,6 +31,7 @@ UAI 2000.
 """
 from __future__ import annotations
 
+import collections.abc
 import functools
 import math
 from typing import Callable, Sequence
@@ -48,7 +49,7 @@ from .scores import _check_prior, _keys_of, _ones, _row_bitsets, _score_order_fl
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
 
-_SEQUENCES = (Sequence, np.ndarray, pd.Index)  # what an order or a level may be
+_SEQUENCES = (collections.abc.Sequence, np.ndarray, pd.Index)  # what an order or a level may be
 
 # dense count tables up to this many cells in the prediction kernel (larger: sorted keys)
 _DENSE_CELLS = 1 << 16
@@ -68,6 +69,16 @@ def count_parent_sets(n_candidates: int, k: int) -> int:
 @functools.lru_cache(maxsize=4096)
 def _count_parent_sets(m: int, k: int) -> int:
     return sum(math.comb(m, s) for s in range(min(k, m) + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _pascal(m: int, b: int) -> np.ndarray:
+    """C(a, c) for a <= m, c <= b (0 above the diagonal), kept between calls: read only."""
+    out = np.zeros((m + 1, b + 1), dtype=np.int64)
+    out[:, 0] = 1
+    for c in range(1, b + 1):
+        out[1:, c] = np.cumsum(out[:-1, c - 1])
+    return out
 
 
 def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int) -> list[int]:
@@ -163,18 +174,6 @@ def _unrank_lex(i, m, kk, binom, cand, mem):
         mem[e] = cand[c]
         c += 1
     return s
-
-
-@numba.njit(cache=True, nogil=True)
-def _rank_lex(cpos, s, m, binom):
-    """Index of the set with candidate positions ``cpos[:s]`` (increasing) in the
-    :func:`_lex_sets` list of ``m`` candidates."""
-    i = binom[m, s] - 1
-    for t in range(s):
-        i += binom[m, t]
-    for e in range(s):
-        i -= binom[m - 1 - cpos[e], s - e]
-    return i
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -861,25 +860,44 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, cand, logw, nbinom, bd
     for t in range(kk + 1):
         size_off[t + 1] = size_off[t] + binom[ns, t]
     n_sub = size_off[kk + 1]
-    # weights of the averaged sets (those inside the star), placed by colex rank
-    cpos = np.full(p, -1, dtype=np.int64)
-    for i in range(cand.shape[0]):
-        cpos[cand[i]] = i
-    rows = np.empty((n_sub, max(kk, 1)), dtype=np.int64)
-    szs = np.empty(n_sub, dtype=np.int64)
-    _lex_sets(np.arange(ns), kk, rows, szs)  # the star's subsets, as star positions
-    mem = np.empty(max(kk, 1), dtype=np.int64)
+    # weights of the averaged sets (those inside the star), placed by colex rank: the
+    # star's subsets depth first, each one's index in the candidates' _lex_sets list,
+    # C(m, s) - 1 + sum_{t < s} C(m, t) - sum_e C(m - 1 - c_e, s - e) for members at
+    # candidate positions c_0 < c_1 < ..., from running sums, one per size it may grow to
+    m = cand.shape[0]
+    cp = np.empty(ns, dtype=np.int64)  # candidate position of each star member
+    c = 0
+    for i in range(ns):
+        while cand[c] != star[i]:
+            c += 1
+        cp[i] = c
+    first = np.empty(kk + 1, dtype=np.int64)  # the index of a set of size s, less its sum
+    for sz in range(kk + 1):
+        first[sz] = nbinom[m, sz] - 1
+        for t in range(sz):
+            first[sz] += nbinom[m, t]
+    part = np.zeros((kk + 1, kk + 1), dtype=np.int64)  # [depth, size]: the sum over the members so far
+    colex = np.zeros(kk + 1, dtype=np.int64)
+    nxt = np.zeros(kk + 1, dtype=np.int64)
     wr = np.empty(n_sub)
-    top = -np.inf
-    for f in range(n_sub):
-        sz = szs[f]
-        rank = size_off[sz]
-        for e in range(sz):
-            rank += binom[rows[f, e], e + 1]
-            mem[e] = cpos[star[rows[f, e]]]
-        lw = logw[_rank_lex(mem, sz, cand.shape[0], nbinom)]
-        wr[rank] = lw
+    top = logw[0]
+    wr[0] = top  # the empty set
+    d = 0
+    while d >= 0:
+        if d >= kk or nxt[d] >= ns:
+            d -= 1
+            continue
+        pos = nxt[d]
+        nxt[d] += 1
+        d1 = d + 1
+        for sz in range(d1, kk + 1):
+            part[d1, sz] = part[d, sz] + nbinom[m - 1 - cp[pos], sz - d]
+        colex[d1] = colex[d] + binom[pos, d1]
+        lw = logw[first[d1] - part[d1, d1]]
+        wr[size_off[d1] + colex[d1]] = lw
         top = max(top, lw)
+        nxt[d1] = pos + 1
+        d = d1
     tot = 0.0
     for i in range(n_sub):
         wr[i] = np.exp(wr[i] - top)
@@ -1176,10 +1194,7 @@ class OrderedAveraging:
         self._cand_off = cand_off
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
         m_max = int(n_cand.max(initial=0))
-        self._binom = np.zeros((m_max + 1, min(self.k, m_max) + 2), dtype=np.int64)
-        self._binom[:, 0] = 1
-        for b in range(1, self._binom.shape[1]):
-            self._binom[1:, b] = np.cumsum(self._binom[:-1, b - 1])
+        self._binom = _pascal(m_max, min(self.k, m_max) + 1)
         self._set_arrays: tuple | None = None  # the parent sets, listed on first use (_listed)
         if structure_prior is not None:
             flat = flat.copy()
@@ -1209,7 +1224,7 @@ class OrderedAveraging:
             if isinstance(order, str) or not isinstance(order, _SEQUENCES):
                 raise TypeError(f"order must be a list of column names, got {type(order).__name__}")
             levels = [[v] for v in order]
-        elif isinstance(levels, str) or not isinstance(levels, Sequence):
+        elif isinstance(levels, str) or not isinstance(levels, collections.abc.Sequence):
             raise TypeError(f"levels must be a list of lists of column names, got {type(levels).__name__}")
         lev = [-1] * p
         what = "order" if order is not None else "levels"
