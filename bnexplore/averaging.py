@@ -684,9 +684,10 @@ def _binary_leaf_block(tb, lt, q, s, kk, ns, star, stride, elems, arities, prank
     first-state rows ``hc``) and its leaves h + {u}, u at star positions ``first`` ..
     ns - 1, into ``psi``.  In
     Moebius form a leaf's table splits by u's state: its part at u's first state lands
-    where h's own table does, so it is added into h's table (``tb``) and transformed
-    with it once; only its second-state part less the first (``lt``, over h's
-    configurations) is transformed per leaf, and placed with u's stride added."""
+    where h's own table does, so it is added into h's table (``tb``, transformed with
+    it later, see :func:`_fold_binary`); only its second-state part less the first
+    (``lt``, over h's configurations) is transformed per leaf, and placed with u's
+    stride added."""
     W = hb.shape[1]
     two = W == 2  # up to 128 rows: two words, no word loop
     for pos in range(first, ns):
@@ -723,12 +724,27 @@ def _binary_leaf_block(tb, lt, q, s, kk, ns, star, stride, elems, arities, prank
             tb[c] += t0
             lt[c] = (hc[c] - c0 + ag) * f1 - t0
         _moebius_scatter(lt, q, 1, elems, s, arities, idx, io, st, psi, Q, stride[pos])
-    _moebius_scatter(tb, q, 1, elems, s, arities, idx, io, st, psi, Q, 0)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _fold_binary(tg, th, lt, qh, s, elems, arities, idx, io, st, psi, Q, shift):
+    """All-binary stars: a set g = h + {u} whose sets below are done, its table ``tg``
+    (h's ``qh`` configurations x u's state, u fastest, with the first-state parts of
+    the sets below already added) split by u's state in Moebius form: the first-state
+    part is added into h's table ``th`` (it lands where h's does), the second less the
+    first (``lt``) is transformed over h's ``s`` members and placed with u's stride
+    (``shift``) added.  So each table is transformed over all but one of its members,
+    on half its cells."""
+    for c in range(np.uint64(qh)):
+        t0 = tg[c + c]
+        th[c] += t0
+        lt[c] = tg[c + c + np.uint64(1)] - t0
+    _moebius_scatter(lt, qh, 1, elems, s, arities, idx, io, st, psi, Q, shift)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb, lt, inv, bs, bn, bc, bmode):
+               keys, state, usebits, idx, idx_off, cnt, tb, tbd, lt, inv, bs, bn, bc, bmode):
     """Every subset g (size <= kk) of the star, depth first (members in star order):
     its configurations' counts from its prefix's (binary row bitsets ``bs`` / ``bn`` /
     ``bc`` at depths where ``bmode``; else row bitsets ``cb`` / ``meta`` of the
@@ -782,8 +798,16 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     while True:
         if s1 > depth:  # a new set at depth s1: its table, in Moebius form, into psi
             w = wr[size_off[s1] + prank[s1]]
-            leafs = bmode[s1] and s1 == kk - 1 and s1 > 0 and nxt[s1] < ns and allbin
-            if w > 0 or leafs:
+            if allbin:  # its table, kept until the sets below it are done (_fold_binary)
+                q = qs[s1]
+                tbs = tbd[idx_off[s1]:idx_off[s1 + 1]]
+                _table_binary(tbs, w, q, ess / (q * r) if bdeu else 1.0, bn[s1], bc[s1], inv)
+                if s1 == kk - 1 and s1 > 0 and nxt[s1] < ns:  # the sets below are all leaves: in one block
+                    _binary_leaf_block(tbs, lt, q, s1, kk, ns, star, stride, elems, arities, prank, binom,
+                                       size_off, wr, bdeu, ess, inv, bits, vbits[0], bs[s1], bn[s1], bc[s1], idx,
+                                       idx_off[depth], stride[nxt[depth] - 1], nxt[s1], psi, Q)
+                    nxt[s1] = ns
+            elif w > 0:
                 q = qs[s1]
                 a = ess / (q * r) if bdeu else 1.0
                 if bmode[s1]:
@@ -793,18 +817,17 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
                 else:
                     _table_keys(tb, w, q, r, a, keys[s1], cnt, inv)
                 if s1 > 0:  # its configurations' places: its prefix's plus the last member's state
-                    if leafs:  # its sets below are all leaves: with it, in one block
-                        _binary_leaf_block(tb, lt, q, s1, kk, ns, star, stride, elems, arities, prank, binom,
-                                           size_off, wr, bdeu, ess, inv, bits, vbits[0], bs[s1], bn[s1], bc[s1], idx,
-                                           idx_off[depth], stride[nxt[depth] - 1], nxt[s1], psi, Q)
-                        nxt[s1] = ns
-                    else:
-                        _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[depth], stride[nxt[depth] - 1],
-                                         psi, Q, 0)
+                    _moebius_scatter(tb, q, rm, elems, s1, arities, idx, idx_off[depth], stride[nxt[depth] - 1],
+                                     psi, Q, 0)
                 else:
                     _moebius_scatter(tb, q, rm, elems, 0, arities, idx, 0, 0, psi, Q, 0)
             depth = s1
         if depth >= kk or nxt[depth] >= ns:
+            if allbin and depth > 0:  # the set and all below it done: into its prefix's table and psi
+                h = depth - 1
+                _fold_binary(tbd[idx_off[depth]:idx_off[depth + 1]], tbd[idx_off[h]:idx_off[h + 1]], lt, qs[h], h,
+                             elems, arities, idx, idx_off[h - 1] if h > 0 else 0, stride[nxt[h - 1] - 1] if h > 0 else 0,
+                             psi, Q, stride[nxt[h] - 1])
             depth -= 1
             if depth < 0:
                 break
@@ -838,6 +861,8 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
         else:
             _extend_set(cols, arities, bits, elems, depth, cb, meta, nzs, usebits, keys)
         nxt[s1] = pos + 1
+    if allbin:
+        psi[0] += tbd[0]  # the empty set's table, with the first-state parts of the sets below
 
 
 @numba.njit(cache=True, nogil=True)
@@ -938,9 +963,10 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, cand, logw, nbinom, bd
     bn = np.zeros((kk + 1, nb), dtype=np.int64)
     bc = np.zeros((kk + 1, nb), dtype=np.int64)
     bmode = np.zeros(kk + 1, dtype=np.bool_)
-    lt = np.zeros(max(qmax // 2, 1))  # a leaf's second-state part (binary leaf blocks)
+    lt = np.zeros(max(qmax // 2, 1))  # a set's second-state part (all-binary stars)
+    tbd = np.zeros(idx_off[kk + 1] if nb > 0 else 0)  # each depth's table (all-binary stars)
     _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off, bdeu, ess, Q, psi, cb, meta,
-               keys, state, usebits, idx, idx_off, cnt, tb, lt, inv, bs, bn, bc, bmode)
+               keys, state, usebits, idx, idx_off, cnt, tb, tbd, lt, inv, bs, bn, bc, bmode)
     # every row is a convex combination (weights summing to 1) of distributions
     _zeta_cpt(psi, Q, r, ar, stride, out)
 
