@@ -679,15 +679,14 @@ def _zeta_cpt(psi, Q, r, ar, stride, out):
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _binary_leaf_block(tb, lt, q, s, kk, ns, star, stride, elems, arities, prank, binom, size_off, wr, bdeu, ess,
                        inv, bits, Y, hb, hn, hc, idx, io, st, first, psi, Q):
-    """A set h (``s`` = kk - 1 binary members, a binary child, its weighted table in
-    ``tb``, its ``q`` configurations' row bitsets ``hb``, rows ``hn`` and child
-    first-state rows ``hc``) and its leaves h + {u}, u at star positions ``first`` ..
-    ns - 1, into ``psi``.  In
-    Moebius form a leaf's table splits by u's state: its part at u's first state lands
-    where h's own table does, so it is added into h's table (``tb``, transformed with
-    it later, see :func:`_fold_binary`); only its second-state part less the first
-    (``lt``, over h's configurations) is transformed per leaf, and placed with u's
-    stride added."""
+    """The leaves h + {u} (u at star positions ``first`` .. ns - 1) of a set h of
+    ``s`` = kk - 1 binary members (a binary child; h's weighted table in ``tb``, its
+    ``q`` configurations' row bitsets ``hb``, rows ``hn`` and child first-state rows
+    ``hc``).  In Moebius form a leaf's table splits by u's state: the part at u's first
+    state lands where h's own table does, so it is added into ``tb`` (transformed with
+    it later, see :func:`_fold_binary`); only the second-state part less the first
+    (``lt``, over h's configurations) is transformed per leaf and placed into ``psi``
+    with u's stride added."""
     W = hb.shape[1]
     two = W == 2  # up to 128 rows: two words, no word loop
     for pos in range(first, ns):
@@ -750,7 +749,10 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     ``bc`` at depths where ``bmode``; else row bitsets ``cb`` / ``meta`` of the
     configurations that occur where ``usebits``; else row keys), its weighted table,
     and that table's Moebius form added into ``psi`` (``(r - 1) Q`` cells, zeroed
-    here).  ``state`` rows: configurations kept, members, colex rank so far,
+    here).  With a binary child and an all-binary star each depth keeps its set's
+    table (``tbd[idx_off[d]:]``) until the sets below are done, and the set is then
+    folded into its prefix's (:func:`_fold_binary`; leaves in blocks,
+    :func:`_binary_leaf_block`).  ``state`` rows: configurations kept, members, colex rank so far,
     configurations, next position; ``idx[idx_off[d]:]`` the star configuration of each
     configuration at depth d (written only for a set with sets below it: a set's own
     places are its prefix's plus its last member's state).  Runs on the caller's
