@@ -935,14 +935,17 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
-                         obase, rk, items, maxsets, n_rows, n_workers, out):
+                         obase, rk, items, maxsets, maxsets1, n_rows, n_workers, out):
     """Every parent set of size <= k of every node under a (partial) order.
 
     Work item ``u0`` (in ``items``; -1 is the empty set) scores {u0} and every set
     whose smallest member is u0.  The rows of each configuration of the first one or
     two members are packed into short bitsets (BMI2 ``pext``), child-value rows
     included, so the sets below it count only inside that configuration's rows; the
-    score of a set is the sum of its configurations' terms over those blocks.
+    score of a set is the sum of its configurations' terms over those blocks.  Under
+    K2 with every variable binary, when each state of u0 has at most 64 rows (and the
+    list of u0's sets, ``maxsets1``, is small enough) the binary set walk starts at
+    u0's configurations, so the pairs are not packed apart.
     ``rbits[d]`` is the row bitset of child-value row d (the states but the last of
     each node in ``vorder``, from ``rowstart``); ``bits[u, x]`` of column u's state x.
     """
@@ -976,6 +979,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         mlogr = np.empty(p)
         for i in range(p):
             mlogr[i] = -math.log(arities[vorder[i]])
+        maxsets = max(maxsets, maxsets1)
         set_el = np.zeros((maxsets, kx + 1), dtype=np.int64)
         set_s = np.zeros(maxsets, dtype=np.int64)
         set_q = np.zeros(maxsets)
@@ -1029,12 +1033,17 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 if m >= 2:
                     for d in range(lo, D):
                         _compress(rbits[d], bits[u0, a], words, pk, nw, blk[d, boff[a]:])
-            # ---- the single parent {u0}
+            # ---- the single parent {u0}; with every state of u0 in one word (binary K2),
+            # every set below it too, in one walk per state (no pairs packed apart)
+            whole = binary_k2 and k >= 2 and maxsets1 > 0
+            for a in range(au0):
+                whole = whole and bm[a] <= 64
             pel[0] = u0
-            ns = _subtree_sets(pel, 1, 0, 0, arities, node_i0, vorder, bdeu, ess, set_el, set_s,
-                               set_q, set_i0, set_par, subsz, cst, acc, nsing)
+            ns = _subtree_sets(pel, 1, u0 + 1 if whole else 0, k - 1 if whole else 0, arities, node_i0, vorder,
+                               bdeu, ess, set_el, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
             psingles = 0
             i0 = set_i0[0]
+            d0 = lo if whole else rowstart[i0]  # the rows the walk reads, or the children's
             for a in range(au0):
                 m = bm[a]
                 if m == 1:
@@ -1042,15 +1051,17 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 if m < 2 or i0 >= p:
                     continue
                 Wa = (m + 63) // 64
-                for d in range(rowstart[i0], D):
+                for d in range(d0, D):
                     for w in range(Wa):
                         comp[d, w] = blk[d, boff[a] + w]
-                _score_block(m, Wa, comp, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu, logfact,
+                _score_block(m, Wa, comp, compT, d0, i0, bb, rowstart, vorder, arities, bdeu, logfact,
                              cst, acc, cnt, cntd, celld)
+                if whole and ns > 1:
+                    _binary_subtree(m, u0, k - 1, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz, acc, tt)
             if i0 < p:
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
                             obase, rk, sing, wnxt, out)
-            if k < 2:
+            if k < 2 or whole:
                 continue
             # ---- pairs {u0, u1} and the sets below them
             for u1 in range(u0 + 1, p):
@@ -1160,6 +1171,9 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     return [flat[off[v]:off[v + 1]] for v in range(off.size - 1)]
 
 
+WHOLE_CELLS = 1 << 21  # largest accumulator table (sets x nodes) of a walk from a single parent
+
+
 @functools.lru_cache(maxsize=32)
 def _logfact(m: int) -> np.ndarray:
     """log(x!) for x = 0 .. m (kept between calls: read only)."""
@@ -1171,9 +1185,10 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     """Index tables of :func:`_score_order_flat` for one (partial) order, arities and k;
     they depend on nothing else, so they are kept between calls (read only).
 
-    Returns (kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node,
-    row_state, obase, rk): kk = min(k, most candidates); the offsets of each node's
-    scores; the work items; the most sets below a pair; the nodes by level and each
+    Returns (kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart,
+    row_node, row_state, obase, rk): kk = min(k, most candidates); the offsets of each
+    node's scores; the work items; the most sets below a pair, and with one smallest
+    member (0: too many for one list); the nodes by level and each
     node's position there; the first child-value row of each position; each
     child-value row's node and state; and the place tables of :func:`_write_sets`."""
     level = np.frombuffer(level_key, dtype=np.int64)
@@ -1197,6 +1212,11 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     cost = binom[p - 1 - firsts, :kk].sum(axis=1) if kk else np.zeros(firsts.size)
     items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
     maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
+    # sets with a given smallest member, for the walks from a single parent (binary K2):
+    # used when their accumulators stay small
+    maxsets1 = int(binom[p - 1, :kk].sum()) if kk >= 2 else 0
+    if maxsets1 * p > WHOLE_CELLS:
+        maxsets1 = 0
     vorder = np.argsort(level, kind="stable").astype(np.int64)
     nodepos = np.empty(p, dtype=np.int64)
     nodepos[vorder] = np.arange(p)
@@ -1210,7 +1230,7 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     below = np.where(lower, n_cand[:, None] - 1 - cand_pos, 0)
     for t in range(1, kk + 1):
         rk[:, :, t] = np.where(lower, binom[below, t], 0)
-    return kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk
+    return kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart, row_node, row_state, obase, rk
 
 
 def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k: int, prior: str = "K2",
@@ -1226,7 +1246,7 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
     arities = data.arities.astype(np.int64)
-    kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
+    kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
         level.tobytes(), arities.tobytes(), k)
     W = max(1, (n + 63) // 64)
     D = int(rowstart[-1])
@@ -1244,6 +1264,6 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     out = np.empty(int(out_off[-1]))  # every place is written
     with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
         _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits, rowstart,
-                             vorder, nodepos, obase, rk, items, maxsets, n,
+                             vorder, nodepos, obase, rk, items, maxsets, maxsets1, n,
                              numba.get_num_threads(), out)
     return out, out_off
