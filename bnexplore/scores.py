@@ -1214,7 +1214,7 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
     # sets with a given smallest member, for the walks from a single parent (binary K2):
     # used when their accumulators stay small
-    maxsets1 = int(binom[p - 1, :kk].sum()) if kk >= 2 else 0
+    maxsets1 = int(binom[p - 1, :kk].sum()) if kk >= 2 and (arities == 2).all() else 0
     if maxsets1 * p > WHOLE_CELLS:
         maxsets1 = 0
     vorder = np.argsort(level, kind="stable").astype(np.int64)
