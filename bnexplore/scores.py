@@ -744,9 +744,11 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz, acc, tt):
-    """:func:`_config_subtree` under K2 when every variable is binary and the pair's
-    configuration has at most 64 rows (one word): the same differences, set by set
-    instead of configuration by configuration.  Each set holds the list of its
+    """:func:`_config_subtree` under K2 when every variable is binary and the
+    configuration of the pair (or of the single parent) whose sets below are walked has
+    at most 64 rows (one word; ``u1`` its last member, the walk's sets add up to
+    ``maxext`` later ones): the same differences, set by set instead of configuration
+    by configuration.  Each set holds the list of its
     configurations of two rows or more (bitset ``lb``, rows ``lm``); x splits each
     configuration in one AND, and a split changes ``acc[j, i]`` by the terms of its
     two parts less its own, from two popcounts per child (the configuration's count of
