@@ -44,7 +44,7 @@ from scipy.special import logsumexp
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
 from ._bits import _popcount
-from .scores import _check_prior, _keys_of, _ones, _row_bitsets, _score_order_flat
+from .scores import _check_prior, _keys_of, _ones, _pascal, _row_bitsets, _score_order_flat
 
 __all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
 
@@ -69,16 +69,6 @@ def count_parent_sets(n_candidates: int, k: int) -> int:
 @functools.lru_cache(maxsize=4096)
 def _count_parent_sets(m: int, k: int) -> int:
     return sum(math.comb(m, s) for s in range(min(k, m) + 1))
-
-
-@functools.lru_cache(maxsize=64)
-def _pascal(m: int, b: int) -> np.ndarray:
-    """C(a, c) for a <= m, c <= b (0 above the diagonal), kept between calls: read only."""
-    out = np.zeros((m + 1, b + 1), dtype=np.int64)
-    out[:, 0] = 1
-    for c in range(1, b + 1):
-        out[1:, c] = np.cumsum(out[:-1, c - 1])
-    return out
 
 
 def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int) -> list[int]:
@@ -752,8 +742,8 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     here).  With a binary child and an all-binary star each depth keeps its set's
     table (``tbd[idx_off[d]:]``) until the sets below are done, and the set is then
     folded into its prefix's (:func:`_fold_binary`; leaves in blocks,
-    :func:`_binary_leaf_block`).  ``state`` rows: configurations kept, members, colex rank so far,
-    configurations, next position; ``idx[idx_off[d]:]`` the star configuration of each
+    :func:`_binary_leaf_block`).  ``state`` rows: configurations kept, members, colex
+    rank so far, configurations, next position; ``idx[idx_off[d]:]`` the star configuration of each
     configuration at depth d (written only for a set with sets below it: a set's own
     places are its prefix's plus its last member's state).  Runs on the caller's
     buffers (no reference counting)."""
@@ -800,18 +790,17 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
     while True:
         if s1 > depth:  # a new set at depth s1: its table, in Moebius form, into psi
             w = wr[size_off[s1] + prank[s1]]
+            q = qs[s1]
+            a = ess / (q * r) if bdeu else 1.0
             if allbin:  # its table, kept until the sets below it are done (_fold_binary)
-                q = qs[s1]
                 tbs = tbd[idx_off[s1]:idx_off[s1 + 1]]
-                _table_binary(tbs, w, q, ess / (q * r) if bdeu else 1.0, bn[s1], bc[s1], inv)
+                _table_binary(tbs, w, q, a, bn[s1], bc[s1], inv)
                 if s1 == kk - 1 and s1 > 0 and nxt[s1] < ns:  # the sets below are all leaves: in one block
                     _binary_leaf_block(tbs, lt, q, s1, kk, ns, star, stride, elems, arities, prank, binom,
                                        size_off, wr, bdeu, ess, inv, bits, vbits[0], bs[s1], bn[s1], bc[s1], idx,
                                        idx_off[depth], stride[nxt[depth] - 1], nxt[s1], psi, Q)
                     nxt[s1] = ns
             elif w > 0:
-                q = qs[s1]
-                a = ess / (q * r) if bdeu else 1.0
                 if bmode[s1]:
                     _table_binary(tb, w, q, a, bn[s1], bc[s1], inv)
                 elif usebits[s1]:
@@ -872,7 +861,6 @@ def _star_cpt_kernel(cols, bits, arities, child, star, k, cand, logw, nbinom, bd
     """CPT (Q, r) of ``child`` in M*, row-major into ``out``: Eq. 15 over the parent
     sets inside ``star`` (see the note above :func:`_and_popcount`), whose weights
     ``logw`` follow the :func:`_lex_sets` list of the candidates ``cand``."""
-    p = arities.shape[0]
     n = cols.shape[1]
     ns = star.shape[0]
     r = arities[child]

@@ -748,13 +748,12 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, se
     configuration of the pair (or of the single parent) whose sets below are walked has
     at most 64 rows (one word; ``u1`` its last member, the walk's sets add up to
     ``maxext`` later ones): the same differences, set by set instead of configuration
-    by configuration.  Each set holds the list of its
-    configurations of two rows or more (bitset ``lb``, rows ``lm``); x splits each
-    configuration in one AND, and a split changes ``acc[j, i]`` by the terms of its
-    two parts less its own, from two popcounts per child (the configuration's count of
-    the child's state 0 and its first part's: recounting costs less than storing the
-    counts for the sets below) and the table ``tt[m, n]`` (the K2 term of m rows, n of
-    them in state 0).  A configuration x does not split goes down unchanged.  (Child
+    by configuration.  Each set holds the list of its configurations of two rows or
+    more (bitset ``lb``, rows ``lm``); x splits each configuration in one AND, and a
+    split changes ``acc[j, i]`` by the terms of its two parts less its own, from two
+    popcounts per child (the configuration's count of the child's state 0 and its
+    first part's: recounting costs less than storing the counts for the sets below)
+    and the table ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  A configuration x does not split goes down unchanged.  (Child
     position i has packed row i: every child is binary.)  The hot loops index with
     unsigned ints, so numba adds no negative-index wraparound (about a fifth of this
     walk's time)."""
@@ -1176,6 +1175,16 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
 WHOLE_CELLS = 1 << 21  # largest accumulator table (sets x nodes) of a walk from a single parent
 
 
+@functools.lru_cache(maxsize=64)
+def _pascal(m: int, b: int) -> np.ndarray:
+    """C(a, c) for a <= m, c <= b (0 above the diagonal), kept between calls: read only."""
+    out = np.zeros((m + 1, b + 1), dtype=np.int64)
+    out[:, 0] = 1
+    for c in range(1, b + 1):
+        out[1:, c] = np.cumsum(out[:-1, c - 1])
+    return out
+
+
 @functools.lru_cache(maxsize=32)
 def _logfact(m: int) -> np.ndarray:
     """log(x!) for x = 0 .. m (kept between calls: read only)."""
@@ -1190,9 +1199,9 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     Returns (kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart,
     row_node, row_state, obase, rk): kk = min(k, most candidates); the offsets of each
     node's scores; the work items; the most sets below a pair, and with one smallest
-    member (0: too many for one list); the nodes by level and each
-    node's position there; the first child-value row of each position; each
-    child-value row's node and state; and the place tables of :func:`_write_sets`."""
+    member (0: too many for one list); the nodes by level and each node's position
+    there; the first child-value row of each position; each child-value row's node and
+    state; and the place tables of :func:`_write_sets`."""
     level = np.frombuffer(level_key, dtype=np.int64)
     arities = np.frombuffer(arity_key, dtype=np.int64)
     p = level.size
@@ -1200,10 +1209,7 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     n_cand = lower.sum(axis=1).astype(np.int64)
     kk = min(k, int(n_cand.max(initial=0)))
     cand_pos = np.where(lower, np.cumsum(lower, axis=1) - 1, -1).astype(np.int64)
-    binom = np.zeros((p + 1, kk + 2), dtype=np.int64)  # Pascal's triangle, 0 above the diagonal
-    binom[:, 0] = 1
-    for b in range(1, kk + 2):
-        binom[1:, b] = np.cumsum(binom[:-1, b - 1])
+    binom = _pascal(p, kk + 1)
     size_off = np.zeros((p, kk + 2), dtype=np.int64)
     size_off[:, 1:] = np.cumsum(binom[n_cand, :kk + 1], axis=1)
     out_off = np.concatenate([[0], np.cumsum(size_off[:, kk + 1])]).astype(np.int64)
