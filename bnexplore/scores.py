@@ -753,7 +753,9 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, se
     split changes ``acc[j, i]`` by the terms of its two parts less its own, from two
     popcounts per child (the configuration's count of the child's state 0 and its
     first part's: recounting costs less than storing the counts for the sets below)
-    and the table ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  A configuration x does not split goes down unchanged.  (Child
+    and the table ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  The loop
+    has no data-dependent branch: a configuration x does not split changes nothing
+    (``tt[0, 0] = 0``) and goes down whole as its one non-empty part.  (Child
     position i has packed row i: every child is binary.)  The hot loops index with
     unsigned ints, so numba adds no negative-index wraparound (about a fifth of this
     walk's time)."""
@@ -791,12 +793,10 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, se
             b0 = b & X0
             m0 = _popcount(b0)
             m1 = mb - m0
-            if m0 == 0 or m1 == 0:  # not split: nothing changes
-                if deeper:
-                    lb[d1, n1] = b
-                    lm[d1, n1] = mb
-                    n1 += one
-                continue
+            # No branch on whether x splits the configuration (a branch the CPU cannot
+            # guess costs more than the children's loop): if it does not, one part is
+            # empty and the change is tt[0, 0] + t - t = 0 exactly, and the whole
+            # configuration is the one part listed below.
             t0 = tt[m0]
             t1 = tt[m1]
             tm = tt[mb]
@@ -805,15 +805,13 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, se
                 a = _popcount(b0 & ci)
                 cc = _popcount(b & ci)
                 accj[i] += t0[a] + t1[cc - a] - tm[cc]
-            if deeper:
-                if m0 >= 2:
-                    lb[d1, n1] = b0
-                    lm[d1, n1] = m0
-                    n1 += one
-                if m1 >= 2:
-                    lb[d1, n1] = b ^ b0
-                    lm[d1, n1] = m1
-                    n1 += one
+            if deeper:  # the parts of two rows or more, each stored, counted only if kept
+                lb[d1, n1] = b0
+                lm[d1, n1] = m0
+                n1 += np.uint64(m0 >= 2)
+                lb[d1, n1] = b ^ b0
+                lm[d1, n1] = m1
+                n1 += np.uint64(m1 >= 2)
         if deeper:
             nl[d1] = n1
             xs[d1] = x + 1
