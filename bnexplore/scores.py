@@ -516,10 +516,11 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
                   set_el, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing):
     """Preorder list of the sets P + T of one work item (P = ``pel[:sP]``, T any subset of
     ``first .. p-1`` with at most ``maxext`` members, in lexicographic depth-first
-    order).  Per set: members, size, q, first admissible child (position in
-    ``vorder``: the latest ``node_i0`` of its members), parent in the list and subtree
-    size; also zeroes its accumulators and fills the BDeu constants.  Returns the
-    number of sets."""
+    order), leaving out the members of the last level (a set with one has no child;
+    the walks skip them too).  Per set: members, size, q, first admissible child
+    (position in ``vorder``: the latest ``node_i0`` of its members), parent in the list
+    and subtree size; also zeroes its accumulators and fills the BDeu constants.
+    Returns the number of sets."""
     p = arities.shape[0]
     q = 1.0
     i0 = 0
@@ -546,6 +547,8 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
                 continue
             x = nx[t]
             nx[t] += 1
+            if node_i0[x] >= p:  # x is in the last level: no set with it has a child
+                continue
             j = n
             n += 1
             s = set_s[cur]
@@ -743,7 +746,7 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz, acc, tt):
+def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0, set_i0, subsz, acc, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the
     configuration of the pair (or of the single parent) whose sets below are walked has
     at most 64 rows (one word; ``u1`` its last member, the walk's sets add up to
@@ -776,12 +779,12 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, se
             d -= 1
             continue
         xs[du] = x + 1
+        if node_i0[np.uint64(x)] >= p:  # the last level: not listed (no child)
+            continue
         jj = cid[du]
         j = np.uint64(jj)
         cid[du] = jj + subsz[j]
         i0 = set_i0[j]
-        if i0 >= p:  # no node may have this set (nor its supersets) as parents
-            continue
         X0 = comp[np.uint64(nodepos[np.uint64(x)]), 0]  # rows where x takes its first state
         deeper = d + 1 < maxext and subsz[j] > 1
         d1 = du + one
@@ -821,7 +824,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, se
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src, cntd, celld,
-                    arities, rowstart, nodepos, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
+                    arities, rowstart, nodepos, node_i0, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
     """Inside one configuration of a pair P (its ``m`` rows packed in ``comp``; under K2
     its counts and cell sums in ``cntd[0]``, ``celld[0]``): every configuration of every
     set P + T (T of members after ``u1``, at most ``maxext``), depth first, one bitset
@@ -850,25 +853,25 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             t -= 1
             ds[t] += 1
             continue
+        if node_i0[x] >= p:  # the last level: not listed (no child)
+            xs[t] = x + 1
+            continue
         j = cid[t]
         ax = arities[x]
         mt = bcnt[t]
         if ds[t] == 0:
             i0 = set_i0[j]
-            if i0 >= p:  # no node may have this set (nor its supersets) as parents
-                cid[t] += subsz[j]
-                xs[t] += 1
-                continue
             if delta and ax == 2 and subsz[j] == 1:  # binary leaves: a tight run, one side counted
                 st = src[t]
                 while True:
-                    if i0 < p:
-                        rs = rowstart[nodepos[x]]
-                        c0 = _rows_in(bb, t, Wc, comp, compT, rs)
-                        if c0 > 0 and c0 < mt:
-                            _k2_binary_split(bb, t, Wc, mt, c0, rs, comp, compT, i0, rowstart, vorder, arities,
-                                             logfact, cntd, celld, st, acc, j)
+                    rs = rowstart[nodepos[x]]
+                    c0 = _rows_in(bb, t, Wc, comp, compT, rs)
+                    if c0 > 0 and c0 < mt:
+                        _k2_binary_split(bb, t, Wc, mt, c0, rs, comp, compT, i0, rowstart, vorder, arities,
+                                         logfact, cntd, celld, st, acc, j)
                     x += 1
+                    while x < p and node_i0[x] >= p:
+                        x += 1
                     j += 1
                     if x >= p or arities[x] != 2 or subsz[j] != 1:
                         break
@@ -1056,7 +1059,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 _score_block(m, Wa, comp, compT, d0, i0, bb, rowstart, vorder, arities, bdeu, logfact,
                              cst, acc, cnt, cntd, celld)
                 if whole and ns > 1:
-                    _binary_subtree(m, u0, k - 1, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz, acc, tt)
+                    _binary_subtree(m, u0, k - 1, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0, set_i0, subsz,
+                                    acc, tt)
             if i0 < p:
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
                             obase, rk, sing, wnxt, out)
@@ -1109,12 +1113,12 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                      cst, acc, cnt, cntd, celld)
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
-                                _binary_subtree(m, u1, k - 2, comp, compT, lb, lm, nl, xs, cid, nodepos, set_i0, subsz,
-                                                acc, tt)
+                                _binary_subtree(m, u1, k - 2, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0,
+                                                set_i0, subsz, acc, tt)
                             else:
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
-                                                cntd, celld, arities, rowstart, nodepos, vorder, set_i0, subsz,
-                                                nsing, acc, cst, bdeu, logfact)
+                                                cntd, celld, arities, rowstart, nodepos, node_i0, vorder, set_i0,
+                                                subsz, nsing, acc, cst, bdeu, logfact)
                 _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
                             sing, wnxt, out)
     return out

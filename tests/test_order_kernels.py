@@ -78,6 +78,20 @@ def test_score_order_families_partial_order_and_many_rows(prior):
     _check_all(df, level, 0, prior)
 
 
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+@pytest.mark.parametrize("n,arities", [
+    (60, (2,) * 9),                  # binary, one word: the set walk from a single parent
+    (150, (2,) * 9),                 # binary, a state of u0 over one word: pairs packed apart
+    (120, (2, 3, 2, 2, 3, 2, 2, 2, 2)),  # the general configuration walk
+])
+def test_score_order_families_last_level_between_columns(prior, n, arities):
+    # several nodes in the last level, between the others in column order: the set
+    # lists and the walks leave them out as members (they are no one's parent)
+    df = _frame(n, arities, seed=n + 7, skew=0.5)
+    level = [3, 0, 3, 1, 0, 3, 2, 1, 3]
+    _check_all(df, level, 4, prior)
+
+
 def test_score_order_families_edge_cases():
     df = _frame(64, (2, 2, 3), seed=1)  # exactly one word
     _check_all(df, [0, 1, 2], 5, "K2")  # k larger than the number of candidates
