@@ -513,21 +513,21 @@ def _bdeu_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, cst, ac
 
 @numba.njit(cache=True, nogil=True)
 def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
-                  set_el, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing):
+                  set_last, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing):
     """Preorder list of the sets P + T of one work item (P = ``pel[:sP]``, T any subset of
     ``first .. p-1`` with at most ``maxext`` members, in lexicographic depth-first
     order), leaving out the members of the last level (a set with one has no child;
-    the walks skip them too).  Per set: members, size, q, first admissible child
-    (position in ``vorder``: the latest ``node_i0`` of its members), parent in the list
-    and subtree size; also zeroes its accumulators and fills the BDeu constants.
-    Returns the number of sets."""
+    the walks skip them too).  Per set: last member (the others are its parent's),
+    size, first admissible child (position in ``vorder``: the latest ``node_i0`` of its
+    members), parent in the list and subtree size, and under BDeu its q; also zeroes
+    its accumulators and fills the BDeu constants.  Returns the number of sets."""
     p = arities.shape[0]
     q = 1.0
     i0 = 0
     for e in range(sP):
-        set_el[0, e] = pel[e]
         q *= arities[pel[e]]
         i0 = max(i0, node_i0[pel[e]])
+    set_last[0] = pel[sP - 1] if sP > 0 else -1
     set_s[0] = sP
     set_q[0] = q
     set_i0[0] = i0
@@ -551,36 +551,36 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
                 continue
             j = n
             n += 1
-            s = set_s[cur]
-            for e in range(s):
-                set_el[j, e] = set_el[cur, e]
-            set_el[j, s] = x
-            set_s[j] = s + 1
-            set_q[j] = set_q[cur] * arities[x]
+            set_last[j] = x
+            set_s[j] = set_s[cur] + 1
+            if bdeu:
+                set_q[j] = set_q[cur] * arities[x]
             set_i0[j] = max(set_i0[cur], node_i0[x])
             set_par[j] = cur
             t += 1
             st[t] = j
             nx[t] = x + 1
     for j in range(n):
-        i0 = set_i0[j]
         nsing[j] = 0
-        for i in range(i0, p):
+        for i in range(set_i0[j], p):
             acc[j, i] = 0.0
-            if bdeu:
-                r = arities[vorder[i]]
-                a = ess / (set_q[j] * r)
-                aj = ess / set_q[j]
-                cst[j, i, 0] = a
-                cst[j, i, 1] = aj
-                cst[j, i, 2] = math.lgamma(a)
-                cst[j, i, 3] = math.lgamma(aj)
+    if not bdeu:
+        return n
+    for j in range(n):
+        for i in range(set_i0[j], p):
+            r = arities[vorder[i]]
+            a = ess / (set_q[j] * r)
+            aj = ess / set_q[j]
+            cst[j, i, 0] = a
+            cst[j, i, 1] = aj
+            cst[j, i, 2] = math.lgamma(a)
+            cst[j, i, 3] = math.lgamma(aj)
     return n
 
 
 @numba.njit(cache=True, nogil=True)
-def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk, sing,
-                nxt, out):
+def _write_sets(nsets, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
+                sing, nxt, out):
     """Final scores of a work item's sets: the accumulated terms plus -log r per
     single-row configuration (``mlogr[i]`` = -log r of child ``vorder[i]``).  Under
     BDeu a set has the single-row configurations of its parent in the list
@@ -610,11 +610,17 @@ def _write_sets(nsets, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlo
                     val += acc[par, i]
                 acc[j, i] = val
             at = nxt[i, s]
-            if at < 0:
+            if at < 0:  # members: the last ones up the parents, then the work item's own (pel)
                 v = vorder[i]
                 at = obase[v, s]
-                for e in range(s):
-                    at -= rk[v, set_el[j, e], s - e]
+                e = s - 1
+                jj = j
+                while jj > 0:
+                    at -= rk[v, set_last[jj], s - e]
+                    e -= 1
+                    jj = set_par[jj]
+                for e in range(set_s[0]):
+                    at -= rk[v, pel[e], s - e]
             out[at] = val
             nxt[i, s] = at + 1
 
@@ -982,7 +988,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         for i in range(p):
             mlogr[i] = -math.log(arities[vorder[i]])
         maxsets = max(maxsets, maxsets1)
-        set_el = np.zeros((maxsets, kx + 1), dtype=np.int64)
+        set_last = np.zeros(maxsets, dtype=np.int64)
         set_s = np.zeros(maxsets, dtype=np.int64)
         set_q = np.zeros(maxsets)
         set_i0 = np.zeros(maxsets, dtype=np.int64)
@@ -1013,7 +1019,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 break
             u0 = items[ii]
             if u0 < 0:  # the empty set: one configuration, every row
-                ns = _subtree_sets(pel, 0, 0, 0, arities, node_i0, vorder, bdeu, ess, set_el, set_s,
+                ns = _subtree_sets(pel, 0, 0, 0, arities, node_i0, vorder, bdeu, ess, set_last, set_s,
                                    set_q, set_i0, set_par, subsz, cst, acc, nsing)
                 psingles = 0
                 if n_rows == 1:
@@ -1022,8 +1028,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     i0 = set_i0[0]
                     _score_block(n_rows, W, rbits, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu,
                                  logfact, cst, acc, cnt, cntd, celld)
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
-                            sing, wnxt, out)
+                _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase,
+                            rk, sing, wnxt, out)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
             lo = _first_row(u0, node_i0[u0], rowstart, nodepos)
@@ -1042,7 +1048,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 whole = whole and bm[a] <= 64
             pel[0] = u0
             ns = _subtree_sets(pel, 1, u0 + 1 if whole else 0, k - 1 if whole else 0, arities, node_i0, vorder,
-                               bdeu, ess, set_el, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
+                               bdeu, ess, set_last, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
             psingles = 0
             i0 = set_i0[0]
             d0 = lo if whole else rowstart[i0]  # the rows the walk reads, or the children's
@@ -1062,7 +1068,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     _binary_subtree(m, u0, k - 1, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0, set_i0, subsz,
                                     acc, tt)
             if i0 < p:
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
+                _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
                             obase, rk, sing, wnxt, out)
             if k < 2 or whole:
                 continue
@@ -1071,7 +1077,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 if max(level[u0], level[u1]) >= maxlev:
                     continue
                 pel[1] = u1
-                ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, node_i0, vorder, bdeu, ess, set_el,
+                ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, node_i0, vorder, bdeu, ess, set_last,
                                    set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
                 i0 = set_i0[0]
                 lo1 = _first_row(u1, i0, rowstart, nodepos)
@@ -1119,8 +1125,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
                                                 cntd, celld, arities, rowstart, nodepos, node_i0, vorder, set_i0,
                                                 subsz, nsing, acc, cst, bdeu, logfact)
-                _write_sets(ns, psingles, set_el, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
-                            sing, wnxt, out)
+                _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase,
+                            rk, sing, wnxt, out)
     return out
 
 
