@@ -1239,16 +1239,19 @@ class OrderedAveraging:
                 order = self.names
             if isinstance(order, str) or not isinstance(order, _SEQUENCES):
                 raise TypeError(f"order must be a list of column names, got {type(order).__name__}")
-            levels = [[v] for v in order]
+            groups = (((name,)) for name in order)  # a total order: one name per level
         elif isinstance(levels, str) or not isinstance(levels, collections.abc.Sequence):
             raise TypeError(f"levels must be a list of lists of column names, got {type(levels).__name__}")
+        else:
+            groups = levels
         lev = [-1] * p
         what = "order" if order is not None else "levels"
-        for li, group in enumerate(levels):
-            if isinstance(group, str) or not isinstance(group, _SEQUENCES):
-                raise TypeError(f"level {li} must be a list of column names, got {group!r}")
-            if len(group) == 0:
-                raise ValueError(f"level {li} is empty: drop it")
+        for li, group in enumerate(groups):
+            if levels is not None:
+                if isinstance(group, str) or not isinstance(group, _SEQUENCES):
+                    raise TypeError(f"level {li} must be a list of column names, got {group!r}")
+                if len(group) == 0:
+                    raise ValueError(f"level {li} is empty: drop it")
             for name in group:
                 try:
                     j = self.data.index(name)
@@ -1523,19 +1526,20 @@ class OrderedAveraging:
 
         n = self._check_n(n)
         p = len(self.names)
-        stars = self._stars(n)
+        star_arr, star_len = self._star_array(n)
+        stars = [row[:m] for row, m in zip(star_arr.tolist(), star_len.tolist())]
         ar = self.data.arities.tolist()
         all_cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
-        total = 0
-        for v in range(p):  # guard every table before building any
+        total = sum(all_cells)
+        lim = min(self.budget, 2**31 - 1)
+        for v in range(p) if 3 * max(all_cells, default=0) > lim else ():  # guard every table before building any
             cells = all_cells[v]
             if cells > self.budget:
                 check_table_size([ar[u] for u in stars[v]] + [ar[v]],
                                  [self.names[u] for u in stars[v]] + [self.names[v]],
                                  what=f"summary-network CPT of {self.names[v]!r} (n={n})",
                                  budget=self.budget)
-            total += cells
-            if 3 * cells <= min(self.budget, 2**31 - 1):  # the working cells are at most 3 * cells
+            if 3 * cells <= lim:  # the working cells are at most 3 * cells
                 continue
             work = _mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
             if work > self.budget or work >= 2**31:  # (row keys of the subset tables are 32-bit)
@@ -1548,7 +1552,7 @@ class OrderedAveraging:
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
                 f"of {self.budget:,}: use a smaller n or k")
         parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
-        cpts = dict(zip(self.names, self._star_cpts(stars, all_cells)))
+        cpts = dict(zip(self.names, self._star_cpts(stars, all_cells, star_arr, star_len)))
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)
@@ -1556,14 +1560,23 @@ class OrderedAveraging:
     def _stars(self, n: int | None) -> list[list[int]]:
         """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1
         with at most ``n`` parents (one parallel kernel)."""
+        arr, lens = self._star_array(n)
+        return [row[:m] for row, m in zip(arr.tolist(), lens.tolist())]
+
+    def _star_array(self, n: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_stars` as rows padded with -1 (at least one column), and their lengths."""
         # [v, u]: u occurs in a parent set of v (every candidate does when k >= 1)
         unions = (self.level[None, :] < self.level[:, None]) & (self.k >= 1)
         if n is None:
-            return [np.flatnonzero(row).tolist() for row in unions]
+            lens = unions.sum(axis=1).astype(np.int64)
+            out = np.full((len(self.names), max(1, int(lens.max(initial=0)))), -1, dtype=np.int64)
+            for v, row in enumerate(unions):
+                out[v, :lens[v]] = np.flatnonzero(row)
+            return out, lens
         with PARALLEL_LOCK:
             out = _procedure1_all(self._flat_logw, self._off, int(n), unions, self._cand_flat, self._cand_off, self.k,
                                   self._binom, numba.get_num_threads())
-        return [[u for u in row if u >= 0] for row in out.tolist()]
+        return out, (out >= 0).sum(axis=1).astype(np.int64)
 
     @property
     def _bits(self) -> np.ndarray:
@@ -1572,9 +1585,11 @@ class OrderedAveraging:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
 
-    def _star_cpts(self, stars: list[list[int]], cells: list[int]) -> list[np.ndarray]:
+    def _star_cpts(self, stars: list[list[int]], cells: list[int], star_arr: np.ndarray | None = None,
+                   star_len: np.ndarray | None = None) -> list[np.ndarray]:
         """Every node's M* CPT (Eq. 15; ``cells`` its size), the nodes split into one
-        balanced batch per thread."""
+        balanced batch per thread (``star_arr`` / ``star_len``: the stars as from
+        :meth:`_star_array`, if the caller has them)."""
         p = len(stars)
         ar = self.data.arities.tolist()
         if any(len(st) > 62 for st in stars):
@@ -1590,10 +1605,11 @@ class OrderedAveraging:
             load[b] += cost[v]
         work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
         cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-        star_arr = np.full((p, max(1, max((len(st) for st in stars), default=1))), -1, dtype=np.int64)
-        for v, st in enumerate(stars):
-            star_arr[v, :len(st)] = st
-        star_len = np.array([len(st) for st in stars], dtype=np.int64)
+        if star_arr is None:
+            star_arr = np.full((p, max(1, max((len(st) for st in stars), default=1))), -1, dtype=np.int64)
+            for v, st in enumerate(stars):
+                star_arr[v, :len(st)] = st
+            star_len = np.array([len(st) for st in stars], dtype=np.int64)
         out = np.empty(int(cpt_off[-1]))
         with PARALLEL_LOCK:
             _star_cpts_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), self.k, star_arr,
