@@ -751,10 +751,46 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
         _k2_part(m, bb, 0, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, 0)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _split_list(lb, lm, du, n, X0, cT, i0, p, tt, accj, deeper):
+    """One step of the binary set walk: x (first-state rows ``X0``) splits each of the
+    ``n`` configurations listed at depth ``du`` (bitsets ``lb``, rows ``lm``; packed
+    child rows ``cT``), ``accj[i]`` of every child position i >= i0 gets the change of
+    its K2 terms (table ``tt``), and with ``deeper`` the parts of two rows or more are
+    listed at depth du + 1.  Returns how many.  There is no data-dependent branch (a
+    branch the CPU cannot guess costs more than the children's loop): a configuration
+    x does not split changes nothing, tt[0, 0] + t - t = 0 exactly, and goes down
+    whole as its one non-empty part."""
+    d1 = du + np.uint64(1)
+    n1 = np.uint64(0)
+    for c in range(np.uint64(n)):
+        b = lb[du, c]
+        mb = np.uint64(lm[du, c])
+        b0 = b & X0
+        m0 = _popcount(b0)
+        m1 = mb - m0
+        t0 = tt[m0]
+        t1 = tt[m1]
+        tm = tt[mb]
+        for i in range(np.uint64(i0), np.uint64(p)):
+            ci = cT[i]
+            a = _popcount(b0 & ci)
+            cc = _popcount(b & ci)
+            accj[i] += t0[a] + t1[cc - a] - tm[cc]
+        if deeper:  # each part stored, counted only if kept
+            lb[d1, n1] = b0
+            lm[d1, n1] = m0
+            n1 += np.uint64(m0 >= 2)
+            lb[d1, n1] = b ^ b0
+            lm[d1, n1] = m1
+            n1 += np.uint64(m1 >= 2)
+    return n1
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0, set_i0, subsz, acc, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the
-    configuration of the pair (or of the single parent) whose sets below are walked has
+    configuration of the pair whose sets below are walked has
     at most 64 rows (one word; ``u1`` its last member, the walk's sets add up to
     ``maxext`` later ones): the same differences, set by set instead of configuration
     by configuration.  Each set holds the list of its configurations of two rows or
@@ -762,12 +798,10 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
     split changes ``acc[j, i]`` by the terms of its two parts less its own, from two
     popcounts per child (the configuration's count of the child's state 0 and its
     first part's: recounting costs less than storing the counts for the sets below)
-    and the table ``tt[m, n]`` (the K2 term of m rows, n of them in state 0).  The loop
-    has no data-dependent branch: a configuration x does not split changes nothing
-    (``tt[0, 0] = 0``) and goes down whole as its one non-empty part.  (Child
-    position i has packed row i: every child is binary.)  The hot loops index with
-    unsigned ints, so numba adds no negative-index wraparound (about a fifth of this
-    walk's time)."""
+    and the table ``tt[m, n]`` (the K2 term of m rows, n of them in state 0), in
+    :func:`_split_list`.  (Child position i has packed row i: every child is binary.)
+    The hot loops index with unsigned ints, so numba adds no negative-index wraparound
+    (about a fifth of this walk's time)."""
     p = nodepos.shape[0]
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
     lb[0, 0] = full
@@ -794,37 +828,80 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
         X0 = comp[np.uint64(nodepos[np.uint64(x)]), 0]  # rows where x takes its first state
         deeper = d + 1 < maxext and subsz[j] > 1
         d1 = du + one
-        n1 = np.uint64(0)
-        accj = acc[j]
-        for c in range(np.uint64(nl[du])):
-            b = lb[du, c]
-            mb = np.uint64(lm[du, c])
-            b0 = b & X0
-            m0 = _popcount(b0)
-            m1 = mb - m0
-            # No branch on whether x splits the configuration (a branch the CPU cannot
-            # guess costs more than the children's loop): if it does not, one part is
-            # empty and the change is tt[0, 0] + t - t = 0 exactly, and the whole
-            # configuration is the one part listed below.
-            t0 = tt[m0]
-            t1 = tt[m1]
-            tm = tt[mb]
-            for i in range(np.uint64(i0), np.uint64(p)):
-                ci = cT[i]
-                a = _popcount(b0 & ci)
-                cc = _popcount(b & ci)
-                accj[i] += t0[a] + t1[cc - a] - tm[cc]
-            if deeper:  # the parts of two rows or more, each stored, counted only if kept
-                lb[d1, n1] = b0
-                lm[d1, n1] = m0
-                n1 += np.uint64(m0 >= 2)
-                lb[d1, n1] = b ^ b0
-                lm[d1, n1] = m1
-                n1 += np.uint64(m1 >= 2)
+        n1 = _split_list(lb, lm, du, nl[du], X0, cT, i0, p, tt, acc[j], deeper)
         if deeper:
             nl[d1] = n1
             xs[d1] = x + 1
             cid[d1] = jj + 1
+            d += 1
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _binary_whole(u0, maxext, au0, bm, cTs, lb2, lm2, nl2, accd, acc0, i0root, xs, mem, i0d, nodepos, node_i0,
+                  vorder, obase, rk, nxt, tt, out):
+    """Every set below the single parent {u0} under K2 with every variable binary and
+    each state a of u0 in one word (``bm[a]`` rows, packed rows ``cTs[a]``): the binary
+    set walk of :func:`_binary_subtree` over both states' configuration lists at once,
+    so that a set is done when it is visited: its scores (its parent's, ``accd`` of
+    the depth above, plus its differences) go straight to ``out`` and stay in ``accd``
+    for the sets below it; no set list, no accumulator per set.  ``acc0``: the scores of
+    {u0} (children from position ``i0root``), ``nxt`` as in :func:`_write_sets`, carried
+    on from {u0}'s own.  The sets come in the same order and their scores are summed
+    in the same order as through the set list, so the results are the same bit for bit."""
+    p = nodepos.shape[0]
+    one = np.uint64(1)
+    for a in range(au0):
+        m = bm[a]
+        nl2[a, 0] = 0
+        if m >= 2:
+            lb2[a, 0, 0] = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (one << np.uint64(m)) - one
+            lm2[a, 0, 0] = m
+            nl2[a, 0] = 1
+    for i in range(i0root, p):
+        accd[0, i] = acc0[i]
+    lastlive = -1  # the last node that may extend a set (not in the last level)
+    for x in range(u0 + 1, p):
+        if node_i0[x] < p:
+            lastlive = x
+    i0d[0] = i0root
+    xs[0] = u0 + 1
+    d = 0
+    while d >= 0:
+        du = np.uint64(d)
+        x = xs[du]
+        if d >= maxext or x >= p:
+            d -= 1
+            continue
+        xs[du] = x + 1
+        if node_i0[np.uint64(x)] >= p:  # the last level: no set with it has a child
+            continue
+        i0 = max(i0d[du], node_i0[np.uint64(x)])
+        xp = np.uint64(nodepos[np.uint64(x)])
+        deeper = d + 1 < maxext and x < lastlive
+        d1 = du + one
+        dj = accd[d1]  # the differences, then the set's scores
+        for i in range(np.uint64(i0), np.uint64(p)):
+            dj[i] = 0.0
+        for a in range(np.uint64(au0)):
+            cT = cTs[a]
+            nl2[a, d1] = _split_list(lb2[a], lm2[a], du, nl2[a, du], cT[xp], cT, i0, p, tt, dj, deeper)
+        s = d + 2  # u0, the members below it, x
+        pj = accd[du]
+        for i in range(i0, p):
+            val = dj[i] + pj[i]
+            dj[i] = val
+            at = nxt[i, s]
+            if at < 0:  # the first of v's sets of this size here: its place from its members
+                v = vorder[i]
+                at = obase[v, s] - rk[v, u0, s] - rk[v, x, 1]
+                for e in range(1, d + 1):
+                    at -= rk[v, mem[e], s - e]
+            out[at] = val
+            nxt[i, s] = at + 1
+        if deeper:
+            mem[d1] = x
+            i0d[d1] = i0
+            xs[d1] = x + 1
             d += 1
 
 
@@ -943,7 +1020,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
-                         obase, rk, items, maxsets, maxsets1, n_rows, n_workers, out):
+                         obase, rk, items, maxsets, n_rows, n_workers, out):
     """Every parent set of size <= k of every node under a (partial) order.
 
     Work item ``u0`` (in ``items``; -1 is the empty set) scores {u0} and every set
@@ -951,9 +1028,9 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
     two members are packed into short bitsets (BMI2 ``pext``), child-value rows
     included, so the sets below it count only inside that configuration's rows; the
     score of a set is the sum of its configurations' terms over those blocks.  Under
-    K2 with every variable binary, when each state of u0 has at most 64 rows (and the
-    list of u0's sets, ``maxsets1``, is small enough) the binary set walk starts at
-    u0's configurations, so the pairs are not packed apart.
+    K2 with every variable binary, when each state of u0 has at most 64 rows, one
+    binary set walk from u0's configurations does every set below {u0}
+    (:func:`_binary_whole`), so the pairs are not packed apart.
     ``rbits[d]`` is the row bitset of child-value row d (the states but the last of
     each node in ``vorder``, from ``rowstart``); ``bits[u, x]`` of column u's state x.
     """
@@ -987,7 +1064,6 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         mlogr = np.empty(p)
         for i in range(p):
             mlogr[i] = -math.log(arities[vorder[i]])
-        maxsets = max(maxsets, maxsets1)
         set_last = np.zeros(maxsets, dtype=np.int64)
         set_s = np.zeros(maxsets, dtype=np.int64)
         set_q = np.zeros(maxsets)
@@ -1007,6 +1083,13 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         lb = np.zeros((kx + 1, 64), dtype=np.uint64)  # the binary K2 path's configuration lists
         lm = np.zeros((kx + 1, 64), dtype=np.int64)
         nl = np.zeros(kx + 1, dtype=np.int64)
+        lb2 = np.zeros((2, kx + 1, 64), dtype=np.uint64)  # the same, one list per state of u0 (_binary_whole)
+        lm2 = np.zeros((2, kx + 1, 64), dtype=np.int64)
+        nl2 = np.zeros((2, kx + 1), dtype=np.int64)
+        cTs = np.zeros((2, D), dtype=np.uint64)
+        accd = np.zeros((kx + 1, p))
+        mem = np.zeros(kx + 1, dtype=np.int64)
+        i0d = np.zeros(kx + 1, dtype=np.int64)
         wnxt = np.zeros((p, kx + 1), dtype=np.int64)
         tt = np.zeros((65, 65))  # K2 term of m <= 64 rows (binary child), n of them in state 0
         if binary_k2:
@@ -1042,13 +1125,13 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                     for d in range(lo, D):
                         _compress(rbits[d], bits[u0, a], words, pk, nw, blk[d, boff[a]:])
             # ---- the single parent {u0}; with every state of u0 in one word (binary K2),
-            # every set below it too, in one walk per state (no pairs packed apart)
-            whole = binary_k2 and k >= 2 and maxsets1 > 0
+            # every set below it too, in one walk over both states (no pairs packed apart)
+            whole = binary_k2 and k >= 2
             for a in range(au0):
                 whole = whole and bm[a] <= 64
             pel[0] = u0
-            ns = _subtree_sets(pel, 1, u0 + 1 if whole else 0, k - 1 if whole else 0, arities, node_i0, vorder,
-                               bdeu, ess, set_last, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
+            ns = _subtree_sets(pel, 1, 0, 0, arities, node_i0, vorder, bdeu, ess, set_last, set_s, set_q, set_i0,
+                               set_par, subsz, cst, acc, nsing)
             psingles = 0
             i0 = set_i0[0]
             d0 = lo if whole else rowstart[i0]  # the rows the walk reads, or the children's
@@ -1064,12 +1147,15 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         comp[d, w] = blk[d, boff[a] + w]
                 _score_block(m, Wa, comp, compT, d0, i0, bb, rowstart, vorder, arities, bdeu, logfact,
                              cst, acc, cnt, cntd, celld)
-                if whole and ns > 1:
-                    _binary_subtree(m, u0, k - 1, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0, set_i0, subsz,
-                                    acc, tt)
+                if whole:  # keep state a's packed rows for the walk below
+                    for dd in range(d0, D):
+                        cTs[a, dd] = compT[0, dd]
             if i0 < p:
                 _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
                             obase, rk, sing, wnxt, out)
+                if whole:  # every set below {u0}: one walk over both states, written as it goes
+                    _binary_whole(u0, k - 1, au0, bm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d, nodepos,
+                                  node_i0, vorder, obase, rk, wnxt, tt, out)
             if k < 2 or whole:
                 continue
             # ---- pairs {u0, u1} and the sets below them
@@ -1180,7 +1266,6 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     return [flat[off[v]:off[v + 1]] for v in range(off.size - 1)]
 
 
-WHOLE_CELLS = 1 << 21  # largest accumulator table (sets x nodes) of a walk from a single parent
 
 
 @functools.lru_cache(maxsize=64)
@@ -1204,11 +1289,10 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     """Index tables of :func:`_score_order_flat` for one (partial) order, arities and k;
     they depend on nothing else, so they are kept between calls (read only).
 
-    Returns (kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart,
-    row_node, row_state, obase, rk): kk = min(k, most candidates); the offsets of each
-    node's scores; the work items; the most sets below a pair, and with one smallest
-    member (0: too many for one list); the nodes by level and each node's position
-    there; the first child-value row of each position; each child-value row's node and
+    Returns (kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node,
+    row_state, obase, rk): kk = min(k, most candidates); the offsets of each node's
+    scores; the work items; the most sets below a pair; the nodes by level and each
+    node's position there; the first child-value row of each position; each child-value row's node and
     state; and the place tables of :func:`_write_sets`."""
     level = np.frombuffer(level_key, dtype=np.int64)
     arities = np.frombuffer(arity_key, dtype=np.int64)
@@ -1228,11 +1312,6 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     cost = binom[p - 1 - firsts, :kk].sum(axis=1) if kk else np.zeros(firsts.size)
     items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
     maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
-    # sets with a given smallest member, for the walks from a single parent (binary K2):
-    # used when their accumulators stay small
-    maxsets1 = int(binom[p - 1, :kk].sum()) if kk >= 2 and (arities == 2).all() else 0
-    if maxsets1 * p > WHOLE_CELLS:
-        maxsets1 = 0
     vorder = np.argsort(level, kind="stable").astype(np.int64)
     nodepos = np.empty(p, dtype=np.int64)
     nodepos[vorder] = np.arange(p)
@@ -1246,7 +1325,7 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     below = np.where(lower, n_cand[:, None] - 1 - cand_pos, 0)
     for t in range(1, kk + 1):
         rk[:, :, t] = np.where(lower, binom[below, t], 0)
-    return kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart, row_node, row_state, obase, rk
+    return kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk
 
 
 def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k: int, prior: str = "K2",
@@ -1262,7 +1341,7 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
     arities = data.arities.astype(np.int64)
-    kk, out_off, items, maxsets, maxsets1, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
+    kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
         level.tobytes(), arities.tobytes(), k)
     W = max(1, (n + 63) // 64)
     D = int(rowstart[-1])
@@ -1280,6 +1359,6 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     out = np.empty(int(out_off[-1]))  # every place is written
     with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
         _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits, rowstart,
-                             vorder, nodepos, obase, rk, items, maxsets, maxsets1, n,
+                             vorder, nodepos, obase, rk, items, maxsets, n,
                              numba.get_num_threads(), out)
     return out, out_off
