@@ -837,34 +837,36 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_whole(u0, maxext, au0, bm, cTs, lb2, lm2, nl2, accd, acc0, i0root, xs, mem, i0d, nodepos, node_i0,
-                  vorder, obase, rk, nxt, tt, out):
-    """Every set below the single parent {u0} under K2 with every variable binary and
-    each state a of u0 in one word (``bm[a]`` rows, packed rows ``cTs[a]``): the binary
-    set walk of :func:`_binary_subtree` over both states' configuration lists at once,
+def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0root, xs, mem, i0d, nodepos,
+                  node_i0, vorder, obase, rk, nxt, tt, out):
+    """Every set P + T below P = ``pel[:sP]`` (one or two members; T of later members,
+    at most ``maxext``) under K2 with every variable binary and each configuration g of
+    P in one word (``gm[g]`` rows, packed rows ``cTs[g]``, ``ng`` of them): the binary
+    set walk of :func:`_binary_subtree` over all of P's configuration lists at once,
     so that a set is done when it is visited: its scores (its parent's, ``accd`` of
     the depth above, plus its differences) go straight to ``out`` and stay in ``accd``
     for the sets below it; no set list, no accumulator per set.  ``acc0``: the scores of
-    {u0} (children from position ``i0root``), ``nxt`` as in :func:`_write_sets`, carried
-    on from {u0}'s own.  The sets come in the same order and their scores are summed
-    in the same order as through the set list, so the results are the same bit for bit."""
+    P (children from position ``i0root``), ``nxt`` as in :func:`_write_sets`, carried
+    on from P's own.  The sets come in the same order and their scores are summed in
+    the same order as through the set list, so the results are the same bit for bit."""
     p = nodepos.shape[0]
     one = np.uint64(1)
-    for a in range(au0):
-        m = bm[a]
-        nl2[a, 0] = 0
+    for g in range(ng):
+        m = gm[g]
+        nl2[g, 0] = 0
         if m >= 2:
-            lb2[a, 0, 0] = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (one << np.uint64(m)) - one
-            lm2[a, 0, 0] = m
-            nl2[a, 0] = 1
+            lb2[g, 0, 0] = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (one << np.uint64(m)) - one
+            lm2[g, 0, 0] = m
+            nl2[g, 0] = 1
     for i in range(i0root, p):
         accd[0, i] = acc0[i]
+    first = pel[sP - 1] + 1
     lastlive = -1  # the last node that may extend a set (not in the last level)
-    for x in range(u0 + 1, p):
+    for x in range(first, p):
         if node_i0[x] < p:
             lastlive = x
     i0d[0] = i0root
-    xs[0] = u0 + 1
+    xs[0] = first
     d = 0
     while d >= 0:
         du = np.uint64(d)
@@ -882,10 +884,10 @@ def _binary_whole(u0, maxext, au0, bm, cTs, lb2, lm2, nl2, accd, acc0, i0root, x
         dj = accd[d1]  # the differences, then the set's scores
         for i in range(np.uint64(i0), np.uint64(p)):
             dj[i] = 0.0
-        for a in range(np.uint64(au0)):
-            cT = cTs[a]
-            nl2[a, d1] = _split_list(lb2[a], lm2[a], du, nl2[a, du], cT[xp], cT, i0, p, tt, dj, deeper)
-        s = d + 2  # u0, the members below it, x
+        for g in range(np.uint64(ng)):
+            cT = cTs[g]
+            nl2[g, d1] = _split_list(lb2[g], lm2[g], du, nl2[g, du], cT[xp], cT, i0, p, tt, dj, deeper)
+        s = sP + d + 1  # P, the members below it, x
         pj = accd[du]
         for i in range(i0, p):
             val = dj[i] + pj[i]
@@ -893,9 +895,11 @@ def _binary_whole(u0, maxext, au0, bm, cTs, lb2, lm2, nl2, accd, acc0, i0root, x
             at = nxt[i, s]
             if at < 0:  # the first of v's sets of this size here: its place from its members
                 v = vorder[i]
-                at = obase[v, s] - rk[v, u0, s] - rk[v, x, 1]
-                for e in range(1, d + 1):
-                    at -= rk[v, mem[e], s - e]
+                at = obase[v, s] - rk[v, x, 1]
+                for e in range(sP):
+                    at -= rk[v, pel[e], s - e]
+                for t in range(1, d + 1):
+                    at -= rk[v, mem[t], s - sP + 1 - t]
             out[at] = val
             nxt[i, s] = at + 1
         if deeper:
@@ -1083,10 +1087,11 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         lb = np.zeros((kx + 1, 64), dtype=np.uint64)  # the binary K2 path's configuration lists
         lm = np.zeros((kx + 1, 64), dtype=np.int64)
         nl = np.zeros(kx + 1, dtype=np.int64)
-        lb2 = np.zeros((2, kx + 1, 64), dtype=np.uint64)  # the same, one list per state of u0 (_binary_whole)
-        lm2 = np.zeros((2, kx + 1, 64), dtype=np.int64)
-        nl2 = np.zeros((2, kx + 1), dtype=np.int64)
-        cTs = np.zeros((2, D), dtype=np.uint64)
+        lb2 = np.zeros((4, kx + 1, 64), dtype=np.uint64)  # the same, one list per configuration of the
+        lm2 = np.zeros((4, kx + 1, 64), dtype=np.int64)  # first one or two members (_binary_whole)
+        nl2 = np.zeros((4, kx + 1), dtype=np.int64)
+        cTs = np.zeros((4, D), dtype=np.uint64)
+        gm = np.zeros(4, dtype=np.int64)
         accd = np.zeros((kx + 1, p))
         mem = np.zeros(kx + 1, dtype=np.int64)
         i0d = np.zeros(kx + 1, dtype=np.int64)
@@ -1154,8 +1159,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
                             obase, rk, sing, wnxt, out)
                 if whole:  # every set below {u0}: one walk over both states, written as it goes
-                    _binary_whole(u0, k - 1, au0, bm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d, nodepos,
-                                  node_i0, vorder, obase, rk, wnxt, tt, out)
+                    _binary_whole(pel, 1, k - 1, au0, bm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d,
+                                  nodepos, node_i0, vorder, obase, rk, wnxt, tt, out)
             if k < 2 or whole:
                 continue
             # ---- pairs {u0, u1} and the sets below them
@@ -1163,11 +1168,21 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 if max(level[u0], level[u1]) >= maxlev:
                     continue
                 pel[1] = u1
-                ns = _subtree_sets(pel, 2, u1 + 1, k - 2, arities, node_i0, vorder, bdeu, ess, set_last,
-                                   set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
+                rs1 = rowstart[nodepos[u1]]
+                # binary K2 with every configuration of the pair in one word: the sets below
+                # it in one walk (_binary_whole), as below a single parent
+                fused = binary_k2 and k >= 3
+                for a in range(au0 if fused else 0):
+                    if bm[a] >= 2:
+                        c0 = 0
+                        for w in range((bm[a] + 63) // 64):
+                            c0 += np.int64(_popcount(blk[rs1, boff[a] + w]))
+                        fused = fused and c0 <= 64 and bm[a] - c0 <= 64
+                ns = _subtree_sets(pel, 2, u1 + 1, 0 if fused else k - 2, arities, node_i0, vorder, bdeu, ess,
+                                   set_last, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
+                ng = 0
                 i0 = set_i0[0]
                 lo1 = _first_row(u1, i0, rowstart, nodepos)
-                rs1 = rowstart[nodepos[u1]]
                 au1 = arities[u1]
                 psingles = 0
                 for a in range(au0):
@@ -1203,6 +1218,11 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                             _compress(blk[d, off:off + Wa], pm, words, pk, nw, comp[d])
                         _score_block(m, Wc, comp, compT, lo1, i0, bb, rowstart, vorder, arities, bdeu, logfact,
                                      cst, acc, cnt, cntd, celld)
+                        if fused:  # keep this configuration's packed rows for the walk below
+                            for dd in range(lo1, D):
+                                cTs[ng, dd] = compT[0, dd]
+                            gm[ng] = m
+                            ng += 1
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
                                 _binary_subtree(m, u1, k - 2, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0,
@@ -1213,6 +1233,9 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                                                 subsz, nsing, acc, cst, bdeu, logfact)
                 _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase,
                             rk, sing, wnxt, out)
+                if fused and i0 < p:
+                    _binary_whole(pel, 2, k - 2, ng, gm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d, nodepos,
+                                  node_i0, vorder, obase, rk, wnxt, tt, out)
     return out
 
 
