@@ -679,12 +679,12 @@ def _binary_leaf_block(tb, lt, q, s, kk, ns, star, stride, elems, arities, prank
     with u's stride added."""
     W = hb.shape[1]
     two = W == 2  # up to 128 rows: two words, no word loop
+    ag = ess / (4 * q) if bdeu else 1.0  # BDeu: ess / (a leaf's configurations x 2 child states)
     for pos in range(first, ns):
         wg = wr[size_off[kk] + prank[s] + binom[pos, kk]]
         if wg <= 0:
             continue
         X = bits[star[pos], 0]
-        ag = ess / (4 * q) if bdeu else 1.0  # BDeu: ess / (configurations x 2 child states)
         X0 = X[0]
         X1 = X[1] if two else np.uint64(0)
         Y0 = Y[0]
@@ -816,9 +816,10 @@ def _star_walk(cols, bits, arities, child, star, stride, kk, wr, binom, size_off
         if depth >= kk or nxt[depth] >= ns:
             if allbin and depth > 0:  # the set and all below it done: into its prefix's table and psi
                 h = depth - 1
+                ioh = idx_off[h - 1] if h > 0 else 0  # h's prefix's places and h's last member's stride
+                sth = stride[nxt[h - 1] - 1] if h > 0 else 0
                 _fold_binary(tbd[idx_off[depth]:idx_off[depth + 1]], tbd[idx_off[h]:idx_off[h + 1]], lt, qs[h], h,
-                             elems, arities, idx, idx_off[h - 1] if h > 0 else 0, stride[nxt[h - 1] - 1] if h > 0 else 0,
-                             psi, Q, stride[nxt[h] - 1])
+                             elems, arities, idx, ioh, sth, psi, Q, stride[nxt[h] - 1])
             depth -= 1
             if depth < 0:
                 break
@@ -1239,7 +1240,7 @@ class OrderedAveraging:
                 order = self.names
             if isinstance(order, str) or not isinstance(order, _SEQUENCES):
                 raise TypeError(f"order must be a list of column names, got {type(order).__name__}")
-            groups = (((name,)) for name in order)  # a total order: one name per level
+            groups = ((name,) for name in order)  # a total order: one name per level
         elif isinstance(levels, str) or not isinstance(levels, collections.abc.Sequence):
             raise TypeError(f"levels must be a list of lists of column names, got {type(levels).__name__}")
         else:
@@ -1552,7 +1553,7 @@ class OrderedAveraging:
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
                 f"of {self.budget:,}: use a smaller n or k")
         parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
-        cpts = dict(zip(self.names, self._star_cpts(stars, all_cells, star_arr, star_len)))
+        cpts = dict(zip(self.names, self._star_cpts(star_arr, star_len, all_cells)))
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, cpts, name=label)
@@ -1585,17 +1586,16 @@ class OrderedAveraging:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
 
-    def _star_cpts(self, stars: list[list[int]], cells: list[int], star_arr: np.ndarray | None = None,
-                   star_len: np.ndarray | None = None) -> list[np.ndarray]:
-        """Every node's M* CPT (Eq. 15; ``cells`` its size), the nodes split into one
-        balanced batch per thread (``star_arr`` / ``star_len``: the stars as from
-        :meth:`_star_array`, if the caller has them)."""
-        p = len(stars)
+    def _star_cpts(self, star_arr: np.ndarray, star_len: np.ndarray, cells: list[int]) -> list[np.ndarray]:
+        """Every node's M* CPT (Eq. 15; the stars as from :meth:`_star_array`, ``cells``
+        the CPT sizes), the nodes split into one balanced batch per thread."""
+        lens = star_len.tolist()
+        p = len(lens)
         ar = self.data.arities.tolist()
-        if any(len(st) > 62 for st in stars):
-            v = next(v for v in range(p) if len(stars[v]) > 62)
-            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
-        cost = [cells[v] + count_parent_sets(len(stars[v]), self.k) for v in range(p)]  # cells, star subsets
+        if max(lens, default=0) > 62:
+            v = next(v for v in range(p) if lens[v] > 62)
+            raise MemoryBudgetError(f"{self.names[v]!r} would get {lens[v]} parents in M*: at most 62")
+        cost = [cells[v] + count_parent_sets(lens[v], self.k) for v in range(p)]  # cells, star subsets
         n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
         bins: list[list[int]] = [[] for _ in range(n_bins)]
         load = [0] * n_bins
@@ -1605,11 +1605,6 @@ class OrderedAveraging:
             load[b] += cost[v]
         work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
         cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-        if star_arr is None:
-            star_arr = np.full((p, max(1, max((len(st) for st in stars), default=1))), -1, dtype=np.int64)
-            for v, st in enumerate(stars):
-                star_arr[v, :len(st)] = st
-            star_len = np.array([len(st) for st in stars], dtype=np.int64)
         out = np.empty(int(cpt_off[-1]))
         with PARALLEL_LOCK:
             _star_cpts_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), self.k, star_arr,

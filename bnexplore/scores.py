@@ -752,6 +752,12 @@ def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, 
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _low_bits(m):
+    """The word with bits 0 .. m - 1 set (m <= 64): the rows of a packed configuration."""
+    return np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _split_list(lb, lm, du, n, X0, cT, i0, p, tt, accj, deeper):
     """One step of the binary set walk: x (first-state rows ``X0``) splits each of the
     ``n`` configurations listed at depth ``du`` (bitsets ``lb``, rows ``lm``; packed
@@ -803,8 +809,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
     The hot loops index with unsigned ints, so numba adds no negative-index wraparound
     (about a fifth of this walk's time)."""
     p = nodepos.shape[0]
-    full = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
-    lb[0, 0] = full
+    lb[0, 0] = _low_bits(m)
     lm[0, 0] = m
     nl[0] = 1
     d = 0
@@ -855,7 +860,7 @@ def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0roo
         m = gm[g]
         nl2[g, 0] = 0
         if m >= 2:
-            lb2[g, 0, 0] = np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (one << np.uint64(m)) - one
+            lb2[g, 0, 0] = _low_bits(m)
             lm2[g, 0, 0] = m
             nl2[g, 0] = 1
     for i in range(i0root, p):
@@ -1084,11 +1089,10 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         lft = np.zeros(kx + 1, dtype=np.int64)
         bcnt = np.zeros(kx + 1, dtype=np.int64)
         pel = np.zeros(2, dtype=np.int64)
-        lb = np.zeros((kx + 1, 64), dtype=np.uint64)  # the binary K2 path's configuration lists
-        lm = np.zeros((kx + 1, 64), dtype=np.int64)
-        nl = np.zeros(kx + 1, dtype=np.int64)
-        lb2 = np.zeros((4, kx + 1, 64), dtype=np.uint64)  # the same, one list per configuration of the
-        lm2 = np.zeros((4, kx + 1, 64), dtype=np.int64)  # first one or two members (_binary_whole)
+        # the binary K2 walks' configuration lists (bitset, rows; how many per depth), one per
+        # configuration of the first one or two members (_binary_whole; _binary_subtree: the first)
+        lb2 = np.zeros((4, kx + 1, 64), dtype=np.uint64)
+        lm2 = np.zeros((4, kx + 1, 64), dtype=np.int64)
         nl2 = np.zeros((4, kx + 1), dtype=np.int64)
         cTs = np.zeros((4, D), dtype=np.uint64)
         gm = np.zeros(4, dtype=np.int64)
@@ -1225,8 +1229,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                             ng += 1
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
-                                _binary_subtree(m, u1, k - 2, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0,
-                                                set_i0, subsz, acc, tt)
+                                _binary_subtree(m, u1, k - 2, comp, compT, lb2[0], lm2[0], nl2[0], xs, cid, nodepos,
+                                                node_i0, set_i0, subsz, acc, tt)
                             else:
                                 _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
                                                 cntd, celld, arities, rowstart, nodepos, node_i0, vorder, set_i0,
@@ -1289,8 +1293,6 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     return [flat[off[v]:off[v + 1]] for v in range(off.size - 1)]
 
 
-
-
 @functools.lru_cache(maxsize=64)
 def _pascal(m: int, b: int) -> np.ndarray:
     """C(a, c) for a <= m, c <= b (0 above the diagonal), kept between calls: read only."""
@@ -1315,8 +1317,8 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     Returns (kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node,
     row_state, obase, rk): kk = min(k, most candidates); the offsets of each node's
     scores; the work items; the most sets below a pair; the nodes by level and each
-    node's position there; the first child-value row of each position; each child-value row's node and
-    state; and the place tables of :func:`_write_sets`."""
+    node's position there; the first child-value row of each position; each
+    child-value row's node and state; and the place tables of :func:`_write_sets`."""
     level = np.frombuffer(level_key, dtype=np.int64)
     arities = np.frombuffer(arity_key, dtype=np.int64)
     p = level.size
