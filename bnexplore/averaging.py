@@ -42,7 +42,8 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ._parallel import PARALLEL_LOCK
-from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size, get_table_budget
+from .data.core import (DiscreteData, MemoryBudgetError, _check_budget, as_discrete, check_table_size,
+                        get_table_budget)
 from ._bits import _popcount
 from .scores import _check_prior, _keys_of, _ones, _pascal, _row_bitsets, _score_order_flat
 
@@ -84,18 +85,29 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
     weights : array of float
         Their (log) posterior weights ``f(X_i, P_i^nu | D)``; only the order matters.
     n : int
-        Largest size of the union.
+        Largest size of the union (>= 0; an ``n`` at least the number of distinct
+        members gives the union of every set).
 
     Returns
     -------
     list of int
         The sorted union ``P_i^*``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``n`` is not a non-negative int, or a member is not a column index (a
+        number so large that marking it would exceed the table budget).
+
     Examples
     --------
     >>> procedure1([(), (0,), (1,), (0, 2)], np.array([0.1, 0.5, 0.2, 0.9]), n=2)
     [0, 2]
     """
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n (largest union size) must be a non-negative int, got {n!r}")
+    if n < 0:
+        raise ValueError(f"n (largest union size) must be >= 0, got {n}")
     w = np.asarray(weights, dtype=float)
     if isinstance(parent_sets, np.ndarray) and parent_sets.ndim == 2 and parent_sets.dtype.kind == "i":
         sets = np.ascontiguousarray(parent_sets, dtype=np.int64)
@@ -108,9 +120,13 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
             sets[i, :len(x)] = x
     if w.shape != (sets.shape[0],):
         raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
-    union = np.zeros(int(sets.max(initial=-1)) + 1, dtype=np.bool_)
+    top = int(sets.max(initial=-1))
+    if top >= get_table_budget():
+        raise MemoryBudgetError(f"parent_sets holds member {top:,}, over the table budget of {get_table_budget():,} "
+                                f"cells: members are column indices (0 .. number of columns - 1)")
+    union = np.zeros(top + 1, dtype=np.bool_)
     union[sets[sets >= 0]] = True
-    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, int(n), union, np.zeros(0, dtype=np.int64), 0,
+    return _procedure1(sets, np.asarray(sizes, dtype=np.int64), w, min(int(n), top + 1), union, np.zeros(0, dtype=np.int64), 0,
                        np.zeros((1, 1), dtype=np.int64)).tolist()
 
 
@@ -1066,15 +1082,17 @@ def _procedure1_all(w, off, n, unions, cand_flat, cand_off, k, binom, n_threads)
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, cand_flat, cand_off, logw, off, nbinom, bdeu, ess, cap,
-                      bins, bin_off, cpt_off, scratch, out):
+                      bins, bin_off, cpt_off, scratch, done, out):
     """Every node's M* CPT into ``out[cpt_off[v]:cpt_off[v + 1]]``; node batches ``bins``
-    (one per thread, balanced by cells) each with its row of ``scratch``."""
+    (one per thread, balanced by cells) each with its row of ``scratch``.  ``done[v]``
+    is set once node v's CPT is written (a failed allocation leaves it unset)."""
     for b in numba.prange(bin_off.shape[0] - 1):
         for i in range(bin_off[b], bin_off[b + 1]):
             v = bins[i]
             _star_cpt_kernel(cols, bits, arities, v, stars[v, :star_len[v]], k, cand_flat[cand_off[v]:cand_off[v + 1]],
                              logw[off[v]:off[v + 1]], nbinom, bdeu, ess, cap, scratch[b],
                              out[cpt_off[v]:cpt_off[v + 1]])
+            done[v] = True
 
 
 def _mstar_work(star_arities: list[int], r: int, k: int) -> int:
@@ -1098,6 +1116,12 @@ def _scratch(rows: int, cells: int) -> np.ndarray:
     if buf.size <= _SCRATCH_KEEP:
         _SCRATCH["buf"] = buf
     return buf
+
+
+_MSTAR_ALLOC_FAILED = (
+    "building the summary network's CPTs could not allocate working memory ({missing} nodes not built): the "
+    "machine has less free memory than the budget assumes; use a smaller n or k, or lower the budget "
+    "(budget= or bnexplore.data.set_table_budget) so that such runs are refused before they start")
 
 
 class OrderedAveraging:
@@ -1170,10 +1194,15 @@ class OrderedAveraging:
         self.prior = prior
         self.ess = float(ess)
         self.k = int(max_parents)
-        self.budget = get_table_budget() if budget is None else int(budget)
+        self.budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
         self._bitsets = None
         self.level = self._levels(order, levels)
         p = len(self.names)
+        if p * p > self.budget:  # the (p, p) candidate and index tables, before building any
+            raise MemoryBudgetError(
+                f"order averaging over {p:,} variables keeps (p, p) candidate and index tables of {p * p:,} "
+                f"cells, over the budget of {self.budget:,}: use fewer variables (select features first), "
+                f"or raise the budget (budget= or bnexplore.data.set_table_budget)")
         lower = self.level[None, :] < self.level[:, None]  # [v, u]: u may be a parent of v
         cand_cols = np.nonzero(lower)[1].astype(np.int64)  # row-major: each node's candidates in column order
         n_cand = lower.sum(axis=1)
@@ -1510,7 +1539,9 @@ class OrderedAveraging:
         Parameters
         ----------
         n : int or None
-            Largest number of parents of a node in ``M^*``.
+            Largest number of parents of a node in ``M^*`` (>= 0).  An ``n`` at least
+            a node's number of candidate parents keeps all of them, as ``None`` does
+            (any larger ``n`` is accepted and means the same).
         name : str, optional
 
         Returns
@@ -1574,8 +1605,11 @@ class OrderedAveraging:
             for v, row in enumerate(unions):
                 out[v, :lens[v]] = np.flatnonzero(row)
             return out, lens
+        # a node's P_i^* never has more members than it has candidates: a larger n changes
+        # nothing (Procedure 1 then keeps every candidate) and is clamped before the (p, n) result
+        n = min(int(n), int(np.diff(self._cand_off).max(initial=0)))
         with PARALLEL_LOCK:
-            out = _procedure1_all(self._flat_logw, self._off, int(n), unions, self._cand_flat, self._cand_off, self.k,
+            out = _procedure1_all(self._flat_logw, self._off, n, unions, self._cand_flat, self._cand_off, self.k,
                                   self._binom, numba.get_num_threads())
         return out, (out >= 0).sum(axis=1).astype(np.int64)
 
@@ -1606,13 +1640,19 @@ class OrderedAveraging:
         work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
         cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
         out = np.empty(int(cpt_off[-1]))
+        done = np.zeros(p, dtype=np.bool_)
         with PARALLEL_LOCK:
-            _star_cpts_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), self.k, star_arr,
-                              star_len, self._cand_flat, self._cand_off, self._flat_logw, self._off, self._binom,
-                              self.prior == "BDeu", self.ess, bitset_capacity(self.data.n_rows),
-                              np.array([v for b in bins for v in b], dtype=np.int64),
-                              np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64),
-                              cpt_off, _scratch(n_bins, work), out)
+            try:
+                _star_cpts_kernel(self.data.columns, self._bits, self.data.arities.astype(np.int64), self.k, star_arr,
+                                  star_len, self._cand_flat, self._cand_off, self._flat_logw, self._off, self._binom,
+                                  self.prior == "BDeu", self.ess, bitset_capacity(self.data.n_rows),
+                                  np.array([v for b in bins for v in b], dtype=np.int64),
+                                  np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64),
+                                  cpt_off, _scratch(n_bins, work), done, out)
+            except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
+                raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum()))) from exc
+        if not done.all():  # never return a CPT that was not written
+            raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum())))
         return [out[cpt_off[v]:cpt_off[v + 1]].reshape(cells[v] // ar[v], ar[v]) for v in range(p)]
 
     def __repr__(self) -> str:

@@ -251,6 +251,11 @@ class LocalScore:
             raise ValueError(f"repeated parent in {list(parents)}")
         return c, ps
 
+    def _wide_keys(self, width: int) -> bool:
+        """Whether ``width`` parents (and the child) of the largest arity could overflow
+        an int64 configuration key (only then are parent sets checked one by one)."""
+        return (width + 1) * math.log2(max(int(self._arities.max()), 1)) >= 61.5
+
     def _check_keys(self, ps: tuple[int, ...]):
         # keys are int64 mixed-radix codes: refuse if they could overflow
         size = 1
@@ -278,11 +283,30 @@ class LocalScore:
         return val
 
     def score_idx(self, c: int, ps: tuple[int, ...]) -> float:
-        """Fast path for integer node and a *sorted* tuple of integer parents (no validation)."""
+        """Fast path for an integer node and a *sorted* tuple of integer parents.
+
+        Only the cheap checks are made (on a cache miss: the node and the parents are
+        column indices, the node is not among them); a cached family is returned at
+        once.  Use :meth:`score` for names and unsorted or repeated parents.
+
+        Raises
+        ------
+        IndexError
+            If the node or a parent is not a column index ``0 .. n_nodes - 1``.
+        ValueError
+            If the node is among its parents.
+        """
         key = (c, ps)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        p = self._cols.shape[0]
+        if not (0 <= c < p and (not ps or (0 <= min(ps) and max(ps) < p))):
+            raise IndexError(f"score_idx: node {c!r} or parents {ps!r} are not column indices 0 .. {p - 1}: "
+                             f"use score() with column names")
+        if c in ps:
+            raise ValueError(f"score_idx: node {c} is among its own parents {ps}")
+        self._check_keys(ps)
         val = _score_family(self._cols, c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
                             self.ess, self._logfact)
         if self.use_cache:
@@ -325,16 +349,63 @@ class LocalScore:
         """Uncached batch scoring from an integer array of parent sets (rows; -1 or ``sizes`` pads).
 
         For callers that enumerate many parent sets as arrays (e.g. order averaging).
+
+        Parameters
+        ----------
+        node : int
+            Column index of the child.
+        parent_array : array of int, shape (m, w)
+            One parent set per row, column indices; without ``sizes``, entries < 0 are
+            padding (the members first).
+        sizes : array of int, shape (m,), optional
+            Number of members of each row (its first ``sizes[i]`` entries).
+
+        Raises
+        ------
+        IndexError
+            If ``node`` or a member is not a column index ``0 .. n_nodes - 1``.
+        ValueError
+            On a bad shape, or ``sizes`` outside ``0 .. w``.
         """
+        p = self._cols.shape[0]
+        if isinstance(node, (bool, np.bool_)) or not isinstance(node, (int, np.integer)):
+            raise TypeError(f"node must be a column index (int), got {node!r}: use score_many() with names")
+        node = int(node)
+        if not 0 <= node < p:
+            raise IndexError(f"node {node} is not a column index 0 .. {p - 1}")
         arr = np.ascontiguousarray(parent_array, dtype=np.int64)
         if arr.ndim != 2:
             raise ValueError("parent_array must be 2-D (one parent set per row)")
+        w = arr.shape[1]
         if sizes is None:
-            sizes = (arr >= 0).sum(axis=1).astype(np.int64)
-        arr = np.where(arr < 0, 0, arr)
-        if arr.shape[1] == 0:
+            member = arr >= 0
+            sizes = member.sum(axis=1).astype(np.int64)
+            if w > 1 and (member[:, 1:] > member[:, :-1]).any():
+                raise ValueError("parent_array: the padding (-1) of a row must follow its members, or pass sizes")
+        else:
+            sizes = np.asarray(sizes, dtype=np.int64)
+            if sizes.shape != (arr.shape[0],):
+                raise ValueError(f"sizes must give one size per row of parent_array ({arr.shape[0]}), "
+                                 f"got shape {sizes.shape}")
+            if sizes.size and (sizes.min() < 0 or sizes.max() > w):
+                raise ValueError(f"sizes must lie in 0 .. {w} (the width of parent_array)")
+            member = np.arange(w)[None, :] < sizes[:, None]
+            if (arr[member] < 0).any():
+                raise IndexError("parent_array has a negative member within sizes: members are column indices")
+        arr = np.where(member, arr, 0)
+        if arr.size:
+            if arr.max() >= p:
+                raise IndexError(f"parent_array holds {int(arr.max())}, not a column index 0 .. {p - 1}")
+            if ((arr == node) & member).any():
+                raise ValueError(f"node {node} is among its own parents in parent_array")
+            if self._wide_keys(w) and sizes.max() > 0:  # mixed-radix keys could overflow: check each row
+                bits = (np.log2(self._arities)[arr] * member).sum(axis=1)
+                if bits.max() + np.log2(self._arities.max()) >= 62:
+                    i = int(np.argmax(bits))
+                    self._check_keys(tuple(int(u) for u in arr[i, :sizes[i]]))
+        if w == 0:
             arr = np.zeros((arr.shape[0], 1), dtype=np.int64)
-        return _score_batch(self._cols, int(node), arr, np.asarray(sizes, dtype=np.int64), self._arities,
+        return _score_batch(self._cols, node, arr, sizes, self._arities,
                             self._bdeu, self.ess, self._logfact)
 
     def total(self, dag) -> float:
@@ -1029,7 +1100,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
-                         obase, rk, items, maxsets, n_rows, n_workers, out):
+                         obase, rk, items, maxsets, n_rows, n_workers, done, out):
     """Every parent set of size <= k of every node under a (partial) order.
 
     Work item ``u0`` (in ``items``; -1 is the empty set) scores {u0} and every set
@@ -1042,6 +1113,9 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
     (:func:`_binary_whole`), so the pairs are not packed apart.
     ``rbits[d]`` is the row bitset of child-value row d (the states but the last of
     each node in ``vorder``, from ``rowstart``); ``bits[u, x]`` of column u's state x.
+    ``done[0]`` counts the work items finished: a worker whose arrays cannot be
+    allocated takes no item, so the caller checks ``done[0] == items.size`` (an item
+    left undone would leave its places of ``out`` unwritten).
     """
     p = arities.shape[0]
     D = rowstart[p]
@@ -1105,7 +1179,9 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
             for a in range(min(n_rows, 64) + 1):
                 for b in range(a + 1):
                     tt[a, b] = logfact[b] + logfact[a - b] - logfact[a + 1]
+        taken = -1  # the items this worker has taken (each is finished when it comes back here)
         while True:
+            taken += 1
             ii = _fetch_add(nxt, 0, 1)
             if ii >= n_items:
                 break
@@ -1240,6 +1316,7 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 if fused and i0 < p:
                     _binary_whole(pel, 2, k - 2, ng, gm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d, nodepos,
                                   node_i0, vorder, obase, rk, wnxt, tt, out)
+        _fetch_add(done, 0, taken)
     return out
 
 
@@ -1309,6 +1386,24 @@ def _logfact(m: int) -> np.ndarray:
     return gammaln(np.arange(m + 1) + 1.0)
 
 
+def _order_sizes(level: np.ndarray, k: int) -> tuple[int, int, int]:
+    """(kk, maxsets, n_out) of an order, in Python integers, without building any table:
+    kk = min(k, most candidates); the most sets a work item lists (the sets below a
+    pair {u0, u1}: those of at most kk - 2 further members, every member outside the
+    last level, as :func:`_subtree_sets` lists them); the number of scores."""
+    if level.size == 0:
+        return 0, 1, 0
+    srt = np.sort(level)
+    n_cand = np.searchsorted(srt, level, side="left")  # nodes on a lower level
+    live = int(np.searchsorted(srt, srt[-1], side="left"))  # nodes outside the last level
+    kk = min(int(k), live)
+    maxsets = sum(math.comb(live - 2, s) for s in range(kk - 1)) if kk >= 2 else 1
+    m, count = np.unique(n_cand, return_counts=True)
+    n_out = sum(int(c) * sum(math.comb(int(a), s) for s in range(min(kk, int(a)) + 1))
+                for a, c in zip(m.tolist(), count.tolist()))
+    return kk, maxsets, n_out
+
+
 @functools.lru_cache(maxsize=32)
 def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     """Index tables of :func:`_score_order_flat` for one (partial) order, arities and k;
@@ -1336,7 +1431,7 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     firsts = np.nonzero(level < maxlev)[0] if kk >= 1 else np.zeros(0, dtype=np.int64)
     cost = binom[p - 1 - firsts, :kk].sum(axis=1) if kk else np.zeros(firsts.size)
     items = np.concatenate([[-1], firsts[np.argsort(-cost, kind="stable")]]).astype(np.int64)
-    maxsets = int(binom[p - 2, :kk - 1].sum()) if kk >= 2 else 1
+    maxsets = _order_sizes(level, k)[1]
     vorder = np.argsort(level, kind="stable").astype(np.int64)
     nodepos = np.empty(p, dtype=np.int64)
     nodepos[vorder] = np.arange(p)
@@ -1366,24 +1461,52 @@ def _score_order_flat(data: DiscreteData | pd.DataFrame, level: Sequence[int], k
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
     arities = data.arities.astype(np.int64)
+    # ---- memory guard, before any table: the index tables, the row bitsets and every
+    # worker's arrays (the per-set accumulators grow as C(nodes, k - 2) x nodes), and the output
+    kk, maxsets, n_out = _order_sizes(level, k)
+    budget = get_table_budget()
+    n_threads = numba.get_num_threads()
+    W = max(1, (n + 63) // 64)
+    D = int((arities - 1).sum())
+    mr = int(arities.max(initial=1))
+    bdeu = prior == "BDeu"
+    per_set = 8 + p * (5 if bdeu else 1)  # the set list, acc and (BDeu) its constants
+    per_worker = 2 * D * (W + mr) + 8 * D + (kk + 3) * (2 * D + 4 * p) + maxsets * per_set
+    words = (p * mr + D) * W + n_threads * per_worker + p * p * (kk + 3)
+    if words > budget:
+        acc = n_threads * maxsets * per_set
+        raise MemoryBudgetError(
+            f"scoring every family (k={k}) keeps row bitsets, index tables and per-thread accumulators of "
+            f"{words:,} words ({words * 8 / 2**20:,.0f} MiB: {n:,} rows, {p:,} variables, {D:,} child "
+            f"states; the accumulators of {n_threads} threads {acc * 8 / 2**20:,.0f} MiB for up to "
+            f"{maxsets:,} parent sets each), over the budget of {budget:,} cells: use a smaller k "
+            f"(max_parents), fewer rows or variables, merge states, or raise the budget "
+            f"(bnexplore.data.set_table_budget)")
+    if n_out > budget:
+        raise MemoryBudgetError(
+            f"scoring every family (k={k}) gives {n_out:,} scores, over the budget of {budget:,} cells: "
+            f"use a smaller k (max_parents), an order with fewer candidate parents, or raise the budget "
+            f"(bnexplore.data.set_table_budget)")
     kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
         level.tobytes(), arities.tobytes(), k)
-    W = max(1, (n + 63) // 64)
-    D = int(rowstart[-1])
-    mr = int(arities.max(initial=1))
-    words = (p * mr + D) * W + numba.get_num_threads() * (2 * D * (W + mr) + 8 * D) + p * p * (kk + 1)
-    if words > get_table_budget():
-        raise MemoryBudgetError(
-            f"scoring every family keeps row bitsets and index tables of {words:,} words "
-            f"({words * 8 / 2**20:,.0f} MiB: {n:,} rows, {D:,} child states), over the budget of "
-            f"{get_table_budget():,} cells: use fewer rows or variables, merge states, or raise the budget "
-            f"(bnexplore.data.set_table_budget)")
     bits = _row_bitsets(data.columns, arities)
     rbits = np.ascontiguousarray(bits[row_node, row_state])  # child-value rows: states but the last
     logfact = _logfact(n + mr + 1)
     out = np.empty(int(out_off[-1]))  # every place is written
+    done = np.zeros(1, dtype=np.int64)
     with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
-        _order_family_scores(arities, level, kk, prior == "BDeu", float(ess), logfact, bits, rbits, rowstart,
-                             vorder, nodepos, obase, rk, items, maxsets, n,
-                             numba.get_num_threads(), out)
+        try:
+            _order_family_scores(arities, level, kk, bdeu, float(ess), logfact, bits, rbits, rowstart,
+                                 vorder, nodepos, obase, rk, items, maxsets, n, n_threads, done, out)
+        except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
+            raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size)) from exc
+    if done[0] != items.size:  # a worker could not allocate its arrays: never return unwritten scores
+        raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size))
     return out, out_off
+
+
+_KERNEL_ALLOC_FAILED = (
+    "scoring every family (k={k}) could not allocate its per-thread working memory ({got} of {n} "
+    "work items done): the machine has less free memory than the budget assumes; use a smaller k "
+    "(max_parents), fewer variables, or lower the budget (bnexplore.data.set_table_budget) so that "
+    "such runs are refused before they start")

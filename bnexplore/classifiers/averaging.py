@@ -164,8 +164,10 @@ class AMA(_BNClassifier):
     max_parents : int
         ``k``: largest parent set averaged over.
     n : int or None
-        Largest number of parents in the summary network.  ``None`` predicts by exact
-        model averaging over ``L_k(pi)`` (Eq. 13) instead of a summary network.
+        Largest number of parents in the summary network (>= 0; an ``n`` at least the
+        number of features keeps every candidate parent, and any larger ``n`` means
+        the same).  ``None`` predicts by exact model averaging over ``L_k(pi)``
+        (Eq. 13) instead of a summary network.
     order : "gtt", "random", "two-random" or list of names
         ``"gtt"``: a topological sort of the network found by greedy thick-thin search
         (the paper's choice); ``"random"``: a random order; ``"two-random"``: two

@@ -6,6 +6,7 @@ back into one with the original labels.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Hashable, Iterable, Sequence
 
@@ -46,11 +47,23 @@ def set_table_budget(cells: int) -> int:
     >>> old = bx.data.set_table_budget(10**6)
     >>> _ = bx.data.set_table_budget(old)
     """
-    if int(cells) < 1:
-        raise ValueError(f"table budget must be a positive number of cells, got {cells!r}")
+    cells = _check_budget(cells, "cells")
     old = _TABLE_BUDGET["cells"]
-    _TABLE_BUDGET["cells"] = int(cells)
+    _TABLE_BUDGET["cells"] = cells
     return old
+
+
+def _check_budget(cells, name: str) -> int:
+    """A budget as a positive int: an int or a whole float (``1e8``); bools, fractions,
+    NaN, infinities and non-numbers are refused, naming the parameter ``name``."""
+    if isinstance(cells, (bool, np.bool_)) or not isinstance(cells, (int, np.integer, float, np.floating)):
+        raise TypeError(f"{name} (table budget) must be a positive int number of cells, got {cells!r}")
+    if isinstance(cells, (float, np.floating)) and not (math.isfinite(cells) and cells == int(cells)):
+        raise ValueError(f"{name} (table budget) must be a positive whole number of cells, got {cells!r}")
+    if cells < 1:
+        raise ValueError(f"{name} (table budget) must be a positive number of cells, got {cells!r}: "
+                         f"pass at least 1 (the default is 50,000,000)")
+    return int(cells)
 
 
 def check_table_size(arities: Sequence[int], names: Sequence[str] | None = None,
@@ -170,12 +183,18 @@ class DiscreteData:
         self.names: list[str] = names
         self.states: list[list] = [list(s) for s in states]
         self.arities = np.array([len(s) for s in self.states], dtype=np.int64)
+        codes = _integer_codes(codes, names)
         if codes.size:
-            if codes.min() < 0:
-                raise ValueError("codes must be non-negative")
+            lo = codes.min(axis=0)
+            if lo.min() < 0:
+                j = int(np.argmax(lo < 0))
+                raise ValueError(f"column {names[j]!r} has the negative code {lo[j]}: codes must be "
+                                 f"0 .. arity - 1 (build from a DataFrame with DiscreteData.from_frame, "
+                                 f"which encodes missing values as you choose with missing=)")
             bad = np.nonzero(codes.max(axis=0) >= self.arities)[0]
             if bad.size:
-                raise ValueError(f"column {names[bad[0]]!r} has a code outside its {self.arities[bad[0]]} states")
+                raise ValueError(f"column {names[bad[0]]!r} has a code outside its {self.arities[bad[0]]} states: "
+                                 f"codes must be 0 .. arity - 1, one state label per code")
         self.codes = np.asfortranarray(codes, dtype=np.int32)
         self.columns = np.ascontiguousarray(self.codes.T)
         if target is not None and target not in names:
@@ -343,6 +362,31 @@ class DiscreteData:
                 )
             out[:, k] = codes
         return out
+
+
+def _integer_codes(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """``codes`` as an integer array, refusing what cannot be a state code (NaN, inf,
+    fractions, strings, objects) with a message naming the first bad column; integer
+    and bool arrays pass untouched (vectorised checks only)."""
+    kind = codes.dtype.kind
+    if kind in "iub":
+        return codes
+    if kind == "f":
+        finite = np.isfinite(codes)
+        whole = finite & (codes == np.round(np.where(finite, codes, 0.0)))
+        if not whole.all():
+            j = int(np.argmax(~whole.all(axis=0)))
+            i = int(np.argmax(~whole[:, j]))
+            what = "missing (NaN)" if np.isnan(codes[i, j]) else f"not an integer code ({codes[i, j]!r})"
+            raise ValueError(
+                f"column {names[j]!r} row {i} is {what}: codes must be integers 0 .. arity - 1; drop or impute "
+                f"missing values first, or build from a DataFrame with DiscreteData.from_frame(df, missing='drop')")
+        big = np.abs(codes).max(initial=0.0)
+        if big >= 2**31:
+            raise ValueError(f"codes must be integers 0 .. arity - 1, got a value of {big!r}")
+        return codes.astype(np.int64)
+    raise ValueError(f"codes must be an integer array (state codes 0 .. arity - 1), got dtype {codes.dtype}: "
+                     f"build from a DataFrame with DiscreteData.from_frame, which encodes the labels")
 
 
 def _lookup_codes(vals: np.ndarray, states: Sequence) -> np.ndarray:
