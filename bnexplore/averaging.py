@@ -1630,14 +1630,15 @@ class OrderedAveraging:
             v = next(v for v in range(p) if lens[v] > 62)
             raise MemoryBudgetError(f"{self.names[v]!r} would get {lens[v]} parents in M*: at most 62")
         cost = [cells[v] + count_parent_sets(lens[v], self.k) for v in range(p)]  # cells, star subsets
+        work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
         n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
+        n_bins = max(1, min(n_bins, self.budget // max(work, 1)))  # one Psi per thread, within the budget
         bins: list[list[int]] = [[] for _ in range(n_bins)]
         load = [0] * n_bins
         for v in sorted(range(p), key=lambda v: -cost[v]):  # largest first, to the lightest bin
             b = load.index(min(load))
             bins[b].append(v)
             load[b] += cost[v]
-        work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
         cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
         out = np.empty(int(cpt_off[-1]))
         done = np.zeros(p, dtype=np.bool_)

@@ -189,7 +189,7 @@ class DiscreteData:
             if lo.min() < 0:
                 j = int(np.argmax(lo < 0))
                 raise ValueError(f"column {names[j]!r} has the negative code {lo[j]}: codes must be "
-                                 f"0 .. arity - 1 (build from a DataFrame with DiscreteData.from_frame, "
+                                 f"non-negative, 0 .. arity - 1 (build from a DataFrame with DiscreteData.from_frame, "
                                  f"which encodes missing values as you choose with missing=)")
             bad = np.nonzero(codes.max(axis=0) >= self.arities)[0]
             if bad.size:
