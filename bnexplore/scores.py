@@ -230,6 +230,9 @@ class LocalScore:
         self._arities = self.data.arities.astype(np.int64)
         n = self.data.n_rows
         self._logfact = gammaln(np.arange(n + int(self._arities.max()) + 2) + 1.0)
+        # up to this many parents no configuration key can overflow (size * max arity < 2^62)
+        lg = math.log2(max(int(self._arities.max()), 1))
+        self._safe_parents = int(61.5 / lg) - 1 if lg > 0 else 1 << 62
         self.use_cache = cache
         self._cache: dict[tuple[int, tuple[int, ...]], float] = {}
 
@@ -254,7 +257,7 @@ class LocalScore:
     def _wide_keys(self, width: int) -> bool:
         """Whether ``width`` parents (and the child) of the largest arity could overflow
         an int64 configuration key (only then are parent sets checked one by one)."""
-        return (width + 1) * math.log2(max(int(self._arities.max()), 1)) >= 61.5
+        return width > self._safe_parents
 
     def _check_keys(self, ps: tuple[int, ...]):
         # keys are int64 mixed-radix codes: refuse if they could overflow
@@ -306,7 +309,8 @@ class LocalScore:
                              f"use score() with column names")
         if c in ps:
             raise ValueError(f"score_idx: node {c} is among its own parents {ps}")
-        self._check_keys(ps)
+        if len(ps) > self._safe_parents:
+            self._check_keys(ps)
         val = _score_family(self._cols, c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
                             self.ess, self._logfact)
         if self.use_cache:
