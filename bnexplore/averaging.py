@@ -120,6 +120,9 @@ def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int
             sets[i, :len(x)] = x
     if w.shape != (sets.shape[0],):
         raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
+    if np.isnan(w).any():  # NaN is never visited: the ranking would not end
+        raise ValueError(f"weights holds NaN (first at {int(np.argmax(np.isnan(w)))}): give every parent set a "
+                         f"number (-inf for probability zero)")
     top = int(sets.max(initial=-1))
     if top >= get_table_budget():
         raise MemoryBudgetError(f"parent_sets holds member {top:,}, over the table budget of {get_table_budget():,} "

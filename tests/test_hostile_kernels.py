@@ -268,6 +268,9 @@ def test_procedure1_validates_n_and_members():
         procedure1(sets, w, n=-1)
     with pytest.raises(TypeError, match=r"n \(largest union size\)"):
         procedure1(sets, w, n=2.5)
+    # NaN was ranked first here ([0]); with sets that never fit, the ranking never ended
+    with pytest.raises(ValueError, match="weights holds NaN"):
+        procedure1(sets, np.array([0.1, np.nan, 0.2, 0.9]), n=1)
     before = _rss()
     with pytest.raises(MemoryBudgetError, match="members are column indices"):
         procedure1([(), (10**12,)], np.array([0.0, 1.0]), n=1)
