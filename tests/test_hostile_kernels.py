@@ -72,7 +72,7 @@ def test_partial_order_with_many_nodes_is_scored_not_zeroed():
 def test_order_scoring_far_beyond_the_machine_is_refused_before_allocating():
     df = _binary(64, 300)
     before = _rss()
-    with pytest.raises(MemoryBudgetError, match=r"k=7.*smaller k.*set_table_budget"):
+    with pytest.raises(MemoryBudgetError, match=r"k=7.*accumulators.*smaller k.*set_table_budget"):
         score_order_families(df, list(range(300)), k=7)  # ~4e13 scores
     assert _rss() - before < GIB
 

@@ -41,6 +41,19 @@ def get_table_budget() -> int:
 def set_table_budget(cells: int) -> int:
     """Set the table budget; returns the previous value.
 
+    Parameters
+    ----------
+    cells : int
+        Largest number of cells (8-byte words) one table or kernel working set may
+        use; a positive whole number (``1e8`` is accepted as ``100_000_000``).
+
+    Raises
+    ------
+    TypeError
+        If ``cells`` is not a number (or is a bool).
+    ValueError
+        If ``cells`` is zero, negative, fractional, NaN or infinite.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -141,7 +154,9 @@ class DiscreteData:
     Parameters
     ----------
     codes : ndarray of shape (n_rows, n_cols)
-        Integer state codes, ``0 <= codes[:, j] < arities[j]``.
+        Integer state codes, ``0 <= codes[:, j] < arities[j]`` (a float array is
+        accepted if every value is a whole number; NaN, fractions and codes outside
+        the states raise ``ValueError``).
     names : sequence of str
         Column names (unique).
     states : sequence of sequences
