@@ -547,6 +547,21 @@ def md_join(values: Any, sep: str = ", ", max_items: int | None = None) -> str:
     return out
 
 
+def table_titles(frame: Any) -> dict:
+    """Column titles for a :class:`panel.widgets.Tabulator` of ``frame``, as literal text.
+
+    Tabulator puts a column's title into the page as HTML (its cells are escaped),
+    so a column named after user data needs ``titles=table_titles(frame)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table_titles(pd.DataFrame(columns=["P(<b>y</b>)"]))
+    {'P(<b>y</b>)': 'P&#40;&#60;b&#62;y&#60;&#47;b&#62;&#41;'}
+    """
+    return {str(c): md_text(c) for c in frame.columns}
+
+
 # --------------------------------------------------------------------------- page
 def make_template(title: str, main: list | None = None, sidebar: list | None = None,
                   description: str = "", home: bool = True, share: bool = True

@@ -14,7 +14,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, cached, error_box, make_template, md_text, reactive,  # noqa: E402
-                     widget)
+                     table_titles, widget)
 
 TITLE = "ISMB trace"
 DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
@@ -127,7 +127,8 @@ def summary_view(name, index, width, epsilon):
            f"{res.elapsed:.2f} s")
     return pn.Column(pn.pane.Markdown(txt, css_classes=["bnx-ismb-summary"]),
                      pn.widgets.Tabulator(rows.round(4), show_index=False, disabled=True,
-                                          layout="fit_data_table"))
+                                          layout="fit_data_table",
+                                          titles=table_titles(rows)))   # names the class
 
 
 def trace_view(name, index, width, epsilon):

@@ -190,3 +190,14 @@ def test_plot_titles_are_literal():
     assert fig.title.text == title
     fig = hv.render(roc_comparison({"a": curve, "b": curve}, "{0}"), backend="bokeh")
     assert fig.title.text == "ROC, class {0} vs the rest"
+
+
+def test_table_titles_are_text(common):
+    import panel as pn
+
+    df = pd.DataFrame({"P(<img src=x onerror=alert(1)> = [a](javascript:b))": [0.5]})
+    table = pn.widgets.Tabulator(df, titles=common.table_titles(df))
+    # Tabulator sets a column title as innerHTML: what the browser parses must be text
+    title = table.get_root().columns[-1].title
+    page = parse(title)
+    assert page.tags == [] and "".join(page.text) == df.columns[0]
