@@ -129,6 +129,7 @@ def assert_clean(page, what: str) -> None:
 
 
 def open_app(page, base: str, query: str) -> None:
+    page.dialogs.clear()            # each step is judged on its own dialogs
     page.goto(f"{base}/apps?{query}", wait_until="domcontentloaded", timeout=FIRST_RENDER_MS)
     page.locator(".bnx-share").first.wait_for(state="attached", timeout=FIRST_RENDER_MS)
 
@@ -145,6 +146,7 @@ def app_names() -> list[str]:
 def test_hostile_app_names_show_as_text(panel_server, hostile_page):
     page = hostile_page
     for value in APP_VALUES:
+        page.dialogs.clear()
         page.goto(f"{panel_server}/apps?{urlencode({'app': value})}", wait_until="load")
         page.locator(".alert-danger").first.wait_for(state="attached", timeout=60_000)
         text = wait_text(page, "alert-danger", "no app", 60)
