@@ -16,6 +16,7 @@ Panel renders), and where the page shows the input, it shows it as typed.
 """
 from __future__ import annotations
 
+import re
 import time
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -30,9 +31,9 @@ FIRST_RENDER_MS = 480_000     # first visit of an app: data, JIT compilation, a 
 #: the tester's reflected payloads for ``?app=``.
 APP_VALUES = ["<img src=x onerror=alert(document.domain)>", "<script>alert(2)</script>",
               "[x](javascript:alert(3))", "![i](x)"]
-#: values put into every widget of the query string, in turn.
-WIDGET_VALUES = ["<img src=x onerror=alert(21)>", "<script>alert(22)</script>",
-                 "[w](javascript:alert(23))", '" onmouseover="alert(24)', "{label.__class__}"]
+#: the value put into every widget of the query string (all the payloads in one).
+WIDGET_VALUE = ('<img src=x onerror=alert(21)> <script>alert(22)</script> '
+                '[w](javascript:alert(23)) " onmouseover="alert(24) {label.__class__}')
 
 FILE_NAME = "<img src=x onerror=alert(1)>.csv"
 TARGET = "<b>cls</b>|`t`"
@@ -159,14 +160,17 @@ def test_hostile_app_names_show_as_text(panel_server, hostile_page):
 def test_hostile_widget_values_in_the_url(panel_server, hostile_page, app):
     page = hostile_page
     open_app(page, panel_server, f"app={app}")
-    # the app writes every synced widget to the address bar once loaded: their names
+    # the query names of the widgets: the app writes every synced widget with a value
+    # to the address bar once loaded; the others (an empty text) are named after their
+    # label, as apps/_common.url_widgets does
     deadline = time.monotonic() + 60
     while len(parse_qsl(urlsplit(page.url).query)) < 2 and time.monotonic() < deadline:
         page.wait_for_timeout(250)
-    names = [k for k, _ in parse_qsl(urlsplit(page.url).query) if k != "app"]
+    names = {k for k, _ in parse_qsl(urlsplit(page.url).query) if k != "app"}
     assert names, f"{app}: no widget in the URL ({page.url})"
-    query = {"app": app, **{k: WIDGET_VALUES[i % len(WIDGET_VALUES)]
-                             for i, k in enumerate(names)},
+    labels = page.locator("label").all_inner_texts()
+    names |= {re.sub(r"[^a-z0-9]+", "_", t.lower()).strip("_") for t in labels} - {""}
+    query = {"app": app, **{k: WIDGET_VALUE for k in sorted(names)},
              "<img src=x onerror=alert(25)>": "1"}          # an unknown name, too
     open_app(page, panel_server, urlencode(query))
     page.wait_for_timeout(2000)                         # views update after the values
