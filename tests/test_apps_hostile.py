@@ -103,7 +103,9 @@ def hostile_page(browser):
 def pane_text(page, css_class: str, nth: int = 0) -> str:
     """Visible text of a Panel pane (its content lives in the element's shadow root)."""
     return page.locator(f".{css_class}").nth(nth).evaluate(
-        "e => (e.shadowRoot ? e.shadowRoot.textContent : e.textContent) || ''")
+        "e => [...(e.shadowRoot || e).childNodes]"
+        ".filter(n => !['STYLE', 'LINK'].includes(n.nodeName))"   # not the pane's CSS
+        ".map(n => n.textContent).join(' ')")
 
 
 def wait_text(page, css_class: str, contains: str, timeout_s: float = 180.0) -> str:
