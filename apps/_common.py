@@ -24,6 +24,13 @@ Conventions every app in ``apps/`` follows
 * :class:`DataSource` includes an upload of a CSV/ARFF file (parsed by
   :mod:`bnexplore.data`, never executed), choice of target and MDL discretisation;
   uploaded data reach the apps through :func:`load_data` like a bundled data set.
+* User text is text: every string a user controls (file, column and class names,
+  query values, messages quoting them) goes into a Markdown/HTML/Alert pane through
+  :func:`md_text` (or :func:`md_strong`, :func:`md_join`, and the helpers built on
+  them: :func:`error_box`, :func:`describe_source`, :func:`cut_points_markdown`);
+  a table whose column titles name user data gets ``titles=table_titles(frame)``.
+  Plot titles are literal in :mod:`bnexplore.viz` (``literal_title``); Bokeh draws
+  titles, labels and ticks on a canvas and escapes hover values.
 
 Files whose name starts with ``_`` (like this one) are helpers, not apps.
 """
