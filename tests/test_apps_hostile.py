@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
@@ -132,14 +133,14 @@ def assert_clean(page, what: str) -> None:
 
 
 def open_app(page, base: str, query: str) -> None:
+    """Open ``{base}/apps?{query}`` and wait for the page's sidebar (wide time limit)."""
     page.dialogs.clear()            # each step is judged on its own dialogs
     page.goto(f"{base}/apps?{query}", wait_until="domcontentloaded", timeout=FIRST_RENDER_MS)
     page.locator(".bnx-share").first.wait_for(state="attached", timeout=FIRST_RENDER_MS)
 
 
 def app_names() -> list[str]:
-    from pathlib import Path
-
+    """Every app of ``apps/`` (as the landing page finds them)."""
     apps = Path(__file__).resolve().parents[1] / "apps"
     return sorted(p.stem for p in apps.glob("*.py") if p.stem != "main"
                   and not p.name.startswith("_"))
@@ -147,6 +148,7 @@ def app_names() -> list[str]:
 
 # ------------------------------------------------------------------ reflected: ?app=
 def test_hostile_app_names_show_as_text(panel_server, hostile_page):
+    """The router's "unknown app" error quotes ``?app=`` as text (the reflected XSS)."""
     page = hostile_page
     for value in APP_VALUES:
         page.dialogs.clear()
@@ -160,6 +162,12 @@ def test_hostile_app_names_show_as_text(panel_server, hostile_page):
 # ------------------------------------------------------------------ widget values in the URL
 @pytest.mark.parametrize("app", app_names())
 def test_hostile_widget_values_in_the_url(panel_server, hostile_page, app):
+    """Markup as the value of every widget in the query string runs nothing.
+
+    Today's widgets refuse a value outside their options or range, so nothing of it
+    reaches the page; the test guards the apps against a widget that would show a
+    query value (a free-text input echoed into a pane fails it).
+    """
     page = hostile_page
     open_app(page, panel_server, f"app={app}")
     # the query names of the widgets: the app writes every synced widget with a value
@@ -182,6 +190,7 @@ def test_hostile_widget_values_in_the_url(panel_server, hostile_page, app):
 # ------------------------------------------------------------------ stored: uploads
 @pytest.mark.parametrize("app", sorted(UPLOAD_APPS))
 def test_hostile_upload_shows_as_text(panel_server, hostile_page, tmp_path, app):
+    """A file whose names and values are markup: report and views show them as text."""
     page = hostile_page
     path = tmp_path / FILE_NAME
     path.write_bytes(hostile_csv())
