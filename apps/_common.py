@@ -24,6 +24,13 @@ Conventions every app in ``apps/`` follows
 * :class:`DataSource` includes an upload of a CSV/ARFF file (parsed by
   :mod:`bnexplore.data`, never executed), choice of target and MDL discretisation;
   uploaded data reach the apps through :func:`load_data` like a bundled data set.
+* User text is text: every string a user controls (file, column and class names,
+  query values, messages quoting them) goes into a Markdown/HTML/Alert pane through
+  :func:`md_text` (or :func:`md_strong`, :func:`md_join`, and the helpers built on
+  them: :func:`error_box`, :func:`describe_source`, :func:`cut_points_markdown`);
+  a table whose column titles name user data gets ``titles=table_titles(frame)``.
+  Plot titles are literal in :mod:`bnexplore.viz` (``literal_title``); Bokeh draws
+  titles, labels and ticks on a canvas and escapes hover values.
 
 Files whose name starts with ``_`` (like this one) are helpers, not apps.
 """
@@ -461,6 +468,107 @@ def download_csv(frame: Any, filename: str, label: str = "Download CSV"
                                    sizing_mode="stretch_width")
 
 
+# --------------------------------------------------------------------------- user text
+#: every ASCII punctuation character: each can start HTML (``<``, ``&``) or Markdown
+#: syntax (links, images, emphasis, code, tables, headings, lists, math, autolinks).
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+#: control characters (line breaks included): a line break could start a new
+#: Markdown block (a heading, a table row, an HTML block) inside a one-line text.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def md_text(value: Any, max_len: int | None = None) -> str:
+    """``value`` as literal text for a Markdown, HTML or Alert pane.
+
+    Use it for every string a user controls (file names, column names, class and
+    other category values, query arguments, exception messages that quote them)
+    before it goes into a pane's markup. Every ASCII punctuation character becomes a
+    numeric character reference (``<`` -> ``&#60;``): HTML gets no tag, attribute or
+    entity, and Markdown no syntax at all (CommonMark treats a character reference as
+    the literal character), so ``[x](javascript:...)``, ``![i](x)``, ``*em*``,
+    ``| cell |``, backticks, ``$math$`` and ``http://`` autolinks all show as typed.
+    Control characters and line breaks become one space. The browser shows exactly
+    the original characters. Do not put the result inside a Markdown code span
+    (backticks show references literally): use ``<code>`` instead.
+
+    Parameters
+    ----------
+    value : object
+        Converted with ``str`` first.
+    max_len : int, optional
+        Cut the text to this many characters (an ellipsis marks the cut) *before*
+        escaping, so no character reference is cut in half.
+
+    Returns
+    -------
+    str
+        Text safe in both Markdown and HTML (also inside a quoted HTML attribute).
+
+    Examples
+    --------
+    >>> md_text("<img src=x onerror=alert(1)>")
+    '&#60;img src&#61;x onerror&#61;alert&#40;1&#41;&#62;'
+    >>> md_text("[a](javascript:x)")
+    '&#91;a&#93;&#40;javascript&#58;x&#41;'
+    >>> md_text("vote")
+    'vote'
+    >>> md_text("a very long name", max_len=6)
+    'a very\u2026'
+    """
+    s = _CONTROL.sub(" ", str(value))
+    if max_len is not None and len(s) > max_len:
+        s = s[:max_len] + "\u2026"
+    return _PUNCTUATION.sub(lambda m: f"&#{ord(m.group())};", s)
+
+
+def md_strong(value: Any) -> str:
+    """``value`` as bold literal text (``<strong>`` around :func:`md_text`).
+
+    An HTML tag, unlike ``**...**``, stays bold whatever characters the text starts
+    or ends with (Markdown emphasis next to punctuation does not always open).
+
+    Examples
+    --------
+    >>> md_strong("a|b")
+    '<strong>a&#124;b</strong>'
+    """
+    return f"<strong>{md_text(value)}</strong>"
+
+
+def md_join(values: Any, sep: str = ", ", max_items: int | None = None) -> str:
+    """Several user strings as one literal text, separated by ``sep``.
+
+    ``sep`` is markup written by the app (not escaped); with ``max_items`` the rest
+    is summarised as ``... (N more)``.
+
+    Examples
+    --------
+    >>> md_join(["a*", "b"], max_items=1)
+    'a&#42;, ... (1 more)'
+    """
+    values = [str(v) for v in values]
+    shown = values if max_items is None else values[:max_items]
+    out = sep.join(md_text(v) for v in shown)
+    if len(shown) < len(values):
+        out += f"{sep}... ({len(values) - len(shown)} more)"
+    return out
+
+
+def table_titles(frame: Any) -> dict:
+    """Column titles for a :class:`panel.widgets.Tabulator` of ``frame``, as literal text.
+
+    Tabulator puts a column's title into the page as HTML (its cells are escaped),
+    so a column named after user data needs ``titles=table_titles(frame)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table_titles(pd.DataFrame(columns=["P(<b>y</b>)"]))
+    {'P(<b>y</b>)': 'P&#40;&#60;b&#62;y&#60;&#47;b&#62;&#41;'}
+    """
+    return {str(c): md_text(c) for c in frame.columns}
+
+
 # --------------------------------------------------------------------------- page
 def make_template(title: str, main: list | None = None, sidebar: list | None = None,
                   description: str = "", home: bool = True, share: bool = True
@@ -516,8 +624,12 @@ def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:
 
 
 def error_box(exc: BaseException) -> pn.pane.Alert:
-    """A readable error panel instead of a stack trace."""
-    return pn.pane.Alert(f"**{type(exc).__name__}**: {exc}", alert_type="danger")
+    """A readable error panel instead of a stack trace.
+
+    The message is shown as literal text (:func:`md_text`): errors often quote what a
+    user typed or uploaded (a column name, a ``?app=`` value).
+    """
+    return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}", alert_type="danger")
 
 
 # --------------------------------------------------------------------------- caching
@@ -861,7 +973,10 @@ def _load_bundled(kind: str, name: str, n: int = 1000, seed: int = 0):
 
 
 def cut_points_markdown(cuts: dict, max_rows: int = 30) -> str:
-    """A Markdown table of MDL cut points (``column -> [c1, c2, ...]``)."""
+    """A Markdown table of MDL cut points (``column -> [c1, c2, ...]``).
+
+    Column names are literal text (:func:`md_text`).
+    """
     if not cuts:
         return "No continuous column: nothing was discretised."
     lines = ["| column | cut points |", "|---|---|"]
@@ -870,7 +985,7 @@ def cut_points_markdown(cuts: dict, max_rows: int = 30) -> str:
             lines.append(f"| ... | {len(cuts) - max_rows} more |")
             break
         txt = ", ".join(f"{x:.4g}" for x in v) if v else "none (one state, 'All')"
-        lines.append(f"| {c} | {txt} |")
+        lines.append(f"| {md_text(c)} | {txt} |")   # a column name may hold "|" or HTML
     return "\n".join(lines)
 
 
@@ -938,7 +1053,7 @@ class DataSource:
         msg = str(exc).replace("\n", " ")
         self.upload_info.object = (f'<div class="bnx-upload-error" style="color:#a40000">'
                                    f"<b>Cannot use this file</b> ({type(exc).__name__}): "
-                                   f"{html_escape(msg)}</div>")
+                                   f"{md_text(msg)}</div>")
 
     def _on_upload(self, event) -> None:
         content = event.new
@@ -977,12 +1092,12 @@ class DataSource:
             return
         key = store_upload(prepared, *self._file)
         df = prepared.frame
-        classes = ", ".join(map(str, df[prepared.target].cat.categories[:10]))
-        notes = "".join(f"\n\n*Note*: {html_escape(n)}" for n in prepared.notes)
+        classes = md_join(df[prepared.target].cat.categories, max_items=10)
+        notes = "".join(f"\n\n*Note*: {md_text(n)}" for n in prepared.notes)
         self.upload_info.object = (
-            f'<span class="bnx-upload-ok">**{html_escape(self._file[0])}**</span>: '
+            f'<span class="bnx-upload-ok">{md_strong(self._file[0])}</span>: '
             f"{len(df)} rows, {df.shape[1] - 1} features, class "
-            f"**{html_escape(prepared.target)}** ({classes}).{notes}\n\n"
+            f"{md_strong(prepared.target)} ({classes}).{notes}\n\n"
             f"MDL cut points of the continuous columns:\n\n"
             f"{cut_points_markdown(prepared.cut_points)}")
         opts = [o for o in self.dataset.options if not str(o).startswith(UPLOAD_PREFIX)
@@ -1025,14 +1140,22 @@ class DataSource:
 
 
 def html_escape(text: Any) -> str:
-    """HTML-escape ``text`` (for user-provided names shown in Markdown/HTML panes)."""
-    import html
-    return html.escape(str(text), quote=True)
+    """Same as :func:`md_text` (kept for older callers): literal text for any pane."""
+    return md_text(text)
 
 
 def describe_source(kind: str, name: str, n: int) -> str:
-    """Short text such as ``'vote (data set)'`` or ``'asia, 1000 samples'``."""
-    return f"{name} (data set)" if kind == DATASET else f"{name}, {n} samples"
+    """Short text such as ``'vote (data set)'`` or ``'asia, 1000 samples'``.
+
+    Ready for a Markdown or HTML pane: the name (an uploaded file's name, for
+    uploads) is literal text (:func:`md_text`); do not escape the result again.
+
+    Examples
+    --------
+    >>> describe_source(DATASET, "a*b*", 0)
+    'a&#42;b&#42; (data set)'
+    """
+    return f"{md_text(name)} (data set)" if kind == DATASET else f"{md_text(name)}, {n} samples"
 
 
 if __name__.startswith("bokeh"):  # served by `panel serve apps/*.py`: not an app

@@ -12,7 +12,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, DataSource, describe_source, error_box,  # noqa: E402
-                     load_data, make_template, reactive, cached)
+                     load_data, make_template, md_join, reactive, cached)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
@@ -156,7 +156,7 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     plot = subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
                          width=1000, height=520)
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
-                               f"{', '.join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
+                               f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
     return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
                                                 height=530), sizing_mode="stretch_width")
 

@@ -15,7 +15,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, DataSource, describe_source, download_csv,  # noqa: E402
-                     error_box, guarded, html_escape, load_data, make_template,
+                     error_box, guarded, load_data, make_template, md_text,
                      shared_cache, widget)
 
 from bnexplore.experiments import compare as cmp  # noqa: E402
@@ -212,8 +212,8 @@ def create_app() -> pn.template.FastListTemplate:
             state.update(cancel=cancel, done=0, total=1, msg="starting", result=None,
                          error=None, finished=False, started=time.monotonic())
         source_note.object = (f"<span class='bnx-source'>"
-                              f"{html_escape(describe_source(st['kind'], st['name'], st['n']))}"
-                              f"</span>, class <b>{html_escape(st['target'])}</b>")
+                              f"{describe_source(st['kind'], st['name'], st['n'])}"
+                              f"</span>, class <b>{md_text(st['target'])}</b>")
         progress.value, progress.active = 0, True
         cancel_btn.disabled = False
         status.object = "Cross-validating..."
@@ -238,7 +238,7 @@ def create_app() -> pn.template.FastListTemplate:
             pct = int(100 * snap["done"] / max(snap["total"], 1))
             progress.value = min(pct, 100)
             status.object = (f"Cross-validating: {snap['done']}/{snap['total']} fits "
-                             f"({html_escape(snap['msg'])}), "
+                             f"({md_text(snap['msg'])}), "
                              f"{time.monotonic() - snap['started']:.0f} s")
             return
         if snap.get("shown") == snap["gen"]:
@@ -262,7 +262,7 @@ def create_app() -> pn.template.FastListTemplate:
         if res.errors:
             problems.objects = [pn.pane.Alert(
                 "**Some classifiers failed** (the others are shown):\n\n" + "\n".join(
-                    f"- {html_escape(k)}: {html_escape(v)}" for k, v in res.errors.items()),
+                    f"- {md_text(k)}: {md_text(v)}" for k, v in res.errors.items()),
                 alert_type="warning")]
         table = cmp.metric_table(res)
         pretty = vc.format_metric_table(table)
@@ -312,7 +312,7 @@ def create_app() -> pn.template.FastListTemplate:
     if missing:
         missing_note = [pn.pane.Alert(
             "Not available yet (left out): " + "; ".join(
-                f"{html_escape(k)} ({html_escape(v)[:80]})" for k, v in missing.items()),
+                f"{md_text(k)} ({md_text(v, max_len=80)})" for k, v in missing.items()),
             alert_type="info")]
 
     main = [pn.Column(

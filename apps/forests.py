@@ -15,8 +15,8 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, DATASET, error_box, load_data, make_template, reactive,  # noqa: E402
-                     cached, widget)
+from _common import (serve, DATASET, error_box, load_data, make_template, md_strong,  # noqa: E402
+                     reactive, cached, widget)
 
 TITLE = "Forests"
 DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
@@ -106,7 +106,7 @@ def summary_view(name, alpha, k, averaging):
     mb = clf.markov_blanket_
     n_class = int(sum(clf.graph_.has_edge(CLS, f) for f in feats))
     exp_class = float(post.loc[CLS].sum()) if CLS in post.index else 0.0
-    text = (f"**{name}**: {len(feats)} features, {len(clf.classes_)} classes &nbsp;·&nbsp; "
+    text = (f"{md_strong(name)}: {len(feats)} features, {len(clf.classes_)} classes &nbsp;·&nbsp; "
             f"<span class='bnx-forest-summary'>alpha = {alpha}, k = {k}, {averaging.upper()}: "
             f"class is a parent of {n_class} features in the MAP forest "
             f"(BMA expectation {exp_class:.2f}); Markov blanket of the class: {len(mb)} features; "

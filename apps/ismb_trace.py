@@ -13,7 +13,8 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import serve, cached, error_box, make_template, reactive, widget  # noqa: E402
+from _common import (serve, cached, error_box, make_template, md_text, reactive,  # noqa: E402
+                     table_titles, widget)
 
 TITLE = "ISMB trace"
 DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
@@ -121,12 +122,13 @@ def summary_view(name, index, width, epsilon):
         f"P({m.target} = {truth})": [res.proba[j], res.proba_ms[j], nis.proba[j]],
         "models": [len(res.models), 1, len(nis.models)],
     })
-    txt = (f"**true {m.target} = {truth}** &nbsp;·&nbsp; phase 1: {res.n_phase1} models, "
+    txt = (f"<strong>true {md_text(m.target)} = {md_text(truth)}</strong> &nbsp;·&nbsp; phase 1: {res.n_phase1} models, "
            f"phase 2: {res.n_phase2} models (stopped by {res.stopped_by}) &nbsp;·&nbsp; "
            f"{res.elapsed:.2f} s")
     return pn.Column(pn.pane.Markdown(txt, css_classes=["bnx-ismb-summary"]),
                      pn.widgets.Tabulator(rows.round(4), show_index=False, disabled=True,
-                                          layout="fit_data_table"))
+                                          layout="fit_data_table",
+                                          titles=table_titles(rows)))   # names the class
 
 
 def trace_view(name, index, width, epsilon):

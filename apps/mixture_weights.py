@@ -14,7 +14,8 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import serve, cached, error_box, make_template, reactive, widget  # noqa: E402
+from _common import (serve, cached, error_box, make_template, md_strong, md_text,  # noqa: E402
+                     reactive, widget)
 
 TITLE = "Mixture weights"
 DESCRIPTION = ("AODE, BMA over ODEs, MAPLMD and MAPLMG on a bundled data set: the weight of "
@@ -125,8 +126,8 @@ def summary_view(name, n):
     except Exception as exc:
         return error_box(exc)
     bma = w[METHOD_LABELS["BMAAODE"]]
-    txt = (f"**{name}**: {int(n)} training rows, {len(yt)} test rows, {len(w)} super-parents "
-           f"&nbsp;·&nbsp; BMA's largest weight **{bma.max():.3f}** on `{bma.idxmax()}` "
+    txt = (f"{md_strong(name)}: {int(n)} training rows, {len(yt)} test rows, {len(w)} super-parents "
+           f"&nbsp;·&nbsp; BMA's largest weight **{bma.max():.3f}** on <code>{md_text(bma.idxmax())}</code> "
            f"&nbsp;·&nbsp; AUC " + ", ".join(f"{m} {a:.3f}" for m, a in aucs.items()))
     return pn.pane.Markdown(txt, css_classes=["bnx-mix-summary"], margin=(0, 10))
 

@@ -13,7 +13,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
-                     make_template, reactive)
+                     make_template, md_strong, reactive)
 
 TITLE = "Order averaging"
 DESCRIPTION = ("Exact Bayesian model averaging over all DAGs consistent with a GTT order "
@@ -84,7 +84,9 @@ def summary_view(kind, dataset, network, n_rows, target, k, n):
     except Exception as exc:  # shown to the user; the page keeps working
         return error_box(exc)
     n_arcs = net.dag.number_of_edges()
-    text = (f"**{describe_source(kind, name, n_rows)}**, class **{target}** &nbsp;·&nbsp; "
+    # the source and the class come from the user (an uploaded file): literal text
+    text = (f"<strong>{describe_source(kind, name, n_rows)}</strong>, class {md_strong(target)} "
+            f"&nbsp;·&nbsp; "
             f"k = {k}, n = {n} &nbsp;·&nbsp; {avg.n_families:,} families, "
             f"{avg.n_structures:.3g} DAGs averaged exactly, log P(D) = {avg.log_evidence:.2f}"
             f" &nbsp;·&nbsp; M* has {n_arcs} arcs &nbsp;·&nbsp; AUC: {aucs}")

@@ -16,7 +16,7 @@ import networkx as nx
 import pandas as pd
 
 from .curves import heatmap
-from .graphs import dag_plot
+from .graphs import dag_plot, literal_title
 
 __all__ = ["arc_posterior_heatmap", "summary_network_plot", "parent_set_bars"]
 
@@ -56,5 +56,5 @@ def parent_set_bars(table: pd.DataFrame, title: str = "", top: int = 15, width: 
     labels = ["{" + ", ".join(map(str, ps)) + "}" for ps in t["parents"]]
     df = pd.DataFrame({"parent set": labels, "posterior": t["posterior"].to_numpy()})
     return hv.Bars(df, "parent set", "posterior").opts(
-        invert_axes=True, width=width, height=height, title=title, tools=["hover"],
+        invert_axes=True, width=width, height=height, title=literal_title(title), tools=["hover"],
         color="#1f5f8b", ylim=(0, 1), backend="bokeh")

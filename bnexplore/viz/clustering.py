@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .graphs import _ensure_bokeh, dag_plot, layered_layout
+from .graphs import _ensure_bokeh, dag_plot, layered_layout, literal_title
 
 __all__ = ["cluster_colors", "dendrogram_segments", "dendrogram_plot", "strategy_frame",
            "honeycomb_layout", "subspace_plot", "q_timeline_plot"]
@@ -146,7 +146,7 @@ def dendrogram_plot(root, clusters: Sequence[Sequence[str]] | None = None, title
     ymin = float(min(seg["y1"].min(), 1.0)) if len(seg) else 0.0
     size = {"responsive": True} if responsive else {"width": width}
     return (segments * points).opts(
-        title=title, height=height, invert_yaxis=True, xticks=ticks, xrotation=60,
+        title=literal_title(title), height=height, invert_yaxis=True, xticks=ticks, xrotation=60,
         fontsize={"xticks": "8pt" if len(leaves) > 30 else "9pt"},
         xlim=(-0.7, max(len(leaves) - 0.3, 0.7)),
         ylim=(max(ymin - 0.05, -0.02), 1.02), xlabel="",
@@ -267,7 +267,7 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
     outline = hv.Path(paths).opts(color=_OUTLINE, line_dash="dashed", line_width=2, backend="bokeh")
     allpts = np.array([pos[v] for v in model.nodes], dtype=float).reshape(-1, 2)
     lo, hi = allpts.min(axis=0) - 0.8, allpts.max(axis=0) + 0.8
-    return (plot * outline).opts(title=title, xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), backend="bokeh")
+    return (plot * outline).opts(title=literal_title(title), xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), backend="bokeh")
 
 
 def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = False,
@@ -323,5 +323,5 @@ def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = Fals
     xlabel = "time (steps / number of greedy steps)" if normalize_by else "step"
     size = {"responsive": True} if responsive else {"width": width}
     pos = legend_position or "bottom"
-    return over.opts(title=title, height=height, legend_position=pos, xlabel=xlabel,
+    return over.opts(title=literal_title(title), height=height, legend_position=pos, xlabel=xlabel,
                      ylabel=ylabel, show_grid=True, backend="bokeh", **size)

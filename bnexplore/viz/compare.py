@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .curves import PALETTE, heatmap, roc_plot
-from .graphs import _ensure_bokeh
+from .graphs import _ensure_bokeh, literal_title
 
 __all__ = ["roc_comparison", "metric_bars", "ovr_auc_heatmap", "format_metric_table",
            "METRIC_LABELS", "LOWER_IS_BETTER"]
@@ -71,7 +71,7 @@ def roc_comparison(curves: Mapping[str, tuple[Sequence[float], Sequence[float], 
         styled.append(el.opts(line_dash=_DASHES[(i // len(PALETTE)) % len(_DASHES)],
                               backend="bokeh"))
     return hv.Overlay([*styled, items[-1]]).opts(
-        title=f"ROC, class {positive!s} vs the rest", width=width, height=height,
+        title=literal_title(f"ROC, class {positive!s} vs the rest"), width=width, height=height,
         xlim=(0, 1), ylim=(0, 1.02), legend_position="bottom_right", show_grid=True,
         backend="bokeh")
 

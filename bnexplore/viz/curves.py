@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .graphs import _ensure_bokeh
+from .graphs import _ensure_bokeh, literal_title
 
 __all__ = ["roc_plot", "heatmap", "PALETTE"]
 
@@ -86,7 +86,7 @@ def roc_plot(
                   backend="bokeh")
         )
     return hv.Overlay([*elements, diag]).opts(
-        title=title, width=width, height=height, xlim=(0, 1), ylim=(0, 1.02),
+        title=literal_title(title), width=width, height=height, xlim=(0, 1), ylim=(0, 1.02),
         legend_position="bottom_right", show_grid=True, backend="bokeh",
     )
 
@@ -155,7 +155,7 @@ def heatmap(
         **{cname: cols, rname: rows[::-1]} if rows and cols else {}
     )
     opts = dict(cmap=cmap, colorbar=True, tools=["hover"], xrotation=45, width=width,
-                height=height, title=title, clipping_colors={"NaN": "#f4f4f4"},
+                height=height, title=literal_title(title), clipping_colors={"NaN": "#f4f4f4"},
                 backend="bokeh")
     if clim is not None:
         opts["clim"] = tuple(clim)
@@ -170,4 +170,4 @@ def heatmap(
     lab["text_color"] = np.where(lab["value"] > mid, "#ffffff", "#222222")  # legible on dark
     labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text", "text_color"]).opts(
         text_font_size="8pt", text_color="text_color", backend="bokeh")
-    return (hm * labels).opts(title=title, width=width, height=height, backend="bokeh")
+    return (hm * labels).opts(title=literal_title(title), width=width, height=height, backend="bokeh")

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .curves import PALETTE
-from .graphs import _ensure_bokeh, dag_plot, layered_layout
+from .graphs import _ensure_bokeh, dag_plot, layered_layout, literal_title
 
 __all__ = ["forest_plot", "short_labels", "alpha_accuracy_plot", "noise_accuracy_plot", "dbn_plot", "CLASS_COLOR"]
 
@@ -166,7 +166,7 @@ def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exc
     lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
     pad = 0.08 * (hi - lo if hi > lo else 0.05)
     size = {"responsive": True} if responsive else {"width": width}
-    return layers.opts(title=title, height=height, xlabel="exclusion penalty alpha",
+    return layers.opts(title=literal_title(title), height=height, xlabel="exclusion penalty alpha",
                        ylabel="accuracy (fraction correct)", xticks=ticks,
                        xlim=(x0, x1), ylim=(lo - pad, hi + 2.5 * pad),
                        legend_position="bottom_right",
@@ -189,7 +189,7 @@ def noise_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against irrelev
         c = PALETTE[i % len(PALETTE)]
         curves.append(hv.Curve(sub, "n_noise", "accuracy", label=str(name)).opts(color=c, line_width=2)
                       * hv.Scatter(sub, "n_noise", "accuracy").opts(color=c, size=6))
-    return hv.Overlay(curves).opts(title=title, width=width, height=height,
+    return hv.Overlay(curves).opts(title=literal_title(title), width=width, height=height,
                                    xlabel="irrelevant binary features added", ylabel="mean accuracy",
                                    legend_position="bottom_left", show_grid=True)
 
@@ -209,5 +209,5 @@ def dbn_plot(df: pd.DataFrame, title: str = "Withheld log P(X_t | X_t-1)", width
     lo = float(mean["log_prob"].min())
     hi = float(mean["log_prob"].max())
     pad = 0.1 * (hi - lo if hi > lo else 1.0)
-    return bars.opts(title=title, width=width, height=height, xrotation=45, ylim=(lo - pad, hi + pad),
+    return bars.opts(title=literal_title(title), width=width, height=height, xrotation=45, ylim=(lo - pad, hi + pad),
                      tools=["hover"], ylabel="mean log P(X_t | X_t-1)", show_grid=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-__all__ = ["layered_layout", "dag_plot", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
+__all__ = ["layered_layout", "dag_plot", "literal_title", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
 
 #: default fill colour of a node.
 NODE_COLOR = "#a6cee3"
@@ -137,6 +137,22 @@ def _format_value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+def literal_title(title: Any) -> str:
+    """``title`` made safe for HoloViews' ``title`` option, which is a format string.
+
+    HoloViews calls ``title.format(label=..., group=..., ...)``, so a brace in a user
+    string (a class value ``{``, a column named ``{label.__class__}``) would raise
+    or be replaced by an attribute of the plot. Doubling the braces shows the text
+    as given. Apply it exactly once, where the option is set.
+
+    Examples
+    --------
+    >>> literal_title("ROC, class {x}")
+    'ROC, class {{x}}'
+    """
+    return str(title).replace("{", "{{").replace("}", "}}")
 
 
 def _ensure_bokeh() -> None:
@@ -332,7 +348,7 @@ def dag_plot(
         ylim=ylim,
         width=width,
         height=height,
-        title=title,
+        title=literal_title(title),
         toolbar="above",
         active_tools=["wheel_zoom"],
         backend="bokeh",
@@ -342,4 +358,4 @@ def dag_plot(
         kdims=["x", "y"], vdims=["name"],
     ).opts(text_font_size="8pt" if len(nodes) > 20 else "10pt", text_color="#111111",
                                                                   backend="bokeh")
-    return (graph * labels).opts(title=title, width=width, height=height, backend="bokeh")
+    return (graph * labels).opts(title=literal_title(title), width=width, height=height, backend="bokeh")

@@ -50,7 +50,7 @@ def trace_plot(trace: pd.DataFrame, label, title: str = "", width: int = 480,
     """
     import holoviews as hv
 
-    from .graphs import _ensure_bokeh
+    from .graphs import _ensure_bokeh, literal_title
 
     _ensure_bokeh()
     col = _check_trace(trace, label)
@@ -62,7 +62,7 @@ def trace_plot(trace: pd.DataFrame, label, title: str = "", width: int = 480,
     est = hv.Curve(df, xdim, hv.Dimension("estimate", label=f"P({label} | x, D)"),
                    label="estimate").opts(
         color=ESTIMATE_COLOR, line_width=2, width=width, height=height, ylim=(0, 1),
-        title=title, xaxis=None)
+        title=literal_title(title), xaxis=None)
     pts = hv.Scatter(df, xdim, ["estimate", "phase", "log_score"]).opts(
         color=ESTIMATE_COLOR, size=4, tools=["hover"],
         hover_tooltips=[("models", "@models"), ("phase", "@phase"),
@@ -73,7 +73,7 @@ def trace_plot(trace: pd.DataFrame, label, title: str = "", width: int = 480,
         tools=["hover"], hover_tooltips=[("models", "@models"), ("log score", "@log_score{0.00}")],
         yticks=4)
     vl = hv.VLine(n1 + 0.5).opts(color=BOUNDARY_COLOR, line_dash="dashed", line_width=1.5)
-    top = (est * pts * vl).opts(show_legend=False, title=title)
+    top = (est * pts * vl).opts(show_legend=False, title=literal_title(title))
     bottom = (score * vl).opts(show_legend=False, title="")
     return (top + bottom).cols(1).opts(shared_axes=True)
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .curves import PALETTE
-from .graphs import _ensure_bokeh
+from .graphs import _ensure_bokeh, literal_title
 
 __all__ = ["weights_bars", "bma_collapse_plot", "weights_heatmap"]
 
@@ -57,7 +57,7 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
     size = {"responsive": True} if responsive else {"width": width}
     top = float(long["weight"].max()) if len(long) else 1.0
     return hv.Bars(long, ["attribute", "method"], "weight").opts(
-        title=title, height=height, color="method", cmap=cmap,
+        title=literal_title(title), height=height, color="method", cmap=cmap,
         xrotation=45, tools=["hover"], show_grid=True, ylim=(0, min(1.0, top) * 1.05 or 1.0),
         hover_tooltips=[("super-parent", "@attribute"), ("method", "@method"),
                         ("weight", "@weight{0.000}")],
@@ -120,7 +120,7 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
     ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000)
              if xs.min() * 0.9 <= t <= xs.max() * 1.1]
     size = {"responsive": True} if responsive else {"width": width}
-    return hv.Overlay(curves).opts(title=title, height=height, logx=True, xticks=ticks or None,
+    return hv.Overlay(curves).opts(title=literal_title(title), height=height, logx=True, xticks=ticks or None,
                                    xlabel="training rows (log scale)",
                                    ylabel="BMA posterior weight", ylim=(0, 1.02), show_grid=True,
                                    legend_position="right", backend="bokeh", **size)
