@@ -470,17 +470,18 @@ class DiscreteData:
 
 
 def _lookup_codes(vals: np.ndarray, states: Sequence) -> np.ndarray:
-    """Vectorised state lookup: exact matches first, then string forms (CSV round trips)."""
+    """Vectorised state lookup: exact matches first, then text forms (CSV round trips; ``1``,
+    ``1.0`` and ``"1"`` alike)."""
     try:
         codes = pd.Index(states).get_indexer(vals).astype(np.int32)
     except (TypeError, ValueError):  # pragma: no cover - unhashable or mixed values
         codes = np.full(len(vals), -1, dtype=np.int32)
     miss = codes < 0
     if miss.any():
-        as_str = pd.Index([str(s) for s in states])
+        as_str = pd.Index([_as_label(s) for s in states])
         if as_str.is_unique:
-            alt = as_str.get_indexer(pd.Index(vals[miss]).astype(str)).astype(np.int32)
-            codes[miss] = alt
+            alt = as_str.get_indexer(pd.Index([_as_label(v) for v in vals[miss]], dtype=object))
+            codes[miss] = alt.astype(np.int32)
     return codes
 
 
