@@ -53,13 +53,35 @@ def test_mdl_pipeline_cross_validates_on_bundled_data(bundled, name, params):
     and a test fold met a value its training fold never saw: ValueError in every fold."""
     ds, X, y = bundled
     if name == "ISMB" and ds == "credit-g":
-        X, y = X.iloc[:300], y.iloc[:300]         # per-row search: keep the run short
+        X, y = X.iloc[:200], y.iloc[:200]         # per-row search: keep the run short
+    if name == "AMA":
+        params = {}                               # the defaults (n=12) exceed the budget below
     pipe = Pipeline([("disc", MDLDiscretizer()), ("clf", _make(name, params))])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        scores = cross_val_score(pipe, X, y, cv=StratifiedKFold(3, shuffle=True, random_state=0),
-                                 error_score="raise")
+    old = bx.data.set_table_budget(10**6)        # small tables, fast test
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores = cross_val_score(pipe, X, y, error_score="raise",
+                                     cv=StratifiedKFold(3, shuffle=True, random_state=0))
+    finally:
+        bx.data.set_table_budget(old)
     assert np.all(scores > 0.6), scores
+
+
+def test_ama_summary_network_falls_back_to_the_largest_n_within_budget():
+    from bnexplore.classifiers import AMA
+    df = bx.datasets.load("vote", missing="drop")
+    X, y = df.drop(columns="Class"), df["Class"]
+    old = bx.data.set_table_budget(5_000)
+    try:
+        with pytest.warns(UserWarning, match=r"n=12 parents would exceed the table budget of "
+                                             r"5,000 cells; using n=\d+"):
+            clf = AMA(max_parents=2, n=12).fit(X, y)
+    finally:
+        bx.data.set_table_budget(old)
+    assert 0 < clf.n_used_[0] < 12
+    assert max(len(clf.networks_[0].parents(v)) for v in clf.networks_[0].nodes) <= clf.n_used_[0]
+    assert clf.score(X, y) > 0.85
 
 
 @pytest.mark.parametrize("cls", [MDLDiscretizer, EqualFrequencyDiscretizer])

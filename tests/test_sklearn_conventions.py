@@ -385,10 +385,11 @@ def test_selected_sklearn_checks(request, name, params):
         pytest.xfail("known violations: " + "; ".join(still_known))
 
 
-@pytest.mark.parametrize("name, params", [("NaiveBayes", {}), ("AODE", {}), ("SFAN", {"penalty": 1.0})],
-                         ids=["NaiveBayes", "AODE", "SFAN"])
-def test_full_check_estimator(name, params):
-    """The complete scikit-learn check suite passes for one classifier of each base path."""
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_full_check_estimator(name):
+    """The complete scikit-learn check suite passes for every classifier with its defaults
+    (ISMB failed check_dict_unchanged: predict wrote its diagnostics on the estimator)."""
+    params = {"queue_width": 50} if name == "ISMB" else {}   # the default 1000 is slow here
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = ec.check_estimator(make(name, params), on_fail=None)
