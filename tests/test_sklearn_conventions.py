@@ -426,7 +426,7 @@ def test_ismb_shared_model_across_threads():
     rows = [X.iloc[[i]] for i in range(40)]
     ref = _cls("ISMB")(queue_width=20, variant="nismb").fit(X, y)
     expected = np.vstack([ref.predict_proba(r) for r in rows])
-    for _ in range(2):
+    for _ in range(1):
         est = _cls("ISMB")(queue_width=20, variant="nismb").fit(X, y)   # fresh caches
         old = sys.getswitchinterval()
         sys.setswitchinterval(1e-6)          # switch threads often to expose races

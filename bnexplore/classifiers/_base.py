@@ -215,8 +215,9 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
                     if lost:
                         msg += "Feature names seen at fit time, yet now missing:\n" + \
                             "".join(f"- {c}\n" for c in lost)
-                    raise ValueError(msg + f"Pass the columns used in fit, {labels} (in any "
-                                           f"order), or an array to match them by position")
+                    raise ValueError(msg + f"X has columns {unseen} not seen in fit, and lacks "
+                                           f"{lost}: pass the columns used in fit {labels} (in "
+                                           f"any order), or an array to match them by position")
                 X = X[labels]           # the same labels in another order: match by label
         elif hasattr(self, "feature_names_in_"):
             warnings.warn(f"X does not have valid feature names, but {who} was fitted with "

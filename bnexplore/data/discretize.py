@@ -153,7 +153,9 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"columns {unknown} are not in X; columns are {list(df.columns)}")
         for c in cols:
             if not _is_numeric(df[c]):
-                raise TypeError(f"column {c!r} has dtype {df[c].dtype}, not numeric: it cannot be discretised")
+                raise TypeError(f"column {c!r} has dtype {df[c].dtype}, not numeric: it cannot be "
+                                f"discretised; leave it out of columns, or convert it to numbers first "
+                                f"(e.g. df[{c!r}].dt.total_seconds() for time spans)")
         return cols
 
     def _start_fit(self, X) -> pd.DataFrame:
