@@ -65,7 +65,7 @@ def test_mdl_pipeline_cross_validates_on_bundled_data(bundled, name, params):
                                      cv=StratifiedKFold(3, shuffle=True, random_state=0))
     finally:
         bx.data.set_table_budget(old)
-    assert np.all(scores > 0.6), scores
+    assert np.all(scores > 0.5), scores          # runs, and better than a coin
 
 
 def test_ama_summary_network_falls_back_to_the_largest_n_within_budget():
