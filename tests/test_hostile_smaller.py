@@ -337,3 +337,14 @@ def test_workers_exit_when_the_run_is_killed(tmp_path):
         for w in workers:
             if _running(w):
                 os.kill(w, signal.SIGKILL)
+
+
+def test_unnamed_dataframe_after_named_fit_warns_like_sklearn(xy):
+    X, y = xy
+    clf = NaiveBayes().fit(X, y)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        pred = clf.predict(pd.DataFrame(X.to_numpy()))        # integer labels 0, 1
+    assert (pred == clf.predict(X)).all()
+    Xi = X.set_axis([0, 1], axis=1)
+    with pytest.warns(UserWarning, match="X has feature names, but NaiveBayes was fitted without"):
+        NaiveBayes().fit(Xi, y).predict(X)

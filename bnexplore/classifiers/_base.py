@@ -178,13 +178,14 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
 
         Columns are matched as in scikit-learn, except that a reordering is undone:
 
-        * fitted on a DataFrame, a DataFrame is matched by column label (string or
-          not; the columns may come in any order), and columns that differ from
-          those of ``fit`` raise a ``ValueError`` that lists them;
-        * fitted on a DataFrame with string column names, an array is matched by
-          position with a ``UserWarning`` ("X does not have valid feature names");
-        * fitted on an array, a DataFrame with string names is matched by position
-          with a ``UserWarning`` ("X has feature names").
+        * fitted on a DataFrame, a DataFrame with the same column labels (strings or
+          not) is matched by label, in any order; other labels of the same kind raise
+          a ``ValueError`` that lists the differences;
+        * fitted with string column names, an array (or a DataFrame without string
+          names) is matched by position with a ``UserWarning`` ("X does not have
+          valid feature names");
+        * fitted without string names, a DataFrame with string names is matched by
+          position with a ``UserWarning`` ("X has feature names").
 
         Unseen categories raise a ``ValueError`` naming the column and the value.
         """
@@ -197,29 +198,34 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
                              f"{self.n_features_in_} features as input")
         names = self._feature_names
         labels = getattr(self, "_column_labels_", None)
+        named_fit = hasattr(self, "feature_names_in_")
         if isinstance(X_in, pd.DataFrame):
             cols = list(X.columns)
-            if labels is None:
-                if _has_string_names(X_in):
-                    warnings.warn(f"X has feature names, but {who} was fitted without feature "
-                                  f"names: its columns are matched by position", UserWarning,
-                                  stacklevel=3)
-            elif cols != labels:
+            if labels is not None and cols == labels:
+                pass                                       # the columns of fit, in order
+            elif labels is not None and set(cols) == set(labels):
+                X = X[labels]           # the same labels in another order: match by label
+            elif named_fit and not _has_string_names(X_in):
+                warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
+                              f"feature names: its columns are matched by position to "
+                              f"{list(self.feature_names_in_)}", UserWarning, stacklevel=3)
+            elif not named_fit and _has_string_names(X_in):
+                warnings.warn(f"X has feature names, but {who} was fitted without feature "
+                              f"names: its columns are matched by position", UserWarning,
+                              stacklevel=3)
+            elif labels is not None:
                 unseen = [c for c in cols if c not in labels]
                 lost = [c for c in labels if c not in cols]
-                if unseen or lost:
-                    msg = "The feature names should match those that were passed during fit.\n"
-                    if unseen:
-                        msg += "Feature names unseen at fit time:\n" + \
-                            "".join(f"- {c}\n" for c in unseen)
-                    if lost:
-                        msg += "Feature names seen at fit time, yet now missing:\n" + \
-                            "".join(f"- {c}\n" for c in lost)
-                    raise ValueError(msg + f"X has columns {unseen} not seen in fit, and lacks "
-                                           f"{lost}: pass the columns used in fit {labels} (in "
-                                           f"any order), or an array to match them by position")
-                X = X[labels]           # the same labels in another order: match by label
-        elif hasattr(self, "feature_names_in_"):
+                msg = "The feature names should match those that were passed during fit.\n"
+                if unseen:
+                    msg += "Feature names unseen at fit time:\n" + "".join(f"- {c}\n" for c in unseen)
+                if lost:
+                    msg += "Feature names seen at fit time, yet now missing:\n" + \
+                        "".join(f"- {c}\n" for c in lost)
+                raise ValueError(msg + f"X has columns {unseen} not seen in fit, and lacks "
+                                       f"{lost}: pass the columns used in fit {labels} (in "
+                                       f"any order), or an array to match them by position")
+        elif named_fit:
             warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
                           f"feature names: its columns are matched by position to "
                           f"{list(self.feature_names_in_)}", UserWarning, stacklevel=3)
