@@ -44,6 +44,7 @@ Journal of Machine Learning Research 11:3333-3369, 2010.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -700,6 +701,18 @@ class MBModel:
         self._nismb: dict | None = None
         self._succ_cache: dict[tuple[int, ...], tuple] = {}
         self._ids_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
+        # the caches above are shared by every search; the lock keeps the family ids and
+        # the NISMB sequence consistent when several threads search one fitted model
+        self._lock = threading.RLock()
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_lock"]              # a lock cannot be pickled or deep-copied
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ scores
     def family_score(self, v: int, mask: int) -> float:
@@ -781,8 +794,11 @@ class MBModel:
         key = (v, mask)
         i = self._fid.get(key)
         if i is None:
-            i = self._fid[key] = len(self._fams)
-            self._fams.append(key)
+            with self._lock:
+                i = self._fid.get(key)
+                if i is None:
+                    self._fams.append(key)          # listed before its id is visible
+                    i = self._fid[key] = len(self._fams) - 1
         return i
 
     def _pred_ids(self, pa: tuple[int, ...]) -> tuple[int, ...]:
@@ -900,6 +916,10 @@ class MBModel:
     def _nismb_sequence(self, n: int, queue_width: int) -> list[tuple[tuple[int, ...], float]]:
         """The first ``n`` phase-2 models of NISMB: best-first search on the phase-1 score
         (instance independent, so cached and extended on demand)."""
+        with self._lock:
+            return self._nismb_sequence_locked(n, queue_width)
+
+    def _nismb_sequence_locked(self, n: int, queue_width: int) -> list[tuple[tuple[int, ...], float]]:
         st = self._nismb
         if st is None or st["w"] != queue_width:
             models, _ = self.phase1()

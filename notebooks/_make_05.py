@@ -41,13 +41,14 @@ cells = [
     nbf.v4.new_code_cell(
         "top = r['ismb'].top_models(3)\nvz.blanket_grid([m for m, _, _ in top], [w for _, _, w in top])"),
     nbf.v4.new_markdown_cell("## As a classifier\n`ISMB` follows scikit-learn conventions; "
-                             "`trace_` holds the trace of the last predicted instance."),
+                             "`predict_report` returns the search behind each prediction "
+                             "(its statistics and the trace of every instance)."),
     nbf.v4.new_code_cell(
         "from bnexplore.classifiers import ISMB\n"
         "df = bx.datasets.load('vote', missing='state')\nX, y = df.drop(columns='Class'), df['Class']\n"
         "clf = ISMB(queue_width=1000, epsilon=1e-3).fit(X.iloc[10:], y.iloc[10:])\n"
-        "print(clf.predict_proba(X.iloc[:10]).round(3))\nprint(clf.search_stats_)\n"
-        "clf.trace_.tail()"),
+        "report = clf.predict_report(X.iloc[:10])\nprint(report.proba.round(3))\n"
+        "print(report.search_stats)\nreport.trace().tail()"),
 ]
 nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                "language": "python"}})

@@ -138,7 +138,7 @@ def test_auto_columns_and_passthrough():
     y = rng.integers(0, 2, n)
     X = pd.DataFrame({
         "cont": rng.normal(size=n) + 3 * y,             # continuous: discretised
-        "smallint": rng.integers(0, 4, n),              # few integers: left alone
+        "smallint": rng.integers(0, 4, n),              # few integers: left alone (values seen in fit)
         "manyint": rng.integers(0, 1000, n),            # many distinct integers: discretised
         "flag": rng.integers(0, 2, n).astype(bool),
         "cat": pd.Categorical(rng.choice(["a", "b"], n)),
@@ -149,6 +149,7 @@ def test_auto_columns_and_passthrough():
     out = mdl.transform(X)
     for c in ["smallint", "flag", "cat", "txt"]:
         pd.testing.assert_series_equal(out[c], X[c])
+    assert mdl.value_states_ == {"smallint": [0, 1, 2, 3]}
     assert isinstance(out["cont"].dtype, pd.CategoricalDtype)
     assert len(mdl.cut_points_["cont"]) >= 1
     numeric = MDLDiscretizer(columns="numeric").fit(X, y)

@@ -360,22 +360,26 @@ def test_classifier_variants_and_trace(weather):
     P = clf.predict_proba(X)
     assert P.shape == (len(X), 2) and np.allclose(P.sum(1), 1)
     assert list(clf.classes_) == sorted(set(y))
-    tr = clf.trace_
+    report = clf.predict_report(X)
+    np.testing.assert_allclose(report.proba, P)
+    tr = report.trace()
     assert list(tr.columns[:4]) == ["step", "phase", "log_score", "phase2_score"]
     assert {f"P({c})" for c in clf.classes_} <= set(tr.columns)
     assert np.allclose(tr[[f"P({c})" for c in clf.classes_]].iloc[-1], P[-1])
     assert list(tr["phase"]) == sorted(tr["phase"])  # phase 1 models come first
-    assert len(clf.search_stats_) == len(X)
-    both = clf.predict_proba_variants(X)
+    assert len(report.search_stats) == len(report.results) == len(X)
+    both, stats = clf.predict_proba_variants(X, return_stats=True)
     np.testing.assert_allclose(both["ismb"], P)
+    pd.testing.assert_frame_equal(stats.drop(columns="seconds"),
+                                  report.search_stats.drop(columns="seconds"))
     ms = ISMB(queue_width=100, variant="ms").fit(X, y)
     np.testing.assert_allclose(ms.predict_proba(X), both["ms"])
     ni = ISMB(queue_width=100, variant="nismb").fit(X, y)
     np.testing.assert_allclose(ni.predict_proba(X), both["nismb"])
-    assert (ni.trace_["phase"] == 2).sum() == clf.search_stats_["n_phase2"].iloc[-1]
-    # a single instance gives the trace of that instance
-    clf.predict_proba(X.iloc[[3]])
-    np.testing.assert_allclose(clf.trace_.filter(like="P(").iloc[-1], P[3])
+    assert (ni.predict_report(X).trace()["phase"] == 2).sum() == \
+        report.search_stats["n_phase2"].iloc[-1]
+    # the trace of any row, here the fourth
+    np.testing.assert_allclose(report.trace(3).filter(like="P(").iloc[-1], P[3])
 
 
 def test_classifier_sklearn_conventions(weather):

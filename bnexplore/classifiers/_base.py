@@ -153,6 +153,7 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has a single class ({classes[0]!r}), i.e. only one class: a "
                              f"classifier needs at least two classes")
         named = _has_string_names(X)
+        labels = list(frame.columns) if isinstance(X, pd.DataFrame) else None
         frame = frame.copy()
         frame.columns = [str(c) for c in frame.columns]
         if self.class_column in frame.columns:
@@ -163,6 +164,7 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = frame.shape[1] - 1
         if named:
             self.feature_names_in_ = np.array(list(X.columns), dtype=object)
+        self._column_labels_ = labels   # None after array input
         self.data_ = data
         return data
 
@@ -174,9 +176,18 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
     def _encode(self, X: MatrixLike) -> np.ndarray:
         """Integer codes (n, n_features) of new rows in the training coding.
 
-        A DataFrame is matched by column name when the estimator was fitted on one
-        (columns may come in any order), otherwise by position.  Unseen categories raise
-        a ``ValueError`` naming the column and the value.
+        Columns are matched as in scikit-learn, except that a reordering is undone:
+
+        * fitted on a DataFrame, a DataFrame with the same column labels (strings or
+          not) is matched by label, in any order; other labels of the same kind raise
+          a ``ValueError`` that lists the differences;
+        * fitted with string column names, an array (or a DataFrame without string
+          names) is matched by position with a ``UserWarning`` ("X does not have
+          valid feature names");
+        * fitted without string names, a DataFrame with string names is matched by
+          position with a ``UserWarning`` ("X has feature names").
+
+        Unseen categories raise a ``ValueError`` naming the column and the value.
         """
         check_is_fitted(self, "data_")
         who = type(self).__name__
@@ -186,17 +197,39 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting "
                              f"{self.n_features_in_} features as input")
         names = self._feature_names
-        if hasattr(self, "feature_names_in_") and _has_string_names(X_in):
+        labels = getattr(self, "_column_labels_", None)
+        named_fit = hasattr(self, "feature_names_in_")
+        if isinstance(X_in, pd.DataFrame):
             cols = list(X.columns)
-            if cols != names:
-                unseen = [c for c in cols if c not in names]
+            if labels is not None and cols == labels:
+                pass                                       # the columns of fit, in order
+            elif labels is not None and set(cols) == set(labels):
+                X = X[labels]           # the same labels in another order: match by label
+            elif named_fit and not _has_string_names(X_in):
+                warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
+                              f"feature names: its columns are matched by position to "
+                              f"{list(self.feature_names_in_)}", UserWarning, stacklevel=3)
+            elif not named_fit and _has_string_names(X_in):
+                warnings.warn(f"X has feature names, but {who} was fitted without feature "
+                              f"names: its columns are matched by position", UserWarning,
+                              stacklevel=3)
+            elif labels is not None:
+                unseen = [c for c in cols if c not in labels]
+                lost = [c for c in labels if c not in cols]
+                msg = "The feature names should match those that were passed during fit.\n"
                 if unseen:
-                    lost = [c for c in names if c not in cols]
-                    raise ValueError(f"X has columns {unseen} not seen in fit, and lacks {lost}: "
-                                     f"pass the columns used in fit {names}")
-                X = X[names]
-        else:
-            X = X.set_axis(names, axis=1)
+                    msg += "Feature names unseen at fit time:\n" + "".join(f"- {c}\n" for c in unseen)
+                if lost:
+                    msg += "Feature names seen at fit time, yet now missing:\n" + \
+                        "".join(f"- {c}\n" for c in lost)
+                raise ValueError(msg + f"X has columns {unseen} not seen in fit, and lacks "
+                                       f"{lost}: pass the columns used in fit {labels} (in "
+                                       f"any order), or an array to match them by position")
+        elif named_fit:
+            warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
+                          f"feature names: its columns are matched by position to "
+                          f"{list(self.feature_names_in_)}", UserWarning, stacklevel=3)
+        X = X.set_axis(names, axis=1)
         return self.data_.encode(X, unseen="raise")
 
     def predict(self, X: MatrixLike) -> np.ndarray:

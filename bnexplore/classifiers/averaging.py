@@ -15,11 +15,13 @@ The single naive network (SNN) is :class:`bnexplore.classifiers.NaiveBayes`.
 """
 from __future__ import annotations
 
+import warnings
+
 import networkx as nx
 import numpy as np
 
 from ..averaging import OrderedAveraging
-from ..data.core import DiscreteData
+from ..data.core import DiscreteData, MemoryBudgetError
 from ..networks import BayesNet
 from ..search import greedy_thick_thin
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
@@ -167,7 +169,11 @@ class AMA(_BNClassifier):
         Largest number of parents in the summary network (>= 0; an ``n`` at least the
         number of features keeps every candidate parent, and any larger ``n`` means
         the same).  ``None`` predicts by exact model averaging over ``L_k(pi)``
-        (Eq. 13) instead of a summary network.
+        (Eq. 13) instead of a summary network.  When a CPT of the summary network
+        with ``n`` parents would exceed the table budget
+        (:func:`bnexplore.data.set_table_budget`; many-valued variables), ``fit`` uses
+        the largest smaller ``n`` that fits, with a ``UserWarning``; ``n_used_`` says
+        which.
     order : "gtt", "random", "two-random" or list of names
         ``"gtt"``: a topological sort of the network found by greedy thick-thin search
         (the paper's choice); ``"random"``: a random order; ``"two-random"``: two
@@ -187,6 +193,9 @@ class AMA(_BNClassifier):
     averagings_ : list of OrderedAveraging
     networks_ : list of BayesNet
         The summary networks (empty when ``n`` is None).
+    n_used_ : list of int or None
+        The number of parents of each summary network: ``n``, or less when the
+        summary network with ``n`` parents would not fit the table budget.
     order_search_ : SearchResult or None
         The GTT search behind ``order="gtt"``.
 
@@ -248,8 +257,32 @@ class AMA(_BNClassifier):
         self.orders_ = self._orders(data)
         self.averagings_ = [OrderedAveraging(data, order=o, max_parents=k, prior=self.prior,
                                              ess=float(self.ess)) for o in self.orders_]
-        self.networks_ = [] if n is None else [a.summary_network(n) for a in self.averagings_]
+        self.networks_, self.n_used_ = [], []
+        for a in self.averagings_:
+            net, used = (None, None) if n is None else self._summary_within_budget(a, n)
+            if net is not None:
+                self.networks_.append(net)
+            self.n_used_.append(used)
         return self
+
+    @staticmethod
+    def _summary_within_budget(avg: OrderedAveraging, n: int) -> tuple[BayesNet, int]:
+        """The summary network with ``n`` parents, or with the largest smaller ``n`` whose
+        CPTs fit the table budget (the check runs before any table is allocated)."""
+        for m in range(n, -1, -1):
+            try:
+                net = avg.summary_network(m)
+            except MemoryBudgetError:
+                if m == 0:
+                    raise
+                continue
+            if m < n:
+                warnings.warn(f"AMA: the summary network with n={n} parents would exceed the "
+                              f"table budget of {avg.budget:,} cells; using n={m}, the "
+                              f"largest that fits. Pass a smaller n, or raise the budget with "
+                              f"bnexplore.data.set_table_budget()", UserWarning, stacklevel=3)
+            return net, m
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def summary_proba(self, X, n: int | None) -> np.ndarray:
         """P(class | x) from summary networks with ``n`` parents (None: exact MA),

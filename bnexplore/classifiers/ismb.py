@@ -5,6 +5,8 @@ See :mod:`bnexplore.ismb` for the model space, the operators and the two-phase s
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
@@ -12,7 +14,35 @@ from sklearn.utils.validation import check_is_fitted
 from ..ismb import VARIANTS, ISMBResult, MBModel, _check_search_params
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
-__all__ = ["ISMB"]
+__all__ = ["ISMB", "ISMBReport"]
+
+_STATS_COLUMNS = ["n_phase1", "n_phase2", "n_models", "seconds", "stopped_by"]
+
+
+@dataclass(frozen=True)
+class ISMBReport:
+    """What one :meth:`ISMB.predict_report` call found, row by row.
+
+    Attributes
+    ----------
+    proba : ndarray of shape (n_samples, n_classes)
+        The same probabilities as ``predict_proba`` (columns follow ``classes_``).
+    results : list of bnexplore.ismb.ISMBResult
+        The models and estimates behind each row's prediction (the NISMB search for
+        ``variant="nismb"``, the ISMB search otherwise).
+    search_stats : pandas.DataFrame
+        One row per predicted instance: models in phase 1 and phase 2 of the ISMB
+        search, seconds, and why phase 2 stopped (Table 5).
+    """
+
+    proba: np.ndarray
+    results: list
+    search_stats: pd.DataFrame
+
+    def trace(self, row: int = -1) -> pd.DataFrame:
+        """The trace of one row (default the last): one line per model added to R with
+        step, phase, log score, phase-2 score and the running estimates (Figure 8)."""
+        return self.results[row].trace()
 
 
 class ISMB(DiscreteClassifier):
@@ -40,25 +70,23 @@ class ISMB(DiscreteClassifier):
 
     Attributes
     ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` was a DataFrame with string column names.
     model_ : bnexplore.ismb.MBModel
         Scores and search state shared by all test instances.
-    result_ : bnexplore.ismb.ISMBResult
-        Models and estimates of the last predicted instance.
-    trace_ : pandas.DataFrame
-        For the last predicted instance, one row per model added to R: step, phase,
-        log score, phase-2 score, running estimates ``P(<class>)`` (Figure 8).
-    search_stats_ : pandas.DataFrame
-        One row per predicted instance of the last ``predict_proba`` call: models in
-        phase 1 and phase 2, seconds, and why phase 2 stopped (Table 5).
 
     Notes
     -----
     ``queue_width``, ``epsilon``, ``patience``, ``time_limit`` and ``variant`` act at
     prediction time (the phase-2 search is per test row), so changing them with
-    ``set_params`` takes effect without a refit.  Unlike most scikit-learn estimators,
-    ``predict_proba`` records the diagnostics ``result_``, ``trace_`` and
-    ``search_stats_`` of its last call on the estimator (they are cleared by ``fit``).
-    With ``time_limit=None`` (the default) predictions are deterministic.
+    ``set_params`` takes effect without a refit.  Prediction leaves the estimator
+    unchanged (one fitted model may serve several threads); the per-row search
+    diagnostics - models, traces (Figure 8) and search statistics (Table 5) - come
+    from :meth:`predict_report`.  ``model_`` memoises family scores across
+    instances; that cache is guarded by a lock.  With ``time_limit=None`` (the
+    default) predictions are deterministic.
 
     Examples
     --------
@@ -69,8 +97,11 @@ class ISMB(DiscreteClassifier):
     >>> clf = ISMB(queue_width=100).fit(X, y)
     >>> clf.predict_proba(X.iloc[:2]).shape
     (2, 2)
-    >>> list(clf.trace_.columns[:4])
+    >>> report = clf.predict_report(X.iloc[:2])
+    >>> list(report.trace().columns[:4])
     ['step', 'phase', 'log_score', 'phase2_score']
+    >>> len(report.search_stats)
+    2
     """
 
     def __init__(self, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
@@ -128,16 +159,27 @@ class ISMB(DiscreteClassifier):
             out.append(entry)
         return out
 
-    def predict_proba_variants(self, X: MatrixLike) -> dict[str, np.ndarray]:
+    def predict_proba_variants(self, X: MatrixLike, return_stats: bool = False
+                               ) -> dict[str, np.ndarray] | tuple[dict[str, np.ndarray], pd.DataFrame]:
         """Probabilities of ISMB, ISMB-MS and NISMB from one search per row.
 
-        Returns a dict variant -> (n, n_classes) array with columns following ``classes_``.
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+        return_stats : bool, default False
+            Also return the search statistics of every row (as in
+            :attr:`ISMBReport.search_stats`).
+
+        Returns
+        -------
+        dict
+            Variant -> (n, n_classes) array with columns following ``classes_``;
+            with ``return_stats``, the pair ``(dict, search_stats)``.
         """
         check_is_fitted(self, "model_")
         self._check_params()
         probs = {v: [] for v in VARIANTS}
         rows = []
-        res = None
         for x in self._rows(X):
             res = self.model_.search(x, self.queue_width, self.epsilon, self.patience,
                                      self.time_limit)
@@ -146,39 +188,50 @@ class ISMB(DiscreteClassifier):
             probs["ms"].append(res.proba_ms)
             probs["nismb"].append(nis.proba)
             rows.append(self._stats(res))
-        self._set_last(res, rows)
-        return {k: np.asarray(v).reshape(-1, len(self.classes_)) for k, v in probs.items()}
+        out = {k: np.asarray(v, dtype=float).reshape(-1, len(self.classes_))
+               for k, v in probs.items()}
+        if return_stats:
+            return out, pd.DataFrame(rows, columns=_STATS_COLUMNS)
+        return out
 
     @staticmethod
     def _stats(res: ISMBResult) -> dict:
         return {"n_phase1": res.n_phase1, "n_phase2": res.n_phase2, "n_models": len(res.models),
                 "seconds": res.elapsed, "stopped_by": res.stopped_by}
 
-    def _set_last(self, res: ISMBResult | None, rows: list[dict]) -> None:
-        self.search_stats_ = pd.DataFrame(
-            rows, columns=["n_phase1", "n_phase2", "n_models", "seconds", "stopped_by"])
-        if res is not None:
-            self.result_ = res
-            self.trace_ = res.trace()
+    def predict_report(self, X: MatrixLike) -> ISMBReport:
+        """Predict and return the search behind every row.
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """P(class | x, D) of every row, columns following ``classes_``."""
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ISMBReport
+            ``proba`` (equal to :meth:`predict_proba`), per-row ``results`` with their
+            ``trace()``, and ``search_stats``.  The estimator itself is not changed.
+        """
         check_is_fitted(self, "model_")
         self._check_params()
-        out = []
-        rows = []
-        last = None
+        out, results, rows = [], [], []
         for entry in self.search_instances(X):
             res = entry["ismb"]
             rows.append(self._stats(res))
             if self.variant == "ismb":
                 out.append(res.proba)
-                last = res
             elif self.variant == "ms":
                 out.append(res.proba_ms)
-                last = res
             else:
-                out.append(entry["nismb"].proba)
-                last = entry["nismb"]
-        self._set_last(last, rows)
-        return np.asarray(out, dtype=float).reshape(-1, len(self.classes_))
+                res = entry["nismb"]
+                out.append(res.proba)
+            results.append(res)
+        proba = np.asarray(out, dtype=float).reshape(-1, len(self.classes_))
+        return ISMBReport(proba, results, pd.DataFrame(rows, columns=_STATS_COLUMNS))
+
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """P(class | x, D) of every row, columns following ``classes_``.
+
+        The search diagnostics of the rows are available from :meth:`predict_report`.
+        """
+        return self.predict_report(X).proba

@@ -69,8 +69,8 @@ class _ODEMixture(DiscreteClassifier):
         # fast path: categoricals with exactly the training categories (no Python loop)
         if isinstance(X, pd.DataFrame) and hasattr(self, "data_"):
             names = list(self._feature_names)
-            cols = [str(c) for c in X.columns]
-            if cols == names:
+            labels = getattr(self, "_column_labels_", None)
+            if labels is not None and list(X.columns) == labels:
                 out = np.empty((len(X), len(names)), dtype=np.int32)
                 for k in range(len(names)):
                     s = X.iloc[:, k]

@@ -127,7 +127,86 @@ def _as_2d_frame(X, who: str, series_ok: bool = False) -> pd.DataFrame:
     if frame.shape[1] == 0:
         raise ValueError(f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 "
                          f"is required by {who}: X needs at least one feature attribute (column)")
+    _check_unique_columns(frame.columns)
     return frame
+
+
+def _check_unique_columns(columns) -> None:
+    """Refuse column labels that repeat, also after conversion to text (``0`` and ``"0"``)."""
+    if columns.is_unique and (columns.dtype != object or
+                              len({str(c) for c in columns}) == len(columns)):
+        return
+    names = [str(c) for c in columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    raise ValueError(f"duplicate column names {dup}: rename them so every column is unique "
+                     f"(e.g. X.columns = [f'{{c}}_{{i}}' for i, c in enumerate(X.columns)])")
+
+
+#: ``infer_dtype`` kinds of object columns that are refused, with what to do instead
+_REFUSED_KINDS = {
+    "datetime": "dates/times",
+    "datetime64": "dates/times",
+    "date": "dates",
+    "time": "times of day",
+    "timedelta": "time spans",
+    "timedelta64": "time spans",
+    "complex": "complex numbers",
+}
+
+
+def _refuse_kind(name, kind: str) -> None:
+    if kind in ("timedelta", "timedelta64"):
+        todo = (f"convert it to a number, e.g. df[{name!r}].dt.total_seconds(), and discretise "
+                f"that with MDLDiscretizer, or convert it to strings with .astype(str)")
+    elif kind == "complex":
+        todo = (f"split it into real numbers, e.g. np.real / np.imag or np.abs of df[{name!r}], "
+                f"and discretise those with MDLDiscretizer")
+    else:
+        todo = (f"derive a discrete column from it, e.g. df[{name!r}].dt.year or .dt.month, or "
+                f"convert it to strings with .astype(str) if every value is a state")
+    raise ValueError(f"column {name!r} holds {_REFUSED_KINDS[kind]}, which bnexplore cannot use as "
+                     f"discrete states: {todo}")
+
+
+def _as_label(v):
+    """Text form of one value of a column that mixes types (``1``, ``1.0`` and ``"1"`` -> ``"1"``)."""
+    if isinstance(v, (bool, np.bool_, str)):
+        return str(v)
+    if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    return str(v)
+
+
+def _clean_column(s: pd.Series, name) -> pd.Series:
+    """Refuse datetime, timedelta and complex columns; unify object columns that mix types.
+
+    An object column mixing numbers and strings (e.g. ``1`` and ``"1"``, as pandas' chunked
+    CSV reader can produce) is encoded by the text of each value, so ``1``, ``1.0`` and
+    ``"1"`` are one state ``"1"``; a column mixing only integers and floats becomes numeric.
+    """
+    dtype = s.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return s
+    kind = dtype.kind
+    if kind in "mMc":
+        _refuse_kind(name, {"M": "datetime", "m": "timedelta", "c": "complex"}[kind])
+    if kind != "O":
+        return s
+    inferred = pd.api.types.infer_dtype(s, skipna=True)
+    if inferred in _REFUSED_KINDS:
+        _refuse_kind(name, inferred)
+    if inferred == "mixed-integer-float":
+        return pd.to_numeric(s)
+    if inferred in ("mixed", "mixed-integer"):
+        vals = s.to_numpy()
+        na = pd.isna(s).to_numpy()
+        if any(isinstance(v, (complex, np.complexfloating)) for v in vals[~na]):
+            _refuse_kind(name, "complex")
+        out = np.array([None if m else _as_label(v) for v, m in zip(vals, na)], dtype=object)
+        return pd.Series(out, index=s.index, name=s.name)
+    return s
 
 
 def _is_continuous(series: pd.Series) -> bool:
@@ -163,6 +242,9 @@ class DiscreteData:
         State labels of every column, ``len(states[j]) == arities[j]``.
     target : str, optional
         Name of the class column, if any.
+    labels : sequence, optional
+        The original column labels (``df.columns``) when they are not all strings;
+        an integer given to :meth:`index` is then a label, not a position.
 
     Attributes
     ----------
@@ -183,7 +265,7 @@ class DiscreteData:
     """
 
     def __init__(self, codes: np.ndarray, names: Sequence[str], states: Sequence[Sequence[Hashable]],
-                 target: str | None = None):
+                 target: str | None = None, labels: Sequence[Hashable] | None = None):
         codes = np.asarray(codes)
         if codes.ndim != 2:
             raise ValueError(f"codes must be 2-D (rows x columns), got shape {codes.shape}")
@@ -216,6 +298,15 @@ class DiscreteData:
             raise ValueError(f"target {target!r} is not a column; columns are {names}")
         self.target = target
         self._index = {n: i for i, n in enumerate(names)}
+        # integer labels of a frame whose columns are not all strings: label -> position
+        self._labels = None
+        if labels is not None and not all(isinstance(c, str) for c in labels):
+            if len(labels) != len(names):
+                raise ValueError(f"{len(labels)} labels for {len(names)} columns")
+            self._labels = list(labels)
+        self._label_index = None if self._labels is None else {
+            c: i for i, c in enumerate(self._labels)
+            if isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_))}
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -233,15 +324,24 @@ class DiscreteData:
         missing : {"raise", "drop"}
             ``"raise"`` refuses missing values and says where they are; ``"drop"``
             drops the incomplete rows with a warning that gives the count.
+        check_target : bool, default True
+            Require at least two values in the ``target`` column.
+
+        Notes
+        -----
+        Datetime, timedelta and complex columns are refused with a message that says how
+        to derive a discrete column from them.  An object column that mixes numbers and
+        strings (as pandas' chunked CSV reader can produce) is encoded by the text of
+        each value: ``1``, ``1.0`` and ``"1"`` are the same state ``"1"``.  Column labels
+        that are not strings (e.g. the integers of ``pd.DataFrame(array)``) are kept, so
+        :meth:`index` finds the column labelled ``0`` by that label, as pandas does.
         """
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
         if missing not in ("raise", "drop"):
             raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}")
+        _check_unique_columns(df.columns)
         cols = [str(c) for c in df.columns]
-        dup = sorted({c for c in cols if cols.count(c) > 1})
-        if dup:
-            raise ValueError(f"duplicate column names {dup}: rename them so every column is unique")
         if df.shape[1] == 0:
             raise ValueError("the data frame has no columns")
         if df.shape[0] == 0:
@@ -250,6 +350,17 @@ class DiscreteData:
             target = df.attrs.get("target")
         if target is not None and target not in df.columns:
             raise ValueError(f"target {target!r} is not a column; columns are {cols}")
+        labels = list(df.columns)
+        cleaned = {}
+        for j, c in enumerate(labels):
+            s = df.iloc[:, j]
+            t = _clean_column(s, c)
+            if t is not s:
+                cleaned[j] = t
+        if cleaned:
+            df = df.copy(deep=False)
+            for j, t in cleaned.items():
+                df.isetitem(j, t)
         for c in df.columns:
             if _is_continuous(df[c]):
                 raise ValueError(
@@ -285,7 +396,8 @@ class DiscreteData:
                 inv, uniq = pd.factorize(s, sort=True)
                 codes[:, j] = inv
                 states.append(list(uniq.tolist()))
-        data = cls(codes, cols, states, target=str(target) if target is not None else None)
+        data = cls(codes, cols, states, target=str(target) if target is not None else None,
+                   labels=labels)
         if target is not None and check_target:
             t = data.index(target)
             present = np.unique(data.columns[t])
@@ -313,8 +425,18 @@ class DiscreteData:
         return f"DiscreteData({self.n_rows} rows x {self.n_cols} columns{t})"
 
     def index(self, name: str | int) -> int:
-        """Column position of ``name`` (an int is checked and returned)."""
-        if isinstance(name, (int, np.integer)):
+        """Column position of ``name``.
+
+        A string is a column name.  An integer is a position (checked and returned),
+        except for data built from a frame with integer column labels, where it is
+        the label (``df[0]`` is the column labelled 0, wherever it stands).
+        """
+        if isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
+            if self._label_index is not None:
+                j = self._label_index.get(int(name))
+                if j is None:
+                    raise KeyError(f"unknown column {name!r}; columns are {self._labels}")
+                return j
             if not 0 <= int(name) < self.n_cols:
                 raise IndexError(f"column index {name} out of range 0..{self.n_cols - 1}")
             return int(name)
@@ -333,12 +455,14 @@ class DiscreteData:
         """A new data set with only these columns (in this order)."""
         idx = self.indices(names)
         tgt = self.target if self.target in [self.names[i] for i in idx] else None
+        labels = None if self._labels is None else [self._labels[i] for i in idx]
         return DiscreteData(self.codes[:, idx], [self.names[i] for i in idx],
-                            [self.states[i] for i in idx], target=tgt)
+                            [self.states[i] for i in idx], target=tgt, labels=labels)
 
     def take(self, rows: np.ndarray | Sequence[int]) -> "DiscreteData":
         """A new data set with the given rows (indices or boolean mask); states are kept."""
-        return DiscreteData(self.codes[np.asarray(rows)], self.names, self.states, target=self.target)
+        return DiscreteData(self.codes[np.asarray(rows)], self.names, self.states, target=self.target,
+                            labels=self._labels)
 
     def to_frame(self) -> pd.DataFrame:
         """Back to a DataFrame of categoricals with the original labels."""
@@ -405,17 +529,18 @@ def _integer_codes(codes: np.ndarray, names: Sequence[str]) -> np.ndarray:
 
 
 def _lookup_codes(vals: np.ndarray, states: Sequence) -> np.ndarray:
-    """Vectorised state lookup: exact matches first, then string forms (CSV round trips)."""
+    """Vectorised state lookup: exact matches first, then text forms (CSV round trips; ``1``,
+    ``1.0`` and ``"1"`` alike)."""
     try:
         codes = pd.Index(states).get_indexer(vals).astype(np.int32)
     except (TypeError, ValueError):  # pragma: no cover - unhashable or mixed values
         codes = np.full(len(vals), -1, dtype=np.int32)
     miss = codes < 0
     if miss.any():
-        as_str = pd.Index([str(s) for s in states])
+        as_str = pd.Index([_as_label(s) for s in states])
         if as_str.is_unique:
-            alt = as_str.get_indexer(pd.Index(vals[miss]).astype(str)).astype(np.int32)
-            codes[miss] = alt
+            alt = as_str.get_indexer(pd.Index([_as_label(v) for v in vals[miss]], dtype=object))
+            codes[miss] = alt.astype(np.int32)
     return codes
 
 
@@ -425,7 +550,8 @@ def as_discrete(data, target: str | None = None, missing: str = "raise") -> Disc
         if target is not None and target != data.target:
             if target not in data.names:
                 raise ValueError(f"target {target!r} is not a column; columns are {data.names}")
-            return DiscreteData(data.codes, data.names, data.states, target=target)
+            return DiscreteData(data.codes, data.names, data.states, target=target,
+                                labels=data._labels)
         return data
     if isinstance(data, pd.DataFrame):
         return DiscreteData.from_frame(data, target=target, missing=missing)

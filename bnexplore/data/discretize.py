@@ -19,7 +19,12 @@ Conventions shared by both transformers
   continuous columns by the same rule as :class:`~bnexplore.data.DiscreteData`
   (float columns with non-integer values, and float/integer columns with more than
   50 distinct values); ``"numeric"`` takes every non-bool numeric column; or pass a
-  list of column names. Other columns are passed through unchanged.
+  list of column names. Other columns are passed through unchanged, except (with
+  ``"auto"``) the numeric columns of at most 50 integer values: their values seen in
+  ``fit`` (``value_states_``) pass unchanged and ``transform`` replaces a value never
+  seen in ``fit`` by the nearest seen one (a tie by the lower), so a test fold of
+  ``cross_val_score`` never brings a value the classifier fitted on the training
+  fold has not seen.
 * A column with no accepted cut point becomes a single-state column labelled
   ``"All"`` (as Weka does): the column carries no information about the class.
 * Missing values (NaN) in a discretised column are ignored when learning the cut
@@ -34,6 +39,7 @@ attributes for classification learning", IJCAI 1993, pp. 1022-1027.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Hashable, Sequence
 
 import numpy as np
@@ -85,8 +91,27 @@ def _apply_cuts(values: pd.Series, cuts: Sequence[float]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=labels, ordered=True)
 
 
+def _apply_values(values: pd.Series, states: Sequence[int]) -> pd.Series:
+    """``values`` with each value not in ``states`` replaced by the nearest state (ties lower).
+
+    The dtype is kept (an integer column stays integer; NaN stays NaN in a float column).
+    """
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    st = np.asarray(states, dtype=float)
+    if st.size == 0:
+        return values
+    near = st[np.searchsorted((st[:-1] + st[1:]) / 2.0, x, side="left")]
+    if np.array_equal(near, x, equal_nan=True):
+        return values                            # every value seen in fit: unchanged
+    near[np.isnan(x)] = np.nan
+    dtype = values.dtype if pd.api.types.is_float_dtype(values.dtype) or not np.isnan(x).any() \
+        else np.float64
+    return pd.Series(near, index=values.index, name=values.name).astype(dtype)
+
+
 def _is_numeric(series: pd.Series) -> bool:
     return (pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
+            and not pd.api.types.is_complex_dtype(series.dtype)
             and not isinstance(series.dtype, pd.CategoricalDtype))
 
 
@@ -100,6 +125,19 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []   # output is categorical labels
         return tags
+
+    def _value_columns(self, df: pd.DataFrame, cut: list[Hashable]) -> dict:
+        """``"auto"`` only: the sorted values of the numeric columns that are not cut."""
+        if not (isinstance(self.columns, str) and self.columns == "auto"):
+            return {}
+        out = {}
+        for c in df.columns:
+            if c in cut or not _is_numeric(df[c]):
+                continue
+            x = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float)
+            vals = np.unique(x[~np.isnan(x)])
+            out[c] = [int(v) for v in vals]     # not continuous: finite integers only
+        return out
 
     def _select_columns(self, df: pd.DataFrame) -> list[Hashable]:
         cols = self.columns
@@ -115,7 +153,9 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"columns {unknown} are not in X; columns are {list(df.columns)}")
         for c in cols:
             if not _is_numeric(df[c]):
-                raise TypeError(f"column {c!r} has dtype {df[c].dtype}, not numeric: it cannot be discretised")
+                raise TypeError(f"column {c!r} has dtype {df[c].dtype}, not numeric: it cannot be "
+                                f"discretised; leave it out of columns, or convert it to numbers first "
+                                f"(e.g. df[{c!r}].dt.total_seconds() for time spans)")
         return cols
 
     def _start_fit(self, X) -> pd.DataFrame:
@@ -137,6 +177,7 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
     def _finish_fit(self, df: pd.DataFrame, cuts: dict) -> None:
         self.cut_points_ = {c: [float(v) for v in cuts[c]] for c in cuts}
         self.columns_ = list(cuts)
+        self.value_states_ = self._value_columns(df, self.columns_)
 
     def transform(self, X) -> pd.DataFrame:
         """Replace every fitted column by a Categorical of interval labels.
@@ -144,20 +185,29 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : DataFrame or array of shape (n_rows, n_features)
-            Must have the columns seen in ``fit`` (same names, any extra columns
-            are refused).
+            A DataFrame must have the columns seen in ``fit`` (in any order; missing
+            or extra columns are refused); an array is matched by position, with a
+            ``UserWarning`` when ``fit`` saw a DataFrame with column names.
 
         Returns
         -------
         DataFrame
             Same columns and index as ``X``; discretised columns are ordered
-            Categoricals, the others are unchanged.
+            Categoricals, the columns of ``value_states_`` keep their dtype with
+            unseen values replaced, the others are unchanged.
         """
         check_is_fitted(self, "cut_points_")
-        df = _as_2d_frame(X, type(self).__name__, series_ok=True)
-        if df.shape[1] != self.n_features_in_ and not isinstance(X, pd.DataFrame):
-            raise ValueError(f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
-                             f"{self.n_features_in_} features as input")
+        who = type(self).__name__
+        df = _as_2d_frame(X, who, series_ok=True)
+        if not isinstance(X, (pd.DataFrame, pd.Series)):
+            if df.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {df.shape[1]} features, but {who} is expecting "
+                                 f"{self.n_features_in_} features as input")
+            if hasattr(self, "feature_names_in_"):
+                warnings.warn(f"X does not have valid feature names, but {who} was fitted with "
+                              f"feature names: its columns are matched by position to "
+                              f"{list(self.feature_names_in_)}", UserWarning, stacklevel=2)
+            df = df.set_axis(self._columns_in, axis=1)
         if list(df.columns) != self._columns_in:
             missing = [c for c in self._columns_in if c not in df.columns]
             extra = [c for c in df.columns if c not in self._columns_in]
@@ -171,6 +221,10 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
             if not _is_numeric(df[c]):
                 raise TypeError(f"column {c!r} was numeric in fit but has dtype {df[c].dtype} now")
             out[c] = _apply_cuts(df[c], cuts)
+        for c, values in getattr(self, "value_states_", {}).items():
+            if not _is_numeric(df[c]):
+                raise TypeError(f"column {c!r} was numeric in fit but has dtype {df[c].dtype} now")
+            out[c] = _apply_values(df[c], values)
         return out
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
@@ -301,8 +355,9 @@ class MDLDiscretizer(_BaseDiscretizer):
     columns : "auto", "numeric" or list of str, default "auto"
         Columns to discretise. ``"auto"``: the continuous ones, by the rule
         of :class:`~bnexplore.data.DiscreteData` (non-integer floats, or more
-        than 50 distinct values); ``"numeric"``: every non-bool numeric column.
-        Other columns pass through unchanged.
+        than 50 distinct values), while the other numeric columns keep their
+        values as states (see ``value_states_``); ``"numeric"``: every non-bool
+        numeric column. Other columns pass through unchanged.
     min_rows : int, default 2
         Intervals with fewer rows are not split.
 
@@ -313,6 +368,12 @@ class MDLDiscretizer(_BaseDiscretizer):
         column became the single state ``"All"`` (no split passed the MDL test).
     columns_ : list
         The discretised columns.
+    value_states_ : dict of column -> list of int
+        With ``columns="auto"``: the values seen in ``fit`` of each numeric column that
+        is not continuous (at most 50 integer values).  ``transform`` keeps these
+        values and replaces a value never seen in ``fit`` by the nearest seen one (a
+        tie by the lower, as for a cut point), so that every value after
+        ``transform`` is one a classifier fitted on the same training fold knows.
     classes_ : ndarray
         Class labels seen in ``fit``.
     n_features_in_ : int
@@ -461,6 +522,8 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
     ----------
     cut_points_ : dict of column -> list of float
     columns_ : list
+    value_states_ : dict of column -> list of int
+        As for :class:`MDLDiscretizer`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 

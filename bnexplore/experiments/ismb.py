@@ -216,8 +216,8 @@ def ismb_uci(dataset: str, n_folds: int, max_test: int, queue_width: int, epsilo
             if not set(Xte[c]) <= known:
                 Xte.loc[~Xte[c].isin(known), c] = Xtr[c].mode().iloc[0]
         clf = ISMB(queue_width=queue_width, epsilon=epsilon).fit(Xtr, y[tr])
-        probs = clf.predict_proba_variants(Xte)
-        stats.append(clf.search_stats_)
+        probs, fold_stats = clf.predict_proba_variants(Xte, return_stats=True)
+        stats.append(fold_stats)
         for name, est in _peers().items():
             est = clone(est).fit(Xtr, y[tr])
             pr = np.zeros((len(te), len(classes)))

@@ -7,12 +7,15 @@ the trials already in the file.
 from __future__ import annotations
 
 import csv
+import glob
 import hashlib
 import io
 import itertools
 import json
 import numbers
 import os
+import re
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -129,6 +132,16 @@ def trial_id(settings: Mapping[str, Any], seed: int) -> str:
 
 
 # --------------------------------------------------------------------------- one trial
+def _writable(text: str) -> str:
+    """``text`` with characters UTF-8 cannot encode (lone surrogates, e.g. from a file name
+    in an error message) escaped, so that every results file can store it."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
 def _call_trial(trial: Trial, settings: dict[str, Any], seed: int, tid: str
                 ) -> list[dict[str, Any]]:
     """Run one trial and return its finished rows; exceptions become an error row."""
@@ -156,10 +169,11 @@ def _call_trial(trial: Trial, settings: dict[str, Any], seed: int, tid: str
                 if key in base or key in RESERVED_COLUMNS:
                     raise ValueError(f"result column {key!r} clashes with a setting or a "
                                      f"runner column ({', '.join(RESERVED_COLUMNS)})")
-                row[str(key)] = _scalar(value, f"result column {key!r}")
+                value = _scalar(value, f"result column {key!r}")
+                row[str(key)] = _writable(value) if isinstance(value, str) else value
             rows.append(row)
     except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
-        rows = [{**base, "error": f"{type(exc).__name__}: {exc}"}]
+        rows = [{**base, "error": _writable(f"{type(exc).__name__}: {exc}")}]
     elapsed = time.perf_counter() - start
     for row in rows:
         row.setdefault("error", None)
@@ -198,6 +212,86 @@ def _read_raw(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (True when that cannot be told)."""
+    if os.name == "nt":          # os.kill(pid, 0) would terminate the process on Windows
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:              # PermissionError: it exists, under another user
+        return True
+    return True
+
+
+def _clean_stale_tmp(path: Path) -> list[Path]:
+    """Remove the ``.NAME.PID.tmp`` files that a killed writer of ``path`` left behind.
+
+    Only files of processes that no longer exist are removed (a live writer keeps its
+    file).  Returns the removed paths.
+    """
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)\.tmp$")
+    removed = []
+    try:
+        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return removed
+    for tmp in candidates:
+        m = pattern.match(tmp.name)
+        if not m:
+            continue
+        pid = int(m.group(1))
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        try:
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass
+    return removed
+
+
+def _complete_csv_prefix(text: str) -> int:
+    """Length of the part of a results CSV made of complete records.
+
+    A record is complete when it ends with a newline, closes every quoted field (an
+    error message may hold newlines) and has as many fields as the header.  Only an
+    incomplete *last* record counts: a crash can cut only the tail of an append.
+    """
+    lines = text.split("\n")
+    lines = [ln + "\n" for ln in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    consumed = [0]
+
+    def feed():
+        for ln in lines:
+            consumed[0] += len(ln)
+            yield ln
+
+    reader = csv.reader(feed(), strict=True)
+    good, width = 0, None
+    try:
+        for rec in reader:
+            end = consumed[0]
+            if end == 0 or text[end - 1] != "\n":
+                break                       # the last line, cut before its newline
+            if not rec:
+                good = end                  # a blank line: harmless
+                continue
+            if width is None:
+                width = len(rec)
+            elif len(rec) != width:
+                if next(reader, None) is not None:
+                    return len(text)        # not the tail: leave the file to the reader
+                break
+            good = end
+    except csv.Error:
+        if consumed[0] < len(text):
+            return len(text)                # bad quoting before the end: not a cut write
+        # else: the data ended inside a quoted field - a cut write
+    return good
+
+
 def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -219,6 +313,7 @@ class _CsvSink:
         self.path = path
         self.columns: list[str] = []
         self._done: set[str] = set()
+        _clean_stale_tmp(path)
         if path.exists() and resume:
             self._repair_partial_line()
             df = _read_raw(path)
@@ -236,11 +331,15 @@ class _CsvSink:
             path.write_text("")
 
     def _repair_partial_line(self) -> None:
-        """Drop a last line cut short by a crash in the middle of a write."""
+        """Drop a last record cut short by a crash in the middle of a write (also one
+        whose quoted error message spans several lines)."""
         data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            self.path.write_bytes(data[:cut])
+        if not data:
+            return
+        text = data.decode("utf-8", errors="surrogateescape")
+        keep = _complete_csv_prefix(text)
+        if keep < len(text):
+            self.path.write_bytes(text[:keep].encode("utf-8", errors="surrogateescape"))
 
     def done_ids(self) -> set[str]:
         return set(self._done)
@@ -276,6 +375,7 @@ class _ParquetSink:
 
     def __init__(self, path: Path, resume: bool, retry_errors: bool) -> None:
         self.path = path
+        _clean_stale_tmp(path)
         if path.exists() and resume:
             df = pd.read_parquet(path)
             if len(df) and "trial_id" not in df.columns:
@@ -319,10 +419,43 @@ def _make_sink(out: str | os.PathLike | None, resume: bool, retry_errors: bool):
 
 
 # --------------------------------------------------------------------------- backends
+#: the process a worker of this process watches (set once per worker process)
+_WATCHED_PARENT: list[int] = []
+
+
+def _watch_parent(parent: int, interval: float = 0.5) -> None:
+    """In a worker process: exit as soon as ``parent`` (the process running :func:`run`)
+    is gone, so a killed run leaves no worker computing (loky's would otherwise finish
+    their current trial, hundreds of MB each).  Does nothing in the parent itself."""
+    if os.getpid() == parent or _WATCHED_PARENT:
+        return
+    _WATCHED_PARENT.append(parent)
+    ppid0 = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            gone = os.getppid() != ppid0 if ppid0 == parent else not _pid_alive(parent)
+            if gone:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="bnexplore-parent-watch", daemon=True).start()
+
+
+def _call_trial_watched(parent: int, trial: Trial, settings: dict[str, Any], seed: int,
+                        tid: str) -> list[dict[str, Any]]:
+    _watch_parent(parent)
+    return _call_trial(trial, settings, seed, tid)
+
+
 def _run_local(tasks, trial, n_jobs) -> Iterator[list[dict[str, Any]]]:
     from joblib import Parallel, delayed
 
-    calls = (delayed(_call_trial)(trial, s, seed, tid) for s, seed, tid in tasks)
+    if n_jobs == 1:
+        calls = (delayed(_call_trial)(trial, s, seed, tid) for s, seed, tid in tasks)
+    else:
+        me = os.getpid()
+        calls = (delayed(_call_trial_watched)(me, trial, s, seed, tid) for s, seed, tid in tasks)
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
 
 
@@ -353,7 +486,8 @@ def _run_dask(tasks, trial, n_jobs, scheduler) -> Iterator[list[dict[str, Any]]]
                 rows = fut.result()
             except Exception as exc:  # noqa: BLE001 - e.g. a worker died
                 rows = [{**s, "seed": seed, "trial_id": tid,
-                         "error": f"{type(exc).__name__}: {exc}", "elapsed_s": float("nan")}]
+                         "error": _writable(f"{type(exc).__name__}: {exc}"),
+                         "elapsed_s": float("nan")}]
             fut.release()
             yield rows
     finally:
