@@ -131,13 +131,24 @@ def _as_2d_frame(X, who: str, series_ok: bool = False) -> pd.DataFrame:
     return frame
 
 
+def _repeated(values: Sequence[Hashable]) -> list:
+    """The values that occur more than once in ``values``, sorted by their text (linear time).
+
+    Examples
+    --------
+    >>> _repeated(["a", "b", "a", "c", "b"])
+    ['a', 'b']
+    """
+    seen: set = set()
+    return sorted({v for v in values if v in seen or seen.add(v)}, key=str)
+
+
 def _check_unique_columns(columns) -> None:
     """Refuse column labels that repeat, also after conversion to text (``0`` and ``"0"``)."""
     if columns.is_unique and (columns.dtype != object or
                               len({str(c) for c in columns}) == len(columns)):
         return
-    names = [str(c) for c in columns]
-    dup = sorted({c for c in names if names.count(c) > 1})
+    dup = _repeated([str(c) for c in columns])
     raise ValueError(f"duplicate column names {dup}: rename them so every column is unique "
                      f"(e.g. X.columns = [f'{{c}}_{{i}}' for i, c in enumerate(X.columns)])")
 
@@ -272,7 +283,7 @@ class DiscreteData:
         names = [str(n) for n in names]
         if len(names) != codes.shape[1]:
             raise ValueError(f"{len(names)} names for {codes.shape[1]} columns")
-        dup = sorted({n for n in names if names.count(n) > 1})
+        dup = _repeated(names)
         if dup:
             raise ValueError(f"duplicate column names {dup}: rename them so every column is unique")
         if len(states) != len(names):

@@ -47,7 +47,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .core import _as_2d_frame, _is_continuous
+from .core import _as_2d_frame, _is_continuous, _repeated
 
 __all__ = ["MDLDiscretizer", "EqualFrequencyDiscretizer", "interval_labels"]
 
@@ -162,8 +162,7 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         df = _as_2d_frame(X, type(self).__name__, series_ok=True)  # (refuses 0 features)
         if df.shape[0] == 0:
             raise ValueError("X has no rows: cannot learn cut points from an empty data set")
-        names = [str(c) for c in df.columns]
-        dup = sorted({c for c in names if names.count(c) > 1})
+        dup = _repeated([str(c) for c in df.columns])
         if dup:
             raise ValueError(f"duplicate column names {dup}: rename them so every column is unique")
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
