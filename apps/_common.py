@@ -932,8 +932,11 @@ def process_upload(content: bytes, filename: str, target: str | None = None,
 
 
 def _upload_worker(conn, content: bytes, filename: str, target: str | None,
-                   max_bytes: int, max_memory: int) -> None:
-    """Body of an upload's worker process: send back an UploadResult or the exception."""
+                   max_bytes: int, max_memory: int, delay: float = 0.0) -> None:
+    """Body of an upload's worker process: send back an UploadResult or the exception.
+
+    ``delay`` (seconds, for tests) makes the worker wait before it starts reading.
+    """
     try:
         import resource
         with open("/proc/self/statm") as fh:
@@ -943,6 +946,9 @@ def _upload_worker(conn, content: bytes, filename: str, target: str | None,
     except (ImportError, OSError, ValueError):  # not Linux: no cap
         pass
     try:
+        if delay > 0:
+            import time
+            time.sleep(delay)
         out: Any = process_upload(content, filename, target, max_bytes)
     except MemoryError:
         out = MemoryError(f"reading {Path(str(filename)).name!r} needs more than the "
@@ -1012,6 +1018,11 @@ else:
 
             prep_data = {k: v for k, v in spawn.get_preparation_data(process_obj._name).items()
                          if not k.startswith("init_main")}
+            # Bokeh restores sys.path after running an app script: the worker still
+            # needs this folder to import the module of its target (_common)
+            path = list(prep_data.get("sys_path") or [])
+            if str(APPS_DIR) not in path:
+                prep_data["sys_path"] = [str(APPS_DIR), *path]
             buf = io.BytesIO()
             set_spawning_popen(self)
             try:
@@ -1059,7 +1070,8 @@ class UploadJob:
     :data:`UPLOAD_WORKERS`); ``on_done`` is called in that thread with an
     :class:`UploadResult` or an exception, unless the job was cancelled. A worker is
     killed when cancelled, after ``timeout`` seconds, or when it needs more than
-    ``max_memory`` bytes more memory than it started with.
+    ``max_memory`` bytes more memory than it started with. ``delay`` (seconds, for
+    tests) makes the worker wait before it reads the file.
 
     Examples
     --------
@@ -1071,9 +1083,11 @@ class UploadJob:
 
     def __init__(self, content: bytes, filename: str, target: str | None,
                  on_done: Callable[[Any], None], timeout: float = UPLOAD_TIMEOUT_S,
-                 max_bytes: int = UPLOAD_MAX_BYTES, max_memory: int = UPLOAD_MAX_MEMORY):
+                 max_bytes: int = UPLOAD_MAX_BYTES, max_memory: int = UPLOAD_MAX_MEMORY,
+                 delay: float = 0.0):
         self.filename = str(filename)
-        self._args = (bytes(content), self.filename, target, int(max_bytes), int(max_memory))
+        self._args = (bytes(content), self.filename, target, int(max_bytes), int(max_memory),
+                      float(delay))
         self._on_done = on_done
         self._timeout = float(timeout)
         self._cancelled = threading.Event()
@@ -1242,6 +1256,14 @@ def _upload_guard_class():
 _UploadGuard = None
 
 
+def _env_float(name: str, default: float = 0.0) -> float:
+    import os
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
 class DataSource:
     """Widgets that choose a bundled data set, an uploaded file or a network sample.
 
@@ -1317,6 +1339,9 @@ class DataSource:
         if background is None:
             background = self._doc is not None and self._doc.session_context is not None
         self.background = bool(background)
+        #: seconds a background upload job waits before reading (for tests; the
+        #: environment variable BNX_UPLOAD_TEST_DELAY sets it for a test server).
+        self.upload_delay = _env_float("BNX_UPLOAD_TEST_DELAY")
         if self._doc is not None and self._doc.session_context is not None:
             with contextlib.suppress(Exception):
                 self._doc.on_session_destroyed(lambda ctx: self._cancel_job())
@@ -1397,7 +1422,7 @@ class DataSource:
             self._finish(job_id, result)
             return
         self._job = UploadJob(content, name, target,
-                              functools.partial(self._dispatch, job_id))
+                              functools.partial(self._dispatch, job_id), delay=self.upload_delay)
 
     def _dispatch(self, job_id: int, result: Any) -> None:
         """From a job's thread: hand ``result`` to :meth:`_finish` on the document."""
