@@ -1392,6 +1392,7 @@ class DataSource:
         self._job_id += 1
         self._columns = None
         self.upload_target.visible = False
+        self.upload_target.disabled = False
         self._show_error(exc)
 
     def _on_target(self, event) -> None:
