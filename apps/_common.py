@@ -1231,7 +1231,8 @@ def _upload_guard_class():
                   const path = ev.composedPath ? ev.composedPath() : [ev.target]
                   const el = path[0]
                   if (!el || el.tagName !== 'INPUT' || el.type !== 'file') return
-                  if (!path.some((n) => n.classList && n.classList.contains(data.target_class))) return
+                  const mine = (n) => n.classList && n.classList.contains(data.target_class)
+                  if (!path.some(mine)) return
                   const files = Array.from(el.files || [])
                   const bad = files.find((f) => f.size === 0 || f.size > data.max_bytes)
                   if (bad === undefined) return

@@ -353,12 +353,13 @@ def test_arff_limits_are_named_and_checked_before_the_data():
     with pytest.raises(ArffError, match=r"'x' declares 300 values, over the limit of 200 per "
                                         r"attribute.*max_values_per_column"):
         read_arff(io.StringIO(text), max_values_per_column=200)
-    with pytest.raises(ArffError, match=r"up to .x. declare 300 nominal values in all, over the limit of "
-                                        r"250.*max_values"):
+    with pytest.raises(ArffError, match=r"up to .x. declare 300 nominal values in all, over "
+                                        r"the limit of 250.*max_values"):
         read_arff(io.StringIO(text), max_values=250)
     many = ("@relation r\n" + "".join(f"@attribute a{i} numeric\n" for i in range(50))
             + "@data\n" + ",".join("1" for _ in range(50)) + "\n")
-    with pytest.raises(ArffError, match=r"declares 50 attributes, over the limit of 40.*max_columns"):
+    with pytest.raises(ArffError, match=r"declares 50 attributes, over the limit of 40"
+                                        r".*max_columns"):
         read_arff(io.StringIO(many), max_columns=40)
     assert read_arff(io.StringIO(many), max_columns=50).shape == (1, 50)
     assert len(read_arff(io.StringIO(_arff_with_values(300)), max_values_per_column=300,

@@ -80,7 +80,18 @@ def hostile_files(tmp: Path) -> list[tuple[Path, str, str]]:
 
 
 #: the text of an element and its shadow tree, without style sheets
-_TEXT_JS = ("""el => { const root = el.shadowRoot || el; const parts = []; const walk = (n) => { for (const c of n.childNodes) { if (c.nodeName === 'STYLE' || c.nodeName === 'LINK') continue; if (c.nodeType === 3) parts.push(c.textContent); else { walk(c); if (c.shadowRoot) walk(c.shadowRoot) } } }; walk(root); return parts.join('') }""")
+_TEXT_JS = """el => {
+    const parts = []
+    const walk = (n) => {
+        for (const c of n.childNodes) {
+            if (c.nodeName === 'STYLE' || c.nodeName === 'LINK') continue
+            if (c.nodeType === 3) parts.push(c.textContent)
+            else { walk(c); if (c.shadowRoot) walk(c.shadowRoot) }
+        }
+    }
+    walk(el.shadowRoot || el)
+    return parts.join('')
+}"""
 
 
 def _info(page) -> str:
