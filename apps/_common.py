@@ -715,7 +715,7 @@ def check_upload(content: bytes | None, filename: str, max_bytes: int = UPLOAD_M
 
     Examples
     --------
-    >>> check_upload(b"a,b\n1,2\n", "dir/t.csv")
+    >>> check_upload(b"a,b\\n1,2\\n", "dir/t.csv")
     't.csv'
     """
     name = Path(str(filename or "upload")).name
@@ -956,13 +956,27 @@ def _upload_worker(conn, content: bytes, filename: str, target: str | None,
                           f"or fewer columns")
     except BaseException as exc:  # noqa: BLE001 - reported in the page
         out = exc
+    if isinstance(out, BaseException):
+        out = _portable(out)
+    elif out.error is not None:
+        out.error = _portable(out.error)
     try:
         conn.send(out)
-    except Exception as exc:  # noqa: BLE001 - e.g. an exception that does not pickle
-        conn.send(RuntimeError(f"{type(out).__name__}: {out}"[:2000] if isinstance(
-            out, BaseException) else f"the result could not be sent back: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - e.g. a result too odd to pickle
+        conn.send(RuntimeError(f"the result of reading {Path(str(filename)).name!r} could not "
+                               f"be sent back ({type(exc).__name__}): try again"))
     finally:
         conn.close()
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling, else a ``ValueError`` with its message."""
+    import pickle
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - custom constructors, unpicklable attributes
+        return ValueError(f"{type(exc).__name__}: {exc}"[:4000])
 
 
 #: upload worker processes running at once on the server (more jobs wait their turn).
