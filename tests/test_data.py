@@ -417,3 +417,21 @@ def test_binary_and_bom_less_utf16_refused_with_a_message():
         read_csv(io.BytesIO(b"\xff\xfe" + "a,b\n1,2\n".encode("utf-16-le") + b"\x00\xd8"))
     with pytest.raises(ValueError, match="NUL characters"):
         read_csv(io.StringIO("a,b\n1,\x00\n"))
+
+
+def test_csv_row_longer_than_the_header_refused_quickly():
+    # pandas made the extra leading values an implicit multi-index: 40,000 values took
+    # 3 s, 2,000,000 (a 4 MB file) never finished
+    import time
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"row 2 has 2,000,001 values, over the limit of "
+                                         r"10,000 columns"):
+        read_csv(io.StringIO("a,b,class\n" + "1," * 2_000_000 + "\n"))
+    with pytest.raises(ValueError, match="a data row has more values than the header"):
+        read_csv(io.StringIO("a,b,class\n" + "1," * 2_000_000 + "\n"), max_columns=None)
+    assert time.perf_counter() - t0 < 60
+    with pytest.raises(ValueError, match="more values than the header"):
+        read_csv(io.StringIO("a,b,class\n1,2,3,4\n"))
+    with pytest.raises(ValueError, match=r"Expected 3 fields in line 3, saw 4"):
+        read_csv(io.StringIO("a,b,class\n1,2,3\n4,5,6,7\n"))
+    assert read_csv(io.StringIO("a,b,class\n1,2\n")).shape == (1, 3)     # short rows: missing

@@ -183,6 +183,8 @@ def _hostile(name: str) -> bytes:
                 f"@data\nv1,a\nv2,b\n").encode()
     if name == "garbage.csv":
         return rng.integers(0, 256, 300_000, dtype=np.uint8).tobytes()
+    if name == "longrow.csv":   # pandas made 2,000,000 extra values an index: never ended
+        return b"a,b,class\n" + b"1," * 2_000_000 + b"\n"
     raise KeyError(name)
 
 
@@ -190,6 +192,7 @@ def _hostile(name: str) -> bytes:
     ("wide.csv", r"has 10,000 columns, over the limit of 100: keep the columns you need"),
     ("values.arff", r"declares 200,000 values, over the limit of 1,000 per attribute"),
     ("garbage.csv", r"binary file.*save the data as UTF-8 text"),
+    ("longrow.csv", r"row 2 has 2,000,001 values, over the limit of 100 columns"),
 ])
 def test_hostile_uploads_refused_fast_with_a_message(common, name, match):
     content = _hostile(name)

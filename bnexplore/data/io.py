@@ -18,6 +18,7 @@ import csv
 import io
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import IO, Union
 
@@ -498,6 +499,15 @@ def read_csv(path_or_buffer: PathOrBuffer, target: str | None = None,
             raise ValueError(f"CSV input {name!r} has {len(first):,} columns, over the limit of "
                              f"{max_columns:,}: keep the columns you need (or pass a larger "
                              f"max_columns if you trust the file)")
+        if max_columns is not None and any(line.count(sep) >= max_columns
+                                           for line in text.splitlines()):
+            # a row may be far longer than the header (commas in quotes counted above)
+            for k, row in enumerate(csv.reader(io.StringIO(text), delimiter=sep), start=1):
+                if len(row) > max_columns:
+                    raise ValueError(f"CSV input {name!r}: row {k:,} has {len(row):,} values, "
+                                     f"over the limit of {max_columns:,} columns: give every "
+                                     f"row as many values as the header (or pass a larger "
+                                     f"max_columns if you trust the file)")
         first = [c.strip() for c in first]
         dup = _duplicates(first)
         if dup:
@@ -506,12 +516,22 @@ def read_csv(path_or_buffer: PathOrBuffer, target: str | None = None,
                              f"rename them so every column is unique")
     na = kwargs.pop("na_values", None)
     na_values = ["?"] + ([na] if isinstance(na, str) else list(na or []))
+    # rows longer than the header would otherwise become an implicit (multi-)index:
+    # silently wrong, and slower than quadratic in the row's length
+    kwargs.setdefault("index_col", False)
     try:
-        df = pd.read_csv(io.StringIO(text), na_values=na_values, skipinitialspace=True, **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.StringIO(text), na_values=na_values, skipinitialspace=True,
+                             **kwargs)
     except pd.errors.EmptyDataError as exc:
         raise ValueError(f"CSV input {name!r} is empty") from exc
     except pd.errors.ParserError as exc:
         raise ValueError(f"cannot parse CSV input {name!r}: {exc}") from exc
+    except pd.errors.ParserWarning as exc:
+        raise ValueError(f"cannot parse CSV input {name!r}: a data row has more values than "
+                         f"the header has column names; give every row as many values as "
+                         f"the header (or name every column)") from exc
     if df.shape[1] == 0:
         raise ValueError(f"CSV input {name!r} has no columns")
     if max_columns is not None and df.shape[1] > max_columns:
