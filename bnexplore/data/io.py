@@ -8,6 +8,11 @@
 * :func:`read_csv` is plain :func:`pandas.read_csv` (never ``eval`` or unpickling)
   with checks on size, emptiness and duplicate column names.
 
+Bytes are decoded by their byte-order mark (UTF-8, UTF-16, UTF-32), otherwise as
+UTF-8, else Latin-1; binary input (NUL bytes) is refused. The limits on columns and
+on declared ARFF values are checked before any row is parsed, the limit on distinct
+text values of a CSV column right after parsing, before any per-value work.
+
 Both return nominal/text columns as pandas Categoricals, numbers as float (ARFF) or
 the dtype pandas infers (CSV), missing values (``?`` in ARFF, empty or ``?`` in CSV)
 as NaN, and put the class column in ``df.attrs["target"]``.
@@ -76,8 +81,10 @@ def _read_text(path_or_buffer: PathOrBuffer, max_bytes: int | None, what: str) -
 
 
 def _decode(raw: bytes, what: str) -> str:
-    """Decode a file's bytes: a byte-order mark (UTF-8, UTF-16, UTF-32) decides; without one
-    UTF-8, else Latin-1 (Windows exports), but never a binary file (NUL bytes).
+    """Decode a file's bytes by their byte-order mark, else as UTF-8, else as Latin-1.
+
+    A byte-order mark (UTF-8, UTF-16, UTF-32) decides the codec; without one the text
+    is UTF-8, else Latin-1 (Windows exports), but never a binary file (NUL bytes).
 
     Raises
     ------
