@@ -69,7 +69,8 @@ UPLOAD_MAX_COLUMNS = 100
 UPLOAD_MAX_VALUES = 1_000
 #: most nominal values an uploaded ARFF header may declare over all its attributes.
 UPLOAD_MAX_DECLARED_VALUES = 20_000
-#: seconds an upload may take to be read and prepared before its worker is stopped.
+#: seconds an upload may take to be read and prepared before its worker is stopped
+#: (the environment variable BNX_UPLOAD_TIMEOUT_S overrides it for a server).
 UPLOAD_TIMEOUT_S = 30.0
 #: memory an upload's worker process may add to what it starts with, in bytes.
 UPLOAD_MAX_MEMORY = 2_000_000_000
@@ -1272,11 +1273,13 @@ _UploadGuard = None
 
 
 def _env_float(name: str, default: float = 0.0) -> float:
+    """The positive number in the environment variable ``name``, else ``default``."""
     import os
     try:
-        return float(os.environ.get(name, default))
+        value = float(os.environ.get(name, default))
     except ValueError:
         return default
+    return value if value > 0 else default
 
 
 class DataSource:
@@ -1357,6 +1360,9 @@ class DataSource:
         #: seconds a background upload job waits before reading (for tests; the
         #: environment variable BNX_UPLOAD_TEST_DELAY sets it for a test server).
         self.upload_delay = _env_float("BNX_UPLOAD_TEST_DELAY")
+        #: seconds a background upload job may run (UPLOAD_TIMEOUT_S, or the
+        #: environment variable BNX_UPLOAD_TIMEOUT_S).
+        self.upload_timeout = _env_float("BNX_UPLOAD_TIMEOUT_S", UPLOAD_TIMEOUT_S)
         if self._doc is not None and self._doc.session_context is not None:
             with contextlib.suppress(Exception):
                 self._doc.on_session_destroyed(lambda ctx: self._cancel_job())
@@ -1438,7 +1444,8 @@ class DataSource:
             self._finish(job_id, result)
             return
         self._job = UploadJob(content, name, target,
-                              functools.partial(self._dispatch, job_id), delay=self.upload_delay)
+                              functools.partial(self._dispatch, job_id),
+                              timeout=self.upload_timeout, delay=self.upload_delay)
 
     def _dispatch(self, job_id: int, result: Any) -> None:
         """From a job's thread: hand ``result`` to :meth:`_finish` on the document."""
