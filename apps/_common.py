@@ -42,6 +42,7 @@ import collections
 import functools
 import hashlib
 import io
+import itertools
 import json
 import re
 import sys
@@ -69,6 +70,17 @@ DATASET = "Data set"
 NETWORK = "Network sample"
 #: largest accepted upload, in bytes.
 UPLOAD_MAX_BYTES = 5_000_000
+#: most columns an uploaded file may have (the apps learn structures over all of them).
+UPLOAD_MAX_COLUMNS = 100
+#: most values one column of an upload may have: declared (ARFF) or distinct texts (CSV).
+UPLOAD_MAX_VALUES = 1_000
+#: most nominal values an uploaded ARFF header may declare over all its attributes.
+UPLOAD_MAX_DECLARED_VALUES = 20_000
+#: seconds an upload may take to be read and prepared before its worker is stopped
+#: (the environment variable BNX_UPLOAD_TIMEOUT_S overrides it for a server).
+UPLOAD_TIMEOUT_S = 30.0
+#: memory an upload's worker process may add to what it starts with, in bytes.
+UPLOAD_MAX_MEMORY = 2_000_000_000
 #: prefix of the data-set names given to uploaded files.
 UPLOAD_PREFIX = "upload: "
 #: folder of the landing page's thumbnails (made by scripts/make_thumbnails.py).
@@ -784,6 +796,7 @@ def _names(module: str) -> list[str]:
 _UPLOADS: "collections.OrderedDict[str, Any]" = collections.OrderedDict()
 _UPLOADS_LOCK = threading.Lock()
 _UPLOADS_MAX = 16   # uploaded data sets kept on the server (least recently used dropped)
+_UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
 
 @dataclass
@@ -796,14 +809,72 @@ class PreparedUpload:
     notes: list                     # plain-language remarks (rows dropped, ...)
 
 
-def read_upload(content: bytes, filename: str, max_bytes: int = UPLOAD_MAX_BYTES):
-    """Parse an uploaded CSV or ARFF file with :mod:`bnexplore.data` (never executed).
+def _size_error(name: str, size: int, max_bytes: int) -> ValueError:
+    return ValueError(f"the file {name!r} has {size:,} bytes, over the upload limit of "
+                      f"{max_bytes:,} bytes ({max_bytes / 1e6:g} MB): upload a smaller file, "
+                      f"e.g. a sample of its rows")
+
+
+def check_upload(content: bytes | None, filename: str, max_bytes: int = UPLOAD_MAX_BYTES) -> str:
+    """The checks of an upload that need no parsing; return the file's base name.
+
+    Cheap enough for the server's event loop: the size and the file type only.
 
     Raises
     ------
     ValueError
-        Empty or too large a file, an unsupported extension, or the reader's own
-        message for a malformed file.
+        An empty file, one over ``max_bytes`` bytes, or an extension other than
+        ``.csv``, ``.txt``, ``.tsv`` and ``.arff``.
+
+    Examples
+    --------
+    >>> check_upload(b"a,b\\n1,2\\n", "dir/t.csv")
+    't.csv'
+    """
+    name = Path(str(filename or "upload")).name
+    if content is None or len(content) == 0:
+        raise ValueError(f"the file {name!r} is empty: upload a CSV or ARFF file with data")
+    if len(content) > max_bytes:
+        raise _size_error(name, len(content), max_bytes)
+    ext = Path(name).suffix.lower()
+    if ext not in (".arff", ".csv", ".txt", ".tsv"):
+        raise ValueError(f"cannot read {name!r}: the file type {ext or '(none)'!r} is not "
+                         f"supported; upload a .csv or .arff file")
+    return name
+
+
+def read_upload(content: bytes, filename: str, max_bytes: int = UPLOAD_MAX_BYTES,
+                max_columns: int = UPLOAD_MAX_COLUMNS, max_values: int = UPLOAD_MAX_VALUES,
+                max_declared_values: int = UPLOAD_MAX_DECLARED_VALUES):
+    """Parse an uploaded CSV or ARFF file with :mod:`bnexplore.data` (never executed).
+
+    Text is decoded by its byte-order mark (UTF-8, UTF-16, UTF-32), otherwise as
+    UTF-8 (else Latin-1); binary files are refused. The limits on columns and values
+    are checked on the header, before the rows are parsed.
+
+    Parameters
+    ----------
+    content : bytes
+        The file's bytes.
+    filename : str
+        Its name; the extension chooses the reader (``.arff``; ``.csv``, ``.txt``;
+        ``.tsv`` with tabs).
+    max_bytes, max_columns : int
+        Largest file and most columns (default :data:`UPLOAD_MAX_BYTES`,
+        :data:`UPLOAD_MAX_COLUMNS`).
+    max_values : int
+        Most values one column may have: declared in an ARFF header, or distinct
+        texts in a CSV column (default :data:`UPLOAD_MAX_VALUES`).
+    max_declared_values : int
+        Most nominal values an ARFF header may declare in all
+        (default :data:`UPLOAD_MAX_DECLARED_VALUES`).
+
+    Raises
+    ------
+    ValueError
+        Empty or too large a file, an unsupported extension, more columns or values
+        than the limits, binary content, or the reader's own message for a
+        malformed file.
 
     Examples
     --------
@@ -813,21 +884,16 @@ def read_upload(content: bytes, filename: str, max_bytes: int = UPLOAD_MAX_BYTES
     """
     from bnexplore.data import read_arff, read_csv
 
-    name = Path(str(filename or "upload")).name
-    if content is None or len(content) == 0:
-        raise ValueError(f"the file {name!r} is empty: upload a CSV or ARFF file with data")
-    if len(content) > max_bytes:
-        raise ValueError(f"the file {name!r} has {len(content):,} bytes, over the upload "
-                         f"limit of {max_bytes:,} bytes ({max_bytes / 1e6:g} MB): upload "
-                         f"a smaller file, e.g. a sample of its rows")
+    name = check_upload(content, filename, max_bytes)
     ext = Path(name).suffix.lower()
     buf = io.BytesIO(bytes(content))
+    buf.name = name
     if ext == ".arff":
-        return read_arff(buf, max_bytes=max_bytes)
-    if ext in (".csv", ".txt", ".tsv"):
-        return read_csv(buf, max_bytes=max_bytes, **({"sep": "\t"} if ext == ".tsv" else {}))
-    raise ValueError(f"cannot read {name!r}: the file type {ext or '(none)'!r} is not "
-                     f"supported; upload a .csv or .arff file")
+        return read_arff(buf, max_bytes=max_bytes, max_columns=max_columns,
+                         max_values=max_declared_values, max_values_per_column=max_values)
+    return read_csv(buf, max_bytes=max_bytes, max_columns=max_columns,
+                    max_values_per_column=max_values,
+                    **({"sep": "\t"} if ext == ".tsv" else {}))
 
 
 def prepare_upload(raw, target: str, max_target_classes: int = 50) -> PreparedUpload:
@@ -944,6 +1010,281 @@ def _uploaded(name: str):
     return df
 
 
+@dataclass
+class UploadResult:
+    """What reading and preparing an upload gave (see :func:`process_upload`)."""
+
+    columns: list                   # the file's column names
+    target: str                     # the class column used
+    prepared: Any                   # PreparedUpload, or None when preparing failed
+    error: Any = None               # the exception of prepare_upload for this target
+
+
+def process_upload(content: bytes, filename: str, target: str | None = None,
+                   max_bytes: int = UPLOAD_MAX_BYTES) -> UploadResult:
+    """Read an upload and prepare it for ``target`` (by default the file's class column).
+
+    Errors of reading raise; an error of :func:`prepare_upload` is kept in
+    :attr:`UploadResult.error` with the columns, so that another target can be chosen.
+
+    Examples
+    --------
+    >>> res = process_upload(b"a,class\\nx,yes\\ny,no\\n", "t.csv")
+    >>> res.columns, res.target, res.error is None
+    (['a', 'class'], 'class', True)
+    """
+    raw = read_upload(content, filename, max_bytes=max_bytes)
+    cols = [str(c) for c in raw.columns]
+    if target not in cols:
+        default = raw.attrs.get("target") or cols[-1]
+        target = default if default in cols else cols[-1]
+    try:
+        return UploadResult(cols, target, prepare_upload(raw, target))
+    except Exception as exc:  # noqa: BLE001 - reported with the columns
+        return UploadResult(cols, target, None, exc)
+
+
+def _upload_worker(conn, content: bytes, filename: str, target: str | None,
+                   max_bytes: int, max_memory: int, delay: float = 0.0) -> None:
+    """Body of an upload's worker process: send back an UploadResult or the exception.
+
+    ``delay`` (seconds, for tests) makes the worker wait before it starts reading.
+    """
+    try:
+        import resource
+        with open("/proc/self/statm") as fh:
+            start = int(fh.read().split()[0]) * resource.getpagesize()
+        limit = start + int(max_memory)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, OSError, ValueError):  # not Linux: no cap
+        pass
+    try:
+        if delay > 0:
+            import time
+            time.sleep(delay)
+        out: Any = process_upload(content, filename, target, max_bytes)
+    except MemoryError:
+        out = MemoryError(f"reading {Path(str(filename)).name!r} needs more than the "
+                          f"{max_memory / 1e9:g} GB an upload may use: upload a smaller file "
+                          f"or fewer columns")
+    except BaseException as exc:  # noqa: BLE001 - reported in the page
+        out = exc
+    if isinstance(out, BaseException):
+        out = _portable(out)
+    elif out.error is not None:
+        out.error = _portable(out.error)
+    try:
+        conn.send(out)
+    except Exception as exc:  # noqa: BLE001 - e.g. a result too odd to pickle
+        conn.send(RuntimeError(f"the result of reading {Path(str(filename)).name!r} could not "
+                               f"be sent back ({type(exc).__name__}): try again"))
+    finally:
+        conn.close()
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling, else a ``ValueError`` with its message."""
+    import pickle
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 - custom constructors, unpicklable attributes
+        return ValueError(f"{type(exc).__name__}: {exc}"[:4000])
+
+
+#: upload worker processes running at once on the server (more jobs wait their turn).
+UPLOAD_WORKERS = 2
+_UPLOAD_SLOTS = threading.BoundedSemaphore(UPLOAD_WORKERS)
+_FORKSERVER_LOCK = threading.Lock()
+_FORKSERVER_READY: list = []
+
+
+def _upload_context():
+    """The multiprocessing context of upload workers.
+
+    ``forkserver``: a clean single-threaded server process (started once, with pandas,
+    scikit-learn, Panel and the readers imported) forks each worker, so a worker
+    starts in milliseconds and nothing of the Bokeh server's threads is copied.
+    Falls back to ``spawn`` where ``forkserver`` does not exist.
+    """
+    import multiprocessing as mp
+
+    with _FORKSERVER_LOCK:
+        if _FORKSERVER_READY:
+            return _FORKSERVER_READY[0]
+        try:
+            ctx = mp.get_context("forkserver")
+            ctx.set_forkserver_preload(["pandas", "sklearn.base", "scipy.io.arff", "panel",
+                                        "bnexplore.data.core", "bnexplore.data.io",
+                                        "bnexplore.data.discretize"])
+        except ValueError:
+            ctx = mp.get_context("spawn")
+        _FORKSERVER_READY.append(ctx)
+        return ctx
+
+
+try:  # not on Windows
+    import multiprocessing.context as _mp_context
+    from multiprocessing import popen_forkserver as _popen_forkserver
+except ImportError:  # pragma: no cover
+    _popen_forkserver = None
+else:
+    class _WorkerPopen(_popen_forkserver.Popen):
+        """:mod:`multiprocessing.popen_forkserver`'s launcher minus the main-module re-run.
+
+        A child of ``forkserver`` normally re-imports the parent's main script
+        (``init_main_from_path``). An upload worker needs nothing from it, and a script that
+        calls ``pn.serve(...)`` at top level would start a second server in every worker.
+        Everything else is as in the standard library.
+        """
+
+        def _launch(self, process_obj):
+            import os
+            from multiprocessing import forkserver, reduction, spawn, util
+            from multiprocessing.context import set_spawning_popen
+
+            prep_data = {k: v for k, v in spawn.get_preparation_data(process_obj._name).items()
+                         if not k.startswith("init_main")}
+            # Bokeh restores sys.path after running an app script: the worker still
+            # needs this folder to import the module of its target (_common)
+            path = list(prep_data.get("sys_path") or [])
+            if str(APPS_DIR) not in path:
+                prep_data["sys_path"] = [str(APPS_DIR), *path]
+            buf = io.BytesIO()
+            set_spawning_popen(self)
+            try:
+                reduction.dump(prep_data, buf)
+                reduction.dump(process_obj, buf)
+            finally:
+                set_spawning_popen(None)
+            self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+            _parent_w = os.dup(w)
+            self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))
+            with open(w, "wb", closefd=True) as f:
+                f.write(buf.getbuffer())
+            self.pid = forkserver.read_signed(self.sentinel)
+
+    class _WorkerProcess(_mp_context.ForkServerProcess):
+        """A forkserver process launched by :class:`_WorkerPopen`."""
+
+        @staticmethod
+        def _Popen(process_obj):
+            return _WorkerPopen(process_obj)
+
+
+def _worker_process_class(ctx):
+    """The Process class of upload workers for the context ``ctx``."""
+    if _popen_forkserver is not None and ctx.get_start_method() == "forkserver":
+        return _WorkerProcess
+    return ctx.Process
+
+
+def warm_up_upload_workers() -> None:
+    """Start the upload fork server now (in the background), not at the first upload."""
+    def _start():
+        ctx = _upload_context()
+        if ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+            with contextlib.suppress(Exception):
+                forkserver.ensure_running()
+    threading.Thread(target=_start, daemon=True, name="bnx-upload-warmup").start()
+
+
+class UploadJob:
+    """Read and prepare one upload in a worker process, off the server's event loop.
+
+    The job starts at once (in a watcher thread that waits for a free worker slot, see
+    :data:`UPLOAD_WORKERS`); ``on_done`` is called in that thread with an
+    :class:`UploadResult` or an exception, unless the job was cancelled. A worker is
+    killed when cancelled, after ``timeout`` seconds, or when it needs more than
+    ``max_memory`` bytes more memory than it started with. ``delay`` (seconds, for
+    tests) makes the worker wait before it reads the file.
+
+    Examples
+    --------
+    >>> out = []
+    >>> job = UploadJob(b"a,class\\nx,yes\\ny,no\\n", "t.csv", None, out.append)
+    >>> job.wait(120), out[0].columns
+    (True, ['a', 'class'])
+    """
+
+    def __init__(self, content: bytes, filename: str, target: str | None,
+                 on_done: Callable[[Any], None], timeout: float = UPLOAD_TIMEOUT_S,
+                 max_bytes: int = UPLOAD_MAX_BYTES, max_memory: int = UPLOAD_MAX_MEMORY,
+                 delay: float = 0.0):
+        self.filename = str(filename)
+        self._args = (bytes(content), self.filename, target, int(max_bytes), int(max_memory),
+                      float(delay))
+        self._on_done = on_done
+        self._timeout = float(timeout)
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._proc = None
+        self._thread = threading.Thread(target=self._run, daemon=True, name="bnx-upload")
+        self._thread.start()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def cancel(self) -> None:
+        """Stop the job: its worker is killed and ``on_done`` is not called."""
+        self._cancelled.set()
+        with self._lock:
+            proc = self._proc
+        if proc is not None and proc.is_alive():
+            with contextlib.suppress(Exception):
+                proc.kill()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the job has finished; ``True`` if it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            result = self._work()
+        except Exception as exc:  # noqa: BLE001 - the machinery failed: say so
+            result = RuntimeError(f"the upload could not be processed ({type(exc).__name__}: "
+                                  f"{exc}): try again")
+        if result is not None and not self.cancelled:
+            self._on_done(result)
+
+    def _work(self) -> Any:
+        with _UPLOAD_SLOTS:
+            if self.cancelled:
+                return None
+            ctx = _upload_context()
+            recv, send = ctx.Pipe(duplex=False)
+            proc = _worker_process_class(ctx)(target=_upload_worker, args=(send, *self._args),
+                                              daemon=True, name="bnx-upload-worker")
+            with self._lock:
+                if self.cancelled:
+                    return None
+                proc.start()
+                self._proc = proc
+            send.close()
+            name = Path(self.filename).name
+            try:
+                if recv.poll(self._timeout):
+                    return recv.recv()
+                return TimeoutError(f"reading and preparing {name!r} took more than "
+                                    f"{self._timeout:g} s and was stopped: upload a smaller "
+                                    f"file or fewer columns")
+            except (EOFError, OSError):
+                if self.cancelled:
+                    return None
+                proc.join(5)
+                return RuntimeError(f"reading {name!r} stopped the worker (exit code "
+                                    f"{proc.exitcode}), probably out of memory: upload a "
+                                    f"smaller file or fewer columns")
+            finally:
+                if proc.is_alive():
+                    proc.kill()
+                proc.join(5)
+                recv.close()
+
+
 def load_data(kind: str, name: str, n: int = 1000, seed: int = 0):
     """A bundled data set (MDL-discretised), an uploaded one, or a network sample.
 
@@ -989,6 +1330,73 @@ def cut_points_markdown(cuts: dict, max_rows: int = 30) -> str:
     return "\n".join(lines)
 
 
+def _upload_guard_class():
+    """The class of :class:`DataSource`'s upload guard (built on first use: ReactiveHTML)."""
+    global _UploadGuard
+    if _UploadGuard is not None:
+        return _UploadGuard
+    import param
+    from panel.reactive import ReactiveHTML
+
+    class UploadGuard(ReactiveHTML):
+        """Refuse an empty or too large file in the browser, before it is sent.
+
+        Bokeh's file input reads the whole file and sends it over the websocket; a file
+        over the websocket's message limit (20 MB base64) closes the connection and
+        kills the page, and an empty file sends nothing the server notices. This
+        invisible component listens (capture phase, on the window) to the ``input``
+        event of the file input whose host carries the CSS class ``target_class``:
+        a file of 0 or more than ``max_bytes`` bytes is taken out of the input before
+        Bokeh reads it, and ``refused`` tells the server its name and size.
+        """
+
+        max_bytes = param.Integer(default=UPLOAD_MAX_BYTES)
+        target_class = param.String(default="")
+        refused = param.Dict(default={})
+
+        _template = '<div id="guard" class="bnx-upload-guard" style="display:none"></div>'
+        _scripts = {
+            "render": """
+                const handler = (ev) => {
+                  const path = ev.composedPath ? ev.composedPath() : [ev.target]
+                  const el = path[0]
+                  if (!el || el.tagName !== 'INPUT' || el.type !== 'file') return
+                  const mine = (n) => n.classList && n.classList.contains(data.target_class)
+                  if (!path.some(mine)) return
+                  const files = Array.from(el.files || [])
+                  const bad = files.find((f) => f.size === 0 || f.size > data.max_bytes)
+                  if (bad === undefined) return
+                  el.value = ''
+                  data.refused = {name: bad.name, size: bad.size,
+                                  n: ((data.refused && data.refused.n) || 0) + 1}
+                }
+                if (state.handler) window.removeEventListener('input', state.handler, true)
+                state.handler = handler
+                window.addEventListener('input', handler, true)
+            """,
+            "remove": """
+                if (state.handler) window.removeEventListener('input', state.handler, true)
+                state.handler = null
+            """,
+        }
+
+    _UploadGuard = UploadGuard
+    return UploadGuard
+
+
+_UploadGuard = None
+
+
+def _env_float(name: str, default: float = 0.0) -> float:
+    """The positive number in the environment variable ``name``, else ``default``."""
+    import os
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
 class DataSource:
     """Widgets that choose a bundled data set, an uploaded file or a network sample.
 
@@ -1002,6 +1410,17 @@ class DataSource:
         its class column, and the report (errors, MDL cut points). A successful upload
         becomes a new entry of ``dataset`` (its name starts with
         :data:`UPLOAD_PREFIX`) that :func:`load_data` serves.
+    upload_guard : panel component
+        Invisible; refuses an empty or too large file in the browser, before it is sent.
+
+    Parameters
+    ----------
+    background : bool or None
+        Read and prepare uploads in a worker process (:class:`UploadJob`) so that the
+        server's event loop stays free; the report is written back on the document's
+        next tick. ``None`` (default): in the background when served (a Bokeh
+        session), at once otherwise (notebooks, tests). A new upload or target
+        supersedes (kills) the job still running. :meth:`wait_upload` waits for it.
 
     Examples
     --------
@@ -1011,7 +1430,8 @@ class DataSource:
     """
 
     def __init__(self, default_dataset: str = "vote", default_network: str = "asia",
-                 default_kind: str = DATASET, default_n: int = 1000, upload: bool = True):
+                 default_kind: str = DATASET, default_n: int = 1000, upload: bool = True,
+                 background: bool | None = None):
         datasets = _names("datasets")
         networks = _names("networks")
         kinds = [k for k, avail in ((DATASET, datasets), (NETWORK, networks)) if avail]
@@ -1030,9 +1450,12 @@ class DataSource:
             pn.widgets.DiscreteSlider, "Sample size", options=SAMPLE_SIZES,
             value=default_n if default_n in SAMPLE_SIZES else 1000)
         self.has_upload = bool(upload)
+        self._uid = f"bnx-upload-{next(_UPLOAD_IDS)}"
         self.upload = no_url(pn.widgets.FileInput(
-            accept=".csv,.arff,.txt,.tsv", multiple=False, css_classes=["bnx-upload"],
+            accept=".csv,.arff,.txt,.tsv", multiple=False, css_classes=["bnx-upload", self._uid],
             sizing_mode="stretch_width"))
+        self.upload_guard = _upload_guard_class()(
+            max_bytes=UPLOAD_MAX_BYTES, target_class=self._uid, width=0, height=0, margin=0)
         self.upload_target = no_url(widget(pn.widgets.Select, "Class column of the file",
                                            options=[], visible=False))
         self.upload_info = pn.pane.Markdown("", css_classes=["bnx-upload-info"],
@@ -1040,13 +1463,31 @@ class DataSource:
         self.upload_label = pn.pane.Markdown(
             f"Or upload a CSV / ARFF file (at most {UPLOAD_MAX_BYTES / 1e6:g} MB):",
             margin=(5, 10, 0, 10))
-        self._raw = None
+        self._columns: list | None = None     # columns of the file read last
         self._file = ("", b"")
         self._busy = False
+        self._job: UploadJob | None = None
+        self._job_id = 0
+        self._doc = pn.state.curdoc
+        if background is None:
+            background = self._doc is not None and self._doc.session_context is not None
+        self.background = bool(background)
+        #: seconds a background upload job waits before reading (for tests; the
+        #: environment variable BNX_UPLOAD_TEST_DELAY sets it for a test server).
+        self.upload_delay = _env_float("BNX_UPLOAD_TEST_DELAY")
+        #: seconds a background upload job may run (UPLOAD_TIMEOUT_S, or the
+        #: environment variable BNX_UPLOAD_TIMEOUT_S).
+        self.upload_timeout = _env_float("BNX_UPLOAD_TIMEOUT_S", UPLOAD_TIMEOUT_S)
+        if self._doc is not None and self._doc.session_context is not None:
+            with contextlib.suppress(Exception):
+                self._doc.on_session_destroyed(lambda ctx: self._cancel_job())
+        if self.background and self.has_upload:
+            warm_up_upload_workers()
         self._sync(self.kind.value)
         self.kind.param.watch(lambda e: self._sync(e.new), "value")
         self.upload.param.watch(self._on_upload, "value")
         self.upload_target.param.watch(self._on_target, "value")
+        self.upload_guard.param.watch(self._on_refused, "refused")
 
     # ---------------------------------------------------------------- upload handling
     def _show_error(self, exc: BaseException) -> None:
@@ -1061,35 +1502,109 @@ class DataSource:
         if isinstance(content, list):  # multiple=True in some Panel versions
             content = content[0] if content else b""
             filename = filename[0] if isinstance(filename, list) and filename else filename
-        try:
-            raw = read_upload(content, filename)
-        except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
-            self._raw = None
-            self.upload_target.visible = False
-            self._show_error(exc)
+        if content is None:   # the input was cleared (the guard reports a refused file)
             return
-        self._raw, self._file = raw, (str(filename), bytes(content))
-        cols = [str(c) for c in raw.columns]
-        default = raw.attrs.get("target") or cols[-1]
-        self._busy = True
         try:
-            self.upload_target.options = cols
-            self.upload_target.value = default if default in cols else cols[-1]
-        finally:
-            self._busy = False
-        self.upload_target.visible = True
-        self._apply()
+            check_upload(content, filename)
+        except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+            self._refuse(exc)
+            return
+        self._file = (str(filename), bytes(content))
+        self._columns = None
+        self.upload_target.visible = False
+        self._start(None)
+
+    def _on_refused(self, event) -> None:
+        info = event.new or {}
+        name = Path(str(info.get("name") or "upload")).name
+        size = int(info.get("size") or 0)
+        self._refuse(ValueError(f"the file {name!r} is empty: upload a CSV or ARFF file with "
+                                f"data") if size == 0 else
+                     _size_error(name, size, self.upload_guard.max_bytes))
+
+    def _refuse(self, exc: BaseException) -> None:
+        """A file refused before reading: supersede any job, show why."""
+        self._cancel_job()
+        self._job_id += 1
+        self._columns = None
+        self.upload_target.visible = False
+        self.upload_target.disabled = False
+        self._show_error(exc)
 
     def _on_target(self, event) -> None:
-        if not self._busy and self._raw is not None:
-            self._apply()
+        if not self._busy and self._columns is not None:
+            self._start(self.upload_target.value)
 
-    def _apply(self) -> None:
-        try:
-            prepared = prepare_upload(self._raw, self.upload_target.value)
-        except Exception as exc:  # noqa: BLE001
-            self._show_error(exc)
+    # ---------------------------------------------------------------- upload jobs
+    def _cancel_job(self) -> None:
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+
+    def _start(self, target: str | None) -> None:
+        """Read (and prepare for ``target``) the current file, superseding any job."""
+        self._cancel_job()
+        self._job_id += 1
+        job_id = self._job_id
+        name, content = self._file
+        self.upload_target.disabled = True
+        self.upload_info.object = (
+            f'<div class="bnx-upload-busy">Reading the file <b>{html_escape(Path(name).name)}'
+            f"</b> ({len(content) / 1e3:,.0f} KB)...</div>")
+        if not self.background:
+            try:
+                result: Any = process_upload(content, name, target)
+            except Exception as exc:  # noqa: BLE001 - shown in the page
+                result = exc
+            self._finish(job_id, result)
             return
+        self._job = UploadJob(content, name, target,
+                              functools.partial(self._dispatch, job_id),
+                              timeout=self.upload_timeout, delay=self.upload_delay)
+
+    def _dispatch(self, job_id: int, result: Any) -> None:
+        """From a job's thread: hand ``result`` to :meth:`_finish` on the document."""
+        doc = self._doc
+        if doc is None or doc.session_context is None:
+            self._finish(job_id, result)
+            return
+        from panel.io.state import set_curdoc
+        try:
+            with set_curdoc(doc):
+                pn.state.execute(functools.partial(self._finish, job_id, result), schedule=True)
+        except Exception:  # noqa: BLE001 - the session is gone
+            pass
+
+    def _finish(self, job_id: int, result: Any) -> None:
+        """Show a job's result (on the document); results of superseded jobs are dropped."""
+        if job_id != self._job_id:
+            return
+        self._job = None
+        self.upload_target.disabled = False
+        if isinstance(result, BaseException):
+            self._columns = None
+            self.upload_target.visible = False
+            self._show_error(result)
+            return
+        self._columns = list(result.columns)
+        self._busy = True
+        try:
+            self.upload_target.options = self._columns
+            self.upload_target.value = result.target
+        finally:
+            self._busy = False
+        self.upload_target.visible = self.has_upload and self.kind.value != NETWORK
+        if result.error is not None:
+            self._show_error(result.error)
+            return
+        self._apply(result.prepared)
+
+    def wait_upload(self, timeout: float | None = None) -> bool:
+        """Wait for the upload job still running (if any); ``True`` when none is left."""
+        job = self._job
+        return job is None or job.wait(timeout)
+
+    def _apply(self, prepared: PreparedUpload) -> None:
         key = store_upload(prepared, *self._file)
         df = prepared.frame
         classes = md_join(df[prepared.target].cat.categories, max_items=10)
@@ -1113,7 +1628,7 @@ class DataSource:
         self.sample_size.visible = net
         for w in (self.upload, self.upload_label, self.upload_info):
             w.visible = self.has_upload and not net
-        self.upload_target.visible = (self.has_upload and not net and self._raw is not None)
+        self.upload_target.visible = (self.has_upload and not net and self._columns is not None)
 
     @property
     def name(self) -> pn.widgets.Widget:
@@ -1124,7 +1639,8 @@ class DataSource:
         """The widgets for a sidebar."""
         out = [self.kind, self.dataset, self.network, self.sample_size]
         if self.has_upload:
-            out += [self.upload_label, self.upload, self.upload_target, self.upload_info]
+            out += [self.upload_label, self.upload, self.upload_guard, self.upload_target,
+                    self.upload_info]
         return out
 
     def panel(self) -> pn.Column:

@@ -325,3 +325,113 @@ def test_csv_to_discrete_data_pipeline():
     Xd["class"] = df["class"]
     d = DiscreteData.from_frame(Xd, target="class")
     assert d.arities.tolist() == [2, 2, 2]
+
+
+# ------------------------------------------------- hostile input: limits and encodings
+def _arff_with_values(n: int, quoted: bool = False) -> str:
+    vals = ",".join(f"'v {i}'" if quoted else f"v{i}" for i in range(n))
+    first = "'v 1'" if quoted else "v1"
+    return f"@relation r\n@attribute x {{{vals}}}\n@attribute class {{a,b}}\n@data\n{first},a\n"
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_arff_many_declared_values_read_in_linear_time(quoted):
+    # the duplicate check was quadratic: 40,000 values took 20-30 s, 200,000 never ended
+    import time
+    t0 = time.perf_counter()
+    df = read_arff(io.StringIO(_arff_with_values(60_000, quoted)))
+    elapsed = time.perf_counter() - t0
+    assert len(df["x"].cat.categories) == 60_000
+    assert elapsed < 20, f"60,000 declared values took {elapsed:.1f} s"
+    with pytest.raises(ArffError, match=r"declares 'v1', 'v2' more than once; declare each"):
+        read_arff(io.StringIO(_arff_with_values(5).replace("v4}", "v4,v1,v2,v1}")))
+
+
+def test_arff_limits_are_named_and_checked_before_the_data():
+    # a data row that would be an error comes after the header: the limit is reported first
+    text = _arff_with_values(300) + "not,a,row,at,all\n"
+    with pytest.raises(ArffError, match=r"'x' declares 300 values, over the limit of 200 per "
+                                        r"attribute.*max_values_per_column"):
+        read_arff(io.StringIO(text), max_values_per_column=200)
+    with pytest.raises(ArffError, match=r"up to .x. declare 300 nominal values in all, over "
+                                        r"the limit of 250.*max_values"):
+        read_arff(io.StringIO(text), max_values=250)
+    many = ("@relation r\n" + "".join(f"@attribute a{i} numeric\n" for i in range(50))
+            + "@data\n" + ",".join("1" for _ in range(50)) + "\n")
+    with pytest.raises(ArffError, match=r"declares 50 attributes, over the limit of 40"
+                                        r".*max_columns"):
+        read_arff(io.StringIO(many), max_columns=40)
+    assert read_arff(io.StringIO(many), max_columns=50).shape == (1, 50)
+    assert len(read_arff(io.StringIO(_arff_with_values(300)), max_values_per_column=300,
+                         max_values=302)["x"].cat.categories) == 300
+    # the default limit stops 200,000 declared values at once
+    with pytest.raises(ArffError, match=r"200,000 values, over the limit of 100,000"):
+        read_arff(io.StringIO(_arff_with_values(200_000)))
+
+
+def test_csv_limits_are_named():
+    wide = ",".join(f"c{i}" for i in range(30)) + "\n" + ",".join("1" for _ in range(30)) + "\n"
+    with pytest.raises(ValueError, match=r"has 30 columns, over the limit of 20.*max_columns"):
+        read_csv(io.StringIO(wide), max_columns=20)
+    assert read_csv(io.StringIO(wide), max_columns=30).shape == (1, 30)
+    ids = "id,class\n" + "".join(f"row{i},{'ab'[i % 2]}\n" for i in range(40))
+    with pytest.raises(ValueError, match=r"column 'id' .* 40 distinct values, over the limit of "
+                                         r"30 per column"):
+        read_csv(io.StringIO(ids), max_values_per_column=30)
+    # numbers are not counted: a continuous column is discretised later
+    nums = "x,class\n" + "".join(f"{i * 0.5},{'ab'[i % 2]}\n" for i in range(40))
+    assert read_csv(io.StringIO(nums), max_values_per_column=30).shape == (40, 2)
+
+
+TEXT = "name,n,class\nJosé,1,oui\nZoë,2,non\nŁódź,3,oui\n"
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le-bom",
+                                   "utf-16-be-bom", "utf-32", "latin-1"])
+def test_csv_encodings_decoded_from_the_byte_order_mark(codec):
+    text = TEXT if codec != "latin-1" else TEXT.replace("Łódź", "Lodz")
+    if codec.endswith("-bom"):
+        base = codec[:-4]
+        raw = ("\ufeff" + text).encode(base)
+    else:
+        raw = text.encode(codec)
+    df = read_csv(io.BytesIO(raw))
+    assert list(df.columns) == ["name", "n", "class"], list(df.columns)
+    assert df["name"].tolist() == ["José", "Zoë", "Łódź" if codec != "latin-1" else "Lodz"]
+    assert df["n"].tolist() == [1, 2, 3] and df.attrs["target"] == "class"
+    arff = f"@relation r\n@attribute name {{José, Zoë}}\n@attribute class {{oui, non}}\n" \
+           f"@data\nZoë,non\n"
+    raw = ("\ufeff" + arff).encode("utf-16-le")
+    assert read_arff(io.BytesIO(raw))["name"].tolist() == ["Zoë"]
+
+
+def test_binary_and_bom_less_utf16_refused_with_a_message():
+    with pytest.raises(ValueError, match="UTF-16/UTF-32 text without a byte-order mark; save "
+                                         "the data as UTF-8"):
+        read_csv(io.BytesIO(TEXT.encode("utf-16-le")))
+    garbage = np.random.default_rng(0).integers(0, 256, 50_000, dtype=np.uint8).tobytes()
+    for reader in (read_csv, read_arff):
+        with pytest.raises(ValueError, match="binary file"):
+            reader(io.BytesIO(garbage))
+    with pytest.raises(ValueError, match=r"UTF-16-LE byte-order mark but is not valid UTF-16-LE"):
+        read_csv(io.BytesIO(b"\xff\xfe" + "a,b\n1,2\n".encode("utf-16-le") + b"\x00\xd8"))
+    with pytest.raises(ValueError, match="NUL characters"):
+        read_csv(io.StringIO("a,b\n1,\x00\n"))
+
+
+def test_csv_row_longer_than_the_header_refused_quickly():
+    # pandas made the extra leading values an implicit multi-index: 40,000 values took
+    # 3 s, 2,000,000 (a 4 MB file) never finished
+    import time
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"row 2 has 2,000,001 values, over the limit of "
+                                         r"10,000 columns"):
+        read_csv(io.StringIO("a,b,class\n" + "1," * 2_000_000 + "\n"))
+    with pytest.raises(ValueError, match="a data row has more values than the header"):
+        read_csv(io.StringIO("a,b,class\n" + "1," * 2_000_000 + "\n"), max_columns=None)
+    assert time.perf_counter() - t0 < 60
+    with pytest.raises(ValueError, match="more values than the header"):
+        read_csv(io.StringIO("a,b,class\n1,2,3,4\n"))
+    with pytest.raises(ValueError, match=r"Expected 3 fields in line 3, saw 4"):
+        read_csv(io.StringIO("a,b,class\n1,2,3\n4,5,6,7\n"))
+    assert read_csv(io.StringIO("a,b,class\n1,2\n")).shape == (1, 3)     # short rows: missing
