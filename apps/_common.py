@@ -1123,62 +1123,6 @@ def _upload_context():
         return ctx
 
 
-try:  # not on Windows
-    import multiprocessing.context as _mp_context
-    from multiprocessing import popen_forkserver as _popen_forkserver
-except ImportError:  # pragma: no cover
-    _popen_forkserver = None
-else:
-    class _WorkerPopen(_popen_forkserver.Popen):
-        """:mod:`multiprocessing.popen_forkserver`'s launcher minus the main-module re-run.
-
-        A child of ``forkserver`` normally re-imports the parent's main script
-        (``init_main_from_path``). An upload worker needs nothing from it, and a script that
-        calls ``pn.serve(...)`` at top level would start a second server in every worker.
-        Everything else is as in the standard library.
-        """
-
-        def _launch(self, process_obj):
-            import os
-            from multiprocessing import forkserver, reduction, spawn, util
-            from multiprocessing.context import set_spawning_popen
-
-            prep_data = {k: v for k, v in spawn.get_preparation_data(process_obj._name).items()
-                         if not k.startswith("init_main")}
-            # Bokeh restores sys.path after running an app script: the worker still
-            # needs this folder to import the module of its target (_common)
-            path = list(prep_data.get("sys_path") or [])
-            if str(APPS_DIR) not in path:
-                prep_data["sys_path"] = [str(APPS_DIR), *path]
-            buf = io.BytesIO()
-            set_spawning_popen(self)
-            try:
-                reduction.dump(prep_data, buf)
-                reduction.dump(process_obj, buf)
-            finally:
-                set_spawning_popen(None)
-            self.sentinel, w = forkserver.connect_to_new_process(self._fds)
-            _parent_w = os.dup(w)
-            self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))
-            with open(w, "wb", closefd=True) as f:
-                f.write(buf.getbuffer())
-            self.pid = forkserver.read_signed(self.sentinel)
-
-    class _WorkerProcess(_mp_context.ForkServerProcess):
-        """A forkserver process launched by :class:`_WorkerPopen`."""
-
-        @staticmethod
-        def _Popen(process_obj):
-            return _WorkerPopen(process_obj)
-
-
-def _worker_process_class(ctx):
-    """The Process class of upload workers for the context ``ctx``."""
-    if _popen_forkserver is not None and ctx.get_start_method() == "forkserver":
-        return _WorkerProcess
-    return ctx.Process
-
-
 def warm_up_upload_workers() -> None:
     """Start the upload fork server now (in the background), not at the first upload."""
     def _start():
@@ -1256,8 +1200,12 @@ class UploadJob:
                 return None
             ctx = _upload_context()
             recv, send = ctx.Pipe(duplex=False)
-            proc = _worker_process_class(ctx)(target=_upload_worker, args=(send, *self._args),
-                                              daemon=True, name="bnx-upload-worker")
+            # the worker unpickles its target from this module: Bokeh restores sys.path
+            # after each app script, so put this folder back for the child to import it
+            if str(APPS_DIR) not in sys.path:
+                sys.path.insert(0, str(APPS_DIR))
+            proc = ctx.Process(target=_upload_worker, args=(send, *self._args), daemon=True,
+                               name="bnx-upload-worker")
             with self._lock:
                 if self.cancelled:
                     return None
@@ -1549,7 +1497,7 @@ class DataSource:
         name, content = self._file
         self.upload_target.disabled = True
         self.upload_info.object = (
-            f'<div class="bnx-upload-busy">Reading the file <b>{html_escape(Path(name).name)}'
+            f'<div class="bnx-upload-busy">Reading the file <b>{md_text(Path(name).name)}'
             f"</b> ({len(content) / 1e3:,.0f} KB)...</div>")
         if not self.background:
             try:
@@ -1653,11 +1601,6 @@ class DataSource:
                 return func(kind, network, int(n), **kw)
             return func(kind, dataset, 0, **kw)  # n is unused: keep cache keys stable
         return pn.bind(_call, self.kind, self.dataset, self.network, self.sample_size, **kwargs)
-
-
-def html_escape(text: Any) -> str:
-    """Same as :func:`md_text` (kept for older callers): literal text for any pane."""
-    return md_text(text)
 
 
 def describe_source(kind: str, name: str, n: int) -> str:

@@ -1,6 +1,7 @@
 """User data upload: parsing, validation, MDL discretisation, and the upload in the page."""
 from __future__ import annotations
 
+import html
 import re
 import time
 from pathlib import Path
@@ -310,7 +311,7 @@ def test_datasource_reads_in_the_background_and_a_new_upload_supersedes(common):
     src.upload.filename = "slow.csv"
     src.upload.value = _csv()
     # at once: the "reading" state, the file input answered without waiting
-    assert "Reading the file" in src.upload_info.object and "slow.csv" in src.upload_info.object
+    assert "Reading the file" in src.upload_info.object and common.md_text("slow.csv") in src.upload_info.object
     slow = src._job
     assert _wait_for(lambda: slow._proc is not None)
     src.upload_delay = 0
@@ -318,8 +319,8 @@ def test_datasource_reads_in_the_background_and_a_new_upload_supersedes(common):
     src.upload.value = _csv(80, seed=3)
     assert slow.cancelled and _wait_for(lambda: not slow._proc.is_alive(), 30)
     assert src.wait_upload(120)
-    assert "bnx-upload-ok" in src.upload_info.object and "data.csv" in src.upload_info.object
-    assert "slow.csv" not in src.upload_info.object
+    assert "bnx-upload-ok" in src.upload_info.object and common.md_text("data.csv") in src.upload_info.object
+    assert common.md_text("slow.csv") not in src.upload_info.object
     assert src.dataset.value.startswith(common.UPLOAD_PREFIX + "data.csv")
     # another target: read again in the background
     src.upload_target.value = "colour"
@@ -343,7 +344,8 @@ def test_datasource_browser_refusals_and_cleared_input(common):
     src.upload.value = None
     assert src.upload_info.object == ok
     src.upload_guard.refused = {"name": "huge.csv", "size": 21_000_000, "n": 1}
-    assert "21,000,000 bytes, over the upload limit of 5,000,000" in src.upload_info.object
+    assert "21,000,000 bytes, over the upload limit of 5,000,000" in html.unescape(
+        src.upload_info.object)
     src.upload_guard.refused = {"name": "none.csv", "size": 0, "n": 2}
     assert "is empty" in src.upload_info.object
     assert src.upload_guard.max_bytes == common.UPLOAD_MAX_BYTES
