@@ -319,6 +319,7 @@ def test_datasource_reads_in_the_background_and_a_new_upload_supersedes(common):
     src.upload.value = _csv(80, seed=3)
     assert slow.cancelled and _wait_for(lambda: not slow._proc.is_alive(), 30)
     assert src.wait_upload(120)
+    assert _wait_for(lambda: "bnx-upload-ok" in src.upload_info.object, 60), src.upload_info.object
     assert "bnx-upload-ok" in src.upload_info.object and common.md_text("data.csv") in src.upload_info.object
     assert common.md_text("slow.csv") not in src.upload_info.object
     assert src.dataset.value.startswith(common.UPLOAD_PREFIX + "data.csv")
