@@ -67,6 +67,9 @@ class ISMB(DiscreteClassifier):
         "ismb" averages over R; "ms" predicts with the highest-scoring model in R
         (ISMB-MS); "nismb" averages over as many models as ISMB but chooses the phase-2
         models by the phase-1 score (instance independent).
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -105,12 +108,13 @@ class ISMB(DiscreteClassifier):
     """
 
     def __init__(self, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
-                 time_limit: float | None = None, variant: str = "ismb"):
+                 time_limit: float | None = None, variant: str = "ismb", handle_unknown: str = "missing"):
         self.queue_width = queue_width
         self.epsilon = epsilon
         self.patience = patience
         self.time_limit = time_limit
         self.variant = variant
+        self.handle_unknown = handle_unknown
 
     def _check_params(self) -> None:
         _check_search_params(self.queue_width, self.epsilon, self.patience, self.time_limit)
@@ -139,6 +143,12 @@ class ISMB(DiscreteClassifier):
 
     def _rows(self, X: MatrixLike) -> np.ndarray:
         codes = self._encode(X).astype(np.int64)
+        if (codes < 0).any():
+            r, c = np.argwhere(codes < 0)[0]
+            raise ValueError(
+                f"ISMB: row {int(r)} has a missing or unseen value in column "
+                f"{self._feature_names[int(c)]!r}; ISMB predicts complete rows only (impute "
+                f"first, or use a classifier that sums missing features out, e.g. NaiveBayes)")
         full = np.zeros((codes.shape[0], codes.shape[1] + 1), dtype=np.int64)
         full[:, :-1] = codes          # the class is the last column of data_
         return full
@@ -228,6 +238,18 @@ class ISMB(DiscreteClassifier):
             results.append(res)
         proba = np.asarray(out, dtype=float).reshape(-1, len(self.classes_))
         return ISMBReport(proba, results, pd.DataFrame(rows, columns=_STATS_COLUMNS))
+
+    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """Not defined: ISMB averages instance-specific Markov-blanket models of
+        ``P(class | x)`` and defines no joint distribution over ``(x, class)``.
+
+        Raises
+        ------
+        AttributeError
+            Always; use :meth:`predict_proba`.
+        """
+        raise AttributeError("ISMB averages conditional models P(class | x) of instance-specific "
+                             "Markov blankets and defines no joint P(x, class): use predict_proba")
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x, D) of every row, columns following ``classes_``.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..scores import family_counts, standard_parameters
-from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["NaiveBayes", "dirichlet_log_cpt"]
 
@@ -38,6 +38,10 @@ class NaiveBayes(DiscreteClassifier):
         Dirichlet parameter prior: K2 (every alpha_ijk = 1) or BDeu.
     ess : float, default 1.0
         Equivalent sample size for BDeu.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").  Missing values (NaN /
+        None) at predict time are always summed out: their factors drop.
 
     Attributes
     ----------
@@ -56,9 +60,10 @@ class NaiveBayes(DiscreteClassifier):
     True
     """
 
-    def __init__(self, prior: str = "K2", ess: float = 1.0):
+    def __init__(self, prior: str = "K2", ess: float = 1.0, handle_unknown: str = "missing"):
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "NaiveBayes":
         """Estimate the class prior and one (n_classes, r_f) table per feature (Eq. 3).
@@ -87,14 +92,20 @@ class NaiveBayes(DiscreteClassifier):
                           for f in range(c)]
         return self
 
-    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
-        """log P(class, x) for every row (n, n_classes), up to the model's normalisation."""
-        codes = self._encode(X)
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
         out = np.tile(self.log_class_prior_, (codes.shape[0], 1))
         for f, table in enumerate(self.log_cpts_):
-            out += table[:, codes[:, f]].T
+            col = codes[:, f]
+            miss = col < 0
+            if miss.any():   # a missing feature's factor sums to one: it drops
+                term = table[:, np.where(miss, 0, col)].T
+                term[miss] = 0.0
+                out += term
+            else:
+                out += table[:, col].T
         return out
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """P(class | x); columns follow ``classes_``."""
-        return normalize_log(self.joint_log_likelihood(X))
+    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
+        """log P(class, x) for every row (n, n_classes); the same as
+        :meth:`predict_joint_log_proba`."""
+        return self.predict_joint_log_proba(X)
