@@ -142,13 +142,9 @@ class ISMB(DiscreteClassifier):
         return self
 
     def _rows(self, X: MatrixLike) -> np.ndarray:
+        # -1 marks a missing value (or an unseen one with handle_unknown="missing"): the
+        # search sums it out within every Markov-blanket model (bnexplore.ismb.MBModel)
         codes = self._encode(X).astype(np.int64)
-        if (codes < 0).any():
-            r, c = np.argwhere(codes < 0)[0]
-            raise ValueError(
-                f"ISMB: row {int(r)} has a missing or unseen value in column "
-                f"{self._feature_names[int(c)]!r}; ISMB predicts complete rows only (impute "
-                f"first, or use a classifier that sums missing features out, e.g. NaiveBayes)")
         full = np.zeros((codes.shape[0], codes.shape[1] + 1), dtype=np.int64)
         full[:, :-1] = codes          # the class is the last column of data_
         return full
