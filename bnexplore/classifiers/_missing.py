@@ -231,24 +231,28 @@ def enumerate_log_joint(log_joint: Callable[[np.ndarray], np.ndarray], codes: np
     full = ~miss.any(axis=1)
     if full.any():
         out[full] = log_joint(codes[full], [])
-    for i in np.flatnonzero(~full):
-        row = codes[i]
-        m_idx = np.flatnonzero(row < 0).tolist()
-        obs = np.flatnonzero(row >= 0).tolist()
+    idx = np.flatnonzero(~full)
+    patterns, inverse = np.unique(miss[idx], axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).ravel()
+    for g, pat in enumerate(patterns):       # rows with the same missing features together
+        rows = idx[inverse == g]
+        m_idx = np.flatnonzero(pat).tolist()
+        obs = np.flatnonzero(~pat).tolist()
         rel = m_idx if relevant is None else relevant(m_idx, obs)
         total = 1
         for v in rel:
             total *= int(arities[v])
         if total > MAX_COMPLETIONS:
-            raise ValueError(f"{who}: row {i} has {len(rel)} missing features with {total:,} joint "
-                             f"states to sum over (limit {MAX_COMPLETIONS:,}); impute some of them "
-                             f"or use a classifier with a single structure")
-        base = np.where(row < 0, 0, row)
-        comp = np.repeat(base[None], total, axis=0)
+            raise ValueError(f"{who}: row {int(rows[0])} has {len(rel)} missing features with "
+                             f"{total:,} joint states to sum over (limit {MAX_COMPLETIONS:,}); "
+                             f"impute some of them or use a classifier with a single structure")
+        base = np.where(codes[rows] < 0, 0, codes[rows])               # (m, p)
+        comp = np.repeat(base, total, axis=0)                          # row-major: row, completion
         if rel:
             grid = np.array(list(itertools.product(*[range(int(arities[v])) for v in rel])))
-            comp[:, rel] = grid
+            comp[:, rel] = np.tile(grid, (len(rows), 1))
         drop = [v for v in m_idx if v not in set(rel)]
         with np.errstate(divide="ignore"):
-            out[i] = logsumexp(log_joint(comp, drop), axis=0)
+            lj = log_joint(comp, drop).reshape(len(rows), total, n_classes)
+            out[rows] = logsumexp(lj, axis=1)
     return out

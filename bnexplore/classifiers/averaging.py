@@ -60,10 +60,8 @@ def _network_factors(net: BayesNet, data: DiscreteData) -> list:
     factors = []
     for v in net.nodes:
         ps = net.parents(v)
-        cpt = np.asarray(net.cpts[v], dtype=float)
-        shape = tuple(len(net.states[p]) for p in ps) + (cpt.shape[1],)
-        with np.errstate(divide="ignore"):
-            t = np.log(cpt).reshape(shape)
+        lt = net._log_cpt(v)                     # cached inside the network
+        t = lt.reshape(tuple(len(net.states[p]) for p in ps) + (lt.shape[1],))
         factors.append(((data.index(v),) + tuple(data.index(p) for p in ps),
                         np.moveaxis(t, -1, 0)))
     return factors
@@ -77,28 +75,47 @@ def _network_log_joint(net: BayesNet, data: DiscreteData, codes: np.ndarray) -> 
 
 def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> np.ndarray:
     """Exact model-averaged ``log P(x_observed, c | D)`` (Eq. 13) with missing features
-    (-1) summed out: missing features that no observed feature nor the class may descend
-    from drop (their factors sum to one); the others are enumerated."""
-    p = codes.shape[1]
+    (-1) summed out.
+
+    Every factor of Eq. 13 is a mixture of conditionals of its node, so a missing feature
+    that no observed feature nor the class may descend from drops (its factor sums to
+    one).  Rows whose missing features all drop are computed together from one pass over
+    the nodes; the missing features of the other rows are enumerated.
+    """
+    n, p = codes.shape
     K = int(avg.data.arities[-1])
     cand = [avg.candidates[v].tolist() if avg.k > 0 else [] for v in range(p + 1)]
 
-    def joint(comp: np.ndarray, drop) -> np.ndarray:
+    def node_logs(comp: np.ndarray) -> np.ndarray:
         m = comp.shape[0]
         test = np.empty((K, p + 1, m), dtype=np.int64)
         test[:, :p, :] = comp.T[None]
         test[:, p, :] = np.arange(K)[:, None]
-        out = np.zeros((K, m))
-        dropped = set(drop)
         with np.errstate(divide="ignore"):
-            for v in range(p + 1):
-                if v not in dropped:
-                    out += np.log(avg._node_mixture(v, test))
-        return out.T
+            return np.stack([np.log(avg._node_mixture(v, test)).T for v in range(p + 1)])
 
-    return enumerate_log_joint(joint, codes, [int(a) for a in avg.data.arities], K,
-                               relevant=lambda miss, obs: relevant_missing(miss, cand, p, obs),
-                               who=who)
+    def joint(comp: np.ndarray, drop) -> np.ndarray:
+        L = node_logs(comp)                                        # (p + 1, m, K)
+        keep = np.ones(p + 1, dtype=bool)
+        keep[list(drop)] = False
+        return L[keep].sum(axis=0)
+
+    miss = codes < 0
+    rel_rows = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(miss.any(axis=1)):
+        m_idx = np.flatnonzero(miss[i]).tolist()
+        rel_rows[i] = bool(relevant_missing(m_idx, cand, p, np.flatnonzero(~miss[i]).tolist()))
+    out = np.empty((n, K))
+    easy = ~rel_rows
+    if easy.any():                 # complete rows, or every missing feature drops
+        L = node_logs(np.where(miss[easy], 0, codes[easy]))
+        keep = np.concatenate([~miss[easy], np.ones((int(easy.sum()), 1), dtype=bool)], axis=1)
+        out[easy] = np.where(keep.T[:, :, None], L, 0.0).sum(axis=0)
+    if rel_rows.any():
+        out[rel_rows] = enumerate_log_joint(
+            joint, codes[rel_rows], [int(a) for a in avg.data.arities], K,
+            relevant=lambda m_idx, obs: relevant_missing(m_idx, cand, p, obs), who=who)
+    return out
 
 
 class _BNClassifier(DiscreteClassifier):
