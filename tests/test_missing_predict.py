@@ -247,3 +247,36 @@ def test_ismb_predicts_rows_with_missing_values(small):
     H = U.copy()
     H.iloc[1, 2] = None
     np.testing.assert_allclose(clf.predict_proba(U), clf.predict_proba(H), atol=1e-12)
+
+
+# ------------------------------------------------------------ missing values at fit time
+def test_naive_bayes_fits_with_missing_values_by_available_case_counting(small):
+    X, y = small
+    H = X.copy().astype(object)
+    rng = np.random.default_rng(3)
+    H = H.mask(rng.random(H.shape) < 0.2)
+    clf = NaiveBayes().fit(H, y)
+    assert clf.missing_mask_.sum() == H.isna().to_numpy().sum()
+    # the class prior counts every row; the table of f counts the rows where f is observed
+    np.testing.assert_allclose(clf.log_class_prior_, NaiveBayes().fit(X, y).log_class_prior_)
+    for j, f in enumerate(H.columns):
+        obs = H[f].notna().to_numpy()
+        one = NaiveBayes().fit(H.loc[obs, [f]].astype(str), y[obs])
+        assert one.data_.states[0] == clf.data_.states[j]
+        np.testing.assert_allclose(clf.log_cpts_[j], one.log_cpts_[0], atol=1e-12)
+    # the model fitted with holes predicts rows with holes (summed out)
+    p = clf.predict_proba(_holey(H.fillna(X)))
+    assert np.isfinite(p).all()
+    scores = cross_val_score(NaiveBayes(), H, y, cv=StratifiedKFold(5, shuffle=True, random_state=0))
+    assert scores.mean() > 0.6
+
+
+@pytest.mark.parametrize("cls", [c for c in ALL if c is not NaiveBayes],
+                         ids=[c.__name__ for c in ALL if c is not NaiveBayes])
+def test_other_classifiers_refuse_missing_values_at_fit_time_saying_what_is_supported(small, cls):
+    X, y = small
+    H = X.copy().astype(object)
+    H.iloc[4, 2] = None
+    with pytest.raises(ValueError, match=rf"X contains NaN.*column 'f2'.*{cls.__name__} fits "
+                                         r"complete rows only.*NaiveBayes fits with missing"):
+        cls().fit(H, y)

@@ -84,7 +84,9 @@ def _as_frame(X, who: str = "the classifier", allow_missing: bool = False) -> pd
     if na is not None and na.any():
         r, c = np.argwhere(na)[0]
         raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
-                         f"column {str(frame.columns[c])!r}); impute or drop them first")
+                         f"column {str(frame.columns[c])!r}); {who} fits complete rows only: "
+                         f"impute or drop them first (NaiveBayes fits with missing values, and "
+                         f"every classifier sums them out at predict time)")
     for c in frame.columns:
         s = frame[c]
         if pd.api.types.is_float_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype):
@@ -150,15 +152,33 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
                              "classifier needs class labels (discretise the target first)")
         return y
 
-    def _fit_data(self, X: MatrixLike, y: ArrayLike) -> DiscreteData:
+    def _fit_data(self, X: MatrixLike, y: ArrayLike, allow_missing: bool = False) -> DiscreteData:
         """Validate ``X, y`` and return training data with the class as the last column.
 
         Removes the fitted attributes of an earlier fit, then sets ``classes_``,
         ``n_features_in_``, ``feature_names_in_`` (DataFrame input only) and ``data_``.
+
+        With ``allow_missing`` NaN / None cells are accepted: ``missing_mask_`` (n_samples,
+        n_features) marks them and their entries in ``data_`` hold a placeholder (the
+        column's first observed value) that the caller must not count.
         """
         self._reset()
         self._check_handle_unknown()
-        frame = _as_frame(X, type(self).__name__)
+        frame = _as_frame(X, type(self).__name__, allow_missing=allow_missing)
+        mask = None
+        if allow_missing:
+            mask = frame.isna().to_numpy()
+            if mask.any():
+                frame = frame.copy()
+                for j in np.flatnonzero(mask.any(axis=0)):
+                    col = frame.iloc[:, j]
+                    seen = col[~mask[:, j]]
+                    if len(seen) == 0:
+                        raise ValueError(f"column {str(frame.columns[j])!r} has no observed value: "
+                                         f"drop it")
+                    frame.isetitem(j, col.fillna(seen.iloc[0]))
+            else:
+                mask = None
         y = self._check_y(y, len(frame))
         classes = np.unique(y)
         if classes.size < 2:
@@ -178,6 +198,9 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.array(list(X.columns), dtype=object)
         self._column_labels_ = labels   # None after array input
         self.data_ = data
+        if allow_missing:
+            self.missing_mask_ = np.zeros((data.n_rows, data.n_cols - 1), dtype=bool) \
+                if mask is None else mask
         return data
 
     @property

@@ -48,6 +48,16 @@ class NaiveBayes(DiscreteClassifier):
     classes_ : ndarray
     log_class_prior_ : ndarray of shape (n_classes,)
     log_cpts_ : list of ndarray, one (n_classes, r_f) table per feature
+    missing_mask_ : ndarray of bool, shape (n_samples, n_features)
+        The training cells that were missing (their entries in ``data_`` are
+        placeholders and are not counted).
+
+    Notes
+    -----
+    Missing values at fit time are handled by available-case counting: the class prior
+    counts every row, and the table of feature ``f`` counts the rows in which ``f`` is
+    observed.  This is the posterior mean under the Dirichlet prior when values are
+    missing at random.  A column with no observed value raises a ``ValueError``.
 
     Examples
     --------
@@ -71,7 +81,8 @@ class NaiveBayes(DiscreteClassifier):
         Parameters
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
-            Discrete features (categoricals, strings, bools or small integers).
+            Discrete features (categoricals, strings, bools or small integers); NaN /
+            None cells are missing values (available-case counting, see Notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
@@ -85,11 +96,22 @@ class NaiveBayes(DiscreteClassifier):
         if isinstance(ess, (bool, np.bool_)) or not isinstance(ess, (int, float, np.number)) \
                 or not np.isfinite(ess) or ess <= 0:
             raise ValueError(f"ess must be a positive number, got {self.ess!r}")
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y, allow_missing=True)
         c = data.n_cols - 1
         self.log_class_prior_ = dirichlet_log_cpt(family_counts(data, c, []), self.prior, self.ess)[0]
-        self.log_cpts_ = [dirichlet_log_cpt(family_counts(data, f, [c]), self.prior, self.ess)
-                          for f in range(c)]
+        mask = self.missing_mask_
+        K = int(data.arities[c])
+        yc = data.codes[:, c]
+        tables = []
+        for f in range(c):
+            if mask[:, f].any():             # available cases: the rows where f is observed
+                obs = ~mask[:, f]
+                cnt = np.zeros((K, int(data.arities[f])))
+                np.add.at(cnt, (yc[obs], data.codes[obs, f]), 1.0)
+            else:
+                cnt = family_counts(data, f, [c])
+            tables.append(dirichlet_log_cpt(cnt, self.prior, self.ess))
+        self.log_cpts_ = tables
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
