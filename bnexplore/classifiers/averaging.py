@@ -203,7 +203,8 @@ class GreedyThickThin(_BNClassifier):
     True
     """
 
-    def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0, handle_unknown: str = "missing"):
+    def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0,
+                 handle_unknown: str = "missing"):
         self.max_indegree = max_indegree
         self.prior = prior
         self.ess = ess

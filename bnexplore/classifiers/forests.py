@@ -269,7 +269,8 @@ class FAN(_SCFClassifier):
     True
     """
 
-    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0, handle_unknown: str = "missing"):
+    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
+                 handle_unknown: str = "missing"):
         self.averaging = averaging
         self.prior = prior
         self.ess = ess
@@ -314,7 +315,8 @@ class TAN(_SCFClassifier):
 
     _intra = "tree"
 
-    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0, handle_unknown: str = "missing"):
+    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
+                 handle_unknown: str = "missing"):
         self.averaging = averaging
         self.prior = prior
         self.ess = ess

@@ -12,6 +12,15 @@
 Every classifier exposes ``weights_``: a :class:`pandas.Series` indexed by super-parent
 attribute, on the simplex (uniform for AODE).
 
+Missing values at predict time (NaN / None, and unseen categories with the default
+``handle_unknown="missing"``) are summed out exactly in every ODE: a missing child's
+factor drops, and the ODE whose super-parent is missing sums over that parent's states
+(Weka's AODE skips such ODEs instead).  ``predict_joint_log_proba`` is
+``log sum_u w_u P_u(x_observed, c)`` for BMAAODE and MAPLMG, and for AODE the log of
+``(1/n) sum_{u in Q(x)} P_u(c, x)`` (naive Bayes when no super-parent qualifies, Eq. 17)
+summed over the completions of the missing features; MAPLMD mixes conditionals and has
+no joint.
+
 Examples
 --------
 >>> import bnexplore as bx
@@ -37,11 +46,6 @@ from .. import mixtures as mx
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
-
-_HANDLE_UNKNOWN_DOC = """handle_unknown : {"missing", "error"}, default "missing"
-        A category never seen in training at predict time is summed out like a
-        missing value ("missing") or raises a ``ValueError`` ("error")."""
-
 
 def _ode_log_joint_missing(counts: mx.ODECounts, codes: np.ndarray,
                            states: np.ndarray | None = None) -> np.ndarray:
@@ -393,7 +397,8 @@ class MAPLMG(_MAPMixture):
     (True, 'outlook')
     """
 
-    def __init__(self, method: str = "softmax", max_iter: int = 500, tol: float = 1e-6, handle_unknown: str = "missing"):
+    def __init__(self, method: str = "softmax", max_iter: int = 500, tol: float = 1e-6,
+                 handle_unknown: str = "missing"):
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
