@@ -280,3 +280,50 @@ def test_other_classifiers_refuse_missing_values_at_fit_time_saying_what_is_supp
     with pytest.raises(ValueError, match=rf"X contains NaN.*column 'f2'.*{cls.__name__} fits "
                                          r"complete rows only.*NaiveBayes fits with missing"):
         cls().fit(H, y)
+
+
+# ------------------------------------------------------------ data as users bring it
+def _wide(n: int = 150, p: int = 40, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """10-state attributes, 40 features, a value that occurs in one row only."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({f"f{j}": np.where(rng.random(n) < 0.4, (y * 3 + j) % 10,
+                                        rng.integers(0, 10, n)).astype(str) for j in range(p)})
+    X.iloc[5, 3] = "rare"
+    return X, np.array(["no", "yes"])[y]
+
+
+WIDE = [c for c in ALL if c is not ISMB]
+
+
+@pytest.mark.parametrize("cls", WIDE, ids=[c.__name__ for c in WIDE])
+def test_stratified_cv_with_defaults_on_wide_ten_state_data_with_holes_at_predict_time(cls):
+    """Every fold: fit on complete rows, predict rows with 1-3 missing cells each (and the
+    one-row value unseen in the folds that do not train on it)."""
+    X, y = _wide()
+    rng = np.random.default_rng(1)
+    acc = []
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = cls().fit(X.iloc[train], y[train])
+        T = X.iloc[test].copy().astype(object)
+        for i in range(len(T)):
+            T.iloc[i, rng.choice(T.shape[1], rng.integers(1, 4), replace=False)] = None
+        p = clf.predict_proba(T)
+        assert np.isfinite(p).all() and np.allclose(p.sum(axis=1), 1.0)
+        if cls is not MAPLMD:           # MAPLMD mixes conditionals: no joint
+            np.testing.assert_allclose(p, normalize_log(clf.predict_joint_log_proba(T)),
+                                       atol=1e-12)
+        acc.append(np.mean(clf.classes_[p.argmax(axis=1)] == y[test]))
+    assert np.mean(acc) > 0.8
+
+
+@pytest.mark.slow
+def test_ismb_stratified_cv_with_defaults_on_wide_ten_state_data():
+    X, y = _wide()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = cross_val_score(ISMB(), X, y, cv=StratifiedKFold(5, shuffle=True, random_state=0),
+                                 error_score="raise")
+    assert scores.mean() > 0.8
