@@ -327,3 +327,23 @@ def test_ismb_stratified_cv_with_defaults_on_wide_ten_state_data():
         scores = cross_val_score(ISMB(), X, y, cv=StratifiedKFold(5, shuffle=True, random_state=0),
                                  error_score="raise")
     assert scores.mean() > 0.8
+
+
+def test_memory_and_enumeration_guards_refuse_with_a_clear_message(small, monkeypatch):
+    import bnexplore.classifiers._missing as M
+    X, y = small
+    T = X.iloc[:2].copy().astype(object)
+    T.iloc[:, [0, 1, 2]] = None
+    clf = TAN().fit(X, y)
+    want = clf.predict_joint_log_proba(T)
+    monkeypatch.setattr(M, "MAX_CELLS", 4)
+    with pytest.raises(MemoryError, match="summing out .* missing features needs an intermediate "
+                                          "table of .* cells .*impute some"):
+        clf.predict_joint_log_proba(T)
+    monkeypatch.setattr(M, "MAX_CELLS", 10**8)
+    np.testing.assert_allclose(clf.predict_joint_log_proba(T), want)
+    bma = SFAN(averaging="bma").fit(X, y)
+    monkeypatch.setattr(M, "MAX_COMPLETIONS", 5)
+    with pytest.raises(ValueError, match=r"SFAN\(averaging='bma'\): row 0 has 3 missing features "
+                                         r"with .* joint states .*limit 5"):
+        bma.predict_proba(T)

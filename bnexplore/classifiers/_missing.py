@@ -168,10 +168,10 @@ def _eliminate(factors, codes: np.ndarray, missing: set, cls: int, arities, n_cl
     if cls not in letters:   # the class enters no factor with a missing feature
         expr = ",".join(terms) + "->a"
     path, info = np.einsum_path(expr, *operands, optimize="greedy")
-    if info and "Largest intermediate" in info:
+    try:
         largest = float(info.split("Largest intermediate:")[1].split("elements")[0])
-    else:  # pragma: no cover - numpy always reports it
-        largest = 0.0
+    except (IndexError, ValueError):  # pragma: no cover - numpy reports it; else be safe
+        largest = float(m) * float(np.prod([arities[v] for v in letters], dtype=float))
     if largest > MAX_CELLS:
         raise MemoryError(f"summing out {len(letters)} missing features needs an intermediate "
                           f"table of {largest:,.0f} cells (limit {MAX_CELLS:,}): impute some of "
