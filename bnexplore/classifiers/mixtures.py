@@ -89,6 +89,11 @@ def _aode_log_joint(counts: mx.ODECounts, codes: np.ndarray, threshold: float) -
     n_attr = counts.n_attributes
     K = counts.n_classes
     nu = counts.attribute_counts()                                  # (u, A)
+    if not (codes < 0).any():       # fast path: the compiled kernels, then the 1/n scale
+        out = mx.aode_log_joint(counts, codes, threshold)
+        some = (nu[np.arange(n_attr)[None, :], codes] > threshold).any(axis=1)
+        out[some] -= np.log(n_attr)
+        return out
     A = nu.shape[1]
     valid = np.arange(A)[None, :] < counts.arities[:, None]
     qual_state = valid & (nu > threshold)
