@@ -43,6 +43,7 @@ Journal of Machine Learning Research 11:3333-3369, 2010.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
@@ -638,6 +639,27 @@ class _Instance:
         self.have[0] = True
 
 
+class _MissingInstance:
+    """An instance with missing values: one :class:`_Instance` per completion of the
+    missing variables and the log K2 marginal of every missing variable's state in it.
+
+    Within a Markov-blanket structure the parents of the target and the spouses are roots;
+    they get their K2 posterior-mean marginal ``(N_v(i) + 1) / (N + r_v)``, so that every
+    structure defines a joint over the target and its blanket, in which the missing
+    variables are summed out exactly (a missing child keeps its CPT, a missing root or a
+    non-member its marginal, which sums to one).
+    """
+
+    __slots__ = ("x", "miss", "parts", "logw")
+
+    def __init__(self, x: np.ndarray, miss: list[int], parts: list, logw: np.ndarray):
+        self.x, self.miss, self.parts, self.logw = x, miss, parts, logw
+
+
+#: largest number of completions of the missing values of one ISMB instance
+MAX_MISSING_COMPLETIONS = 1024
+
+
 class MBModel:
     """Markov-blanket model space over training data: scores, prediction, search.
 
@@ -744,10 +766,28 @@ class MBModel:
         return MarkovBlanket._from_masks(self.names, self.t, self._empty)
 
     # ------------------------------------------------------------------ instances
-    def _instance(self, x) -> _Instance:
-        if isinstance(x, _Instance):
+    def _instance(self, x) -> _Instance | _MissingInstance:
+        if isinstance(x, (_Instance, _MissingInstance)):
             return x
-        return _Instance(self._cols, self._as_codes(x), self.r)
+        codes = self._as_codes(x)
+        miss = [int(v) for v in np.flatnonzero(codes < 0)]
+        if not miss:
+            return _Instance(self._cols, codes, self.r)
+        sizes = [self._arity[v] for v in miss]
+        total = int(np.prod(sizes))
+        if total > MAX_MISSING_COMPLETIONS:
+            raise ValueError(f"the instance has {len(miss)} missing values with {total:,} joint "
+                             f"states to sum over (ISMB's limit is {MAX_MISSING_COMPLETIONS:,}); "
+                             f"impute some of them")
+        n = self.data.n_rows
+        parts, logw = [], []
+        for states in itertools.product(*[range(a) for a in sizes]):
+            xc = codes.copy()
+            xc[miss] = states
+            parts.append(_Instance(self._cols, xc, self.r))
+            logw.append([math.log((np.count_nonzero(self._cols[v] == i) + 1.0) /
+                                  (n + self._arity[v])) for v, i in zip(miss, states)])
+        return _MissingInstance(codes, miss, parts, np.asarray(logw, dtype=float))
 
     def _as_codes(self, x) -> np.ndarray:
         """Codes of one instance over all variables (the target entry is ignored)."""
@@ -783,7 +823,7 @@ class MBModel:
         arr = arr.astype(np.int64).copy()
         arr[self.t] = 0
         ar = np.asarray(self._arity)
-        bad = np.nonzero((arr < 0) | (arr >= ar))[0]
+        bad = np.nonzero((arr < -1) | (arr >= ar))[0]     # -1: a missing value, summed out
         if bad.size:
             b = int(bad[0])
             raise ValueError(f"code {arr[b]} of {self.names[b]!r} is outside its "
@@ -843,14 +883,37 @@ class MBModel:
             inst.F[i] = self._contrib_one(inst, v, m)
         inst.have[need] = True
 
-    def _log_pred_batch(self, inst: _Instance, id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
-        """log P(Z | x, G, D) of many structures given their family ids, shape (k, r)."""
+    def _log_pred_batch(self, inst: _Instance | _MissingInstance,
+                        id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """log P(Z | x, G, D) of many structures given their family ids, shape (k, r).
+
+        For an instance with missing values, the log-sum-exp over the completions of
+        ``log P(Z, x_completed | G)``: the families of the structure at the completion
+        plus the log marginals of the missing variables that are not children of Z in G.
+        """
         if not id_lists:
             return np.zeros((0, self.r))
         width = max(len(ids) for ids in id_lists)
         mat = np.zeros((len(id_lists), width), dtype=np.int64)
         for row, ids in enumerate(id_lists):
             mat[row, :len(ids)] = ids
+        if isinstance(inst, _MissingInstance):
+            not_child = np.ones((len(id_lists), len(inst.miss)))
+            pos = {v: j for j, v in enumerate(inst.miss)}
+            for row, ids in enumerate(id_lists):
+                for i in ids[1:]:               # the families of the target's children
+                    j = pos.get(self._fams[i][0])
+                    if j is not None:
+                        not_child[row, j] = 0.0
+            w = inst.logw @ not_child.T                     # (completions, k)
+            accs = []
+            for part in inst.parts:
+                self._ensure(part, mat.ravel())
+                accs.append(part.F[mat].sum(axis=1))
+            acc = np.stack(accs) + w[:, :, None]
+            m = acc.max(axis=0)
+            acc = m + np.log(np.exp(acc - m).sum(axis=0))
+            return acc - _logsumexp_rows(acc)
         self._ensure(inst, mat.ravel())
         acc = inst.F[mat].sum(axis=1)
         return acc - _logsumexp_rows(acc)

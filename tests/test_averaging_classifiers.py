@@ -100,7 +100,10 @@ def test_ama_orders(small):
     two = AMA(order="two-random", seed=5).fit(X, y)
     assert len(two.orders_) == 2 and two.orders_[1] == two.orders_[0][::-1]
     p = two.predict_proba(Xt)
-    parts = [net.predict_proba(two._test_data(Xt), C) for net in two.networks_]
+    codes = two._encode(Xt)
+    test = bx.data.DiscreteData(np.column_stack([codes, np.zeros(len(codes), dtype=codes.dtype)]),
+                                two.data_.names, two.data_.states)
+    parts = [net.predict_proba(test, C) for net in two.networks_]
     np.testing.assert_allclose(p, (parts[0] + parts[1]) / 2)
     explicit = AMA(order=list(X.columns)[::-1]).fit(X, y)
     assert explicit.orders_[0] == [C] + list(X.columns)[::-1]
@@ -147,7 +150,7 @@ def test_bad_parameters(small):
         GreedyThickThin(prior="BDeu", ess=0).fit(X, y)
     with pytest.raises(TypeError, match="max_indegree"):
         GreedyThickThin(max_indegree="2").fit(X, y)
-    clf = AMA(order="random", seed=0).fit(X, y)
+    clf = AMA(order="random", seed=0, handle_unknown="error").fit(X, y)
     bad = Xt.copy().astype(str)
     bad.iloc[0, 0] = "unseen-state"
     with pytest.raises(ValueError, match="unseen-state"):

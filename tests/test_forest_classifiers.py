@@ -122,7 +122,7 @@ def test_sklearn_conventions(vote):
     X, y = vote
     clf = SFAN(penalty=2.0, averaging="bma")
     assert clf.get_params() == {"penalty": 2.0, "max_parents": 1, "averaging": "bma",
-                                "prior": "BDeu", "ess": 10.0}
+                                "prior": "BDeu", "ess": 10.0, "handle_unknown": "missing"}
     c2 = clone(clf)
     assert c2.get_params() == clf.get_params()
     scores = cross_val_score(SFAN(), X, y, cv=3)
@@ -162,8 +162,8 @@ def test_bad_predict_input(vote):
     clf = SFAN().fit(X, y)
     bad = X.iloc[:3].copy()
     bad.iloc[0, 0] = np.nan
-    with pytest.raises(ValueError, match="missing"):
-        clf.predict(bad)
+    with pytest.raises(ValueError, match="missing"):      # at fit time NaN is refused
+        SFAN().fit(bad, y[:3])
     with pytest.raises(ValueError, match="features"):
         clf.predict(X.iloc[:, :3])
     with pytest.raises(ValueError, match="single class"):

@@ -412,7 +412,7 @@ def test_classifier_bad_input(weather):
                     ({"time_limit": 0}, "time_limit")]:
         with pytest.raises(ValueError, match=msg):
             ISMB(**kw).fit(X, y)
-    clf = ISMB(queue_width=20).fit(X, y)
+    clf = ISMB(queue_width=20, handle_unknown="error").fit(X, y)
     bad = X.iloc[[0]].copy()
     bad["outlook"] = bad["outlook"].astype(str)
     bad.iloc[0, 0] = "foggy"

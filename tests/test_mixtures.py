@@ -481,7 +481,7 @@ def test_class_unseen_in_training_fold():
 
 def test_unseen_category_at_predict_time():
     X, y = _xy("weather.nominal")
-    clf = AODE().fit(X, y)
+    clf = AODE(handle_unknown="error").fit(X, y)
     bad = X.astype(str).copy()
     bad.loc[0, "outlook"] = "foggy"
     with pytest.raises(ValueError, match="outlook.*foggy"):

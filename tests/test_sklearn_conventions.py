@@ -250,12 +250,19 @@ def test_bad_input_errors(name, params, data):
     bad = X.iloc[:4].copy()
     bad["size"] = bad["size"].astype(object)
     bad.iloc[2, 1] = "xxl"
-    with pytest.raises(ValueError, match="'size' has value 'xxl' never seen"):
-        est.predict_proba(bad)
     hole = X.iloc[:4].astype(object)
-    hole.iloc[1, 1] = None
-    with pytest.raises(ValueError, match="NaN.*missing.*column 'size'"):
-        est.predict(hole)
+    hole.iloc[2, 1] = None
+    # an unseen value is summed out like a missing one (the default)
+    np.testing.assert_allclose(est.predict_proba(bad), est.predict_proba(hole), atol=1e-12)
+    assert np.isfinite(est.predict_proba(bad)).all()
+    strict = make(name, {**params, "handle_unknown": "error"}).fit(X, y)
+    with pytest.raises(ValueError, match="'size' has value 'xxl' never seen.*"
+                                         "pass handle_unknown='missing'"):
+        strict.predict_proba(bad)
+    with pytest.raises(ValueError, match="handle_unknown must be 'missing' or 'error'"):
+        make(name, {**params, "handle_unknown": "ignore"}).fit(X, y)
+    with pytest.raises(ValueError, match="inf in column 'size'"):     # inf is still refused
+        est.predict(X.iloc[:4].assign(size=[1.0, np.inf, 2.0, 3.0]))
     with pytest.raises(ValueError, match="Reshape your data"):
         est.predict(X.iloc[0].to_numpy())
     fresh = make(name, params)
@@ -263,8 +270,11 @@ def test_bad_input_errors(name, params, data):
         fresh.fit(X, np.full(len(X), "only"))
     holey = X.astype(object)
     holey.iloc[5, 2] = np.nan
-    with pytest.raises(ValueError, match="NaN.*missing.*column 'odd'"):
-        fresh.fit(holey, y)
+    if name == "NaiveBayes":             # available-case counting (see its Notes)
+        assert make(name, params).fit(holey, y).missing_mask_[5, 2]
+    else:
+        with pytest.raises(ValueError, match="NaN.*missing.*column 'odd'"):
+            fresh.fit(holey, y)
     y_miss = y.copy()
     y_miss[3] = None
     with pytest.raises(ValueError, match="missing labels"):
@@ -330,6 +340,17 @@ def test_forest_averaging_switch_needs_refit(name, params, data):
 
 
 # ------------------------------------------------------- sklearn's own checks
+def _by_design(check: str, message: str) -> bool:
+    """Failures that are the specified behaviour: NaN at predict time is summed out (the
+    "missing values" issue), so sklearn's check that predict refuses NaN must fail, and
+    NaiveBayes fits with NaN (available-case counting); NaN at fit time for the others and
+    inf anywhere are still refused (see test_bad_input_errors).  The tag ``allow_nan``
+    stays False: with it sklearn feeds unrounded continuous data to the other checks."""
+    return check == "check_estimators_nan_inf" and (
+        "check for NaN and inf in predict" in message
+        or "NaiveBayes doesn't check for NaN and inf in fit" in message)
+
+
 SELECTED = [
     "check_parameters_default_constructible",
     "check_no_attributes_set_in_init",
@@ -376,6 +397,8 @@ def test_selected_sklearn_checks(request, name, params):
                 warnings.simplefilter("ignore")
                 getattr(ec, check)(type(est).__name__, est)
         except Exception as e:  # noqa: BLE001 - collect every failing check
+            if _by_design(check, str(e)):
+                continue
             if (name, check) in KNOWN:
                 still_known.append(f"{check}: {KNOWN[(name, check)]}")
             else:
@@ -393,7 +416,8 @@ def test_full_check_estimator(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = ec.check_estimator(make(name, params), on_fail=None)
-    failed = [f"{r['check_name']}: {str(r['exception'])[:200]}" for r in res if r["status"] == "failed"]
+    failed = [f"{r['check_name']}: {str(r['exception'])[:200]}" for r in res
+              if r["status"] == "failed" and not _by_design(r["check_name"], str(r["exception"]))]
     assert len(res) > 40 and not failed, "\n".join(failed)
 
 

@@ -11,8 +11,15 @@ scikit-learn conventions:
 * Every attribute ending in ``_`` left by an earlier ``fit`` is removed before a refit,
   so nothing from the previous data survives.
 * Bad input raises a ``ValueError`` (``TypeError`` for sparse matrices) that names the
-  problem: 1-D or empty ``X``, NaN / inf, a continuous column, a continuous or
-  single-class ``y``, a wrong number of features or an unseen category at predict time.
+  problem: 1-D or empty ``X``, NaN / inf at fit time, a continuous column, a continuous
+  or single-class ``y``, a wrong number of features, or an unseen category at predict
+  time with ``handle_unknown="error"``.
+* At predict time a missing value (NaN / None) is summed out exactly, and so is a
+  category never seen in training with ``handle_unknown="missing"`` (every classifier's
+  default, so that stratified cross-validation runs when a value occurs in one row).
+  Subclasses implement ``_joint_log_proba(codes)`` over integer codes in which ``-1``
+  marks a missing value; :meth:`DiscreteClassifier.predict_joint_log_proba` and
+  ``predict_proba`` (its softmax) are built on it.
 """
 from __future__ import annotations
 
@@ -29,7 +36,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..data.core import DiscreteData, _as_2d_frame
 
-__all__ = ["DiscreteClassifier", "normalize_log", "MatrixLike", "ArrayLike"]
+__all__ = ["DiscreteClassifier", "normalize_log", "MatrixLike", "ArrayLike", "HANDLE_UNKNOWN"]
+
+#: accepted values of every classifier's ``handle_unknown`` parameter
+HANDLE_UNKNOWN = ("missing", "error")
 
 #: what ``X`` may be: a DataFrame, a 2-D numpy array or a nested sequence
 MatrixLike = Union[pd.DataFrame, np.ndarray, Sequence[Sequence[Any]]]
@@ -63,17 +73,20 @@ def _has_string_names(X) -> bool:
         all(isinstance(c, str) for c in X.columns)
 
 
-def _as_frame(X, who: str = "the classifier") -> pd.DataFrame:
-    """``X`` as a DataFrame, refusing sparse, complex, non-2-D, empty and NaN/inf input."""
+def _as_frame(X, who: str = "the classifier", allow_missing: bool = False) -> pd.DataFrame:
+    """``X`` as a DataFrame, refusing sparse, complex, non-2-D, empty and inf input, and
+    NaN / None unless ``allow_missing`` (predict time: missing features are summed out)."""
     frame = _as_2d_frame(X, who)
     if frame.shape[0] == 0:
         raise ValueError(f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 "
                          f"is required.")
-    na = frame.isna().to_numpy()
-    if na.any():
+    na = None if allow_missing else frame.isna().to_numpy()
+    if na is not None and na.any():
         r, c = np.argwhere(na)[0]
         raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
-                         f"column {str(frame.columns[c])!r}); impute or drop them first")
+                         f"column {str(frame.columns[c])!r}); {who} fits complete rows only: "
+                         f"impute or drop them first (NaiveBayes fits with missing values, and "
+                         f"every classifier sums them out at predict time)")
     for c in frame.columns:
         s = frame[c]
         if pd.api.types.is_float_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype):
@@ -139,14 +152,33 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
                              "classifier needs class labels (discretise the target first)")
         return y
 
-    def _fit_data(self, X: MatrixLike, y: ArrayLike) -> DiscreteData:
+    def _fit_data(self, X: MatrixLike, y: ArrayLike, allow_missing: bool = False) -> DiscreteData:
         """Validate ``X, y`` and return training data with the class as the last column.
 
         Removes the fitted attributes of an earlier fit, then sets ``classes_``,
         ``n_features_in_``, ``feature_names_in_`` (DataFrame input only) and ``data_``.
+
+        With ``allow_missing`` NaN / None cells are accepted: ``missing_mask_`` (n_samples,
+        n_features) marks them and their entries in ``data_`` hold a placeholder (the
+        column's first observed value) that the caller must not count.
         """
         self._reset()
-        frame = _as_frame(X, type(self).__name__)
+        self._check_handle_unknown()
+        frame = _as_frame(X, type(self).__name__, allow_missing=allow_missing)
+        mask = None
+        if allow_missing:
+            mask = frame.isna().to_numpy()
+            if mask.any():
+                frame = frame.copy()
+                for j in np.flatnonzero(mask.any(axis=0)):
+                    col = frame.iloc[:, j]
+                    seen = col[~mask[:, j]]
+                    if len(seen) == 0:
+                        raise ValueError(f"column {str(frame.columns[j])!r} has no observed value: "
+                                         f"drop it")
+                    frame.isetitem(j, col.fillna(seen.iloc[0]))
+            else:
+                mask = None
         y = self._check_y(y, len(frame))
         classes = np.unique(y)
         if classes.size < 2:
@@ -166,6 +198,9 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.array(list(X.columns), dtype=object)
         self._column_labels_ = labels   # None after array input
         self.data_ = data
+        if allow_missing:
+            self.missing_mask_ = np.zeros((data.n_rows, data.n_cols - 1), dtype=bool) \
+                if mask is None else mask
         return data
 
     @property
@@ -187,12 +222,15 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         * fitted without string names, a DataFrame with string names is matched by
           position with a ``UserWarning`` ("X has feature names").
 
-        Unseen categories raise a ``ValueError`` naming the column and the value.
+        Missing values (NaN / None) are coded ``-1``.  A category never seen in training
+        is coded ``-1`` too with ``handle_unknown="missing"``; with ``"error"`` it raises
+        a ``ValueError`` naming the column and the value.
         """
         check_is_fitted(self, "data_")
         who = type(self).__name__
+        self._check_handle_unknown()
         X_in = X
-        X = _as_frame(X, who)
+        X = _as_frame(X, who, allow_missing=True)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting "
                              f"{self.n_features_in_} features as input")
@@ -230,7 +268,74 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
                           f"feature names: its columns are matched by position to "
                           f"{list(self.feature_names_in_)}", UserWarning, stacklevel=3)
         X = X.set_axis(names, axis=1)
-        return self.data_.encode(X, unseen="raise")
+        codes = self.data_.encode(X, unseen="missing")
+        if self.handle_unknown == "error":
+            self._raise_unseen(X, codes)
+        return codes
+
+    def _check_handle_unknown(self) -> None:
+        h = getattr(self, "handle_unknown", "missing")
+        if not isinstance(h, str) or h not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown must be 'missing' or 'error', got {h!r}")
+
+    def _raise_unseen(self, X: pd.DataFrame, codes: np.ndarray) -> None:
+        """With ``handle_unknown="error"``: name the first category never seen in training."""
+        neg = codes < 0
+        if not neg.any():
+            return
+        unseen = neg & ~X.isna().to_numpy()
+        if unseen.any():
+            j = int(np.argmax(unseen.any(axis=0)))
+            i = int(np.argmax(unseen[:, j]))
+            name = X.columns[j]
+            shown = self._column_labels_[j] if getattr(self, "_column_labels_", None) else name
+            raise ValueError(
+                f"column {str(shown)!r} has value {X.iloc[i, j]!r} never seen in training (row {i}; "
+                f"known: {list(self.data_.states[j])}); pass handle_unknown='missing' to "
+                f"{type(self).__name__} to sum such values out like missing ones")
+
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """``log P(x_observed, c)`` of every row and class under the fitted model.
+
+        Missing values (NaN / None, and unseen categories with
+        ``handle_unknown="missing"``) are summed out exactly: the result equals the
+        log-sum-exp, over the states of the missing features, of the completed rows.
+        ``predict_proba`` is its softmax over the classes.
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Natural logs; columns follow ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from bnexplore.classifiers import NaiveBayes
+        >>> X = pd.DataFrame({"a": list("xxyy"), "b": list("uvuv")})
+        >>> clf = NaiveBayes().fit(X, [0, 0, 1, 1])
+        >>> full = clf.predict_joint_log_proba(pd.DataFrame({"a": ["x", "x"], "b": ["u", "v"]}))
+        >>> part = clf.predict_joint_log_proba(pd.DataFrame({"a": ["x"], "b": [None]}))
+        >>> bool(np.allclose(part[0], np.logaddexp(full[0], full[1])))
+        True
+        """
+        return self._joint_log_proba(self._encode(X))
+
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
+        """``P(class | x_observed)``: the softmax of :meth:`predict_joint_log_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``; rows sum to 1.
+        """
+        return normalize_log(self.predict_joint_log_proba(X))
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """Most probable class of every row (the argmax of :meth:`predict_proba`).

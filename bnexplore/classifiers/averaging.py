@@ -19,12 +19,15 @@ import warnings
 
 import networkx as nx
 import numpy as np
+from scipy.special import logsumexp
+from sklearn.utils.validation import check_is_fitted
 
 from ..averaging import OrderedAveraging
 from ..data.core import DiscreteData, MemoryBudgetError
 from ..networks import BayesNet
 from ..search import greedy_thick_thin
-from ._base import ArrayLike, DiscreteClassifier, MatrixLike
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
+from ._missing import cpt_log_joint, enumerate_log_joint, relevant_missing
 
 __all__ = ["NaiveAveraging", "GreedyThickThin", "AMA", "CLASS"]
 
@@ -51,13 +54,72 @@ def _check_int(value, name: str, minimum: int, allow_none: bool = False):
     return int(value)
 
 
-class _BNClassifier(DiscreteClassifier):
-    """Shared prediction: rows in the training coding with a placeholder class column."""
+def _network_factors(net: BayesNet, data: DiscreteData) -> list:
+    """The CPTs of ``net`` as (variables, log table) factors, child first, in ``data``'s
+    column indices (for :func:`cpt_log_joint`)."""
+    factors = []
+    for v in net.nodes:
+        ps = net.parents(v)
+        lt = net._log_cpt(v)                     # cached inside the network
+        t = lt.reshape(tuple(len(net.states[p]) for p in ps) + (lt.shape[1],))
+        factors.append(((data.index(v),) + tuple(data.index(p) for p in ps),
+                        np.moveaxis(t, -1, 0)))
+    return factors
 
-    def _test_data(self, X) -> DiscreteData:
-        codes = self._encode(X)
-        full = np.column_stack([codes, np.zeros(len(codes), dtype=codes.dtype)])
-        return DiscreteData(full, self.data_.names, self.data_.states)
+
+def _network_log_joint(net: BayesNet, data: DiscreteData, codes: np.ndarray) -> np.ndarray:
+    """``log P(x_observed, c)`` (n, n_classes) in ``net``, missing features (-1) summed out."""
+    return cpt_log_joint(_network_factors(net, data), codes,
+                         [int(a) for a in data.arities], int(data.arities[-1]))
+
+
+def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> np.ndarray:
+    """Exact model-averaged ``log P(x_observed, c | D)`` (Eq. 13) with missing features
+    (-1) summed out.
+
+    Every factor of Eq. 13 is a mixture of conditionals of its node, so a missing feature
+    that no observed feature nor the class may descend from drops (its factor sums to
+    one).  Rows whose missing features all drop are computed together from one pass over
+    the nodes; the missing features of the other rows are enumerated.
+    """
+    n, p = codes.shape
+    K = int(avg.data.arities[-1])
+    cand = [avg.candidates[v].tolist() if avg.k > 0 else [] for v in range(p + 1)]
+
+    def node_logs(comp: np.ndarray) -> np.ndarray:
+        m = comp.shape[0]
+        test = np.empty((K, p + 1, m), dtype=np.int64)
+        test[:, :p, :] = comp.T[None]
+        test[:, p, :] = np.arange(K)[:, None]
+        with np.errstate(divide="ignore"):
+            return np.stack([np.log(avg._node_mixture(v, test)).T for v in range(p + 1)])
+
+    def joint(comp: np.ndarray, drop) -> np.ndarray:
+        L = node_logs(comp)                                        # (p + 1, m, K)
+        keep = np.ones(p + 1, dtype=bool)
+        keep[list(drop)] = False
+        return L[keep].sum(axis=0)
+
+    miss = codes < 0
+    rel_rows = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(miss.any(axis=1)):
+        m_idx = np.flatnonzero(miss[i]).tolist()
+        rel_rows[i] = bool(relevant_missing(m_idx, cand, p, np.flatnonzero(~miss[i]).tolist()))
+    out = np.empty((n, K))
+    easy = ~rel_rows
+    if easy.any():                 # complete rows, or every missing feature drops
+        L = node_logs(np.where(miss[easy], 0, codes[easy]))
+        keep = np.concatenate([~miss[easy], np.ones((int(easy.sum()), 1), dtype=bool)], axis=1)
+        out[easy] = np.where(keep.T[:, :, None], L, 0.0).sum(axis=0)
+    if rel_rows.any():
+        out[rel_rows] = enumerate_log_joint(
+            joint, codes[rel_rows], [int(a) for a in avg.data.arities], K,
+            relevant=lambda m_idx, obs: relevant_missing(m_idx, cand, p, obs), who=who)
+    return out
+
+
+class _BNClassifier(DiscreteClassifier):
+    """Shared prediction: the joint of the fitted network(s) with missing features summed out."""
 
 
 class NaiveAveraging(_BNClassifier):
@@ -72,6 +134,9 @@ class NaiveAveraging(_BNClassifier):
     ----------
     prior : {"K2", "BDeu"}
     ess : float
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -89,9 +154,10 @@ class NaiveAveraging(_BNClassifier):
     True
     """
 
-    def __init__(self, prior: str = "K2", ess: float = 1.0):
+    def __init__(self, prior: str = "K2", ess: float = 1.0, handle_unknown: str = "missing"):
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "NaiveAveraging":
         _check_prior(self.prior, self.ess)
@@ -103,10 +169,9 @@ class NaiveAveraging(_BNClassifier):
         self.arc_posteriors_ = self.averaging_.arc_posteriors().loc[self.class_column, feats].to_numpy()
         return self
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """P(class | x) averaged over all selective naive structures; columns follow ``classes_``."""
-        test = self._test_data(X)  # checks the fit first (NotFittedError)
-        return self.averaging_.predict_proba(test, self.class_column)
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
+        # model-averaged P(x, c | D): a missing feature's factor sums to one and drops
+        return _averaging_log_joint(self.averaging_, codes, type(self).__name__)
 
 
 class GreedyThickThin(_BNClassifier):
@@ -119,6 +184,9 @@ class GreedyThickThin(_BNClassifier):
     prior : {"K2", "BDeu"}
         Score and parameter prior.
     ess : float
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -135,10 +203,12 @@ class GreedyThickThin(_BNClassifier):
     True
     """
 
-    def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0):
+    def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0,
+                 handle_unknown: str = "missing"):
         self.max_indegree = max_indegree
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "GreedyThickThin":
         _check_prior(self.prior, self.ess)
@@ -148,10 +218,9 @@ class GreedyThickThin(_BNClassifier):
         self.network_ = BayesNet.fit(self.search_.dag, data, prior=self.prior, ess=float(self.ess))
         return self
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """P(class | Markov blanket of the class in the GTT network)."""
-        test = self._test_data(X)  # checks the fit first (NotFittedError)
-        return self.network_.predict_proba(test, self.class_column)
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
+        # the GTT network's joint, missing features eliminated (barren ones dropped)
+        return _network_log_joint(self.network_, self.data_, codes)
 
 
 class AMA(_BNClassifier):
@@ -185,6 +254,9 @@ class AMA(_BNClassifier):
     seed : None, int or numpy.random.Generator
         For the random orders. With ``None`` every fit draws new orders, so give a
         seed for reproducible results.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -211,13 +283,14 @@ class AMA(_BNClassifier):
     """
 
     def __init__(self, max_parents: int = 2, n: int | None = 12, order="gtt", prior: str = "K2",
-                 ess: float = 1.0, seed=None):
+                 ess: float = 1.0, seed=None, handle_unknown: str = "missing"):
         self.max_parents = max_parents
         self.n = n
         self.order = order
         self.prior = prior
         self.ess = ess
         self.seed = seed
+        self.handle_unknown = handle_unknown
 
     def _orders(self, data: DiscreteData) -> list[list[str]]:
         names = data.names
@@ -286,21 +359,32 @@ class AMA(_BNClassifier):
 
     def summary_proba(self, X, n: int | None) -> np.ndarray:
         """P(class | x) from summary networks with ``n`` parents (None: exact MA),
-        reusing the fitted averaging (no refit)."""
+        reusing the fitted averaging (no refit); missing features are summed out."""
         n = _check_int(n, "n", 0, allow_none=True)
-        test = self._test_data(X)
+        codes = self._encode(X)
         if n is None:
-            probs = [a.predict_proba(test, self.class_column) for a in self.averagings_]
+            joints = [_averaging_log_joint(a, codes, "AMA") for a in self.averagings_]
         else:
-            probs = [a.summary_network(n).predict_proba(test, self.class_column)
-                     for a in self.averagings_]
-        return np.mean(probs, axis=0)
+            joints = [_network_log_joint(a.summary_network(n), self.data_, codes)
+                      for a in self.averagings_]
+        return np.mean([normalize_log(j) for j in joints], axis=0)
+
+    def _joints(self, codes: np.ndarray) -> list[np.ndarray]:
+        check_is_fitted(self, "averagings_")
+        if self.networks_:
+            return [_network_log_joint(net, self.data_, codes) for net in self.networks_]
+        return [_averaging_log_joint(a, codes, "AMA(n=None)") for a in self.averagings_]
+
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
+        # one order: the summary network's joint; two orders: their equal-weight mixture
+        js = self._joints(codes)
+        if len(js) == 1:
+            return js[0]
+        return logsumexp(np.stack(js), axis=0) - np.log(len(js))
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """P(class | x); the average over the orders when ``order="two-random"``."""
-        test = self._test_data(X)
-        if self.networks_:
-            probs = [net.predict_proba(test, self.class_column) for net in self.networks_]
-        else:
-            probs = [a.predict_proba(test, self.class_column) for a in self.averagings_]
-        return np.mean(probs, axis=0)
+        """P(class | x_observed); with ``order="two-random"`` the average of the two orders'
+        conditionals (the paper's choice), otherwise the softmax of
+        :meth:`predict_joint_log_proba`.  Missing features are summed out."""
+        js = self._joints(self._encode(X))
+        return np.mean([normalize_log(j) for j in js], axis=0)

@@ -27,7 +27,8 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .. import forests as _F
-from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
+from ._missing import cpt_log_joint, enumerate_log_joint
 
 __all__ = ["TAN", "FAN", "STAN", "SFAN"]
 
@@ -79,9 +80,9 @@ class _SCFClassifier(DiscreteClassifier):
             self.average_ = _F.SCFAverage(None, features, [self.class_column], families=fam)
         return self
 
-    def _joint(self, X: MatrixLike) -> np.ndarray:
-        check_is_fitted(self, "families_")
-        feats = self._encode(X).astype(np.int64)
+    def _joint_complete(self, feats: np.ndarray, drop=()) -> np.ndarray:
+        """``log P(x, c | D)`` of complete rows (n, n_classes)."""
+        feats = np.asarray(feats, dtype=np.int64)
         n = feats.shape[0]
         out = np.empty((n, len(self.classes_)))
         codes = np.zeros((n, feats.shape[1] + 1), dtype=np.int64)
@@ -95,13 +96,37 @@ class _SCFClassifier(DiscreteClassifier):
                 out[:, c] = prior + self.average_.log_predictive(codes)
         return out
 
-    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
-        """``log P(x, c | D)`` for every row and class (columns follow ``classes_``)."""
-        return self._joint(X)
+    def _cpt_factors(self) -> list:
+        """The MAP network as CPT factors (child first) for :func:`cpt_log_joint`."""
+        fam = self.families_
+        d = fam.data
+        K = len(self.classes_)
+        cls = d.n_cols - 1
+        cnt = np.bincount(d.codes[:, cls], minlength=K).astype(float)
+        a = fam.ess / K if fam.prior == "BDeu" else 1.0
+        factors = [((cls,), np.log((cnt + a) / (d.n_rows + K * a)))]
+        for j, ps, ar, logcpt in self._tables.items:
+            t = logcpt.reshape(tuple(ar) + (logcpt.shape[1],))
+            factors.append(((j,) + tuple(int(p) for p in ps), np.moveaxis(t, -1, 0)))
+        return factors
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """``P(class | x, D)``; columns follow ``classes_``."""
-        return normalize_log(self._joint(X))
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
+        check_is_fitted(self, "families_")
+        K = len(self.classes_)
+        if not (codes < 0).any():
+            return self._joint_complete(codes)
+        ar = [int(a) for a in self.families_.data.arities]
+        if self._tables is not None:
+            return cpt_log_joint(self._cpt_factors(), codes, ar, K)
+        # BMA over structures: every feature may be a parent of every other one, so the
+        # missing features are summed over by enumerating their joint states
+        return enumerate_log_joint(self._joint_complete, codes, ar, K,
+                                   who=f"{type(self).__name__}(averaging='bma')")
+
+    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
+        """``log P(x, c | D)`` for every row and class (columns follow ``classes_``); the
+        same as :meth:`predict_joint_log_proba`."""
+        return self.predict_joint_log_proba(X)
 
     def edge_posteriors(self) -> pd.DataFrame:
         """BMA posterior of every edge (rows parents incl. ``ROOT`` and the class, columns features).
@@ -133,6 +158,9 @@ class SFAN(_SCFClassifier):
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
         Equivalent sample size of BDeu.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -153,12 +181,13 @@ class SFAN(_SCFClassifier):
     """
 
     def __init__(self, penalty: float = 0.0, max_parents: int = 1, averaging: str = "map",
-                 prior: str = "BDeu", ess: float = 10.0):
+                 prior: str = "BDeu", ess: float = 10.0, handle_unknown: str = "missing"):
         self.penalty = penalty
         self.max_parents = max_parents
         self.averaging = averaging
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
 
 class STAN(_SCFClassifier):
@@ -176,6 +205,9 @@ class STAN(_SCFClassifier):
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
         Equivalent sample size of BDeu.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -198,11 +230,12 @@ class STAN(_SCFClassifier):
     _intra = "tree"
 
     def __init__(self, penalty: float = 0.0, averaging: str = "map", prior: str = "BDeu",
-                 ess: float = 10.0):
+                 ess: float = 10.0, handle_unknown: str = "missing"):
         self.penalty = penalty
         self.averaging = averaging
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
 
 class FAN(_SCFClassifier):
@@ -216,6 +249,9 @@ class FAN(_SCFClassifier):
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
         Equivalent sample size of BDeu.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -233,10 +269,12 @@ class FAN(_SCFClassifier):
     True
     """
 
-    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0):
+    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
+                 handle_unknown: str = "missing"):
         self.averaging = averaging
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
     def _settings(self) -> tuple[float, int]:
         return math.inf, 1
@@ -255,6 +293,9 @@ class TAN(_SCFClassifier):
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
         Equivalent sample size of BDeu.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -274,10 +315,12 @@ class TAN(_SCFClassifier):
 
     _intra = "tree"
 
-    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0):
+    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
+                 handle_unknown: str = "missing"):
         self.averaging = averaging
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
     def _settings(self) -> tuple[float, int]:
         return math.inf, 1

@@ -67,6 +67,9 @@ class ISMB(DiscreteClassifier):
         "ismb" averages over R; "ms" predicts with the highest-scoring model in R
         (ISMB-MS); "nismb" averages over as many models as ISMB but chooses the phase-2
         models by the phase-1 score (instance independent).
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -105,12 +108,13 @@ class ISMB(DiscreteClassifier):
     """
 
     def __init__(self, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
-                 time_limit: float | None = None, variant: str = "ismb"):
+                 time_limit: float | None = None, variant: str = "ismb", handle_unknown: str = "missing"):
         self.queue_width = queue_width
         self.epsilon = epsilon
         self.patience = patience
         self.time_limit = time_limit
         self.variant = variant
+        self.handle_unknown = handle_unknown
 
     def _check_params(self) -> None:
         _check_search_params(self.queue_width, self.epsilon, self.patience, self.time_limit)
@@ -138,6 +142,8 @@ class ISMB(DiscreteClassifier):
         return self
 
     def _rows(self, X: MatrixLike) -> np.ndarray:
+        # -1 marks a missing value (or an unseen one with handle_unknown="missing"): the
+        # search sums it out within every Markov-blanket model (bnexplore.ismb.MBModel)
         codes = self._encode(X).astype(np.int64)
         full = np.zeros((codes.shape[0], codes.shape[1] + 1), dtype=np.int64)
         full[:, :-1] = codes          # the class is the last column of data_
@@ -228,6 +234,18 @@ class ISMB(DiscreteClassifier):
             results.append(res)
         proba = np.asarray(out, dtype=float).reshape(-1, len(self.classes_))
         return ISMBReport(proba, results, pd.DataFrame(rows, columns=_STATS_COLUMNS))
+
+    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """Not defined: ISMB averages instance-specific Markov-blanket models of
+        ``P(class | x)`` and defines no joint distribution over ``(x, class)``.
+
+        Raises
+        ------
+        AttributeError
+            Always; use :meth:`predict_proba`.
+        """
+        raise AttributeError("ISMB averages conditional models P(class | x) of instance-specific "
+                             "Markov blankets and defines no joint P(x, class): use predict_proba")
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x, D) of every row, columns following ``classes_``.

@@ -12,6 +12,15 @@
 Every classifier exposes ``weights_``: a :class:`pandas.Series` indexed by super-parent
 attribute, on the simplex (uniform for AODE).
 
+Missing values at predict time (NaN / None, and unseen categories with the default
+``handle_unknown="missing"``) are summed out exactly in every ODE: a missing child's
+factor drops, and the ODE whose super-parent is missing sums over that parent's states
+(Weka's AODE skips such ODEs instead).  ``predict_joint_log_proba`` is
+``log sum_u w_u P_u(x_observed, c)`` for BMAAODE and MAPLMG, and for AODE the log of
+``(1/n) sum_{u in Q(x)} P_u(c, x)`` (naive Bayes when no super-parent qualifies, Eq. 17)
+summed over the completions of the missing features; MAPLMD mixes conditionals and has
+no joint.
+
 Examples
 --------
 >>> import bnexplore as bx
@@ -31,10 +40,83 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from scipy.special import logsumexp
+
 from .. import mixtures as mx
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
+
+def _ode_log_joint_missing(counts: mx.ODECounts, codes: np.ndarray,
+                           states: np.ndarray | None = None) -> np.ndarray:
+    """``log P_u(c, x_observed)`` (M, n, K) of rows with ``-1`` for missing features.
+
+    A missing child of an ODE drops (its factor sums to one); the ODE whose super-parent
+    is missing sums over that parent's states (``states[u]``: which states, default all).
+    Rows without missing values use the compiled kernel.
+    """
+    codes = np.asarray(codes, dtype=np.int32)
+    base, cond = counts.log_tables()
+    n_attr, A, K = base.shape
+    valid = np.arange(A)[None, :] < counts.arities[:, None]
+    if states is None:
+        states = valid
+    out = np.empty((codes.shape[0], n_attr, K))
+    miss = (codes < 0).any(axis=1)
+    if (~miss).any():
+        out[~miss] = mx.ode_log_joint(counts, codes[~miss])
+    us = np.arange(n_attr)
+    for r in np.flatnonzero(miss):
+        x = codes[r]
+        obs = np.flatnonzero(x >= 0)
+        arr = base + cond[:, obs, :, x[obs], :].sum(axis=0)         # (u, i, c)
+        with np.errstate(divide="ignore"):
+            out[r] = logsumexp(np.where(states[:, :, None], arr, -np.inf), axis=1)
+        out[r, obs] = arr[us[obs], x[obs]]
+    return out
+
+
+def _aode_log_joint(counts: mx.ODECounts, codes: np.ndarray, threshold: float) -> np.ndarray:
+    """AODE's joint ``(1/n) sum_{u in Q(x)} P_u(c, x)`` (naive Bayes when ``Q(x)`` is empty),
+    summed exactly over the states of the missing features (``-1``).
+
+    ``Q(x)`` holds the super-parents whose value was seen more than ``threshold`` times.
+    The sum over completions splits into: every observed qualifying ``u`` with its
+    marginal ODE, every missing ``u`` over its qualifying states, and naive Bayes over
+    the completions in which no super-parent qualifies.
+    """
+    codes = np.asarray(codes, dtype=np.int32)
+    n_attr = counts.n_attributes
+    K = counts.n_classes
+    nu = counts.attribute_counts()                                  # (u, A)
+    if not (codes < 0).any():       # fast path: the compiled kernels, then the 1/n scale
+        out = mx.aode_log_joint(counts, codes, threshold)
+        some = (nu[np.arange(n_attr)[None, :], codes] > threshold).any(axis=1)
+        out[some] -= np.log(n_attr)
+        return out
+    A = nu.shape[1]
+    valid = np.arange(A)[None, :] < counts.arities[:, None]
+    qual_state = valid & (nu > threshold)
+    lj = _ode_log_joint_missing(counts, codes, states=qual_state)   # missing u: qualifying states
+    obs = codes >= 0
+    safe = np.where(obs, codes, 0)
+    qual = np.where(obs, nu[np.arange(n_attr)[None, :], safe] > threshold,
+                    qual_state.any(axis=1)[None, :])
+    with np.errstate(divide="ignore"):
+        mix = logsumexp(np.where(qual[:, :, None], lj, -np.inf), axis=1) - np.log(n_attr)
+        # naive Bayes over the completions where no super-parent qualifies
+        nbq = np.log(counts.class_counts + 1.0) - np.log(counts.n + K)
+        nb = np.broadcast_to(nbq, (codes.shape[0], K)).copy()
+        dead = (obs & qual).any(axis=1)          # an observed super-parent qualifies
+        for v in range(n_attr):
+            lp = np.log(counts.pair[v] + 1.0) - np.log(counts.class_counts + counts.arities[v])
+            lp = np.where(valid[v][:, None], lp, -np.inf)           # (A, K)
+            col = obs[:, v]
+            nb[col] += lp[codes[col, v]]
+            free = valid[v] & ~qual_state[v]
+            nb[~col] += logsumexp(np.where(free[:, None], lp, -np.inf), axis=0)
+        nb[dead] = -np.inf
+    return np.logaddexp(mix, nb)
 
 
 class _ODEMixture(DiscreteClassifier):
@@ -78,20 +160,23 @@ class _ODEMixture(DiscreteClassifier):
                             list(s.cat.categories) != list(self.data_.states[k]):
                         return super()._encode(X)
                     out[:, k] = s.cat.codes.to_numpy()
-                if (out < 0).any():  # missing values: let the base class explain
+                if (out < 0).any():  # missing values: let the base class code them
                     return super()._encode(X)
                 return out
         return super()._encode(X)
 
     def log_joint_per_ode(self, X: MatrixLike) -> np.ndarray:
-        """``log P_u(c, x)`` (Eq. 14-16) of every row, super-parent and class: (M, n, K)."""
-        codes = self._encode(X)          # checks that the estimator is fitted
-        return mx.ode_log_joint(self.counts_, codes)
+        """``log P_u(c, x)`` (Eq. 14-16) of every row, super-parent and class: (M, n, K).
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """Class probabilities of the mixture ``sum_u w_u P_u(c, x)`` (Eq. 2), rows sum to 1."""
-        lj = self.log_joint_per_ode(X)
-        return normalize_log(mx.mixture_log_joint(lj, self.weights_.to_numpy()))
+        Missing features are summed out: a missing child drops, and the ODE whose
+        super-parent is missing sums over that parent's states.
+        """
+        codes = self._encode(X)          # checks that the estimator is fitted
+        return _ode_log_joint_missing(self.counts_, codes)
+
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
+        lj = _ode_log_joint_missing(self.counts_, codes)
+        return mx.mixture_log_joint(lj, self.weights_.to_numpy())
 
 
 class AODE(_ODEMixture):
@@ -104,6 +189,9 @@ class AODE(_ODEMixture):
         ``x_u`` occurred more than ``t`` times in training.  When no attribute qualifies the
         prediction is naive Bayes with Laplace estimates (as Weka's AODE).  ``t = 0`` equals
         Weka's default frequency limit ``m = 1`` (``N_u(x_u) >= 1``).
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -121,8 +209,9 @@ class AODE(_ODEMixture):
     True
     """
 
-    def __init__(self, threshold: float = 0):
+    def __init__(self, threshold: float = 0, handle_unknown: str = "missing"):
         self.threshold = threshold
+        self.handle_unknown = handle_unknown
 
     def _check_params(self) -> None:
         t = self.threshold
@@ -133,10 +222,9 @@ class AODE(_ODEMixture):
     def _fit_weights(self, counts):
         return np.full(counts.n_attributes, 1.0 / counts.n_attributes)
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """Class probabilities of AODE (Eq. 17); columns follow ``classes_``, rows sum to 1."""
-        codes = self._encode(X)
-        return normalize_log(mx.aode_log_joint(self.counts_, codes, self.threshold))
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
+        # (1/n) sum_{u in Q(x)} P_u(c, x), naive Bayes when Q(x) is empty (Eq. 17)
+        return _aode_log_joint(self.counts_, codes, self.threshold)
 
 
 class BMAAODE(_ODEMixture):
@@ -149,6 +237,9 @@ class BMAAODE(_ODEMixture):
     Parameters
     ----------
     None: every Dirichlet hyperparameter is 1 (the paper's setting).
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -166,8 +257,8 @@ class BMAAODE(_ODEMixture):
     True
     """
 
-    def __init__(self):
-        pass
+    def __init__(self, handle_unknown: str = "missing"):
+        self.handle_unknown = handle_unknown
 
     def _fit_weights(self, counts):
         logw = mx.bma_log_evidence(counts)
@@ -200,6 +291,9 @@ class MAPLMD(_MAPMixture):
         EM iterations.
     tol : float, default 1e-6
         Scaled KKT residual at which EM stops (see :func:`bnexplore.mixtures.kkt_residual`).
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -227,9 +321,10 @@ class MAPLMD(_MAPMixture):
     ['no', 'no', 'yes']
     """
 
-    def __init__(self, max_iter: int = 5000, tol: float = 1e-6):
+    def __init__(self, max_iter: int = 5000, tol: float = 1e-6, handle_unknown: str = "missing"):
         self.max_iter = max_iter
         self.tol = tol
+        self.handle_unknown = handle_unknown
 
     def _fit_weights(self, counts):
         lc = mx.loo_conditional(mx.ode_log_joint_loo(counts), counts.y)
@@ -239,10 +334,27 @@ class MAPLMD(_MAPMixture):
         return res.weights
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """Class probabilities ``sum_u w_u P_u(c | x)`` (Eq. 1); columns follow ``classes_``."""
+        """Class probabilities ``sum_u w_u P_u(c | x)`` (Eq. 1); columns follow ``classes_``.
+
+        Missing features are summed out inside every ODE before its conditional is taken.
+        """
         lj = self.log_joint_per_ode(X)
         p = mx.mixture_conditional(lj, self.weights_.to_numpy())
         return p / p.sum(axis=1, keepdims=True)
+
+    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """Not defined: MAPLMD mixes the ODEs' conditionals ``P_u(c | x)`` (Eq. 1), a
+        discriminative model with no joint distribution over ``(x, c)``.
+
+        Raises
+        ------
+        AttributeError
+            Always; use :meth:`log_joint_per_ode` for the ODEs' joints, or
+            :class:`MAPLMG` / :class:`BMAAODE` for a generative mixture.
+        """
+        raise AttributeError("MAPLMD mixes conditional distributions P_u(c | x) (Eq. 1) and "
+                             "defines no joint P(x, c): use log_joint_per_ode for the ODEs' "
+                             "joints, or MAPLMG / BMAAODE for a generative mixture")
 
 
 class MAPLMG(_MAPMixture):
@@ -262,6 +374,9 @@ class MAPLMG(_MAPMixture):
         Optimiser iterations.
     tol : float, default 1e-6
         Scaled KKT residual accepted as converged.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").
 
     Attributes
     ----------
@@ -287,10 +402,12 @@ class MAPLMG(_MAPMixture):
     (True, 'outlook')
     """
 
-    def __init__(self, method: str = "softmax", max_iter: int = 500, tol: float = 1e-6):
+    def __init__(self, method: str = "softmax", max_iter: int = 500, tol: float = 1e-6,
+                 handle_unknown: str = "missing"):
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
+        self.handle_unknown = handle_unknown
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..scores import family_counts, standard_parameters
-from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["NaiveBayes", "dirichlet_log_cpt"]
 
@@ -38,12 +38,26 @@ class NaiveBayes(DiscreteClassifier):
         Dirichlet parameter prior: K2 (every alpha_ijk = 1) or BDeu.
     ess : float, default 1.0
         Equivalent sample size for BDeu.
+    handle_unknown : {"missing", "error"}, default "missing"
+        A category never seen in training at predict time is summed out like a missing
+        value ("missing") or raises a ``ValueError`` ("error").  Missing values (NaN /
+        None) at predict time are always summed out: their factors drop.
 
     Attributes
     ----------
     classes_ : ndarray
     log_class_prior_ : ndarray of shape (n_classes,)
     log_cpts_ : list of ndarray, one (n_classes, r_f) table per feature
+    missing_mask_ : ndarray of bool, shape (n_samples, n_features)
+        The training cells that were missing (their entries in ``data_`` are
+        placeholders and are not counted).
+
+    Notes
+    -----
+    Missing values at fit time are handled by available-case counting: the class prior
+    counts every row, and the table of feature ``f`` counts the rows in which ``f`` is
+    observed.  This is the posterior mean under the Dirichlet prior when values are
+    missing at random.  A column with no observed value raises a ``ValueError``.
 
     Examples
     --------
@@ -56,9 +70,10 @@ class NaiveBayes(DiscreteClassifier):
     True
     """
 
-    def __init__(self, prior: str = "K2", ess: float = 1.0):
+    def __init__(self, prior: str = "K2", ess: float = 1.0, handle_unknown: str = "missing"):
         self.prior = prior
         self.ess = ess
+        self.handle_unknown = handle_unknown
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "NaiveBayes":
         """Estimate the class prior and one (n_classes, r_f) table per feature (Eq. 3).
@@ -66,7 +81,8 @@ class NaiveBayes(DiscreteClassifier):
         Parameters
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
-            Discrete features (categoricals, strings, bools or small integers).
+            Discrete features (categoricals, strings, bools or small integers); NaN /
+            None cells are missing values (available-case counting, see Notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
@@ -80,21 +96,38 @@ class NaiveBayes(DiscreteClassifier):
         if isinstance(ess, (bool, np.bool_)) or not isinstance(ess, (int, float, np.number)) \
                 or not np.isfinite(ess) or ess <= 0:
             raise ValueError(f"ess must be a positive number, got {self.ess!r}")
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y, allow_missing=True)
         c = data.n_cols - 1
         self.log_class_prior_ = dirichlet_log_cpt(family_counts(data, c, []), self.prior, self.ess)[0]
-        self.log_cpts_ = [dirichlet_log_cpt(family_counts(data, f, [c]), self.prior, self.ess)
-                          for f in range(c)]
+        mask = self.missing_mask_
+        K = int(data.arities[c])
+        yc = data.codes[:, c]
+        tables = []
+        for f in range(c):
+            if mask[:, f].any():             # available cases: the rows where f is observed
+                obs = ~mask[:, f]
+                cnt = np.zeros((K, int(data.arities[f])))
+                np.add.at(cnt, (yc[obs], data.codes[obs, f]), 1.0)
+            else:
+                cnt = family_counts(data, f, [c])
+            tables.append(dirichlet_log_cpt(cnt, self.prior, self.ess))
+        self.log_cpts_ = tables
         return self
 
-    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
-        """log P(class, x) for every row (n, n_classes), up to the model's normalisation."""
-        codes = self._encode(X)
+    def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
         out = np.tile(self.log_class_prior_, (codes.shape[0], 1))
         for f, table in enumerate(self.log_cpts_):
-            out += table[:, codes[:, f]].T
+            col = codes[:, f]
+            miss = col < 0
+            if miss.any():   # a missing feature's factor sums to one: it drops
+                term = table[:, np.where(miss, 0, col)].T
+                term[miss] = 0.0
+                out += term
+            else:
+                out += table[:, col].T
         return out
 
-    def predict_proba(self, X: MatrixLike) -> np.ndarray:
-        """P(class | x); columns follow ``classes_``."""
-        return normalize_log(self.joint_log_likelihood(X))
+    def joint_log_likelihood(self, X: MatrixLike) -> np.ndarray:
+        """log P(class, x) for every row (n, n_classes); the same as
+        :meth:`predict_joint_log_proba`."""
+        return self.predict_joint_log_proba(X)
