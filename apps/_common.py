@@ -514,6 +514,21 @@ _POOL: Any = None
 _POOL_LOCK = threading.Lock()
 
 
+def _leave_a_core() -> None:
+    """Numba kernels launched from this worker thread use all cores but one.
+
+    A ``parallel=True`` kernel takes every core it is given (OpenMP threads even spin
+    while they wait); on a small server one session's long fit would then starve the
+    event loop and every other session. ``numba.set_num_threads`` is per thread, so
+    this only affects the views' worker threads.
+    """
+    try:
+        import numba
+        numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))
+    except Exception:  # noqa: BLE001 - no numba, or its threads cannot be set: defaults
+        pass
+
+
 def view_pool():
     """The thread pool that computes views off the server's event loop (one per server).
 
@@ -526,7 +541,8 @@ def view_pool():
     with _POOL_LOCK:
         if _POOL is None:
             from concurrent.futures import ThreadPoolExecutor
-            _POOL = ThreadPoolExecutor(max_workers=VIEW_THREADS, thread_name_prefix="bnx-view")
+            _POOL = ThreadPoolExecutor(max_workers=VIEW_THREADS, thread_name_prefix="bnx-view",
+                                       initializer=_leave_a_core)
         return _POOL
 
 
@@ -637,6 +653,59 @@ class BackgroundView:
 
     def _close(self, *_: Any) -> None:
         self._closed = True
+
+
+def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Callable[..., None]:
+    """A callback that runs ``compute()`` in :func:`view_pool` and then ``apply(result)``.
+
+    For widget watchers that need a heavy (cached) result to adjust other widgets,
+    e.g. a slider's range: ``compute`` runs in a worker thread, ``apply`` on the
+    session's event loop (a next-tick callback, document locked), and only the
+    result of the latest call is applied. An exception in ``compute`` is dropped (the
+    views show it). Outside a server session both run in place.
+
+    Examples
+    --------
+    >>> got = []
+    >>> update = background(lambda: 6 * 7, got.append)
+    >>> update(); got
+    [42]
+    """
+    latest = [0]
+
+    def run(*_events: Any) -> None:
+        doc = pn.state.curdoc
+        if doc is None or getattr(doc, "session_context", None) is None:
+            try:
+                out = compute()
+            except Exception:  # noqa: BLE001 - the views show the error
+                return
+            apply(out)
+            return
+        latest[0] += 1
+        gen = latest[0]
+
+        def _apply(fut: Any) -> None:
+            from panel.io.state import set_curdoc
+
+            if gen != latest[0]:
+                return                    # a newer call is on its way
+            try:
+                out = fut.result()
+            except Exception:  # noqa: BLE001 - the views show the error
+                return
+            with set_curdoc(doc):
+                apply(out)
+
+        def _deliver(fut: Any) -> None:
+            try:
+                doc.add_next_tick_callback(functools.partial(_apply, fut))
+            except Exception:  # noqa: BLE001 - the session is gone
+                pass
+
+        view_pool().submit(contextvars.copy_context().run, compute).add_done_callback(_deliver)
+
+    return run
 
 
 def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:

@@ -117,7 +117,7 @@ def _has_text(page, pattern: str) -> bool:
     return page.get_by_text(re.compile(pattern)).count() > 0
 
 
-OA_DATA = ["vote", "iris", "breast-cancer", "labor", "credit-g"]
+OA_DATA = ["vote", "breast-cancer", "labor", "credit-g", "diabetes"]   # >= 6 columns: n can reach 5
 
 
 def order_averaging_spec() -> AppSpec:
@@ -176,6 +176,10 @@ def _pct(xs: list[float], q: float) -> float:
     return xs[i]
 
 
+def _progress(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
 def _wait_all(pages, pred: Callable[[object, int], bool], t0: list[float], deadline_s: float,
               on_poll: Callable[[], None]) -> list[float]:
     """Poll until ``pred(page, i)`` for every page; seconds since ``t0[i]`` (nan: timed out)."""
@@ -197,8 +201,39 @@ def _wait_all(pages, pred: Callable[[object, int], bool], t0: list[float], deadl
     return out
 
 
+def _steady(pages, spec: AppSpec, value: int, key: str, interval: float,
+            poll: Callable[[], None]) -> list[float]:
+    """Sessions move their slider one after another, ``interval`` s apart; latencies."""
+    n = len(pages)
+    t0 = [float("nan")] * n
+    out = [float("nan")] * n
+    pressed, left = 0, set()
+    deadline = time.monotonic() + n * interval + ROUND_DEADLINE
+    next_press = time.monotonic()
+    while (pressed < n or left) and time.monotonic() < deadline:
+        if pressed < n and time.monotonic() >= next_press:
+            handle = pages[pressed].locator(".noUi-handle:visible").nth(spec.handle)
+            handle.focus()
+            handle.press(key)
+            t0[pressed] = time.monotonic()
+            left.add(pressed)
+            pressed += 1
+            next_press += interval
+        for i in sorted(left):
+            try:
+                ok = spec.shows(pages[i], i, value)
+            except Exception:  # noqa: BLE001 - a page mid-render
+                ok = False
+            if ok:
+                out[i] = time.monotonic() - t0[i]
+                left.discard(i)
+        poll()
+        pages[0].wait_for_timeout(50)
+    return out
+
+
 def run_app(browser, server: Server, spec: AppSpec, n_sessions: int, rounds: int,
-            peak: list[float]) -> dict:
+            peak: list[float], interval: float = 1.0) -> dict:
     """Open ``n_sessions`` sessions of one app, move its slider ``rounds`` times; figures."""
     def poll() -> None:
         peak[0] = max(peak[0], server.rss_mb())
@@ -221,12 +256,13 @@ def run_app(browser, server: Server, spec: AppSpec, n_sessions: int, rounds: int
             starts.append(time.monotonic())
             pg.evaluate(f"window.location.href = {url + '&' + spec.query(i)!r}")
         opened = _wait_all(pages, spec.ready, [t_open] * n_sessions, OPEN_DEADLINE, poll)
+        _progress(f"{spec.name}: {n_sessions} sessions open in {max(opened):.1f} s")
         res["open_all_s"] = max(opened)
         res["open_median_s"] = statistics.median(opened)
 
         first, cached = [], []
-        seen: set = set()
         lo, hi = spec.values
+        seen: set = {lo}            # the sessions opened at ``lo``: it is computed
         for r in range(rounds):
             value = hi if r % 2 == 0 else lo
             key = "ArrowRight" if value > lo else "ArrowLeft"
@@ -241,13 +277,22 @@ def run_app(browser, server: Server, spec: AppSpec, n_sessions: int, rounds: int
             lat = _wait_all(pages, lambda pg, i: spec.shows(pg, i, value), t0, ROUND_DEADLINE,
                             poll)
             (cached if value in seen else first).extend(lat)
+            _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
+                      f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
             seen.add(value)
         res["first_median_s"], res["first_p95_s"] = _pct(first, 0.5), _pct(first, 0.95)
         res["cached_median_s"], res["cached_p95_s"] = _pct(cached, 0.5), _pct(cached, 0.95)
-        res["timeouts"] = sum(x != x for x in first + cached + opened)
+        # steady use: one session after another moves to a cached setting
+        value = hi if rounds % 2 == 0 else lo
+        key = "ArrowRight" if value > (lo if value == hi else hi) else "ArrowLeft"
+        steady = _steady(pages, spec, value, key, interval, poll)
+        _progress(f"{spec.name}: steady moves, one per {interval:g} s: median "
+                  f"{_pct(steady, 0.5):.2f} s")
+        res["steady_median_s"], res["steady_p95_s"] = _pct(steady, 0.5), _pct(steady, 0.95)
+        res["timeouts"] = sum(x != x for x in first + cached + opened + steady)
 
         if spec.name == "order_averaging":
-            res.update(_during_long(browser, url, pages, spec, poll))
+            res.update(_during_long(browser, url, pages, spec, poll, current=value))
         res["page_errors"] = len(errors)
     finally:
         for ctx in contexts:
@@ -255,7 +300,7 @@ def run_app(browser, server: Server, spec: AppSpec, n_sessions: int, rounds: int
     return res
 
 
-def _during_long(browser, url: str, pages, spec: AppSpec, poll) -> dict:
+def _during_long(browser, url: str, pages, spec: AppSpec, poll, current: int) -> dict:
     """Two cached rounds of every session while one more session runs a long fit."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
@@ -265,8 +310,11 @@ def _during_long(browser, url: str, pages, spec: AppSpec, poll) -> dict:
         t_long = time.monotonic()
         time.sleep(3.0)                  # its request reaches the server first
         lo, hi = spec.values
+        other = lo if current == hi else hi
+        there = "ArrowRight" if other > current else "ArrowLeft"
+        back = "ArrowLeft" if there == "ArrowRight" else "ArrowRight"
         lat = []
-        for value, key in ((hi, "ArrowRight"), (lo, "ArrowLeft")):
+        for value, key in ((other, there), (current, back)):   # both settings are cached
             t0 = []
             for pg in pages:
                 handle = pg.locator(".noUi-handle:visible").nth(spec.handle)
@@ -291,6 +339,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=4, help="slider moves per session (>= 2)")
     ap.add_argument("--apps", nargs="+", default=list(SPECS), choices=list(SPECS))
+    ap.add_argument("--interval", type=float, default=1.0,
+                    help="seconds between two sessions' moves in the steady phase")
     ap.add_argument("--settle", type=float, default=45.0,
                     help="seconds to wait after closing the sessions before 'after' memory")
     args = ap.parse_args(argv)
@@ -313,7 +363,7 @@ def main(argv=None) -> int:
             peak = [rss_before]
             for name in args.apps:
                 rows.append(run_app(browser, server, SPECS[name](), args.sessions,
-                                    max(2, args.rounds), peak))
+                                    max(2, args.rounds), peak, args.interval))
                 print(rows[-1], flush=True)
         finally:
             browser.close()
@@ -326,16 +376,18 @@ def main(argv=None) -> int:
     print()
     print(f"load benchmark: {args.sessions} sessions per app, {max(2, args.rounds)} rounds, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores")
-    head = ("| app | open all (s) | first visit median / p95 (s) | cached median / p95 (s) | "
-            "cached during a long fit median / p95 (s) | served while it ran | timeouts |")
+    head = ("| app | open all (s) | burst, new setting: median / p95 (s) | burst, cached | "
+            f"steady (one move per {args.interval:g} s), cached | "
+            "burst, cached, during a long fit | others served while it ran | timeouts |")
     print(head)
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         during = (f"{r['during_long_median_s']:.2f} / {r['during_long_p95_s']:.2f} "
                   f"(fit {r['long_s']:.0f} s)" if "long_s" in r else "-")
         served = ("yes" if r.get("others_served_while_long_ran") else "no") if "long_s" in r else "-"
         print(f"| {r['app']} | {r['open_all_s']:.1f} | {r['first_median_s']:.2f} / "
               f"{r['first_p95_s']:.2f} | {r['cached_median_s']:.2f} / {r['cached_p95_s']:.2f} | "
+              f"{r['steady_median_s']:.2f} / {r['steady_p95_s']:.2f} | "
               f"{during} | {served} | {r['timeouts']} |")
     print(f"server RSS: before {rss_before:.0f} MB, peak {peak[0]:.0f} MB, "
           f"after {rss_after:.0f} MB ({args.settle:.0f} s after closing every session)")

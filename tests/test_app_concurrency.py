@@ -155,6 +155,8 @@ def test_a_long_computation_does_not_block_other_sessions(browser):
             b.get_by_text(re.compile(r"k = 2, n = 5 ")).first.wait_for(timeout=300_000)
             t_b = time.monotonic() - t0
             a_done_when_b_was = a.get_by_text(re.compile(r"k = 4, n = 4 ")).count() > 0
+            # meanwhile A's page is loaded and its views show the loading spinner
+            a_spinning = a.locator(".pn-loading").count() > 0
 
             a.get_by_text(re.compile(r"k = 4, n = 4 ")).first.wait_for(timeout=400_000)
             t_a = time.monotonic() - t0
@@ -162,6 +164,7 @@ def test_a_long_computation_does_not_block_other_sessions(browser):
                 f"B got its result after A's long fit (B {t_b:.1f} s, A {t_a:.1f} s): "
                 f"sessions are serialised")
             assert t_b < t_a
+            assert a_spinning, "no progress indicator while A's fit ran"
             assert a.get_by_text("hailfinder, 10000 samples").count() > 0
             assert a.errors == [] and b.errors == []
         finally:
