@@ -572,9 +572,15 @@ def prerender(obj: Any) -> Any:
         try:
             import holoviews as hv
 
+            from bokeh.document import Document
+
             if (obj.backend or "bokeh") != "bokeh" or isinstance(obj.object, hv.HoloMap):
                 return obj
-            model = hv.render(obj.object, backend="bokeh")
+            # an explicit throwaway document: without one HoloViews takes Bokeh's
+            # curdoc(), which is process-wide and, seen from a worker thread, may be
+            # another session's document (whose theme and callbacks it would touch)
+            plot = hv.renderer("bokeh").get_plot(obj.object, doc=Document())
+            model = plot.state
             opts = {k: getattr(obj, k) for k in _PANE_LAYOUT if getattr(obj, k) is not None}
             return pn.pane.Bokeh(model, **opts)
         except Exception:  # noqa: BLE001 - the HoloViews pane draws it as before
@@ -656,11 +662,15 @@ class BackgroundView:
 
     def _compute(self) -> Any:
         import param
+        from panel.io.state import set_curdoc
 
-        try:
-            return prerender(param.parameterized.resolve_value(self._bound))
-        except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
-            return error_box(exc)
+        # Panel objects made here belong to this session (pn.state.curdoc is a
+        # context variable: this thread sees the document set here, nothing else)
+        with set_curdoc(self._doc):
+            try:
+                return prerender(param.parameterized.resolve_value(self._bound))
+            except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+                return error_box(exc)
 
     def _deliver(self, fut: Any, gen: int) -> None:
         # worker thread: only add_next_tick_callback may touch the document from here
