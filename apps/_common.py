@@ -638,15 +638,26 @@ class BackgroundView:
             pn.state.on_session_destroyed(self._close)
         except Exception:  # noqa: BLE001 - only a courtesy to the pool
             pass
-        # the first computation starts after the page is built (and the URL values
-        # applied), so a shared link computes its own setting, not the defaults first
-        self._request()
+        # The first computation starts once the browser has loaded the page: a result
+        # put in the document before the session's websocket is connected can miss
+        # the browser (Panel dispatches such changes itself), so a fast, cached view
+        # would keep its placeholder. By then the URL values are applied too, so a
+        # shared link computes its own setting, not the defaults first.
+        self._loaded = False
+        try:
+            pn.state.onload(self._on_load)
+        except Exception:  # noqa: BLE001 - no onload support: start at once
+            self._on_load()
 
     # all methods below but _compute and _deliver run on the event loop (document locked)
+    def _on_load(self) -> None:
+        self._loaded = True
+        self._request()
+
     def _request(self, *_events: Any) -> None:
         self._gen += 1
         self.panel.loading = True
-        if not (self._running or self._scheduled):
+        if self._loaded and not (self._running or self._scheduled):
             self._scheduled = True
             self._doc.add_next_tick_callback(self._start)
 
@@ -723,6 +734,10 @@ def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Call
 
     def run(*_events: Any) -> None:
         doc = pn.state.curdoc
+        if doc is not None and getattr(doc, "session_context", None) is not None \
+                and not pn.state.loaded:
+            pn.state.onload(run)      # see BackgroundView: results go to a loaded page
+            return
         if doc is None or getattr(doc, "session_context", None) is None:
             try:
                 out = compute()
