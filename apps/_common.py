@@ -731,12 +731,21 @@ def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Call
     [42]
     """
     latest = [0]
+    waiting = [False]         # a start is registered for when the page has loaded
 
-    def run(*_events: Any) -> None:
+    def on_load() -> None:
+        # Panel may run onload callbacks before pn.state.loaded turns true: this one
+        # must not check it again (it would re-register itself for ever)
+        waiting[0] = False
+        run(loaded=True)
+
+    def run(*_events: Any, loaded: bool = False) -> None:
         doc = pn.state.curdoc
         if doc is not None and getattr(doc, "session_context", None) is not None \
-                and not pn.state.loaded:
-            pn.state.onload(run)      # see BackgroundView: results go to a loaded page
+                and not (loaded or pn.state.loaded):
+            if not waiting[0]:        # see BackgroundView: results go to a loaded page
+                waiting[0] = True
+                pn.state.onload(on_load)
             return
         if doc is None or getattr(doc, "session_context", None) is None:
             try:
