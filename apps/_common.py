@@ -546,50 +546,6 @@ def view_pool():
         return _POOL
 
 
-_PANE_LAYOUT = ("sizing_mode", "width", "height", "min_width", "min_height", "max_width",
-                "max_height", "margin", "css_classes", "visible", "align")
-
-
-def prerender(obj: Any) -> Any:
-    """``obj`` with every HoloViews pane in it replaced by a Bokeh pane of its plot.
-
-    Drawing a HoloViews object into Bokeh models is most of a view's cost once its
-    numbers are cached (0.1-0.5 s a plot). A HoloViews pane draws when the page
-    shows it, on the server's event loop; here it is drawn by the caller - a worker
-    thread (:class:`BackgroundView`) - and the loop only attaches the finished models.
-    The pane's layout options are kept. Anything that cannot be drawn this way (a
-    HoloMap with widgets, another backend, a drawing error) keeps its HoloViews pane.
-
-    Examples
-    --------
-    >>> import holoviews as hv
-    >>> out = prerender(pn.Column(pn.pane.HoloViews(hv.Curve([1, 2]), height=200)))
-    >>> type(out[0]).__name__, out[0].height
-    ('Bokeh', 200)
-    """
-    hv_pane = getattr(pn.pane, "HoloViews", None)
-    if hv_pane is not None and isinstance(obj, hv_pane):
-        try:
-            import holoviews as hv
-
-            from bokeh.document import Document
-
-            if (obj.backend or "bokeh") != "bokeh" or isinstance(obj.object, hv.HoloMap):
-                return obj
-            # an explicit throwaway document: without one HoloViews takes Bokeh's
-            # curdoc(), which is process-wide and, seen from a worker thread, may be
-            # another session's document (whose theme and callbacks it would touch)
-            plot = hv.renderer("bokeh").get_plot(obj.object, doc=Document())
-            model = plot.state
-            opts = {k: getattr(obj, k) for k in _PANE_LAYOUT if getattr(obj, k) is not None}
-            return pn.pane.Bokeh(model, **opts)
-        except Exception:  # noqa: BLE001 - the HoloViews pane draws it as before
-            return obj
-    if isinstance(obj, pn.layout.ListLike):
-        obj.objects = [prerender(o) for o in obj.objects]
-    return obj
-
-
 class BackgroundView:
     """A pane whose content ``func`` computes in :func:`view_pool`, never on the event loop.
 
@@ -679,7 +635,7 @@ class BackgroundView:
         # context variable: this thread sees the document set here, nothing else)
         with set_curdoc(self._doc):
             try:
-                return prerender(param.parameterized.resolve_value(self._bound))
+                return param.parameterized.resolve_value(self._bound)
             except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
                 return error_box(exc)
 
