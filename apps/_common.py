@@ -633,11 +633,21 @@ class BackgroundView:
 
         # Panel objects made here belong to this session (pn.state.curdoc is a
         # context variable: this thread sees the document set here, nothing else)
+        import time
+
         with set_curdoc(self._doc):
-            try:
-                return param.parameterized.resolve_value(self._bound)
-            except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
-                return error_box(exc)
+            for attempt in range(4):
+                try:
+                    return param.parameterized.resolve_value(self._bound)
+                except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+                    # two threads importing the same modules for the first time (a
+                    # lazily imported plotting stack) can meet Python's import-deadlock
+                    # detector; the other thread finishes the import, so try again
+                    if type(exc).__name__ == "_DeadlockError" and attempt < 3:
+                        time.sleep(0.2 * (attempt + 1))
+                        continue
+                    return error_box(exc)
+            return None
 
     def _deliver(self, fut: Any, gen: int) -> None:
         # worker thread: only add_next_tick_callback may touch the document from here
