@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import collections
 import functools
 import hashlib
@@ -624,15 +625,265 @@ def make_template(title: str, main: list | None = None, sidebar: list | None = N
     return tpl
 
 
+#: worker threads that compute the views of every session (see :func:`reactive`). Most
+#: of them just wait (for a setting another view is computing, or for a numba kernel
+#: that releases the GIL), so there are more of them than cores: a few long
+#: computations must not take every thread from the sessions whose views are cheap.
+VIEW_THREADS = 32
+_POOL: Any = None
+_POOL_LOCK = threading.Lock()
+
+
+def _leave_a_core() -> None:
+    """Numba kernels launched from this worker thread use all cores but one.
+
+    A ``parallel=True`` kernel takes every core it is given (OpenMP threads even spin
+    while they wait); on a small server one session's long fit would then starve the
+    event loop and every other session. ``numba.set_num_threads`` is per thread, so
+    this only affects the views' worker threads.
+    """
+    try:
+        import numba
+        numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))
+    except Exception:  # noqa: BLE001 - no numba, or its threads cannot be set: defaults
+        pass
+
+
+def view_pool():
+    """The thread pool that computes views off the server's event loop (one per server).
+
+    Examples
+    --------
+    >>> view_pool() is view_pool()
+    True
+    """
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            from concurrent.futures import ThreadPoolExecutor
+            _POOL = ThreadPoolExecutor(max_workers=VIEW_THREADS, thread_name_prefix="bnx-view",
+                                       initializer=_leave_a_core)
+        return _POOL
+
+
+class BackgroundView:
+    """A pane whose content ``func`` computes in :func:`view_pool`, never on the event loop.
+
+    A server runs every session's callbacks on one event loop; a view computed there
+    makes every other session wait for it (and a page cannot even load meanwhile).
+    Here a change of a dependency only marks the pane as loading (Panel's spinner)
+    and hands the computation to a worker thread; the result is put in the page by a
+    next-tick callback of the session's document (the thread-safe way to change a
+    Bokeh document), so the loop stays free for other sessions.
+
+    Changes that arrive while a computation runs are coalesced: when it finishes,
+    only the latest settings are computed (a dragged slider costs two computations,
+    not one per value passed), and a superseded result is never shown.
+
+    Parameters
+    ----------
+    bound : callable
+        A function bound to widgets/parameters (``pn.bind``); called with their
+        current values in a worker thread. An exception becomes an :func:`error_box`.
+    doc : bokeh.document.Document
+        The session's document.
+    **layout : dict
+        Options of the :class:`panel.Column` that holds the result.
+    """
+
+    def __init__(self, bound: Callable, doc: Any, **layout: Any):
+        import param
+
+        self._bound = bound
+        self._doc = doc
+        self._gen = 0              # number of requests so far
+        self._running = False      # a computation of this pane is in the pool
+        self._scheduled = False    # a start is queued as a next-tick callback
+        self._closed = False
+        placeholder = pn.pane.Markdown("Computing ...", css_classes=["bnx-pending"],
+                                       min_height=60, margin=(5, 10))
+        self.panel = pn.Column(placeholder, loading=True, **layout)
+        self.panel.css_classes = [*self.panel.css_classes, "bnx-view"]
+        deps = param.parameterized.resolve_ref(bound)
+        by_owner: dict[int, list] = {}
+        for p in deps:
+            by_owner.setdefault(id(p.owner), []).append(p)
+        for group in by_owner.values():
+            group[0].owner.param.watch(self._request, [p.name for p in group])
+        try:
+            pn.state.on_session_destroyed(self._close)
+        except Exception:  # noqa: BLE001 - only a courtesy to the pool
+            pass
+        # The first computation starts once the browser has loaded the page: a result
+        # put in the document before the session's websocket is connected can miss
+        # the browser (Panel dispatches such changes itself), so a fast, cached view
+        # would keep its placeholder. By then the URL values are applied too, so a
+        # shared link computes its own setting, not the defaults first.
+        self._loaded = False
+        try:
+            pn.state.onload(self._on_load)
+        except Exception:  # noqa: BLE001 - no onload support: start at once
+            self._on_load()
+
+    # all methods below but _compute and _deliver run on the event loop (document locked)
+    def _on_load(self) -> None:
+        self._loaded = True
+        self._request()
+
+    def _request(self, *_events: Any) -> None:
+        self._gen += 1
+        self.panel.loading = True
+        if self._loaded and not (self._running or self._scheduled):
+            self._scheduled = True
+            self._doc.add_next_tick_callback(self._start)
+
+    def _start(self) -> None:
+        self._scheduled = False
+        if self._running or self._closed:
+            return
+        self._running = True
+        gen = self._gen
+        ctx = contextvars.copy_context()   # pn.state.curdoc etc. in the worker thread
+        fut = view_pool().submit(ctx.run, self._compute)
+        fut.add_done_callback(functools.partial(self._deliver, gen=gen))
+
+    def _compute(self) -> Any:
+        import param
+        from panel.io.state import set_curdoc
+
+        # Panel objects made here belong to this session (pn.state.curdoc is a
+        # context variable: this thread sees the document set here, nothing else)
+        import time
+
+        with set_curdoc(self._doc):
+            for attempt in range(4):
+                try:
+                    return param.parameterized.resolve_value(self._bound)
+                except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+                    # two threads importing the same modules for the first time (a
+                    # lazily imported plotting stack) can meet Python's import-deadlock
+                    # detector; the other thread finishes the import, so try again
+                    if type(exc).__name__ == "_DeadlockError" and attempt < 3:
+                        time.sleep(0.2 * (attempt + 1))
+                        continue
+                    return error_box(exc)
+            return None
+
+    def _deliver(self, fut: Any, gen: int) -> None:
+        # worker thread: only add_next_tick_callback may touch the document from here
+        if self._closed:
+            return
+        try:
+            self._doc.add_next_tick_callback(functools.partial(self._apply, fut, gen))
+        except Exception:  # noqa: BLE001 - the session is gone
+            self._closed = True
+
+    def _apply(self, fut: Any, gen: int) -> None:
+        from panel.io.state import set_curdoc
+
+        self._running = False
+        if self._closed:
+            return
+        if gen != self._gen:           # settings changed meanwhile: compute the latest
+            self._start()
+            return
+        try:
+            out = fut.result()
+        except BaseException as exc:  # noqa: BLE001 - e.g. the pool was shut down
+            out = error_box(exc)
+        with set_curdoc(self._doc):
+            self.panel.objects = [out if isinstance(out, pn.viewable.Viewable)
+                                  else pn.panel(out)]
+            self.panel.loading = False
+
+    def _close(self, *_: Any) -> None:
+        self._closed = True
+
+
+def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Callable[..., None]:
+    """A callback that runs ``compute()`` in :func:`view_pool` and then ``apply(result)``.
+
+    For widget watchers that need a heavy (cached) result to adjust other widgets,
+    e.g. a slider's range: ``compute`` runs in a worker thread, ``apply`` on the
+    session's event loop (a next-tick callback, document locked), and only the
+    result of the latest call is applied. An exception in ``compute`` is dropped (the
+    views show it). Outside a server session both run in place.
+
+    Examples
+    --------
+    >>> got = []
+    >>> update = background(lambda: 6 * 7, got.append)
+    >>> update(); got
+    [42]
+    """
+    latest = [0]
+    waiting = [False]         # a start is registered for when the page has loaded
+
+    def on_load() -> None:
+        # Panel may run onload callbacks before pn.state.loaded turns true: this one
+        # must not check it again (it would re-register itself for ever)
+        waiting[0] = False
+        run(loaded=True)
+
+    def run(*_events: Any, loaded: bool = False) -> None:
+        doc = pn.state.curdoc
+        if doc is not None and getattr(doc, "session_context", None) is not None \
+                and not (loaded or pn.state.loaded):
+            if not waiting[0]:        # see BackgroundView: results go to a loaded page
+                waiting[0] = True
+                pn.state.onload(on_load)
+            return
+        if doc is None or getattr(doc, "session_context", None) is None:
+            try:
+                out = compute()
+            except Exception:  # noqa: BLE001 - the views show the error
+                return
+            apply(out)
+            return
+        latest[0] += 1
+        gen = latest[0]
+
+        def _apply(fut: Any) -> None:
+            from panel.io.state import set_curdoc
+
+            if gen != latest[0]:
+                return                    # a newer call is on its way
+            try:
+                out = fut.result()
+            except Exception:  # noqa: BLE001 - the views show the error
+                return
+            with set_curdoc(doc):
+                apply(out)
+
+        def _deliver(fut: Any) -> None:
+            try:
+                doc.add_next_tick_callback(functools.partial(_apply, fut))
+            except Exception:  # noqa: BLE001 - the session is gone
+                pass
+
+        view_pool().submit(contextvars.copy_context().run, compute).add_done_callback(_deliver)
+
+    return run
+
+
 def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:
     """``pn.bind(func, *args, **kwargs)`` shown in a pane with a loading spinner.
 
     This is the progress-indicator pattern of the apps: while ``func`` recomputes
-    (after a widget change) the pane greys out and shows Panel's spinner.
+    (after a widget change) the pane greys out and shows Panel's spinner. In a
+    server session ``func`` runs in a worker thread (:class:`BackgroundView`), so one
+    session's long computation never blocks the others; outside a server (a
+    notebook, a test) it runs in place, as with ``pn.bind``. ``func`` may also be
+    an already bound function (``src.bind(...)``) with no further arguments.
     Extra layout options go through ``pane_options``.
     """
     opts = kwargs.pop("pane_options", {})
-    return pn.panel(pn.bind(func, *args, **kwargs), loading_indicator=True, **opts)
+    prebound = hasattr(func, "_dinfo") and not (args or kwargs)
+    bound = func if prebound else pn.bind(func, *args, **kwargs)
+    doc = pn.state.curdoc
+    if doc is None or getattr(doc, "session_context", None) is None:
+        return pn.panel(bound, loading_indicator=True, **opts)
+    return BackgroundView(bound, doc, **opts).panel
 
 
 def error_box(exc: BaseException) -> pn.pane.Alert:
@@ -645,10 +896,54 @@ def error_box(exc: BaseException) -> pn.pane.Alert:
 
 
 # --------------------------------------------------------------------------- caching
+#: exceptions that say nothing about the setting (the server was short of memory, a
+#: wait timed out): they are passed on but not cached, so the next request retries.
+#: An exception with a true ``transient`` attribute is not cached either.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (MemoryError, TimeoutError)
+
+
+class _Failure:
+    """A cached exception: what a failed computation of one setting raised.
+
+    The exception is kept without its traceback (whose frames would hold the failed
+    computation's data alive in the cache) and every replay raises a fresh copy, so
+    sessions replaying it at the same time do not share one traceback.
+    """
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException):
+        _strip_tracebacks(exc)
+        self.exc = exc
+
+    def reraise(self) -> None:
+        import copy
+
+        try:
+            exc = copy.copy(self.exc)
+        except Exception:  # noqa: BLE001 - an exception class that cannot be copied
+            exc = self.exc
+        raise exc.with_traceback(None)
+
+
+def _strip_tracebacks(exc: BaseException) -> None:
+    """Drop the tracebacks of ``exc`` and of its chained causes/contexts."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        e.__traceback__ = None
+        if e.__cause__ is not None:
+            _strip_tracebacks(e.__cause__)
+        e = e.__context__
+
+
+def _is_transient(exc: BaseException) -> bool:
+    return isinstance(exc, TRANSIENT_ERRORS) or bool(getattr(exc, "transient", False))
 
 
 def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
-    """Results cache shared by every session of the server.
+    """Results cache shared by every session of the server, failures included.
 
     Bokeh runs an app file as a new module for each session and clears that module's
     names when the session closes, so the cache must not keep the first session's
@@ -656,70 +951,159 @@ def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
     and a miss is computed by the *calling* session's own function. ``pn.cache`` is no
     alternative: it needs the module in ``sys.modules``, which ``panel serve apps/``
     (routing through ``runpy``) does not give. Arguments must be hashable (use the
-    widget values: str, int, float); exceptions are not cached.
+    widget values: str, int, float).
+
+    Views compute in worker threads (see :func:`reactive`), so several sessions can ask
+    for the same setting at once: the first computes it and the others wait for that
+    result (one computation per setting, not one per caller).
+
+    An exception is a result too: a setting whose computation failed (a table over the
+    memory budget, a bad class column) raises the same exception again, from the
+    cache, without recomputing - every view of every session shows the error box
+    at once instead of each retrying a long, failing fit. Exceptions in
+    :data:`TRANSIENT_ERRORS` (or with a true ``transient`` attribute) are not cached.
 
     Examples
     --------
     >>> calls = []
     >>> @cached(maxsize=8)
-    ... def square(x):
+    ... def inverse(x):
     ...     calls.append(x)
-    ...     return x * x
-    >>> square(3), square(3), calls
-    (9, 9, [3])
+    ...     return 1 / x
+    >>> inverse(4), inverse(4), calls
+    (0.25, 0.25, [4])
+    >>> for _ in range(2):
+    ...     try:
+    ...         inverse(0)
+    ...     except ZeroDivisionError:
+    ...         pass
+    >>> calls
+    [4, 0]
     """
     def deco(func: Callable) -> Callable:
         store = shared_cache(f"{func.__code__.co_filename}:{func.__qualname__}", maxsize)
-        miss = object()
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             key = (args, tuple(sorted(kwargs.items())))
-            out = store.get(key, miss)
-            if out is miss:
-                out = func(*args, **kwargs)
-                store[key] = out
-            return out
+            return store.compute(key, lambda: func(*args, **kwargs))
         return wrapper
     return deco
 
 
 class SharedLRU:
-    """A small thread-safe LRU mapping (``get`` / ``[]`` / ``in`` / ``len``)."""
+    """A small thread-safe LRU mapping (``get`` / ``[]`` / ``in`` / ``len``).
+
+    :meth:`compute` adds what :func:`cached` needs: one computation per key at a time
+    (callers asking for a key being computed wait for that computation) and cached
+    exceptions.
+    """
+
+    _MISS = object()
 
     def __init__(self, maxsize: int = 128):
         self.maxsize = int(maxsize)
         self._d: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
         self._lock = threading.Lock()
+        # key -> (Future of the running computation, thread ident of its owner)
+        self._inflight: dict[Any, tuple[Any, int]] = {}
+
+    def _lookup(self, key: Any) -> Any:
+        # call with self._lock held
+        if key in self._d:
+            self._d.move_to_end(key)
+            return self._d[key]
+        return self._MISS
+
+    def compute(self, key: Any, func: Callable[[], Any]) -> Any:
+        """The value cached under ``key``, else ``func()`` (stored, shared, deduplicated).
+
+        If another thread is computing ``key``, wait for its outcome instead of
+        computing it again. An exception of ``func`` is stored (and raised again on
+        every later call) unless it is transient (:data:`TRANSIENT_ERRORS`).
+        """
+        from concurrent.futures import Future
+
+        me = threading.get_ident()
+        with self._lock:
+            out = self._lookup(key)
+            if out is self._MISS:
+                running = self._inflight.get(key)
+                if running is None or running[1] == me:  # same thread: a recursion
+                    fut: Any = Future()
+                    if running is None:
+                        self._inflight[key] = (fut, me)
+                    owner = True
+                else:
+                    fut, owner = running[0], False
+        if out is not self._MISS:
+            if isinstance(out, _Failure):
+                out.reraise()
+            return out
+        if not owner:
+            out = fut.result()           # the owner's value, or its exception raised here
+            if isinstance(out, _Failure):
+                out.reraise()
+            return out
+        try:
+            value = func()
+        except Exception as exc:  # noqa: BLE001 - cached (or not) and raised again
+            if _is_transient(exc):
+                self._finish(key, fut, error=exc)
+                raise
+            failure = _Failure(exc)
+            self._finish(key, fut, value=failure, store=True)
+            failure.reraise()
+        except BaseException as exc:     # interrupted: nothing is cached, waiters see it
+            self._finish(key, fut, error=exc)
+            raise
+        self._finish(key, fut, value=value, store=True)
+        return value
+
+    def _finish(self, key: Any, fut: Any, value: Any = None, error: BaseException | None = None,
+                store: bool = False) -> None:
+        with self._lock:
+            if store:
+                self._set(key, value)
+            if self._inflight.get(key, (None,))[0] is fut:
+                del self._inflight[key]
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(value)
 
     def get(self, key: Any, default: Any = None) -> Any:
         with self._lock:
-            if key in self._d:
-                self._d.move_to_end(key)
-                return self._d[key]
-            return default
+            out = self._lookup(key)
+            return default if out is self._MISS else out
 
     def __getitem__(self, key: Any) -> Any:
         with self._lock:
             self._d.move_to_end(key)
             return self._d[key]
 
+    def _set(self, key: Any, value: Any) -> None:
+        # call with self._lock held
+        self._d[key] = value
+        self._d.move_to_end(key)
+        while len(self._d) > self.maxsize:
+            self._d.popitem(last=False)
+
     def __setitem__(self, key: Any, value: Any) -> None:
         with self._lock:
-            self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.maxsize:
-                self._d.popitem(last=False)
+            self._set(key, value)
 
     def __contains__(self, key: Any) -> bool:
         with self._lock:
             return key in self._d
 
     def __len__(self) -> int:
-        return len(self._d)
+        with self._lock:
+            return len(self._d)
 
 
 _SHARED: dict[str, SharedLRU] = {}
+_SHARED_LOCK = threading.Lock()
 
 
 def shared_cache(name: str, maxsize: int = 128) -> SharedLRU:
@@ -731,9 +1115,10 @@ def shared_cache(name: str, maxsize: int = 128) -> SharedLRU:
     >>> c["a"] = 1; shared_cache("doc-example").get("a")
     1
     """
-    if name not in _SHARED:
-        _SHARED[name] = SharedLRU(maxsize)
-    return _SHARED[name]
+    with _SHARED_LOCK:   # sessions build pages concurrently: one cache per name
+        if name not in _SHARED:
+            _SHARED[name] = SharedLRU(maxsize)
+        return _SHARED[name]
 
 
 def serve(factory: Callable[[], Any]) -> Any:

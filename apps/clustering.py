@@ -12,7 +12,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, DataSource, describe_source, error_box,  # noqa: E402
-                     load_data, make_template, md_join, reactive, cached)
+                     load_data, make_template, md_join, reactive, cached, background)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
@@ -204,14 +204,13 @@ def create_app() -> pn.template.FastListTemplate:
         n = int(src.sample_size.value) if kind == NETWORK else 0
         return kind, name, n, bool(use_order.value), int(cs.value), strategy.value, int(seed.value)
 
-    def sync_player(*_):
-        try:
-            inc = incremental(*args())
-        except Exception:  # the views show the error
-            return
+    def set_player(inc):
         end = max(len(inc.subspaces), 2)
         player.end = end
         player.value = min(player.value, end)
+
+    # the incremental search runs in a worker thread, not on the server's event loop
+    sync_player = background(lambda: incremental(*args()), set_player)
 
     for w in (src.kind, src.dataset, src.network, src.sample_size, use_order, cs, strategy, seed):
         w.param.watch(sync_player, "value")

@@ -55,13 +55,21 @@ def fit_all(kind: str, name: str, n: int, target: str, k: int):
     return models, X.iloc[te], y[te]
 
 
+@cached(maxsize=32)
+def posteriors(kind: str, name: str, n_rows: int, target: str, k: int):
+    """Arc posteriors of the averaging over L_k(pi) (they do not depend on n)."""
+    models, _, _ = fit_all(kind, name, n_rows, target, k)
+    post = models["AMA"].averagings_[0].arc_posteriors()
+    return post.rename(index={CLASS: target}, columns={CLASS: target})
+
+
 @cached(maxsize=64)
 def summary(kind: str, name: str, n_rows: int, target: str, k: int, n: int):
     """Arc posteriors, M* (n parents) and the test-set class probabilities of the four models."""
     models, Xte, yte = fit_all(kind, name, n_rows, target, k)
     ama = models["AMA"]
     avg = ama.averagings_[0]
-    post = avg.arc_posteriors().rename(index={CLASS: target}, columns={CLASS: target})
+    post = posteriors(kind, name, n_rows, target, k)
     net = avg.summary_network(int(n))
     probas = {m: models[m].predict_proba(Xte) for m in ("SNN", "NMA", "GTT")}
     probas["AMA"] = net.predict_proba(ama._test_data(Xte), CLASS)
@@ -93,12 +101,14 @@ def summary_view(kind, dataset, network, n_rows, target, k, n):
     return pn.pane.Markdown(text, css_classes=["bnx-ama-summary"], margin=(0, 10))
 
 
-def heatmap_view(kind, dataset, network, n_rows, target, k, n):
+def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
+    """The arc posteriors; they do not depend on ``n`` (unused), so the page does not
+    bind it and moving n does not redraw the heatmap."""
     from bnexplore.viz.averaging import arc_posterior_heatmap
 
     name = network if kind == NETWORK else dataset
     try:
-        post, *_ = summary(kind, name, n_rows, target, k, n)
+        post = posteriors(kind, name, n_rows, target, k)
     except Exception as exc:
         return error_box(exc)
     return pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"Arc posteriors over L_{k}(pi)"),
@@ -164,11 +174,14 @@ def create_app() -> pn.template.FastListTemplate:
         w.param.watch(sync, "value")
     sync()
 
-    def view(func):
-        return reactive(func, src.kind, src.dataset, src.network, src.sample_size, target, k, n)
+    def view(func, *settings):
+        # computed in a worker thread (reactive): a long fit blocks no other session
+        return reactive(func, src.kind, src.dataset, src.network, src.sample_size, target,
+                        *settings)
 
-    main = [pn.Column(view(summary_view), view(network_view), view(heatmap_view),
-                      view(roc_view), sizing_mode="stretch_width")]
+    main = [pn.Column(view(summary_view, k, n), view(network_view, k, n),
+                      view(heatmap_view, k), view(roc_view, k, n),
+                      sizing_mode="stretch_width")]
     sidebar = [pn.pane.Markdown("### Data"), src.panel(), target,
                pn.pane.Markdown("### Averaging"), k, n]
     return make_template(TITLE, main=main, sidebar=sidebar, description=DESCRIPTION)

@@ -1,0 +1,172 @@
+"""Concurrency of the apps: the shared cache and views computed off the event loop.
+
+* The shared cache (``cached`` in ``apps/_common.py``) computes a setting once even
+  when many sessions ask for it at the same time, and caches failures: a setting
+  whose computation raised raises the same error again without recomputing.
+* In a served app, one session's long computation does not block another session:
+  its page loads and its widget changes get their results while the long
+  computation still runs (Order averaging, hailfinder sample with k = 4).
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+import urllib.parse
+
+import pytest
+
+from conftest import running_panel_server
+
+
+# ------------------------------------------------------------------ shared cache
+def test_a_failure_is_cached_per_setting(common):
+    calls = []
+
+    @common.cached(maxsize=8)
+    def fit(name, k):
+        calls.append((name, k))
+        if k > 3:
+            raise ValueError(f"k={k} is over the memory budget for {name}")
+        return k * 10
+
+    view = common.guarded(lambda k: fit("big", k))
+    boxes = [view(5) for _ in range(4)]              # four views / sessions, one setting
+    assert calls == [("big", 5)]                     # computed once, replayed 3 times
+    for box in boxes:
+        assert type(box).__name__ == "Alert"
+        assert "ValueError" in box.object and "k=5 is over the memory budget" in box.object
+    assert fit("big", 2) == 20 and fit("big", 2) == 20   # other settings unaffected
+    assert calls == [("big", 5), ("big", 2)]
+    # a replayed error carries no growing traceback (the frames of the failed fit)
+    tbs = []
+    for _ in range(3):
+        try:
+            fit("big", 5)
+        except ValueError as exc:
+            tbs.append(len(__import__("traceback").extract_tb(exc.__traceback__)))
+    assert tbs[0] == tbs[1] == tbs[2]
+
+
+def test_a_transient_failure_is_retried(common):
+    calls = []
+
+    @common.cached(maxsize=8)
+    def flaky(x):
+        calls.append(x)
+        raise MemoryError("short of memory right now")
+
+    for _ in range(2):
+        with pytest.raises(MemoryError):
+            flaky(1)
+    assert calls == [1, 1]
+
+
+def _hammer(func, n_threads, arg):
+    """Call ``func(arg)`` from ``n_threads`` threads at once; outcomes in call order."""
+    start = threading.Barrier(n_threads)
+    out: list = [None] * n_threads
+
+    def run(i):
+        start.wait()
+        try:
+            out[i] = ("ok", func(arg))
+        except Exception as exc:  # noqa: BLE001
+            out[i] = ("err", exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    return out
+
+
+def test_identical_concurrent_requests_compute_once(common):
+    calls = []
+
+    @common.cached(maxsize=8)
+    def slow(x):
+        calls.append(x)
+        time.sleep(0.5)        # long enough for every thread to arrive meanwhile
+        return x * 2
+
+    out = _hammer(slow, 12, 21)
+    assert out == [("ok", 42)] * 12
+    assert calls == [21]
+
+
+def test_concurrent_requests_share_one_failure(common):
+    calls = []
+
+    @common.cached(maxsize=8)
+    def slow_fail(x):
+        calls.append(x)
+        time.sleep(0.5)
+        raise ValueError(f"bad setting {x}")
+
+    out = _hammer(slow_fail, 8, 7)
+    assert calls == [7]
+    assert all(kind == "err" and str(exc) == "bad setting 7" for kind, exc in out)
+
+
+# ------------------------------------------------------------------ browser
+LONG = ("source=Network+sample&network=hailfinder&sample_size=10000"
+        "&k_max_parents_averaged=4&n_max_parents_in_m=4")
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(600)
+def test_a_long_computation_does_not_block_other_sessions(browser):
+    """Session A starts a long fit; session B opens the app and moves a slider meanwhile.
+
+    Before views ran off the event loop, B's page could not even load until A's fit
+    was done, so B's result always came after A's. Now B's come first (B's settings
+    are warmed up in the cache, so B's work is short whatever the machine's load).
+    """
+    with running_panel_server() as base:
+        app = f"{base}/apps?app=order_averaging"
+        ctx_a = browser.new_context(viewport={"width": 1280, "height": 900})
+        ctx_b = browser.new_context(viewport={"width": 1280, "height": 900})
+        try:
+            a, b = ctx_a.new_page(), ctx_b.new_page()
+            for pg in (a, b):
+                pg.set_default_timeout(300_000)
+                pg.errors = []
+                pg.on("pageerror", lambda exc, e=pg.errors: e.append(str(exc)))
+            # warm up: B's two settings (n = 4, n = 5) and the hailfinder sample
+            for q in ("", "&n_max_parents_in_m=5",
+                      "&source=Network+sample&network=hailfinder&sample_size=10000"
+                      "&k_max_parents_averaged=1&n_max_parents_in_m=1"):
+                b.goto(app + q)
+                b.get_by_text(re.compile(r"k = \d, n = \d ")).first.wait_for(timeout=300_000)
+
+            # A asks for hailfinder with k = 4 (tens of seconds); navigation not awaited
+            a.goto("about:blank")
+            a.evaluate(f"window.location.href = {app + '&' + LONG!r}")
+            t0 = time.monotonic()
+            time.sleep(3.0)                  # A's request reaches the server first
+            b.goto(app)                      # a second user opens the app meanwhile
+            b.get_by_text(re.compile(r"k = 2, n = 4 ")).first.wait_for(timeout=300_000)
+            handle = b.locator(".noUi-handle:visible").nth(1)        # k, then n
+            handle.focus()
+            handle.press("ArrowRight")
+            b.get_by_text(re.compile(r"k = 2, n = 5 ")).first.wait_for(timeout=300_000)
+            t_b = time.monotonic() - t0
+            a_done_when_b_was = a.get_by_text(re.compile(r"k = 4, n = 4 ")).count() > 0
+            # meanwhile A's page is loaded and its views show the loading spinner
+            a_spinning = a.locator(".pn-loading").count() > 0
+
+            a.get_by_text(re.compile(r"k = 4, n = 4 ")).first.wait_for(timeout=400_000)
+            t_a = time.monotonic() - t0
+            assert not a_done_when_b_was, (
+                f"B got its result after A's long fit (B {t_b:.1f} s, A {t_a:.1f} s): "
+                f"sessions are serialised")
+            assert t_b < t_a
+            assert a_spinning, "no progress indicator while A's fit ran"
+            assert a.get_by_text("hailfinder, 10000 samples").count() > 0
+            assert a.errors == [] and b.errors == []
+        finally:
+            ctx_a.close()
+            ctx_b.close()
