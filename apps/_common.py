@@ -1390,8 +1390,10 @@ def _uploaded(name: str):
         if df is not None:
             _UPLOADS.move_to_end(name)
     if df is None:
-        raise ValueError(f"the uploaded data set {name!r} is no longer on the server: "
+        exc = ValueError(f"the uploaded data set {name!r} is no longer on the server: "
                          f"upload the file again")
+        exc.transient = True   # not cached: the same file uploaded again must be served
+        raise exc
     return df
 
 

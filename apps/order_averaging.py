@@ -72,7 +72,7 @@ def summary(kind: str, name: str, n_rows: int, target: str, k: int, n: int):
     post = posteriors(kind, name, n_rows, target, k)
     net = avg.summary_network(int(n))
     probas = {m: models[m].predict_proba(Xte) for m in ("SNN", "NMA", "GTT")}
-    probas["AMA"] = net.predict_proba(ama._test_data(Xte), CLASS)
+    probas["AMA"] = net.predict_proba(Xte, CLASS)   # M* reads the test rows by column name
     return post, net, probas, yte, ama.classes_, avg
 
 

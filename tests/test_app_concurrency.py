@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import html
 import re
 import threading
 import time
@@ -35,7 +36,8 @@ def test_a_failure_is_cached_per_setting(common):
     assert calls == [("big", 5)]                     # computed once, replayed 3 times
     for box in boxes:
         assert type(box).__name__ == "Alert"
-        assert "ValueError" in box.object and "k=5 is over the memory budget" in box.object
+        text = html.unescape(box.object)
+        assert "ValueError" in text and "k=5 is over the memory budget" in text
     assert fit("big", 2) == 20 and fit("big", 2) == 20   # other settings unaffected
     assert calls == [("big", 5), ("big", 2)]
     # a replayed error carries no growing traceback (the frames of the failed fit)
@@ -46,6 +48,25 @@ def test_a_failure_is_cached_per_setting(common):
         except ValueError as exc:
             tbs.append(len(__import__("traceback").extract_tb(exc.__traceback__)))
     assert tbs[0] == tbs[1] == tbs[2]
+
+
+def test_an_upload_gone_from_the_server_is_not_cached(common):
+    import pandas as pd
+
+    @common.cached(maxsize=8)
+    def rows(kind, name):
+        return len(common.load_data(kind, name))
+
+    raw = pd.DataFrame({"x": ["a", "b"] * 10, "class": ["y", "n"] * 10})
+    up = common.prepare_upload(raw, "class")
+    key = common.store_upload(up, "gone.csv", b"x,class\n")
+    with common._UPLOADS_LOCK:
+        common._UPLOADS.pop(key)
+    with pytest.raises(ValueError, match="no longer on the server"):
+        rows(common.DATASET, key)
+    # the same file uploaded again is served, not the cached error
+    assert common.store_upload(up, "gone.csv", b"x,class\n") == key
+    assert rows(common.DATASET, key) == 20
 
 
 def test_a_transient_failure_is_retried(common):
