@@ -30,6 +30,8 @@ from typing import IO, Union
 import numpy as np
 import pandas as pd
 
+from .core import _repeated
+
 __all__ = ["read_arff", "read_csv", "ArffError"]
 
 PathOrBuffer = Union[str, os.PathLike, IO[str], IO[bytes]]
@@ -107,18 +109,6 @@ def _decode(raw: bytes, what: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
-
-
-def _duplicates(items) -> list:
-    """The items that occur more than once, sorted (linear time)."""
-    seen: set = set()
-    dup: set = set()
-    for v in items:
-        if v in seen:
-            dup.add(v)
-        else:
-            seen.add(v)
-    return sorted(dup)
 
 
 def _find_target(columns) -> str | None:
@@ -201,7 +191,7 @@ def _parse_attribute(line: str, lineno: int, max_values_per_column: int | None =
         values = [v for v, _ in _split_values(body, lineno)]
         if values == [""]:
             values = []
-        dup = _duplicates(values)
+        dup = _repeated(values)
         if dup:
             shown = ", ".join(repr(v) for v in dup[:10]) + (f" and {len(dup) - 10:,} more"
                                                             if len(dup) > 10 else "")
@@ -428,7 +418,7 @@ def read_arff(path_or_buffer: PathOrBuffer, max_bytes: int | None = DEFAULT_MAX_
     relation, attrs, data_start = _parse_header(text, max_columns, max_values,
                                                 max_values_per_column)
     names = [a[0] for a in attrs]
-    dup = _duplicates(names)
+    dup = _repeated(names)
     if dup:
         raise ArffError(f"duplicate attribute names {dup} in {name!r}")
     df = None
@@ -516,7 +506,7 @@ def read_csv(path_or_buffer: PathOrBuffer, target: str | None = None,
                                      f"row as many values as the header (or pass a larger "
                                      f"max_columns if you trust the file)")
         first = [c.strip() for c in first]
-        dup = _duplicates(first)
+        dup = _repeated(first)
         if dup:
             shown = dup[:20] + ([f"... {len(dup) - 20:,} more"] if len(dup) > 20 else [])
             raise ValueError(f"CSV input {name!r} has duplicate column names {shown}: "
