@@ -55,6 +55,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 import panel as pn
+# The plotting stack is imported here, once, by the thread that loads the app: views
+# are computed in worker threads, and two threads importing a package for the first
+# time can meet Python's import-deadlock detector, which hands one of them the
+# half-initialised module ("module 'holoviews' has no attribute 'Path'").
+import holoviews  # noqa: E402,F401
+import holoviews.plotting.bokeh  # noqa: E402,F401  (registers the Bokeh backend)
 
 APPS_DIR = Path(__file__).resolve().parent
 if str(APPS_DIR) not in sys.path:  # so that callbacks can import _common after the run

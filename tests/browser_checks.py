@@ -7,4 +7,8 @@ def assert_fits_and_no_error(page) -> None:
         "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
     width = page.evaluate("() => window.innerWidth")
     assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
-    assert page.locator(".alert-danger").count() == 0, page.locator(".alert-danger").all_inner_texts()
+    boxes = page.locator(".alert-danger")
+    # an Alert's text lives in its shadow root: inner_text of the host is empty
+    assert boxes.count() == 0, boxes.evaluate_all(
+        "els => els.map(e => Array.from((e.shadowRoot || e).childNodes)"
+        "  .filter(n => n.nodeName !== 'STYLE').map(n => n.textContent).join(''))")
