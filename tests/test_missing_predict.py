@@ -256,7 +256,7 @@ def test_naive_bayes_fits_with_missing_values_by_available_case_counting(small):
     rng = np.random.default_rng(3)
     H = H.mask(rng.random(H.shape) < 0.2)
     clf = NaiveBayes().fit(H, y)
-    assert clf.missing_mask_.sum() == H.isna().to_numpy().sum()
+    assert clf.data_.missing.sum() == H.isna().to_numpy().sum()
     # the class prior counts every row; the table of f counts the rows where f is observed
     np.testing.assert_allclose(clf.log_class_prior_, NaiveBayes().fit(X, y).log_class_prior_)
     for j, f in enumerate(H.columns):

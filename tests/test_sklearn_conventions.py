@@ -271,7 +271,7 @@ def test_bad_input_errors(name, params, data):
     holey = X.astype(object)
     holey.iloc[5, 2] = np.nan
     if name == "NaiveBayes":             # available-case counting (see its Notes)
-        assert make(name, params).fit(holey, y).missing_mask_[5, 2]
+        assert make(name, params).fit(holey, y).data_.missing[5, 2]
     else:
         with pytest.raises(ValueError, match="NaN.*missing.*column 'odd'"):
             fresh.fit(holey, y)

@@ -158,27 +158,13 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         Removes the fitted attributes of an earlier fit, then sets ``classes_``,
         ``n_features_in_``, ``feature_names_in_`` (DataFrame input only) and ``data_``.
 
-        With ``allow_missing`` NaN / None cells are accepted: ``missing_mask_`` (n_samples,
-        n_features) marks them and their entries in ``data_`` hold a placeholder (the
-        column's first observed value) that the caller must not count.
+        With ``allow_missing`` NaN / None cells are accepted and kept in ``data_``
+        (``data_.missing`` marks them; see :class:`~bnexplore.data.DiscreteData` for
+        the counting policy).
         """
         self._reset()
         self._check_handle_unknown()
         frame = _as_frame(X, type(self).__name__, allow_missing=allow_missing)
-        mask = None
-        if allow_missing:
-            mask = frame.isna().to_numpy()
-            if mask.any():
-                frame = frame.copy()
-                for j in np.flatnonzero(mask.any(axis=0)):
-                    col = frame.iloc[:, j]
-                    seen = col[~mask[:, j]]
-                    if len(seen) == 0:
-                        raise ValueError(f"column {str(frame.columns[j])!r} has no observed value: "
-                                         f"drop it")
-                    frame.isetitem(j, col.fillna(seen.iloc[0]))
-            else:
-                mask = None
         y = self._check_y(y, len(frame))
         classes = np.unique(y)
         if classes.size < 2:
@@ -191,16 +177,14 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         if self.class_column in frame.columns:
             raise ValueError(f"feature name {self.class_column!r} is reserved: rename that column")
         frame[self.class_column] = pd.Categorical(y, categories=classes)
-        data = DiscreteData.from_frame(frame, target=self.class_column)
+        data = DiscreteData.from_frame(frame, target=self.class_column,
+                                       missing="keep" if allow_missing else "raise")
         self.classes_ = classes
         self.n_features_in_ = frame.shape[1] - 1
         if named:
             self.feature_names_in_ = np.array(list(X.columns), dtype=object)
         self._column_labels_ = labels   # None after array input
         self.data_ = data
-        if allow_missing:
-            self.missing_mask_ = np.zeros((data.n_rows, data.n_cols - 1), dtype=bool) \
-                if mask is None else mask
         return data
 
     @property
