@@ -583,15 +583,19 @@ class DiscreteData:
             vals = col.astype(object).to_numpy() if isinstance(col.dtype, pd.CategoricalDtype) else col.to_numpy()
             codes = _lookup_codes(vals, states)
             missing = pd.isna(col).to_numpy()
+            # the messages cannot name ``unseen=``: most callers (a network's or an
+            # averaging's predict) have no such parameter; the classifiers do
             if unseen == "raise" and missing.any():
                 raise ValueError(f"column {c!r} has {int(missing.sum())} missing values (first at row "
-                                 f"{int(np.argmax(missing))}): impute or drop them, or pass unseen='missing'")
+                                 f"{int(np.argmax(missing))}): impute or drop them (the classifiers of "
+                                 f"bnexplore.classifiers sum missing values out)")
             codes[missing] = -1
             if unseen == "raise" and (codes < 0).any():
                 bad = vals[np.argmax(codes < 0)]
                 raise ValueError(
-                    f"column {c!r} has value {bad!r} never seen in training (known: {states}); "
-                    f"pass unseen='missing' to ignore it"
+                    f"column {c!r} has value {bad!r} never seen in training (known: {states}): the "
+                    f"model has no probability for it (the classifiers of bnexplore.classifiers "
+                    f"treat it as missing, handle_unknown='missing')"
                 )
             out[:, k] = codes
         return out
