@@ -37,6 +37,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from . import _mtree
+from .networks import markov_blanket
 from .data.core import DiscreteData, as_discrete, check_table_size
 from .scores import PRIORS, LocalScore, family_counts, standard_parameters
 
@@ -414,12 +415,7 @@ class SCFResult:
 
     def markov_blanket(self, node: str) -> list[str]:
         """Markov blanket of ``node`` in :attr:`graph` (parents, children, co-parents)."""
-        g = self.graph
-        mb = set(g.predecessors(node)) | set(g.successors(node))
-        for ch in g.successors(node):
-            mb |= set(g.predecessors(ch))
-        mb.discard(node)
-        return sorted(mb, key=list(g.nodes).index)
+        return markov_blanket(self.graph, node)
 
 
 def _map_choice(fam: SCFFamilies, intra: str | None = None):
