@@ -34,6 +34,7 @@ from __future__ import annotations
 import collections.abc
 import functools
 import math
+import threading
 from typing import Callable, Sequence
 
 import numba
@@ -1106,18 +1107,19 @@ def _mstar_work(star_arities: list[int], r: int, k: int) -> int:
     return (r - 1) * math.prod(star_arities) + (2 * r + 1) * qmax
 
 
-_SCRATCH = {"buf": np.empty((0, 0))}  # M* Psi tables, kept between calls (pages mapped)
+_SCRATCH = threading.local()  # per thread: M* Psi tables, kept between calls (pages mapped)
 _SCRATCH_KEEP = 1 << 23  # cells (64 MiB) of scratch kept between calls
 
 
 def _scratch(rows: int, cells: int) -> np.ndarray:
-    """A (rows, cells) float buffer for the M* Moebius tables; call with PARALLEL_LOCK held."""
-    buf = _SCRATCH["buf"]
-    if buf.shape[0] >= rows and buf.shape[1] >= cells:
+    """A (rows, cells) float buffer for the M* Moebius tables, the calling thread's own
+    (two sessions may build M* at the same time)."""
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is not None and buf.shape[0] >= rows and buf.shape[1] >= cells:
         return buf
     buf = np.empty((rows, max(cells, 1 << 16)))
     if buf.size <= _SCRATCH_KEEP:
-        _SCRATCH["buf"] = buf
+        _SCRATCH.buf = buf
     return buf
 
 
