@@ -422,9 +422,7 @@ class PySession:
         def apply() -> None:
             for m in list(self.doc.models):
                 if type(m).__name__.endswith("Slider") and getattr(m, "title", None) == title:
-                    m.value = value
-                    if "value_throttled" in m.properties():   # what a released handle sets
-                        m.value_throttled = value
+                    m.value = value      # value_throttled is set by the browser only
                     return
             raise KeyError(f"no slider titled {title!r}")
         self._session._connection._loop.add_callback(apply)
