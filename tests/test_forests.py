@@ -357,6 +357,37 @@ def test_dbn_models_rank_as_in_figure_4():
     assert bma > scf - 0.05
 
 
+def test_bat_structure_and_sampler():
+    """BAT (Figure 4's second data set): the published arcs, outside SCF(2), and samples
+    whose conditional frequencies follow the CPTs in the documented parent order."""
+    from bnexplore.experiments.ziebart import BAT_INTER, BAT_INTRA, BAT_NODES, bat_dbn, sample_bat
+    assert len(BAT_NODES) == len(set(BAT_NODES)) == 28
+    assert len(set(BAT_INTRA)) == 26 and len(set(BAT_INTER)) == 16
+    assert {n for arc in BAT_INTRA + BAT_INTER for n in arc} <= set(BAT_NODES)
+    g = nx.DiGraph(list(BAT_INTRA))
+    assert nx.is_directed_acyclic_graph(g)
+    assert max(d for _, d in g.in_degree()) == 2          # not a forest: outside every SCF(k)
+    inter_in = pd.Series([c for _, c in BAT_INTER]).value_counts()
+    assert inter_in["LatAct"] == 5 and inter_in["FwdAct"] == 3
+    bat = bat_dbn("bnt", seed=3)
+    seq = sample_bat(bat, 4000, seed=4)
+    assert list(seq.columns) == list(BAT_NODES)
+    pairs, cur, prev = F.two_slice(seq)
+    i = BAT_NODES.index("Ydot")                      # inter Ydot(t-1), intra EngStatus, FwdAct
+    parents = [prev[p] for p in bat["inter"][i]] + [cur[p] for p in bat["intra"][i]]
+    assert parents == ["Ydot[t-1]", "FwdAct", "EngStatus"]
+    z = np.zeros(len(pairs), dtype=int)
+    for p in parents:
+        z = 2 * z + pairs[p].astype(int).to_numpy()
+    y = pairs["Ydot"].astype(int).to_numpy()
+    for cfg in range(8):
+        rows = z == cfg
+        if rows.sum() > 200:
+            assert abs((y[rows] == 0).mean() - bat["cpts"][i][cfg, 0]) < 0.1
+    with pytest.raises(ValueError, match="cpts"):
+        bat_dbn("uniform")
+
+
 def test_two_slice_pairs():
     seq = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1, 1, 0, 0]})
     pairs, cur, prev = F.two_slice(seq)
