@@ -28,7 +28,7 @@ penalised).  scikit-learn's ``LogisticRegression`` minimises
 ``||w||^2 / 2 + C * (-log L(w))`` (lbfgs: intercepts not penalised); dividing by ``C``
 gives ``-log L + ||w||^2 / (2 C)``, so the same objective has ``C = 1 / (2 ridge)``
 ``= 5e7`` (:data:`LR_PAPER_C`).  That is the peer ``"LR"``; scikit-learn's default
-``C = 1`` (1e8 times the paper's penalty) is the extra column ``"LR_C1"``.
+``C = 1`` (5e7 times the paper's penalty) is the extra column ``"LR_C1"``.
 """
 from __future__ import annotations
 
