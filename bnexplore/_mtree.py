@@ -336,7 +336,9 @@ def tree_parent_posteriors(lW, lr) -> tuple[np.ndarray, float]:
     ``r_root`` times their product of edge weights.
 
     Per root ``rho``, the forest posterior with masked root weights, mixed by
-    ``pi_rho = r_rho A_rho / T`` (see the module docstring).
+    ``pi_rho = r_rho A_rho / T`` (see the module docstring).  That is ``m (m - 1)``
+    eliminations, ``O(m^5)``: about 0.1 s for 20 nodes, 2 s for 40 and 20 s for 60 on
+    a loaded two-core machine (the forest posterior: 0.15 - 0.4 s).
 
     Returns
     -------
