@@ -388,6 +388,16 @@ def test_bat_structure_and_sampler():
         bat_dbn("uniform")
 
 
+@pytest.mark.slow
+def test_bat_reduced_run_ranks_bma_over_map_over_inter():
+    from bnexplore.experiments import run_named
+    df = run_named("ziebart_bat", progress=False).set_index("model")
+    assert df["error"].isna().all()
+    lp = df["log_prob"]
+    # 200 steps: the Inter models over-fit (below No structure), averaging helps most
+    assert lp["BMA SCF(1)"] > lp["MAP SCF(1)"] > max(lp["Inter(1)"], lp["Inter(2)"])
+
+
 def test_two_slice_pairs():
     seq = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1, 1, 0, 0]})
     pairs, cur, prev = F.two_slice(seq)

@@ -376,8 +376,8 @@ def ismb_uci_peers(dataset: str, n_folds: int, max_test: int, seed: int) -> list
 
     Examples
     --------
-    >>> rows = ismb_uci_peers("iris", n_folds=3, max_test=10, seed=0)
-    >>> [r["method"] for r in rows]
+    >>> rows = ismb_uci_peers("iris", n_folds=3, max_test=10, seed=0)   # doctest: +SKIP
+    >>> [r["method"] for r in rows]                                      # doctest: +SKIP
     ['NB', 'LR', 'LR_C1', 'kNN']
     """
     methods = list(PEERS)
