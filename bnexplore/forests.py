@@ -529,9 +529,8 @@ def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_pa
 class SCFAverage:
     """Bayesian model averaging over every SCF (Eq. 7-10, directed Matrix-Tree theorem).
 
-    Parameters are those of :func:`map_scf`, except that ``intra`` may be "forest"
-    or "tree" (edge posteriors need "forest"; "tree" supports the evidence and the
-    predictive probability) or "none".
+    Parameters are those of :func:`map_scf`; ``intra`` may be "forest", "tree" (one
+    root: TAN / STAN averaging) or "none".
 
     Attributes
     ----------
@@ -579,7 +578,8 @@ class SCFAverage:
     def parent_posteriors(self) -> np.ndarray:
         """``(m + 1, m)`` array: posterior that row ``i`` is the intra-set parent of column ``j``.
 
-        Row ``m`` is the posterior of being a root.
+        Row ``m`` is the posterior of being a root (with ``intra="tree"`` it sums to
+        one: a spanning tree has exactly one root).
         """
         if self._P is None:
             m = self.families.m
@@ -587,8 +587,7 @@ class SCFAverage:
                 P = np.zeros((m + 1, m))
                 P[m] = 1.0
             elif self.families.intra == "tree":
-                raise NotImplementedError("edge posteriors are implemented for forests "
-                                          "(intra='forest'); use intra='forest'")
+                P, _ = _mtree.tree_parent_posteriors(self.lW, self.lr)
             else:
                 P, _ = _mtree.parent_posteriors(self.lW, self.lr)
             self._P = P

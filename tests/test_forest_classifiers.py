@@ -114,8 +114,10 @@ def test_bma_edge_posteriors_of_classifier(vote):
     feats = list(X.columns)
     np.testing.assert_allclose(P.loc[feats + [bx.forests.ROOT], feats].sum(axis=0), 1.0, atol=1e-9)
     assert ((P.loc[CLS] >= 0) & (P.loc[CLS] <= 1)).all()
-    with pytest.raises(NotImplementedError):
-        TAN().fit(X, y).edge_posteriors()
+    for tree in (TAN(), STAN(averaging="bma", penalty=2.0)):    # spanning trees: one root
+        P = tree.fit(X, y).edge_posteriors()
+        np.testing.assert_allclose(P.loc[feats + [bx.forests.ROOT], feats].sum(axis=0), 1.0, atol=1e-9)
+        assert P.loc[bx.forests.ROOT].sum() == pytest.approx(1.0, abs=1e-9)
 
 
 def test_sklearn_conventions(vote):

@@ -334,7 +334,7 @@ def test_forest_averaging_switch_needs_refit(name, params, data):
     est.fit(X, y)
     np.testing.assert_array_equal(est.predict_proba(X),
                                   make(name, {**params, "averaging": other}).fit(X, y).predict_proba(X))
-    if name in ("FAN", "SFAN"):
+    if name in ("TAN", "FAN", "STAN", "SFAN"):
         np.testing.assert_allclose(est.edge_posteriors(),
                                    make(name, {**params, "averaging": other}).fit(X, y).edge_posteriors())
 

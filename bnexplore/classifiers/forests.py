@@ -131,11 +131,10 @@ class _SCFClassifier(DiscreteClassifier):
     def edge_posteriors(self) -> pd.DataFrame:
         """BMA posterior of every edge (rows parents incl. ``ROOT`` and the class, columns features).
 
-        Forest classifiers (FAN, SFAN) only; for MAP fits it is computed on demand.
+        For tree classifiers (TAN, STAN) the ``ROOT`` row sums to one over the features
+        (a spanning tree has one root).  For MAP fits it is computed on demand.
         """
         check_is_fitted(self, "families_")
-        if self._intra != "forest":
-            raise NotImplementedError("edge posteriors are available for FAN and SFAN (forests)")
         avg = getattr(self, "average_", None) or _F.SCFAverage(None, self.families_.targets,
                                                                self.families_.conditions,
                                                                families=self.families_)
