@@ -264,3 +264,125 @@ def test_complete_data_fit_is_unchanged(name, cls, params):
     clf = cls(**params).fit(X, y)
     assert clf.data_.missing is None
     np.testing.assert_allclose(clf.predict_proba(X.iloc[:4]), GOLDEN[name], rtol=0, atol=1e-13)
+
+
+# =========================================================================== ODE mixtures
+def _codes_and_class(X, y):
+    codes = np.stack([X[k].cat.codes.to_numpy() for k in X], axis=1)   # -1: missing
+    return codes, (y == "yes").astype(int)
+
+
+@pytest.mark.parametrize("cls", [AODE, BMAAODE, MAPLMD, MAPLMG], ids=lambda c: c.__name__)
+def test_ode_tables_by_available_case_weights_from_complete_cases(cls):
+    X, y = _data(n=250, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")            # no convergence or other warning
+        clf = cls().fit(X, y)
+        ref = cls().fit(*_complete(X, y))
+    codes, yc = _codes_and_class(X, y)
+    ar = np.array([len(X[k].cat.categories) for k in X])
+    n, K, A = len(ar), 2, int(ar.max())
+    pair = np.zeros((n, A, K))
+    triple = np.zeros((n, n, A, A, K))
+    for r in range(len(yc)):
+        for u in range(n):
+            if codes[r, u] < 0:
+                continue
+            pair[u, codes[r, u], yc[r]] += 1
+            for v in range(n):
+                if codes[r, v] >= 0:
+                    triple[u, v, codes[r, u], codes[r, v], yc[r]] += 1
+    cnt = clf.counts_
+    np.testing.assert_array_equal(cnt.pair, pair)
+    np.testing.assert_array_equal(cnt.triple, triple)
+    base, cond = cnt.log_tables()
+    for u in range(n):
+        n_u = (codes[:, u] >= 0).sum()                  # the rows where u is observed
+        for i in range(ar[u]):
+            for c in range(K):
+                assert base[u, i, c] == pytest.approx(
+                    np.log((pair[u, i, c] + 1) / (n_u + K * ar[u])), rel=1e-12)
+                for v in range(n):
+                    if v == u:
+                        continue
+                    # (c, i) over the rows where u and v are observed
+                    both = ((codes[:, u] == i) & (codes[:, v] >= 0) & (yc == c)).sum()
+                    for j in range(ar[v]):
+                        assert cond[u, v, i, j, c] == pytest.approx(
+                            np.log((triple[u, v, i, j, c] + 1) / (both + ar[v])), rel=1e-12)
+    # the weights compare ODEs: those of a fit on the complete cases
+    np.testing.assert_allclose(clf.weights_, ref.weights_, rtol=1e-10, atol=1e-14)
+    if cls is not AODE:                   # AODE compares nothing: uniform weights
+        assert clf.weight_counts_.n == len(_complete(X, y)[1])
+
+
+def test_naive_bayes_fallback_by_available_case():
+    from bnexplore import mixtures as mx
+    X, y = _data(n=200, seed=4)
+    clf = AODE().fit(X, y)
+    codes, yc = _codes_and_class(X, y)
+    row = np.array([[2, 0, 1, 2]], dtype=np.int32)
+    got = mx.naive_bayes_log_joint(clf.counts_, row)[0]
+    for c in range(2):
+        want = np.log(((yc == c).sum() + 1) / (len(yc) + 2))
+        for v in range(4):
+            seen = codes[:, v] >= 0
+            r_v = len(X.iloc[:, v].cat.categories)
+            want += np.log((((codes[:, v] == row[0, v]) & (yc == c)).sum() + 1)
+                           / ((seen & (yc == c)).sum() + r_v))
+        assert got[c] == pytest.approx(want, rel=1e-12)
+
+
+def _available_case_log_evidence(cnt) -> np.ndarray:
+    """Eq. 25 with each family over its own available rows (what the default avoids)."""
+    K, ar = cnt.n_classes, cnt.arities.astype(float)
+    out = np.zeros(cnt.n_attributes)
+    for u in range(cnt.n_attributes):
+        n_u = cnt.pair[u].sum()
+        out[u] = gammaln(K * ar[u]) - gammaln(n_u + K * ar[u]) + gammaln(cnt.pair[u] + 1).sum()
+        for v in range(cnt.n_attributes):
+            if v == u:
+                continue
+            t = cnt.triple[u, v]                                   # (i, j, c)
+            out[u] += (gammaln(ar[v]) - gammaln(t.sum(axis=1) + ar[v])).sum() \
+                + gammaln(t + 1).sum()
+    return out
+
+
+def test_bmaaode_cannot_prefer_a_root_for_its_missing_rows():
+    rng = np.random.default_rng(7)
+    n = 1500
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.8, y, rng.integers(0, 2, n))
+    d = np.where(rng.random(n) < 0.7, y, rng.integers(0, 2, n))
+    b = rng.integers(0, 2, n)
+    X = pd.DataFrame({"a": a, "b": b, "d": d}).astype(pd.CategoricalDtype([0, 1]))
+    X["b"] = X["b"].mask(rng.random(n) < 0.9)
+    y = np.array(["no", "yes"])[y]
+    clf = BMAAODE().fit(X, y)
+    # available-case evidences would put all the weight on the root b ...
+    assert np.argmax(_available_case_log_evidence(clf.counts_)) == 1
+    # ... the default compares the roots on the complete cases: b is the worst root
+    assert clf.weights_.idxmin() == "b" and clf.weights_["b"] < 0.1
+    np.testing.assert_allclose(clf.log_evidence_,
+                               BMAAODE().fit(*_complete(X, y)).log_evidence_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [BMAAODE, MAPLMD, MAPLMG], ids=lambda c: c.__name__)
+def test_ode_weights_without_complete_rows_are_uniform(cls):
+    X = pd.DataFrame({"a": ["x", None, "y", None, "x", None], "b": [None, "u", None, "v", None, "u"]})
+    y = np.array([0, 1, 0, 1, 0, 1])
+    with pytest.warns(UserWarning, match="no training row has every feature observed"):
+        clf = cls().fit(X, y)
+    np.testing.assert_array_equal(clf.weights_, [0.5, 0.5])
+    assert np.isfinite(clf.predict_proba(X)).all()
+
+
+def test_ode_engine_refuses_to_compare_available_case_counts():
+    from bnexplore import mixtures as mx
+    X, y = _data(n=60, seed=5)
+    cnt = AODE().fit(X, y).counts_
+    assert cnt.has_missing
+    for f in (mx.bma_log_evidence, mx.ode_log_joint_loo):
+        with pytest.raises(ValueError, match="complete_cases"):
+            f(cnt)
