@@ -386,3 +386,94 @@ def test_ode_engine_refuses_to_compare_available_case_counts():
     for f in (mx.bma_log_evidence, mx.ode_log_joint_loo):
         with pytest.raises(ValueError, match="complete_cases"):
             f(cnt)
+
+
+# =========================================================================== ISMB
+def test_ismb_structures_from_complete_cases_parameters_by_available_case():
+    from bnexplore.ismb import MarkovBlanket
+    X, y = _data(n=300, seed=6)
+    clf = ISMB(queue_width=20).fit(X, y)
+    ref = ISMB(queue_width=20).fit(*_complete(X, y))
+    m, mref = clf.model_, ref.model_
+    assert m.phase1()[0] == mref.phase1()[0]                      # the same climb
+    np.testing.assert_allclose(m.phase1()[1], mref.phase1()[1], rtol=1e-12)
+    g = MarkovBlanket(m.names, CLS, {CLS: ["c"], "a": [CLS, "b"]})
+    assert m.log_score(g) == pytest.approx(mref.log_score(g), rel=1e-12)
+    codes, yc = _codes_and_class(X, y)
+    xa, xb, xc = 2, 0, 1
+
+    def by_hand(c_weights):
+        """P(class | x, g) with K2 posterior means over the available rows; the parent c
+        given by its distribution ``c_weights`` (a point mass when observed)."""
+        seen_c, seen_ab = codes[:, 2] >= 0, (codes[:, 0] >= 0) & (codes[:, 1] >= 0)
+        out = np.zeros(2)
+        for z in range(2):
+            # P(a = xa | z, b = xb): rows where a, b and the class are observed
+            pa = ((((codes[:, 0] == xa) & (codes[:, 1] == xb) & (yc == z)).sum() + 1)
+                  / (((codes[:, 1] == xb) & seen_ab & (yc == z)).sum() + 3))
+            for ci, w in enumerate(c_weights):
+                pz = ((((codes[:, 2] == ci) & (yc == z)).sum() + 1)
+                      / (((codes[:, 2] == ci) & seen_c).sum() + 2))
+                out[z] += w * pz * pa
+        return out / out.sum()
+
+    got = m.predict_structure(g, np.array([xa, xb, xc, 0]))
+    np.testing.assert_allclose(got, by_hand([0.0, 1.0]), rtol=1e-12)
+    # a missing parent is summed out with its K2 marginal over the rows where it is seen
+    seen_c = codes[:, 2] >= 0
+    marg = [((codes[:, 2] == i).sum() + 1) / (seen_c.sum() + 2) for i in range(2)]
+    got = m.predict_structure(g, np.array([xa, xb, -1, 0]))
+    np.testing.assert_allclose(got, by_hand(marg), rtol=1e-12)
+
+
+def test_ismb_cannot_prefer_an_arc_for_its_missing_rows():
+    X, y = _decoy_data()
+    clf = ISMB(queue_width=20).fit(X, y)
+    m, data = clf.model_, clf.data_
+
+    def available(child, parents):    # a family over the rows where it is observed
+        rows = data.complete_cases([child, *parents]).subset([child, *parents])
+        return LocalScore(rows, prior="K2").score(child, parents)
+
+    # per-family available-case scoring: the best first arc of the climb is b -> class
+    gains = {(x, CLS): available(CLS, [x]) - available(CLS, []) for x in ("a", "b", "d")}
+    gains.update({(CLS, x): available(x, [CLS]) - available(x, []) for x in ("a", "b", "d")})
+    assert max(gains, key=gains.get) == ("b", CLS)
+    # the default scores every structure on the complete cases: b stays out of the blanket
+    models, _ = m.phase1()
+    last = m.phase1_models()[-1]
+    assert len(models) > 1 and "b" not in last.members
+    assert {"a", "d"} & set(last.members)
+
+
+# =========================================================================== CV as users bring data
+def _user_shaped(n: int = 150, seed: int = 8):
+    """10% missing cells, a 10-state attribute, a value seen in one row only."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    cols = {}
+    for j in range(6):
+        r = 10 if j == 0 else 2 + j % 3
+        cols[f"f{j}"] = np.where(rng.random(n) < 0.6, (y + j) % r, rng.integers(0, r, n)).astype(str)
+    X = pd.DataFrame(cols).astype(object)
+    X.iloc[7, 2] = "once"
+    once = 7 * X.shape[1] + 2                  # keep the single-row value observed
+    cells = rng.choice(np.setdiff1d(np.arange(X.size), [once]), X.size // 10, replace=False)
+    mask = np.zeros(X.size, dtype=bool)
+    mask[cells] = True
+    return X.mask(mask.reshape(X.shape)), np.array(["no", "yes"])[y]
+
+
+ALL9 = [TAN, FAN, STAN, SFAN, AODE, BMAAODE, MAPLMD, MAPLMG, ISMB]
+
+
+@pytest.mark.parametrize("cls", ALL9, ids=lambda c: c.__name__)
+def test_stratified_cv_with_defaults_on_user_shaped_data(cls):
+    X, y = _user_shaped()
+    assert X.isna().to_numpy().mean() == 0.1 and (X == "once").to_numpy().sum() == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")           # e.g. a weight optimiser's convergence note
+        scores = cross_val_score(cls(), X, y, cv=StratifiedKFold(5, shuffle=True, random_state=0),
+                                 error_score="raise")
+    assert scores.shape == (5,) and np.isfinite(scores).all()
+    assert scores.mean() > 0.6                  # the features carry the class

@@ -272,7 +272,7 @@ def test_naive_bayes_fits_with_missing_values_by_available_case_counting(small):
 
 
 #: the classifiers that fit with missing values (tests/test_missing_fit.py)
-FITS_MISSING = {NaiveBayes, TAN, FAN, STAN, SFAN, AODE, BMAAODE, MAPLMD, MAPLMG}
+FITS_MISSING = {NaiveBayes, TAN, FAN, STAN, SFAN, AODE, BMAAODE, MAPLMD, MAPLMG, ISMB}
 
 
 @pytest.mark.parametrize("cls", [c for c in ALL if c not in FITS_MISSING],

@@ -58,7 +58,7 @@ IDS = [name + "".join(f"-{k}={v}" for k, v in params.items()) for name, params i
 
 #: the classifiers that fit with missing values (NaN / None in X; see their Notes)
 FITS_MISSING = {"NaiveBayes", "TAN", "FAN", "STAN", "SFAN", "AODE", "BMAAODE", "MAPLMD",
-                "MAPLMG"}
+                "MAPLMG", "ISMB"}
 
 #: (class name, test or check name) -> reason, for violations in files under development
 #: known violations (name, check) -> reason; marked xfail. Empty: every classifier conforms.

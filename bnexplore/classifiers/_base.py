@@ -86,7 +86,7 @@ def _as_frame(X, who: str = "the classifier", allow_missing: bool = False) -> pd
         raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
                          f"column {str(frame.columns[c])!r}); {who} fits complete rows only: "
                          f"impute or drop them first (NaiveBayes, TAN, FAN, STAN, SFAN, AODE, "
-                         f"BMAAODE, MAPLMD and MAPLMG fit with missing values, and "
+                         f"BMAAODE, MAPLMD, MAPLMG and ISMB fit with missing values, and "
                          f"every classifier sums them out at predict time)")
     for c in frame.columns:
         s = frame[c]
