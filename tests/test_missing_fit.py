@@ -378,6 +378,16 @@ def test_ode_weights_without_complete_rows_are_uniform(cls):
     assert np.isfinite(clf.predict_proba(X)).all()
 
 
+@pytest.mark.parametrize("cls", [TAN, FAN, STAN, SFAN, ISMB], ids=lambda c: c.__name__)
+def test_structures_without_complete_rows_fit_and_predict(cls):
+    X = pd.DataFrame({"a": ["x", None, "y", None, "x", None], "b": [None, "u", None, "v", None, "u"],
+                      "c": ["p", "q", "p", "q", "q", "p"]})
+    y = np.array([0, 1, 0, 1, 0, 1])
+    clf = cls().fit(X, y)           # every structure scores 0 on no rows; CPTs still counted
+    p = clf.predict_proba(X)
+    assert np.isfinite(p).all() and np.allclose(p.sum(axis=1), 1.0)
+
+
 def test_ode_engine_refuses_to_compare_available_case_counts():
     from bnexplore import mixtures as mx
     X, y = _data(n=60, seed=5)

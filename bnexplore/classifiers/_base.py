@@ -11,9 +11,10 @@ scikit-learn conventions:
 * Every attribute ending in ``_`` left by an earlier ``fit`` is removed before a refit,
   so nothing from the previous data survives.
 * Bad input raises a ``ValueError`` (``TypeError`` for sparse matrices) that names the
-  problem: 1-D or empty ``X``, NaN / inf at fit time, a continuous column, a continuous
-  or single-class ``y``, a wrong number of features, or an unseen category at predict
-  time with ``handle_unknown="error"``.
+  problem: 1-D or empty ``X``, NaN at fit time for the classifiers that fit complete
+  rows only, inf, a continuous column, a continuous or single-class ``y``, a wrong
+  number of features, or an unseen category at predict time with
+  ``handle_unknown="error"``.
 * At predict time a missing value (NaN / None) is summed out exactly, and so is a
   category never seen in training with ``handle_unknown="missing"`` (every classifier's
   default, so that stratified cross-validation runs when a value occurs in one row).
