@@ -11,9 +11,10 @@ scikit-learn conventions:
 * Every attribute ending in ``_`` left by an earlier ``fit`` is removed before a refit,
   so nothing from the previous data survives.
 * Bad input raises a ``ValueError`` (``TypeError`` for sparse matrices) that names the
-  problem: 1-D or empty ``X``, NaN / inf at fit time, a continuous column, a continuous
-  or single-class ``y``, a wrong number of features, or an unseen category at predict
-  time with ``handle_unknown="error"``.
+  problem: 1-D or empty ``X``, NaN at fit time for the classifiers that fit complete
+  rows only, inf, a continuous column, a continuous or single-class ``y``, a wrong
+  number of features, or an unseen category at predict time with
+  ``handle_unknown="error"``.
 * At predict time a missing value (NaN / None) is summed out exactly, and so is a
   category never seen in training with ``handle_unknown="missing"`` (every classifier's
   default, so that stratified cross-validation runs when a value occurs in one row).
@@ -85,7 +86,8 @@ def _as_frame(X, who: str = "the classifier", allow_missing: bool = False) -> pd
         r, c = np.argwhere(na)[0]
         raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
                          f"column {str(frame.columns[c])!r}); {who} fits complete rows only: "
-                         f"impute or drop them first (NaiveBayes fits with missing values, and "
+                         f"impute or drop them first (NaiveBayes, TAN, FAN, STAN, SFAN, AODE, "
+                         f"BMAAODE, MAPLMD, MAPLMG and ISMB fit with missing values, and "
                          f"every classifier sums them out at predict time)")
     for c in frame.columns:
         s = frame[c]
