@@ -41,13 +41,15 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from . import _order_dp
 from ._parallel import PARALLEL_LOCK
 from .data.core import (DiscreteData, MemoryBudgetError, _check_budget, as_discrete, check_table_size,
                         get_table_budget)
 from ._bits import _popcount
 from .scores import _check_prior, _keys_of, _ones, _pascal, _row_bitsets, _score_order_flat
 
-__all__ = ["OrderedAveraging", "count_parent_sets", "procedure1"]
+__all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets",
+           "procedure1"]
 
 
 _SEQUENCES = (collections.abc.Sequence, np.ndarray, pd.Index)  # what an order or a level may be
@@ -1127,6 +1129,31 @@ _MSTAR_ALLOC_FAILED = (
     "(budget= or bnexplore.data.set_table_budget) so that such runs are refused before they start")
 
 
+def _family_logprior(names: list[str], v: int, sets: np.ndarray, sizes: np.ndarray, sp) -> np.ndarray | float:
+    """log p_s(X_v, P) of each parent set (rows of ``sets`` padded with -1) under a structure
+    prior given as None (uniform: 0), a callable ``f(child, parents)`` or a (p, p) matrix
+    (rows parent, columns child) of per-arc log weights."""
+    if sp is None:
+        return 0.0
+    if callable(sp):
+        out = np.empty(sets.shape[0])
+        for i in range(sets.shape[0]):
+            out[i] = float(sp(names[v], tuple(names[u] for u in sets[i, :sizes[i]])))
+        return out
+    W = sp
+    if isinstance(W, pd.DataFrame):
+        if set(map(str, W.index)) != set(names) or set(map(str, W.columns)) != set(names):
+            raise ValueError("structure_prior DataFrame must have every column name as index and columns")
+        W = W.loc[names, names].to_numpy(dtype=float)
+    W = np.asarray(W, dtype=float)
+    p = len(names)
+    if W.shape != (p, p):
+        raise ValueError(f"structure_prior matrix must have shape {(p, p)} (rows parent, columns "
+                         f"child), got {W.shape}")
+    col = np.append(W[:, v], 0.0)  # index -1 (padding) -> 0
+    return col[sets].sum(axis=1)
+
+
 class OrderedAveraging:
     """Exact Bayesian model averaging over DAGs consistent with an order, in-degree <= k.
 
@@ -1330,25 +1357,7 @@ class OrderedAveraging:
         return self._set_arrays
 
     def _structure_logprior(self, v, sets, sizes, sp) -> np.ndarray | float:
-        if sp is None:
-            return 0.0
-        if callable(sp):
-            out = np.empty(sets.shape[0])
-            for i in range(sets.shape[0]):
-                out[i] = float(sp(self.names[v], tuple(self.names[u] for u in sets[i, :sizes[i]])))
-            return out
-        W = sp
-        if isinstance(W, pd.DataFrame):
-            if set(map(str, W.index)) != set(self.names) or set(map(str, W.columns)) != set(self.names):
-                raise ValueError("structure_prior DataFrame must have every column name as index and columns")
-            W = W.loc[self.names, self.names].to_numpy(dtype=float)
-        W = np.asarray(W, dtype=float)
-        p = len(self.names)
-        if W.shape != (p, p):
-            raise ValueError(f"structure_prior matrix must have shape {(p, p)} (rows parent, columns "
-                             f"child), got {W.shape}")
-        col = np.append(W[:, v], 0.0)  # index -1 (padding) -> 0
-        return col[sets].sum(axis=1)
+        return _family_logprior(self.names, v, sets, sizes, sp)
 
     # ----------------------------------------------------------------- queries
     @property
@@ -1662,3 +1671,203 @@ class OrderedAveraging:
     def __repr__(self) -> str:
         return (f"OrderedAveraging({len(self.names)} nodes, {len(self.order_levels)} levels, "
                 f"k={self.k}, {self.n_families:,} families, log_evidence={self.log_evidence:.3f})")
+
+
+# =========================================================================== all orders
+def _families_all(data: DiscreteData, k: int, prior: str, ess: float, structure_prior, budget: int,
+                  what: str) -> tuple[_order_dp.Families, int]:
+    """Every family (node, parent set of at most ``k`` of the other nodes) with its log
+    weight, scored by the order-scoring engine once per node (the node alone on the top
+    level, so that every other node is a candidate).  Returns (families, kk)."""
+    p = data.n_cols
+    names = list(data.names)
+    kk = min(k, p - 1)
+    per_node = count_parent_sets(p - 1, k)
+    total = p * per_node
+    cells = total * (3 + max(kk, 1))  # log weight, mask, size and the member rows
+    if cells > budget:
+        raise MemoryBudgetError(
+            f"{what} keeps every family's score: {p:,} variables x {per_node:,} parent sets of at most "
+            f"k={k} = {total:,} families, {cells:,} cells, over the budget of {budget:,}: use a smaller "
+            f"max_parents (k), fewer variables, or raise the budget (budget= or "
+            f"bnexplore.data.set_table_budget)")
+    scores = np.empty(total)
+    for v in range(p):
+        level = np.zeros(p, dtype=np.int64)
+        level[v] = 1  # v alone above the others: all of them are its candidates
+        flat, off = _score_order_flat(data, level, k, prior=prior, ess=ess)
+        scores[v * per_node:(v + 1) * per_node] = flat[off[v]:off[v + 1]]
+    cand_flat = np.array([u for v in range(p) for u in range(p) if u != v], dtype=np.int64)
+    cand_off = (np.arange(p + 1) * (p - 1)).astype(np.int64)
+    set_off = (np.arange(p + 1) * per_node).astype(np.int64)
+    with PARALLEL_LOCK:
+        members, size = _all_lex_sets(cand_flat, cand_off, k, set_off, max(kk, 1))
+    if structure_prior is not None:
+        for v in range(p):
+            seg = slice(v * per_node, (v + 1) * per_node)
+            scores[seg] += _family_logprior(names, v, members[seg], size[seg], structure_prior)
+            if not np.isfinite(scores[seg]).any():
+                raise ValueError(f"the structure prior gives every parent set of {names[v]!r} "
+                                 f"probability zero: allow at least one (e.g. the empty set)")
+            if np.isnan(scores[seg]).any() or np.isposinf(scores[seg]).any():
+                raise ValueError(f"the structure prior returned NaN or +inf for {names[v]!r}")
+    bits = np.where(members >= 0, np.left_shift(np.uint64(1), np.maximum(members, 0).astype(np.uint64)),
+                    np.uint64(0))
+    mask = np.bitwise_or.reduce(bits, axis=1).astype(np.uint64)
+    return _order_dp.Families(scores, set_off, mask, members, size.astype(np.int64)), kk
+
+
+def _check_k(max_parents) -> int:
+    if isinstance(max_parents, (bool, np.bool_)) or not isinstance(max_parents, (int, np.integer)):
+        raise TypeError(f"max_parents (k) must be a non-negative int, got {max_parents!r}")
+    if max_parents < 0:
+        raise ValueError(f"max_parents (k) must be >= 0, got {max_parents}")
+    return int(max_parents)
+
+
+def _arc_frame(values: np.ndarray, names: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(values, index=pd.Index(names, name="parent"), columns=pd.Index(names, name="child"))
+
+
+def all_orders_cells(n_nodes: int) -> int:
+    """Cells (8-byte words) the exact DP over all orders of ``n_nodes`` variables keeps:
+    the local order scores of every node (``n 2^(n-1)`` extended floats of two words),
+    the forward and backward sums (``2^n`` each) and one superset-sum buffer per thread.
+
+    Examples
+    --------
+    >>> all_orders_cells(20) * 8 / 2**20 < 400   # MiB for 20 variables
+    True
+    """
+    n = int(n_nodes)
+    half = 1 << max(n - 1, 0)
+    return 2 * n * half + 4 * (1 << n) + 2 * numba.get_num_threads() * half
+
+
+class AllOrders:
+    """Exact Bayesian model averaging over every node order (Koivisto & Sood 2004).
+
+    Sums over all ``N!`` total orders and, for each, over every DAG consistent with it
+    whose nodes have at most ``k`` parents, by dynamic programming over the subsets of
+    the variables (``O(N^2 2^N)`` time, ``O(N 2^N)`` memory); the arc posteriors of
+    every arc come out at once from forward and backward sums (Koivisto 2006).  Each
+    order's term is exactly the one of :class:`OrderedAveraging` for that order.
+
+    **The order-modular prior.**  Orders are uniform and, given an order, the DAGs are
+    weighted by the modular structure prior (uniform by default), so the joint prior
+    is ``P(<, G) ∝ prod_i p_s(X_i, P_i)`` for every ``G`` consistent with ``<``.
+    Summing out the order, a DAG's prior is proportional to ``prod_i p_s(X_i, P_i)``
+    *times its number of linear extensions*: it is **not** uniform over DAGs.  DAGs
+    with many linear extensions (few arcs, wide and shallow: the empty graph has
+    ``N!``) get more prior weight than chains (one linear extension each), and arc
+    posteriors lean towards sparser, less ordered structures compared with a uniform
+    DAG prior.  This is the price of the exact sum (the prior that makes the order
+    sum factorise); MCMC over DAGs is needed for a truly modular DAG prior.
+
+    Parameters
+    ----------
+    data : DataFrame or DiscreteData
+        Complete discrete data, at most ~21 variables under the default budget.
+    max_parents : int
+        ``k``, the largest number of parents of a node.
+    prior : {"K2", "BDeu"}
+        Parameter prior of the family scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float
+        Equivalent sample size of BDeu.
+    structure_prior : None, callable, or (p, p) array / DataFrame
+        The modular factor ``p_s(X_i, P_i)`` in natural logs, as in
+        :class:`OrderedAveraging`: ``None`` (uniform), ``f(child, parents) -> float``,
+        or a matrix ``W`` (rows parent, columns child) with ``log p_s = sum_{u in P_i}
+        W[u, i]``.
+    budget : int, optional
+        Largest number of cells (8-byte words) the DP may keep; default the package
+        budget (:func:`bnexplore.data.get_table_budget`).  Checked before any table
+        is allocated.
+
+    Attributes
+    ----------
+    log_evidence : float
+        ``log (1/N!) sum_< P(D | <)``: the log marginal likelihood under the uniform
+        prior over orders, **including** the ``1/N!``, i.e. the log of the mean over
+        the orders of ``exp(OrderedAveraging(order).log_evidence)``.
+    log_order_sum : float
+        ``log sum_< P(D | <)`` (without the ``1/N!``).
+    n_families : int
+        Number of (node, parent set) families scored.
+
+    Raises
+    ------
+    MemoryBudgetError
+        Before anything is allocated, if the tables (:func:`all_orders_cells`) exceed
+        the budget: 2^N growth makes N = 22 need about 100 M cells.
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> ao = bx.averaging.AllOrders(df, max_parents=2)
+    >>> post = ao.arc_posteriors()
+    >>> post.shape, bool((post.values >= 0).all() and (post.values <= 1).all())
+    ((8, 8), True)
+    """
+
+    def __init__(self, data: DiscreteData | pd.DataFrame, max_parents: int = 2, prior: str = "K2",
+                 ess: float = 1.0, structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
+                 budget: int | None = None):
+        self.k = _check_k(max_parents)
+        _check_prior(prior, ess)
+        self.data = as_discrete(data)
+        self.names = list(self.data.names)
+        self.prior = prior
+        self.ess = float(ess)
+        self.budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
+        p = len(self.names)
+        if p < 1:
+            raise ValueError("AllOrders needs at least one variable")
+        if p > 40:  # 2^40 sets: far beyond any budget, refused before computing sizes
+            raise MemoryBudgetError(f"exact averaging over all orders of {p} variables needs 2^{p} tables: "
+                                    f"use order_mcmc for more than about 21 variables")
+        cells = all_orders_cells(p)
+        if cells > self.budget:
+            raise MemoryBudgetError(
+                f"exact averaging over all orders of {p} variables keeps {cells:,} cells "
+                f"({cells * 8 / 2**30:.2f} GiB: local order scores of every node over 2^{p - 1} sets, "
+                f"forward and backward sums over 2^{p}), over the budget of {self.budget:,}: use "
+                f"bnexplore.averaging.order_mcmc, fewer variables, or raise the budget (budget= or "
+                f"bnexplore.data.set_table_budget)")
+        self._fam, _ = _families_all(self.data, self.k, prior, self.ess, structure_prior, self.budget,
+                                     "exact averaging over all orders")
+        self.n_families = int(self._fam.log_weight.size)
+        with PARALLEL_LOCK:
+            _, _, L_m, L_e, R_m, R_e = _order_dp.dp_tables(self._fam, p)  # the alpha tables are dropped here
+        self._LR = (L_m, L_e, R_m, R_e)
+        full = (1 << p) - 1
+        self.log_order_sum = float(_order_dp.ext_to_log(L_m[full], L_e[full]))
+        self.log_evidence = self.log_order_sum - math.lgamma(p + 1)
+        self._post: np.ndarray | None = None
+
+    def arc_posteriors(self) -> pd.DataFrame:
+        """Posterior probability of every arc ``P(X_u -> X_v | D)`` over all orders.
+
+        Returns
+        -------
+        DataFrame
+            Rows are parents, columns children; the diagonal is 0.
+
+        Examples
+        --------
+        >>> import bnexplore as bx
+        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> post = bx.averaging.AllOrders(df, max_parents=1).arc_posteriors()
+        >>> float(post.loc["either", "xray"]) > 0.5
+        True
+        """
+        if self._post is None:
+            with PARALLEL_LOCK:
+                post = _order_dp.dp_arc_posteriors(self._fam, len(self.names), *self._LR)
+            self._post = np.clip(post, 0.0, 1.0)
+        return _arc_frame(self._post.copy(), self.names)
+
+    def __repr__(self) -> str:
+        return (f"AllOrders({len(self.names)} nodes, k={self.k}, {self.n_families:,} families, "
+                f"log_evidence={self.log_evidence:.3f})")
