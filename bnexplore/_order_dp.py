@@ -363,6 +363,51 @@ def _record(fam, cut, order, c, r, rec, want_arcs, want_dags, rng, n):
         pred |= np.uint64(1) << np.uint64(v)
 
 
+@numba.njit(cache=True, nogil=True)
+def _chain_steps(fam, cut, state, c, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted):
+    """Advance chain ``c`` (see :func:`run_chains`)."""
+    n = state.order.shape[1]
+    order = state.order[c]
+    score = state.node_score[c]
+    new = np.empty(n)
+    r = r0
+    for it in range(n_steps):
+        if n >= 2:
+            if _rand(state.rng, c) < p_adjacent:
+                i = min(int(_rand(state.rng, c) * (n - 1)), n - 2)
+                j = i + 1
+            else:
+                i = min(int(_rand(state.rng, c) * n), n - 1)
+                j = min(int(_rand(state.rng, c) * (n - 1)), n - 2)
+                if j >= i:
+                    j += 1
+                else:
+                    i, j = j, i
+            pred = np.uint64(0)
+            for a in range(i):
+                pred |= np.uint64(1) << np.uint64(order[a])
+            delta = 0.0
+            for a in range(i, j + 1):  # the order with i and j swapped
+                v = order[j] if a == i else (order[i] if a == j else order[a])
+                new[a] = _node_score(fam, cut, v, pred)
+                delta += new[a] - score[v]
+                pred |= np.uint64(1) << np.uint64(v)
+            if not math.isnan(delta) and math.log(1.0 - _rand(state.rng, c)) < delta:
+                vi = order[i]
+                order[i] = order[j]
+                order[j] = vi
+                for a in range(i, j + 1):
+                    score[order[a]] = new[a]
+                accepted[c] += 1
+        if (step0 + it + 1) % thin == 0:
+            total = 0.0
+            for v in range(n):
+                total += score[v]
+            rec.log_score[c, r] = total
+            _record(fam, cut, order, c, r, rec, want_arcs, want_dags, state.rng, n)
+            r += 1
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def run_chains(fam, cut, state, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted):
     """Advance every chain ``n_steps`` MH steps (steps ``step0 + 1 ..``), recording at
@@ -370,49 +415,13 @@ def run_chains(fam, cut, state, n_steps, thin, step0, p_adjacent, rec, r0, want_
 
     A move swaps the nodes at positions i < j (adjacent with probability
     ``p_adjacent``, else a uniform pair); the nodes at positions i .. j change their
-    predecessor sets, so only their local scores are recomputed.
+    predecessor sets, so only their local scores are recomputed.  (Each chain runs in
+    a plain kernel: numba's parallel loops drop writes made through a namedtuple's
+    fields.)
     """
-    n_chains, n = state.order.shape
+    n_chains = state.order.shape[0]
     for c in numba.prange(n_chains):
-        order = state.order[c]
-        score = state.node_score[c]
-        new = np.empty(n)
-        r = r0
-        for it in range(n_steps):
-            if n >= 2:
-                if _rand(state.rng, c) < p_adjacent:
-                    i = min(int(_rand(state.rng, c) * (n - 1)), n - 2)
-                    j = i + 1
-                else:
-                    i = min(int(_rand(state.rng, c) * n), n - 1)
-                    j = min(int(_rand(state.rng, c) * (n - 1)), n - 2)
-                    if j >= i:
-                        j += 1
-                    else:
-                        i, j = j, i
-                pred = np.uint64(0)
-                for a in range(i):
-                    pred |= np.uint64(1) << np.uint64(order[a])
-                delta = 0.0
-                for a in range(i, j + 1):  # the order with i and j swapped
-                    v = order[j] if a == i else (order[i] if a == j else order[a])
-                    new[a] = _node_score(fam, cut, v, pred)
-                    delta += new[a] - score[v]
-                    pred |= np.uint64(1) << np.uint64(v)
-                if not math.isnan(delta) and math.log(1.0 - _rand(state.rng, c)) < delta:
-                    vi = order[i]
-                    order[i] = order[j]
-                    order[j] = vi
-                    for a in range(i, j + 1):
-                        score[order[a]] = new[a]
-                    accepted[c] += 1
-            if (step0 + it + 1) % thin == 0:
-                total = 0.0
-                for v in range(n):
-                    total += score[v]
-                rec.log_score[c, r] = total
-                _record(fam, cut, order, c, r, rec, want_arcs, want_dags, state.rng, n)
-                r += 1
+        _chain_steps(fam, cut, state, c, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted)
 
 
 @numba.njit(cache=True, nogil=True)

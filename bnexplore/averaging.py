@@ -1871,3 +1871,381 @@ class AllOrders:
     def __repr__(self) -> str:
         return (f"AllOrders({len(self.names)} nodes, k={self.k}, {self.n_families:,} families, "
                 f"log_evidence={self.log_evidence:.3f})")
+
+
+# =========================================================================== order MCMC
+def _split_rhat(x: np.ndarray) -> np.ndarray:
+    """Split R-hat (Gelman et al.; Vehtari et al. 2021 without rank normalisation) of
+    draws ``x`` (chains, draws, ...) over the leading two axes; 1 where every draw is
+    equal, inf where the chains are constant but differ."""
+    m, n = x.shape[:2]
+    half = n // 2
+    if half < 2:
+        return np.full(x.shape[2:], np.nan)
+    parts = np.concatenate([x[:, :half], x[:, n - half:]], axis=0)  # 2m chains of length half
+    means = parts.mean(axis=1)
+    W = parts.var(axis=1, ddof=1).mean(axis=0)
+    B_n = means.var(axis=0, ddof=1)
+    var_plus = (half - 1) / half * W + B_n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sqrt(var_plus / W)
+    r = np.where(W > 0, r, np.where(B_n > 0, np.inf, 1.0))
+    return r
+
+
+def _ess(x: np.ndarray) -> np.ndarray:
+    """Effective sample size of draws ``x`` (chains, draws, ...) by Geyer's initial
+    monotone sequence on the multi-chain autocorrelation (as Stan and ArviZ); the
+    number of draws where every draw is equal."""
+    m, n = x.shape[:2]
+    if n < 4:
+        return np.full(x.shape[2:], float(m * n))
+    xc = x - x.mean(axis=1, keepdims=True)
+    size = 1 << int(math.ceil(math.log2(2 * n)))
+    f = np.fft.rfft(xc, n=size, axis=1)
+    acov = np.fft.irfft(f * np.conj(f), n=size, axis=1)[:, :n] / n  # (m, n, ...) biased autocovariances
+    chain_var = acov[:, 0] * n / (n - 1)
+    W = chain_var.mean(axis=0)
+    var_plus = W * (n - 1) / n
+    if m > 1:
+        var_plus = var_plus + x.mean(axis=1).var(axis=0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = 1.0 - (W - acov.mean(axis=0)) / var_plus  # (n, ...)
+    rho[0] = 1.0
+    n_pairs = n // 2
+    P = rho[0:2 * n_pairs:2] + rho[1:2 * n_pairs:2]  # (n_pairs, ...)
+    positive = np.cumprod(P > 0, axis=0).astype(bool)  # up to the first non-positive pair
+    P = np.where(positive, P, 0.0)
+    P = np.minimum.accumulate(np.where(positive, P, np.inf), axis=0)  # monotone
+    P = np.where(positive, P, 0.0)
+    tau = -1.0 + 2.0 * P.sum(axis=0)
+    tau = np.maximum(tau, 1.0 / math.log10(max(m * n, 10)))  # as Stan: antithetic chains cap the ESS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ess = m * n / tau
+    return np.where(var_plus > 0, ess, float(m * n))
+
+
+class OrderMCMC:
+    """Result of :func:`order_mcmc`: samples of orders, arc posteriors and diagnostics.
+
+    Statistics use the draws recorded after ``burn_in`` iterations of each chain.
+
+    Attributes
+    ----------
+    names : list of str
+    k, n_chains, thin, burn_in : int
+    n_iter : int
+        Iterations run per chain (grows with :meth:`resume`).
+    traces : ndarray (n_chains, n_draws)
+        The log order score ``log P(D | <)`` every ``thin`` iterations, burn-in included.
+    acceptance_rate : ndarray (n_chains,)
+    orders : list of list of str
+        The current order of each chain.
+    stderr : DataFrame
+        Monte Carlo standard error of each arc posterior (posterior sd of the
+        Rao-Blackwellised draws over the square root of their ESS).
+    rhat : DataFrame
+        Split R-hat of each arc (1.0 for arcs whose draws never vary).
+    ess : DataFrame
+        Effective sample size of each arc.
+    rhat_max : float
+        The largest finite-variance arc R-hat and the R-hat of the log order score.
+    log_score_rhat, log_score_ess : float
+        The diagnostics of the trace of the log order score.
+    """
+
+    def __init__(self, names, k, fam, cut, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
+                 accepted, seed):
+        self.names = list(names)
+        self.k = k
+        self._fam, self._cut, self._state, self._rec = fam, cut, state, rec
+        self.n_iter = n_iter
+        self.n_chains = state.order.shape[0]
+        self.thin = thin
+        self.burn_in = burn_in
+        self.p_adjacent = p_adjacent
+        self.sample_dags = sample_dags
+        self._accepted = accepted
+        self.seed = seed
+        self._stats: dict | None = None
+
+    # ----------------------------------------------------------------- draws
+    @property
+    def n_draws(self) -> int:
+        return self.n_iter // self.thin
+
+    @property
+    def _first(self) -> int:
+        """First draw after the burn-in (at least 2 draws kept when there are any)."""
+        return min(-(-self.burn_in // self.thin), max(self.n_draws - 2, 0))
+
+    @property
+    def traces(self) -> np.ndarray:
+        return self._rec.log_score[:, :self.n_draws].copy()
+
+    @property
+    def acceptance_rate(self) -> np.ndarray:
+        return self._accepted / max(self.n_iter, 1)
+
+    @property
+    def orders(self) -> list[list[str]]:
+        return [[self.names[v] for v in row] for row in self._state.order]
+
+    def _kept_arcs(self) -> np.ndarray:
+        return self._rec.arc[:, self._first:self.n_draws]
+
+    def _compute(self) -> dict:
+        if self._stats is None:
+            x = self._kept_arcs()
+            p = len(self.names)
+            flat = x.reshape(x.shape[0], x.shape[1], p * p)
+            mean = flat.mean(axis=(0, 1))
+            sd = flat.reshape(-1, p * p).std(axis=0, ddof=1) if flat.shape[0] * flat.shape[1] > 1 else \
+                np.zeros(p * p)
+            ess = _ess(flat)
+            rhat = _split_rhat(flat)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                se = np.where(sd > 0, sd / np.sqrt(ess), 0.0)
+            tr = self._rec.log_score[:, self._first:self.n_draws][:, :, None]
+            self._stats = {"mean": mean.reshape(p, p), "se": se.reshape(p, p), "ess": ess.reshape(p, p),
+                           "rhat": rhat.reshape(p, p), "trace_rhat": float(_split_rhat(tr)[0]),
+                           "trace_ess": float(_ess(tr)[0])}
+        return self._stats
+
+    def arc_posteriors(self) -> pd.DataFrame:
+        """Monte Carlo estimate of every arc posterior ``P(X_u -> X_v | D)`` over orders.
+
+        Each kept order contributes its exact arc probabilities given the order
+        (Rao-Blackwellisation); rows parent, columns child.
+        """
+        return _arc_frame(np.clip(self._compute()["mean"], 0.0, 1.0), self.names)
+
+    @property
+    def stderr(self) -> pd.DataFrame:
+        return _arc_frame(self._compute()["se"], self.names)
+
+    @property
+    def rhat(self) -> pd.DataFrame:
+        return _arc_frame(self._compute()["rhat"], self.names)
+
+    @property
+    def ess(self) -> pd.DataFrame:
+        return _arc_frame(self._compute()["ess"], self.names)
+
+    @property
+    def log_score_rhat(self) -> float:
+        return self._compute()["trace_rhat"]
+
+    @property
+    def log_score_ess(self) -> float:
+        return self._compute()["trace_ess"]
+
+    @property
+    def rhat_max(self) -> float:
+        r = self._compute()["rhat"]
+        vals = np.append(r[np.isfinite(r) | np.isinf(r)], self.log_score_rhat)
+        vals = vals[~np.isnan(vals)]
+        return float(vals.max()) if vals.size else float("nan")
+
+    def converged(self, rhat: float = 1.05) -> bool:
+        """Whether every arc's and the log score's split R-hat is below ``rhat``."""
+        return bool(self.rhat_max < rhat)
+
+    def dags(self, chain: int | None = None) -> list:
+        """The DAGs drawn from the kept orders (``sample_dags=True``), one per draw, as
+        networkx DiGraphs; of one chain, or of all chains one after another."""
+        import networkx as nx
+
+        if not self.sample_dags:
+            raise ValueError("no DAG samples: run order_mcmc with sample_dags=True")
+        chains = range(self.n_chains) if chain is None else [int(chain)]
+        out = []
+        for c in chains:
+            for r in range(self._first, self.n_draws):
+                g = nx.DiGraph()
+                g.add_nodes_from(self.names)
+                for v, f in enumerate(self._rec.dag_family[c, r]):
+                    for u in self._fam.members[f, :self._fam.size[f]]:
+                        g.add_edge(self.names[u], self.names[v])
+                out.append(g)
+        return out
+
+    def summary(self) -> pd.DataFrame:
+        """One row per arc: posterior, standard error, R-hat and ESS, most probable first."""
+        st = self._compute()
+        p = len(self.names)
+        u, v = np.nonzero(~np.eye(p, dtype=bool))
+        df = pd.DataFrame({"parent": [self.names[i] for i in u], "child": [self.names[j] for j in v],
+                           "posterior": st["mean"][u, v], "stderr": st["se"][u, v], "rhat": st["rhat"][u, v],
+                           "ess": st["ess"][u, v]})
+        return df.sort_values("posterior", ascending=False, kind="stable").reset_index(drop=True)
+
+    # ----------------------------------------------------------------- more iterations
+    def resume(self, n_iter: int, progress: bool | Callable[[int, int], None] = False) -> "OrderMCMC":
+        """Run every chain ``n_iter`` more iterations from where it stopped (in place;
+        returns self).  The draws go on as if the run had been one longer run."""
+        n_iter = _check_count(n_iter, "n_iter")
+        self._rec = _grow_record(self._rec, (self.n_iter + n_iter) // self.thin)
+        _advance(self, n_iter, progress)
+        return self
+
+    def __repr__(self) -> str:
+        return (f"OrderMCMC({len(self.names)} nodes, k={self.k}, {self.n_chains} chains x {self.n_iter:,} "
+                f"iterations, {self.n_draws - self._first} draws kept per chain, R-hat max {self.rhat_max:.3f})")
+
+
+def _check_count(x, name: str, minimum: int = 1) -> int:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {x!r}")
+    if x < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {x}")
+    return int(x)
+
+
+def _new_record(n_chains: int, n_draws: int, p: int) -> _order_dp.ChainRecord:
+    return _order_dp.ChainRecord(np.full((n_chains, n_draws), np.nan), np.zeros((n_chains, n_draws, p, p)),
+                                 np.full((n_chains, n_draws, p), -1, dtype=np.int64))
+
+
+def _grow_record(rec: _order_dp.ChainRecord, n_draws: int) -> _order_dp.ChainRecord:
+    n_chains, old, p = rec.dag_family.shape
+    if n_draws <= old:
+        return rec
+    new = _new_record(n_chains, n_draws, p)
+    new.log_score[:, :old] = rec.log_score
+    new.arc[:, :old] = rec.arc
+    new.dag_family[:, :old] = rec.dag_family
+    return new
+
+
+def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
+    """Run ``n_iter`` iterations of every chain of ``res`` in chunks (progress between them)."""
+    bar = None
+    callback = progress if callable(progress) else None
+    if progress is True:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=n_iter, desc="order MCMC", unit="it")
+    chunk = max(1000, min(n_iter // 50 + 1, 20_000))
+    done = 0
+    try:
+        while done < n_iter:
+            step = min(chunk, n_iter - done)
+            with PARALLEL_LOCK:
+                _order_dp.run_chains(res._fam, res._cut, res._state, step, res.thin, res.n_iter, res.p_adjacent,
+                                     res._rec, res.n_iter // res.thin, True, res.sample_dags, res._accepted)
+            res.n_iter += step
+            res._stats = None
+            done += step
+            if bar is not None:
+                bar.update(step)
+            if callback is not None:
+                callback(done, n_iter)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: int = 10_000, n_chains: int = 4,
+               seed: int | None = 0, prior: str = "K2", ess: float = 1.0,
+               structure_prior: Callable | np.ndarray | pd.DataFrame | None = None, thin: int | None = None,
+               burn_in: int | None = None, p_adjacent: float = 0.5, sample_dags: bool = False,
+               progress: bool | Callable[[int, int], None] = False, budget: int | None = None) -> OrderMCMC:
+    """Order MCMC (Friedman & Koller 2003): sample node orders, average over their DAGs.
+
+    A Metropolis-Hastings chain over total orders targets ``P(<) P(D | <)`` with the
+    orders uniform and ``P(D | <)`` the exact sum over the DAGs consistent with the
+    order whose nodes have at most ``k`` parents (as :class:`OrderedAveraging`).  The
+    prior over DAGs is therefore the order-modular prior of :class:`AllOrders`, and
+    with enough iterations the arc posteriors converge to its exact ones.  A move
+    swaps two adjacent nodes (probability ``p_adjacent``) or two random ones; both
+    proposals are symmetric.  Every family score is computed once (by the
+    order-scoring engine), and a move recomputes the local order scores of the nodes
+    between the swapped positions only.  Chains start from dispersed orders (pairs of
+    chains from a random order and its reverse) and run in parallel.
+
+    Parameters
+    ----------
+    data : DataFrame or DiscreteData
+        Complete discrete data, at most 64 variables.
+    max_parents : int
+        ``k``.
+    n_iter : int
+        Iterations (proposed moves) per chain, burn-in included.
+    n_chains : int
+        Independent chains (at least 2 for R-hat).
+    seed : int or None
+        Seeds the starting orders and every chain's random stream.
+    prior, ess, structure_prior
+        As in :class:`AllOrders`.
+    thin : int, optional
+        Record a draw every ``thin`` iterations (default: about 1,000 draws per chain).
+    burn_in : int, optional
+        Iterations of each chain left out of the statistics (default ``n_iter // 4``).
+    p_adjacent : float
+        Probability of proposing an adjacent swap rather than a random pair.
+    sample_dags : bool
+        Draw one DAG from each recorded order (see :meth:`OrderMCMC.dags`).
+    progress : bool or callable
+        A tqdm bar, or ``f(done, total)`` called between chunks of iterations.
+    budget : int, optional
+        Cell budget of the family table and the recorded draws (draws x N^2).
+
+    Returns
+    -------
+    OrderMCMC
+        ``.arc_posteriors()``, ``.stderr``, ``.rhat``, ``.ess``, ``.traces``;
+        :meth:`OrderMCMC.resume` runs further.
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=4_000, n_chains=2, seed=1)
+    >>> res.arc_posteriors().shape, res.traces.shape
+    ((8, 8), (2, 1000))
+    """
+    k = _check_k(max_parents)
+    _check_prior(prior, ess)
+    n_iter = _check_count(n_iter, "n_iter")
+    n_chains = _check_count(n_chains, "n_chains")
+    thin = max(1, n_iter // 1000) if thin is None else _check_count(thin, "thin")
+    burn_in = n_iter // 4 if burn_in is None else _check_count(burn_in, "burn_in", 0)
+    if not (isinstance(p_adjacent, (int, float, np.floating)) and 0.0 <= float(p_adjacent) <= 1.0):
+        raise ValueError(f"p_adjacent must be a probability in [0, 1], got {p_adjacent!r}")
+    data = as_discrete(data)
+    names = list(data.names)
+    p = len(names)
+    if p < 1:
+        raise ValueError("order_mcmc needs at least one variable")
+    if p > 64:
+        raise ValueError(f"order_mcmc handles at most 64 variables (sets are 64-bit masks), got {p}: "
+                         f"select features first")
+    budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
+    n_draws = n_iter // thin
+    draw_cells = n_chains * n_draws * (p * p + p + 1)
+    if draw_cells > budget:
+        raise MemoryBudgetError(
+            f"order MCMC would record {n_chains} chains x {n_draws:,} draws of the {p} x {p} arc "
+            f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
+            f"fewer iterations or chains, or raise the budget")
+    fam, _ = _families_all(data, k, prior, float(ess), structure_prior, budget, "order MCMC")
+    # each node's families by decreasing weight: the local order score stops CUT nats down
+    per_node = fam.offset[1] - fam.offset[0]
+    srt = np.argsort(-fam.log_weight.reshape(p, per_node), axis=1, kind="stable")
+    perm = (srt + (np.arange(p) * per_node)[:, None]).ravel()
+    fam = _order_dp.Families(np.ascontiguousarray(fam.log_weight[perm]), fam.offset,
+                             np.ascontiguousarray(fam.mask[perm]), np.ascontiguousarray(fam.members[perm]),
+                             np.ascontiguousarray(fam.size[perm]))
+    cut = np.full(p, _order_dp.CUT_NATS + math.log(max(per_node, 1)))
+    # dispersed starts: a random order and its reverse, for each pair of chains
+    rng = np.random.default_rng(seed)
+    order = np.empty((n_chains, p), dtype=np.int64)
+    for c in range(n_chains):
+        order[c] = rng.permutation(p) if c % 2 == 0 else order[c - 1][::-1]
+    streams = np.random.SeedSequence(rng.integers(2**63)).generate_state(n_chains, dtype=np.uint64)
+    streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
+    state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, cut, order), streams)
+    res = OrderMCMC(names, k, fam, cut, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
+                    float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), seed)
+    _advance(res, n_iter, progress)
+    return res
