@@ -40,11 +40,15 @@ every ``alpha_v``).
 with target ``P(<) P(D | <)`` (orders uniform), proposals that swap two adjacent
 nodes or two random nodes (both symmetric), and the log order score
 ``sum_v log alpha_v(U_v)`` updated for the nodes whose predecessor sets change only.
-``log alpha_v(U)`` is summed over ``v``'s parent sets sorted by decreasing weight,
-from the best one inside ``U`` down to ``CUT`` nats below it (the rest, at most
-``(number of sets) e^-CUT`` of the sum, is dropped: below 1e-16 relative).  Arc
-posteriors are Rao-Blackwellised: each kept order contributes its exact
-``P(u -> v | <, D)``.
+``log alpha_v(U)`` visits the parent sets inside ``U`` directly: a node's families
+are laid out in colex order, so the set of candidate ranks ``c_1 < c_2 < c_3`` sits at
+``C(c_1, 1) + C(c_2, 2) + C(c_3, 3)`` past the sets of smaller size, and the sum over
+the ``C(|U|, <= k)`` subsets is a few nested loops of additions.  The terms are summed
+with a running maximum; those more than ``CUT`` nats below it are left out (at most
+``(number of sets) e^-CUT`` of the sum: below 1e-16 relative).  Arc posteriors are
+Rao-Blackwellised: each kept order contributes its exact ``P(u -> v | <, D)``, and a
+DAG can be drawn from it, each node's parent set with probability ``beta_v(G) /
+alpha_v(U_v)``.
 
 Arithmetic
 ----------
@@ -69,6 +73,12 @@ local order score
     ``alpha_v(U)``: the total weight of ``v``'s parent sets inside ``U``.
 log order score
     ``log P(D | <) = sum_v log alpha_v(U_v)``: what order MCMC samples from.
+candidate rank
+    a node's index among the ``n - 1`` possible parents of ``v`` (``u``, or ``u - 1``
+    above ``v``).
+colex layout
+    each node's families by size, then in colex order of their candidate ranks
+    (:data:`Lookup`), so that a set's place is a sum of binomial coefficients.
 ext (mantissa, exponent)
     the extended floats above; a zero has mantissa 0 and exponent ``EXT_ZERO``.
 
@@ -88,7 +98,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-__all__ = ["Families", "ChainState", "dp_tables", "dp_arc_posteriors", "run_chains", "CUT_NATS",
+__all__ = ["Families", "ChainState", "ChainRecord", "Lookup", "colex_families", "dp_tables", "dp_arc_posteriors", "run_chains", "CUT_NATS",
            "EXT_ZERO", "ext_to_log"]
 
 #: exponent of an extended-float zero (products of a few zeros stay far inside int64)
@@ -96,7 +106,7 @@ EXT_ZERO = -(1 << 40)
 #: powers 2^-d for d = 0 .. 1100 (beyond: 0), the rescaling of an ext addition
 _POW2 = np.ldexp(1.0, -np.arange(1101)).astype(np.float64)
 _LN2 = math.log(2.0)
-#: nats below the best included parent set where order MCMC stops summing (plus log of the count)
+#: nats below the running maximum where order MCMC stops summing (plus the log of the number of sets)
 CUT_NATS = 40.0
 
 #: every family of every node, grouped by node: ``offset[v]:offset[v + 1]`` are v's.
@@ -297,79 +307,180 @@ def _rand(rng, c):
     return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+#: how order MCMC finds a family: node v's families in colex order, the set of candidate
+#: ranks c_1 < .. < c_s (a node's rank among v's candidates: u, or u - 1 above v) at
+#: ``offset[v] + size_base[s] + sum_t binom[c_t, t + 1]``; ``cut[v]`` in nats; ``k``.
+Lookup = namedtuple("Lookup", "binom size_base cut k")
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_comb(idx, s, u):
+    """Next s-combination of 0 .. u - 1 in lexicographic order, in place; False after the last."""
+    i = s - 1
+    while i >= 0 and idx[i] == u - s + i:
+        i -= 1
+    if i < 0:
+        return False
+    idx[i] += 1
+    for j in range(i + 1, s):
+        idx[j] = idx[j - 1] + 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _candidate_ranks(v, pred, n, cl):
+    """Ranks among v's candidates of the nodes in ``pred``, ascending, into ``cl``; how many."""
+    u = 0
+    for x in range(n):
+        if (pred >> np.uint64(x)) & np.uint64(1):
+            cl[u] = x if x < v else x - 1
+            u += 1
+    return u
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _family_at(fam, look, v, size, cl, idx):
+    f = fam.offset[v] + look.size_base[size]
+    for t in range(size):
+        f += look.binom[cl[idx[t]], t + 1]
+    return f
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _acc(w, top, s, cut):
+    """Add exp(w) to the running sum exp(top) s; terms ``cut`` nats below the top are left out."""
+    if w > top:
+        s = s * math.exp(top - w) + 1.0
+        top = w
+    elif w > top - cut:
+        s += math.exp(w - top)
+    return top, s
+
+
 @numba.njit(cache=True, nogil=True)
-def _node_score(fam, cut, v, pred):
-    """log alpha_v(pred) from v's families sorted by decreasing weight: the best set
-    inside ``pred``, then every set inside it down to ``cut[v]`` nats below."""
+def _local_score(fam, look, v, u, cl, idx):
+    """(top, s) with log alpha_v = top + log s over the parent sets drawn from the ``u``
+    candidate ranks in ``cl``: every subset of at most k of them looked up directly, summed
+    with a running maximum, terms more than ``cut[v]`` nats below it left out.  Sets of
+    up to three parents in nested loops (their colex ranks are partial sums), larger
+    ones through :func:`_next_comb`."""
+    lw = fam.log_weight
     lo = fam.offset[v]
-    hi = fam.offset[v + 1]
-    outside = ~pred
-    i = lo
-    while i < hi and (fam.mask[i] & outside) != 0:
-        i += 1
-    if i == hi:
-        return -np.inf
-    top = fam.log_weight[i]
+    cut = look.cut[v]
+    k = min(look.k, u)
+    top, s = _acc(lw[lo], -np.inf, 0.0, cut)
+    if k >= 1:
+        b1 = lo + look.size_base[1]
+        b2 = lo + look.size_base[2] if k >= 2 else 0
+        b3 = lo + look.size_base[3] if k >= 3 else 0
+        for a in range(u):
+            ca = cl[a]
+            top, s = _acc(lw[b1 + ca], top, s, cut)
+            if k >= 2:
+                r2 = b2 + look.binom[ca, 2]
+                for b in range(a):
+                    cb = cl[b]
+                    top, s = _acc(lw[r2 + cb], top, s, cut)
+                    if k >= 3:
+                        r3 = b3 + look.binom[ca, 3] + look.binom[cb, 2]
+                        for c in range(b):
+                            top, s = _acc(lw[r3 + cl[c]], top, s, cut)
+    for size in range(4, k + 1):
+        for t in range(size):
+            idx[t] = t
+        while True:
+            top, s = _acc(lw[_family_at(fam, look, v, size, cl, idx)], top, s, cut)
+            if not _next_comb(idx, size, u):
+                break
+    return top, s
+
+
+@numba.njit(cache=True, nogil=True)
+def _node_score(fam, look, v, pred, n, cl, idx):
+    """log alpha_v(pred)."""
+    u = _candidate_ranks(v, pred, n, cl)
+    top, s = _local_score(fam, look, v, u, cl, idx)
     if top == -np.inf:
         return -np.inf
-    floor = top - cut[v]
-    s = 1.0
-    i += 1
-    while i < hi and fam.log_weight[i] >= floor:
-        if (fam.mask[i] & outside) == 0:
-            s += math.exp(fam.log_weight[i] - top)
-        i += 1
     return top + math.log(s)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _take(fam, f, top, s, floor, draw, last, arc, c, r, v, want_arcs):
+    """One parent set of the second pass of :func:`_record`: its share of the arc
+    probabilities, and the DAG draw (``draw`` counts down through the weights)."""
+    w = fam.log_weight[f]
+    if w > floor:
+        pw = math.exp(w - top)
+        last = f
+        if want_arcs:
+            for a in range(fam.size[f]):
+                arc[c, r, fam.members[f, a], v] += pw / s
+        if draw >= 0.0:
+            draw -= pw
+            if draw < 0.0:
+                draw = -1.0 - f  # chosen: encoded below -1
+    return draw, last
+
+
 @numba.njit(cache=True, nogil=True)
-def _record(fam, cut, order, c, r, rec, want_arcs, want_dags, rng, n):
-    """Rao-Blackwellised arc probabilities of the current order and a DAG drawn from it."""
+def _record(fam, look, order, c, r, rec, want_arcs, want_dags, rng, n, cl, idx):
+    """Rao-Blackwellised arc probabilities of the current order and a DAG drawn from it:
+    a first pass for log alpha_v, a second over the same parent sets for their shares."""
     pred = np.uint64(0)
+    arc = rec.arc
     for i in range(n):
         v = order[i]
-        if want_arcs or want_dags:
-            lo = fam.offset[v]
-            hi = fam.offset[v + 1]
-            outside = ~pred
-            j = lo
-            while j < hi and (fam.mask[j] & outside) != 0:
-                j += 1
-            if j < hi:
-                top = fam.log_weight[j]
-                floor = top - cut[v]
-                s = 0.0
-                end = j
-                while end < hi and fam.log_weight[end] >= floor:
-                    if (fam.mask[end] & outside) == 0:
-                        s += math.exp(fam.log_weight[end] - top)
-                    end += 1
-                u = _rand(rng, c) * s if want_dags else -1.0
-                last = -1
-                for f in range(j, end):
-                    if (fam.mask[f] & outside) != 0:
-                        continue
-                    pw = math.exp(fam.log_weight[f] - top)
-                    last = f
-                    if want_arcs:
-                        for a in range(fam.size[f]):
-                            rec.arc[c, r, fam.members[f, a], v] += pw / s
-                    if u >= 0.0:
-                        u -= pw
-                        if u < 0.0:
-                            rec.dag_family[c, r, v] = f
-                if want_dags and u >= 0.0:  # rounding left the draw past the end: the last set
-                    rec.dag_family[c, r, v] = last
+        u = _candidate_ranks(v, pred, n, cl)
+        top, s = _local_score(fam, look, v, u, cl, idx)
         pred |= np.uint64(1) << np.uint64(v)
+        if top == -np.inf:
+            continue
+        floor = top - look.cut[v]
+        draw = _rand(rng, c) * s if want_dags else -0.5
+        last = -1
+        lo = fam.offset[v]
+        k = min(look.k, u)
+        draw, last = _take(fam, lo, top, s, floor, draw, last, arc, c, r, v, want_arcs)
+        if k >= 1:
+            b1 = lo + look.size_base[1]
+            b2 = lo + look.size_base[2] if k >= 2 else 0
+            b3 = lo + look.size_base[3] if k >= 3 else 0
+            for a in range(u):
+                ca = cl[a]
+                draw, last = _take(fam, b1 + ca, top, s, floor, draw, last, arc, c, r, v, want_arcs)
+                if k >= 2:
+                    r2 = b2 + look.binom[ca, 2]
+                    for b in range(a):
+                        cb = cl[b]
+                        draw, last = _take(fam, r2 + cb, top, s, floor, draw, last, arc, c, r, v, want_arcs)
+                        if k >= 3:
+                            r3 = b3 + look.binom[ca, 3] + look.binom[cb, 2]
+                            for e in range(b):
+                                draw, last = _take(fam, r3 + cl[e], top, s, floor, draw, last, arc, c, r, v,
+                                                   want_arcs)
+        for size in range(4, k + 1):
+            for t in range(size):
+                idx[t] = t
+            while True:
+                draw, last = _take(fam, _family_at(fam, look, v, size, cl, idx), top, s, floor, draw, last, arc,
+                                   c, r, v, want_arcs)
+                if not _next_comb(idx, size, u):
+                    break
+        if want_dags:
+            # a chosen set is encoded as -1 - f; rounding may leave the draw past the end: the last set
+            rec.dag_family[c, r, v] = int(-1.0 - draw) if draw <= -1.0 else last
 
 
 @numba.njit(cache=True, nogil=True)
-def _chain_steps(fam, cut, state, c, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted):
+def _chain_steps(fam, look, state, c, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted):
     """Advance chain ``c`` (see :func:`run_chains`)."""
     n = state.order.shape[1]
     order = state.order[c]
     score = state.node_score[c]
     new = np.empty(n)
+    cl = np.empty(max(n, 1), dtype=np.int64)
+    idx = np.empty(max(look.k, 1), dtype=np.int64)
     r = r0
     for it in range(n_steps):
         if n >= 2:
@@ -389,7 +500,7 @@ def _chain_steps(fam, cut, state, c, n_steps, thin, step0, p_adjacent, rec, r0, 
             delta = 0.0
             for a in range(i, j + 1):  # the order with i and j swapped
                 v = order[j] if a == i else (order[i] if a == j else order[a])
-                new[a] = _node_score(fam, cut, v, pred)
+                new[a] = _node_score(fam, look, v, pred, n, cl, idx)
                 delta += new[a] - score[v]
                 pred |= np.uint64(1) << np.uint64(v)
             if not math.isnan(delta) and math.log(1.0 - _rand(state.rng, c)) < delta:
@@ -404,12 +515,12 @@ def _chain_steps(fam, cut, state, c, n_steps, thin, step0, p_adjacent, rec, r0, 
             for v in range(n):
                 total += score[v]
             rec.log_score[c, r] = total
-            _record(fam, cut, order, c, r, rec, want_arcs, want_dags, state.rng, n)
+            _record(fam, look, order, c, r, rec, want_arcs, want_dags, state.rng, n, cl, idx)
             r += 1
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def run_chains(fam, cut, state, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted):
+def run_chains(fam, look, state, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted):
     """Advance every chain ``n_steps`` MH steps (steps ``step0 + 1 ..``), recording at
     the steps that are multiples of ``thin`` into row ``r0 + ...`` of ``rec``.
 
@@ -421,18 +532,48 @@ def run_chains(fam, cut, state, n_steps, thin, step0, p_adjacent, rec, r0, want_
     """
     n_chains = state.order.shape[0]
     for c in numba.prange(n_chains):
-        _chain_steps(fam, cut, state, c, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted)
+        _chain_steps(fam, look, state, c, n_steps, thin, step0, p_adjacent, rec, r0, want_arcs, want_dags, accepted)
 
 
 @numba.njit(cache=True, nogil=True)
-def initial_scores(fam, cut, order):
+def initial_scores(fam, look, order):
     """log alpha_v(U_v) of every node of every chain's order."""
     n_chains, n = order.shape
     out = np.empty((n_chains, n))
+    cl = np.empty(max(n, 1), dtype=np.int64)
+    idx = np.empty(max(look.k, 1), dtype=np.int64)
     for c in range(n_chains):
         pred = np.uint64(0)
         for i in range(n):
             v = order[c, i]
-            out[c, v] = _node_score(fam, cut, v, pred)
+            out[c, v] = _node_score(fam, look, v, pred, n, cl, idx)
             pred |= np.uint64(1) << np.uint64(v)
     return out
+
+
+def colex_families(fam: Families, n: int, k: int, binom: np.ndarray) -> tuple[Families, Lookup]:
+    """The families of every node (each node's candidates being all other nodes, any
+    order inside a node) rearranged into the colex layout of :data:`Lookup`.
+
+    ``binom[a, b]`` must hold C(a, b) for a <= n, b <= k + 1.
+    """
+    m = max(n - 1, 0)
+    kk = min(k, m)
+    size_base = np.zeros(kk + 2, dtype=np.int64)
+    size_base[1:] = np.cumsum([math.comb(m, s) for s in range(kk + 1)])
+    node = np.repeat(np.arange(n), np.diff(fam.offset))
+    mem = fam.members[:, :max(kk, 1)]
+    rank = np.where(mem < node[:, None], mem, mem - 1)  # candidate ranks (padding: ignored below)
+    pos = fam.offset[node] + size_base[fam.size]
+    for t in range(kk):
+        use = fam.size > t
+        pos[use] += binom[rank[use, t], t + 1]
+    if np.unique(pos).size != pos.size or pos.max(initial=-1) >= fam.log_weight.size:
+        raise AssertionError("colex layout: the family table is not every set of at most k other nodes")
+    inv = np.empty_like(pos)
+    inv[pos] = np.arange(pos.size)
+    out = Families(np.ascontiguousarray(fam.log_weight[inv]), fam.offset, np.ascontiguousarray(fam.mask[inv]),
+                   np.ascontiguousarray(fam.members[inv]), np.ascontiguousarray(fam.size[inv]))
+    per_node = np.diff(fam.offset).astype(float)
+    cut = CUT_NATS + np.log(np.maximum(per_node, 1.0))
+    return out, Lookup(np.ascontiguousarray(binom, dtype=np.int64), size_base, cut, int(kk))

@@ -1954,11 +1954,11 @@ class OrderMCMC:
         The diagnostics of the trace of the log order score.
     """
 
-    def __init__(self, names, k, fam, cut, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
+    def __init__(self, names, k, fam, look, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
                  accepted, seed):
         self.names = list(names)
         self.k = k
-        self._fam, self._cut, self._state, self._rec = fam, cut, state, rec
+        self._fam, self._look, self._state, self._rec = fam, look, state, rec
         self.n_iter = n_iter
         self.n_chains = state.order.shape[0]
         self.thin = thin
@@ -2131,7 +2131,7 @@ def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
         while done < n_iter:
             step = min(chunk, n_iter - done)
             with PARALLEL_LOCK:
-                _order_dp.run_chains(res._fam, res._cut, res._state, step, res.thin, res.n_iter, res.p_adjacent,
+                _order_dp.run_chains(res._fam, res._look, res._state, step, res.thin, res.n_iter, res.p_adjacent,
                                      res._rec, res.n_iter // res.thin, True, res.sample_dags, res._accepted)
             res.n_iter += step
             res._stats = None
@@ -2229,14 +2229,8 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
             f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
             f"fewer iterations or chains, or raise the budget")
     fam, _ = _families_all(data, k, prior, float(ess), structure_prior, budget, "order MCMC")
-    # each node's families by decreasing weight: the local order score stops CUT nats down
-    per_node = fam.offset[1] - fam.offset[0]
-    srt = np.argsort(-fam.log_weight.reshape(p, per_node), axis=1, kind="stable")
-    perm = (srt + (np.arange(p) * per_node)[:, None]).ravel()
-    fam = _order_dp.Families(np.ascontiguousarray(fam.log_weight[perm]), fam.offset,
-                             np.ascontiguousarray(fam.mask[perm]), np.ascontiguousarray(fam.members[perm]),
-                             np.ascontiguousarray(fam.size[perm]))
-    cut = np.full(p, _order_dp.CUT_NATS + math.log(max(per_node, 1)))
+    # colex layout: a parent set inside the predecessors is looked up, not searched for
+    fam, look = _order_dp.colex_families(fam, p, k, _pascal(p, min(k, max(p - 1, 0)) + 1))
     # dispersed starts: a random order and its reverse, for each pair of chains
     rng = np.random.default_rng(seed)
     order = np.empty((n_chains, p), dtype=np.int64)
@@ -2244,8 +2238,8 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
         order[c] = rng.permutation(p) if c % 2 == 0 else order[c - 1][::-1]
     streams = np.random.SeedSequence(rng.integers(2**63)).generate_state(n_chains, dtype=np.uint64)
     streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
-    state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, cut, order), streams)
-    res = OrderMCMC(names, k, fam, cut, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
+    state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, look, order), streams)
+    res = OrderMCMC(names, k, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
                     float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), seed)
     _advance(res, n_iter, progress)
     return res
