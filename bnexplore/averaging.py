@@ -1767,7 +1767,8 @@ class AllOrders:
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Complete discrete data, at most ~21 variables under the default budget.
+        Complete discrete data; 20 variables fit the default budget (about 210 MiB of tables), each
+        further variable doubles it.
     max_parents : int
         ``k``, the largest number of parents of a node.
     prior : {"K2", "BDeu"}
@@ -1799,7 +1800,7 @@ class AllOrders:
     ------
     MemoryBudgetError
         Before anything is allocated, if the tables (:func:`all_orders_cells`) exceed
-        the budget: 2^N growth makes N = 22 need about 100 M cells.
+        the budget: the tables double with every variable: N = 22 needs about 120 M cells.
 
     Examples
     --------
@@ -1826,7 +1827,7 @@ class AllOrders:
             raise ValueError("AllOrders needs at least one variable")
         if p > 40:  # 2^40 sets: far beyond any budget, refused before computing sizes
             raise MemoryBudgetError(f"exact averaging over all orders of {p} variables needs 2^{p} tables: "
-                                    f"use order_mcmc for more than about 21 variables")
+                                    f"use order_mcmc for more than about 20 variables")
         cells = all_orders_cells(p)
         if cells > self.budget:
             raise MemoryBudgetError(
