@@ -310,7 +310,10 @@ def _rand(rng, c):
 #: how order MCMC finds a family: node v's families in colex order, the set of candidate
 #: ranks c_1 < .. < c_s (a node's rank among v's candidates: u, or u - 1 above v) at
 #: ``offset[v] + size_base[s] + sum_t binom[c_t, t + 1]``; ``cut[v]`` in nats; ``k``.
-Lookup = namedtuple("Lookup", "binom size_base cut k")
+#: Bounds that let whole loops be skipped: ``max2[v, c]`` the best weight of a pair holding
+#: rank c, ``max3[v, c]`` of a triple holding c, ``pair3[v, C(c_2, 2) + c_1]`` of a triple
+#: holding the pair c_1 < c_2 (-inf where there is none).
+Lookup = namedtuple("Lookup", "binom size_base cut k max2 max3 pair3")
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -362,8 +365,10 @@ def _local_score(fam, look, v, u, cl, idx):
     """(top, s) with log alpha_v = top + log s over the parent sets drawn from the ``u``
     candidate ranks in ``cl``: every subset of at most k of them looked up directly, summed
     with a running maximum, terms more than ``cut[v]`` nats below it left out.  Sets of
-    up to three parents in nested loops (their colex ranks are partial sums), larger
-    ones through :func:`_next_comb`."""
+    up to three parents in nested loops (their colex ranks are partial sums), pairs before
+    triples so that the running maximum is high when the triples come, and a loop skipped
+    when the bound of every set it would visit (:data:`Lookup`) is already below the
+    window; larger sets through :func:`_next_comb`."""
     lw = fam.log_weight
     lo = fam.offset[v]
     cut = look.cut[v]
@@ -372,19 +377,28 @@ def _local_score(fam, look, v, u, cl, idx):
     if k >= 1:
         b1 = lo + look.size_base[1]
         b2 = lo + look.size_base[2] if k >= 2 else 0
-        b3 = lo + look.size_base[3] if k >= 3 else 0
         for a in range(u):
             ca = cl[a]
             top, s = _acc(lw[b1 + ca], top, s, cut)
-            if k >= 2:
+            if k >= 2 and look.max2[v, ca] > top - cut:
                 r2 = b2 + look.binom[ca, 2]
                 for b in range(a):
-                    cb = cl[b]
-                    top, s = _acc(lw[r2 + cb], top, s, cut)
-                    if k >= 3:
-                        r3 = b3 + look.binom[ca, 3] + look.binom[cb, 2]
-                        for c in range(b):
-                            top, s = _acc(lw[r3 + cl[c]], top, s, cut)
+                    top, s = _acc(lw[r2 + cl[b]], top, s, cut)
+    if k >= 3:
+        b3 = lo + look.size_base[3]
+        for a in range(2, u):
+            ca = cl[a]
+            if look.max3[v, ca] <= top - cut:
+                continue
+            ra = b3 + look.binom[ca, 3]
+            pa = look.binom[ca, 2]
+            for b in range(1, a):
+                cb = cl[b]
+                if look.pair3[v, pa + cb] <= top - cut:
+                    continue
+                r3 = ra + look.binom[cb, 2]
+                for c in range(b):
+                    top, s = _acc(lw[r3 + cl[c]], top, s, cut)
     for size in range(4, k + 1):
         for t in range(size):
             idx[t] = t
@@ -445,20 +459,28 @@ def _record(fam, look, order, c, r, rec, want_arcs, want_dags, rng, n, cl, idx):
         if k >= 1:
             b1 = lo + look.size_base[1]
             b2 = lo + look.size_base[2] if k >= 2 else 0
-            b3 = lo + look.size_base[3] if k >= 3 else 0
             for a in range(u):
                 ca = cl[a]
                 draw, last = _take(fam, b1 + ca, top, s, floor, draw, last, arc, c, r, v, want_arcs)
-                if k >= 2:
+                if k >= 2 and look.max2[v, ca] > floor:
                     r2 = b2 + look.binom[ca, 2]
                     for b in range(a):
-                        cb = cl[b]
-                        draw, last = _take(fam, r2 + cb, top, s, floor, draw, last, arc, c, r, v, want_arcs)
-                        if k >= 3:
-                            r3 = b3 + look.binom[ca, 3] + look.binom[cb, 2]
-                            for e in range(b):
-                                draw, last = _take(fam, r3 + cl[e], top, s, floor, draw, last, arc, c, r, v,
-                                                   want_arcs)
+                        draw, last = _take(fam, r2 + cl[b], top, s, floor, draw, last, arc, c, r, v, want_arcs)
+        if k >= 3:
+            b3 = lo + look.size_base[3]
+            for a in range(2, u):
+                ca = cl[a]
+                if look.max3[v, ca] <= floor:
+                    continue
+                ra = b3 + look.binom[ca, 3]
+                pa = look.binom[ca, 2]
+                for b in range(1, a):
+                    cb = cl[b]
+                    if look.pair3[v, pa + cb] <= floor:
+                        continue
+                    r3 = ra + look.binom[cb, 2]
+                    for e in range(b):
+                        draw, last = _take(fam, r3 + cl[e], top, s, floor, draw, last, arc, c, r, v, want_arcs)
         for size in range(4, k + 1):
             for t in range(size):
                 idx[t] = t
@@ -576,4 +598,15 @@ def colex_families(fam: Families, n: int, k: int, binom: np.ndarray) -> tuple[Fa
                    np.ascontiguousarray(fam.members[inv]), np.ascontiguousarray(fam.size[inv]))
     per_node = np.diff(fam.offset).astype(float)
     cut = CUT_NATS + np.log(np.maximum(per_node, 1.0))
-    return out, Lookup(np.ascontiguousarray(binom, dtype=np.int64), size_base, cut, int(kk))
+    # loop bounds: the best weight of the pairs / triples holding a rank, of the triples holding a pair
+    max2 = np.full((n, max(m, 1)), -np.inf)
+    max3 = np.full((n, max(m, 1)), -np.inf)
+    pair3 = np.full((n, max(math.comb(m, 2), 1)), -np.inf)
+    for size, table in ((2, max2), (3, max3))[:max(kk - 1, 0)]:
+        rows = np.flatnonzero(fam.size == size)
+        for t in range(size):
+            np.maximum.at(table, (node[rows], rank[rows, t]), fam.log_weight[rows])
+    rows = np.flatnonzero(fam.size == 3)
+    for t1, t2 in ((0, 1), (0, 2), (1, 2)) if kk >= 3 else ():
+        np.maximum.at(pair3, (node[rows], binom[rank[rows, t2], 2] + rank[rows, t1]), fam.log_weight[rows])
+    return out, Lookup(np.ascontiguousarray(binom, dtype=np.int64), size_base, cut, int(kk), max2, max3, pair3)
