@@ -1952,13 +1952,19 @@ class OrderMCMC:
         The current order of each chain.
     stderr : DataFrame
         Monte Carlo standard error of each arc posterior (posterior sd of the
-        Rao-Blackwellised draws over the square root of their ESS).
+        Rao-Blackwellised draws over the square root of their ESS).  It is estimated
+        from the draws: posterior mass in orders that no chain visited (total
+        probability below about 1 / ESS) is invisible to it, so arcs with tiny
+        posteriors can be off by more than a few standard errors (0 when every draw
+        agrees).
     rhat : DataFrame
         Split R-hat of each arc (1.0 for arcs whose draws never vary).
     ess : DataFrame
         Effective sample size of each arc.
     rhat_max : float
-        The largest finite-variance arc R-hat and the R-hat of the log order score.
+        The largest R-hat over the arcs and the log order score (inf when chains sit
+        in different states that none of them leaves: an arc certain in one chain and
+        impossible in another).
     log_score_rhat, log_score_ess : float
         The diagnostics of the trace of the log order score.
     """
@@ -2058,7 +2064,7 @@ class OrderMCMC:
     @property
     def rhat_max(self) -> float:
         r = self._compute()["rhat"]
-        vals = np.append(r[np.isfinite(r) | np.isinf(r)], self.log_score_rhat)
+        vals = np.append(r[~np.isnan(r)], self.log_score_rhat)
         vals = vals[~np.isnan(vals)]
         return float(vals.max()) if vals.size else float("nan")
 
