@@ -102,9 +102,9 @@ table.round(4)"""),
 print(f"R-hat max {res.rhat_max:.3f}, log-score ESS {res.log_score_ess:.0f}, "
       f"largest error {err.max().max():.4f}, largest error in standard errors "
       f"{np.nanmax((err / res.stderr.replace(0, np.nan)).to_numpy()):.1f}")"""),
-    ("md", """A chain that has not converged: ALARM's 37 variables with 5,000 rows and very short chains.
+    ("md", """A chain that has not converged: ALARM's 37 variables with 2,000 rows and very short chains.
 The diagnostics say so; `resume` runs the same chains further."""),
-    ("code", """alarm = bx.networks.load("alarm").sample(5_000, seed=0)
+    ("code", """alarm = bx.networks.load("alarm").sample(2_000, seed=0)
 short = order_mcmc(alarm, max_parents=2, n_iter=2_000, n_chains=4, seed=0, thin=10)
 print(f"after {short.n_iter:,} iterations: R-hat max {short.rhat_max:.2f}, converged: {short.converged()}")
 short.resume(8_000)

@@ -75,7 +75,8 @@ def test_exact_matches_brute_force(prior, k):
     assert 0.05 < post.max() and post[post > 0].min() < 0.95  # not a degenerate case
 
 
-def test_exact_five_nodes_k3():
+@pytest.mark.slow
+def test_exact_five_nodes_k3():  # k = 3 is covered on four nodes in the fast tests
     df = _data(5, 150, seed=7)
     ao = bx.averaging.AllOrders(df, max_parents=3)
     logz, post, _ = _brute_force(df, 3, "K2")
