@@ -41,6 +41,21 @@ variables it uses are missing more often); the parameters of the prediction fami
 counted by *available case*, each family over the rows where all its variables are
 observed.  Rows whose target is missing enter no prediction family and are dropped.
 
+Missing values in a test instance are summed out within each structure G.  The parents
+of the target and the spouses are roots of G and take their K2 marginal, so G defines
+a joint over the target and its blanket; with ``M_G`` the missing members of the blanket
+
+    P(Z, x_obs | G) ∝ sum over the states m of M_G of
+        prod_{v in M_G, v a root} P(v = m_v) · P(Z | pa_Z) · prod_{C child} P(C | pa_C, Z).
+
+A missing non-member would only contribute its marginal, which sums to one, and so would
+a missing child that no other family holds (a barren child, removed repeatedly, with the
+missing spouses only it held).  The remaining families with a missing variable split into
+groups linked by shared missing variables; each group is summed over its own members'
+states (at most :data:`MAX_MISSING_COMPLETIONS`) and cached per instance, so the
+successors of the search that share a group share its sum.  The result equals the sum
+over every completion of every missing variable, however many are missing.
+
 Everything that does not depend on the test instance (phase 1, the scores of phase-1
 successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
 test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
@@ -660,11 +675,10 @@ class _MissingInstance:
         P(Z, x_obs | G) ∝ sum over the completions m of M_G of
             prod_{v in M_G, v not a child} P(v = m_v) · P(Z | pa_Z) · prod_C P(C | pa_C, Z)
 
-    which equals the sum over the completions of *every* missing variable.  The families
-    without missing variables factor out of the sum (``base``, the observed values); the
-    log of the sum over the families that hold a missing variable depends only on those
-    families, so it is computed once per set of them (``terms``) and shared by every
-    structure of the search that has the same ones.
+    which equals the sum over the completions of *every* missing variable (module notes).
+    The families without a missing variable factor out of the sum (``base``); the rest
+    enter through :meth:`MBModel._missing_sum`, cached per set of them (``terms``) and per
+    linked group (``groups``), so the structures of one search share them.
 
     Attributes
     ----------
@@ -678,7 +692,9 @@ class _MissingInstance:
     tables : dict fid -> (missing variables of the family, (prod arities, r) array)
         Contribution of a family for every joint state of its missing variables.
     terms : dict tuple of fids -> (r,) array
-        log sum over the completions of the missing members, of those families.
+        log sum over the missing members of one structure's families that hold them.
+    groups : dict tuple of fids -> (r,) array
+        The same for one group of families linked by shared missing variables.
     """
 
     __slots__ = ("x", "miss", "base", "tables", "terms", "groups")
