@@ -41,6 +41,21 @@ variables it uses are missing more often); the parameters of the prediction fami
 counted by *available case*, each family over the rows where all its variables are
 observed.  Rows whose target is missing enter no prediction family and are dropped.
 
+Missing values in a test instance are summed out within each structure G.  The parents
+of the target and the spouses are roots of G and take their K2 marginal, so G defines
+a joint over the target and its blanket; with ``M_G`` the missing members of the blanket
+
+    P(Z, x_obs | G) ∝ sum over the states m of M_G of
+        prod_{v in M_G, v a root} P(v = m_v) · P(Z | pa_Z) · prod_{C child} P(C | pa_C, Z).
+
+A missing non-member would only contribute its marginal, which sums to one, and so would
+a missing child that no other family holds (a barren child, removed repeatedly, with the
+missing spouses only it held).  The remaining families with a missing variable split into
+groups linked by shared missing variables; each group is summed over its own members'
+states (at most :data:`MAX_MISSING_COMPLETIONS`) and cached per instance, so the
+successors of the search that share a group share its sum.  The result equals the sum
+over every completion of every missing variable, however many are missing.
+
 Everything that does not depend on the test instance (phase 1, the scores of phase-1
 successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
 test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
@@ -649,24 +664,51 @@ class _Instance:
 
 
 class _MissingInstance:
-    """An instance with missing values: one :class:`_Instance` per completion of the
-    missing variables and the log K2 marginal of every missing variable's state in it.
+    """An instance with missing values, summed out within each Markov-blanket structure.
 
-    Within a Markov-blanket structure the parents of the target and the spouses are roots;
-    they get their K2 posterior-mean marginal ``(N_v(i) + 1) / (N + r_v)``, so that every
-    structure defines a joint over the target and its blanket, in which the missing
-    variables are summed out exactly (a missing child keeps its CPT, a missing root or a
-    non-member its marginal, which sums to one).
+    Within a structure G the parents of the target and the spouses are roots; they get
+    their K2 posterior-mean marginal ``(N_v(i) + 1) / (N + r_v)`` (available case), so
+    that G defines a joint over the target and its blanket.  A missing child keeps its
+    CPT; a missing non-member contributes only its marginal, which sums to one, so it
+    drops out.  Hence (with ``M_G`` the missing members of G's blanket)
+
+        P(Z, x_obs | G) ∝ sum over the completions m of M_G of
+            prod_{v in M_G, v not a child} P(v = m_v) · P(Z | pa_Z) · prod_C P(C | pa_C, Z)
+
+    which equals the sum over the completions of *every* missing variable (module notes).
+    The families without a missing variable factor out of the sum (``base``); the rest
+    enter through :meth:`MBModel._missing_sum`, cached per set of them (``terms``) and per
+    linked group (``groups``), so the structures of one search share them.
+
+    Attributes
+    ----------
+    x : ndarray
+        Codes, -1 where missing.
+    miss : int
+        Bit mask of the missing variables.
+    base : _Instance
+        Contributions of the families without a missing variable (the rows of ``eq`` of
+        the missing variables are all False and never read).
+    tables : dict fid -> (missing variables of the family, (prod arities, r) array)
+        Contribution of a family for every joint state of its missing variables.
+    terms : dict tuple of fids -> (r,) array
+        log sum over the missing members of one structure's families that hold them.
+    groups : dict tuple of fids -> (r,) array
+        The same for one group of families linked by shared missing variables.
     """
 
-    __slots__ = ("x", "miss", "parts", "logw")
+    __slots__ = ("x", "miss", "base", "tables", "terms", "groups")
 
-    def __init__(self, x: np.ndarray, miss: list[int], parts: list, logw: np.ndarray):
-        self.x, self.miss, self.parts, self.logw = x, miss, parts, logw
+    def __init__(self, x: np.ndarray, miss: int, base: _Instance):
+        self.x, self.miss, self.base = x, miss, base
+        self.tables: dict[int, tuple[list[int], np.ndarray]] = {}
+        self.terms: dict[tuple[int, ...], np.ndarray] = {}
+        self.groups: dict[tuple[int, ...], np.ndarray] = {}
 
 
-#: largest number of completions of the missing values of one ISMB instance
-MAX_MISSING_COMPLETIONS = 1024
+#: largest number of joint states of the missing members of one Markov blanket that
+#: prediction with that structure sums over (an instance may have any number missing)
+MAX_MISSING_COMPLETIONS = 1 << 16
 
 
 class MBModel:
@@ -747,6 +789,7 @@ class MBModel:
         self._nismb: dict | None = None
         self._succ_cache: dict[tuple[int, ...], tuple] = {}
         self._ids_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._logmarg: dict[int, np.ndarray] = {}   # log K2 marginals of missing roots
         # the caches above are shared by every search; the lock keeps the family ids and
         # the NISMB sequence consistent when several threads search one fitted model
         self._lock = threading.RLock()
@@ -758,6 +801,7 @@ class MBModel:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_logmarg", {})
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ scores
@@ -797,22 +841,10 @@ class MBModel:
         miss = [int(v) for v in np.flatnonzero(codes < 0)]
         if not miss:
             return _Instance(self._cols, codes, self.r)
-        sizes = [self._arity[v] for v in miss]
-        total = int(np.prod(sizes))
-        if total > MAX_MISSING_COMPLETIONS:
-            raise ValueError(f"the instance has {len(miss)} missing values with {total:,} joint "
-                             f"states to sum over (ISMB's limit is {MAX_MISSING_COMPLETIONS:,}); "
-                             f"impute some of them")
-        parts, logw = [], []
-        for states in itertools.product(*[range(a) for a in sizes]):
-            xc = codes.copy()
-            xc[miss] = states
-            parts.append(_Instance(self._cols, xc, self.r))
-            # K2 marginal of a missing root, over the rows where it is observed
-            logw.append([math.log((np.count_nonzero(self._cols[v] == i) + 1.0) /
-                                  (self._n_obs[v] + self._arity[v]))
-                         for v, i in zip(miss, states)])
-        return _MissingInstance(codes, miss, parts, np.asarray(logw, dtype=float))
+        # the observed values; the eq rows of the missing variables are never read
+        base = _Instance(self._cols, codes, self.r)
+        base.eq[miss] = False
+        return _MissingInstance(codes, sum(1 << v for v in miss), base)
 
     def _as_codes(self, x) -> np.ndarray:
         """Codes of one instance over all variables (the target entry is ignored)."""
@@ -915,9 +947,10 @@ class MBModel:
                         id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
         """log P(Z | x, G, D) of many structures given their family ids, shape (k, r).
 
-        For an instance with missing values, the log-sum-exp over the completions of
-        ``log P(Z, x_completed | G)``: the families of the structure at the completion
-        plus the log marginals of the missing variables that are not children of Z in G.
+        For an instance with missing values, the families without a missing variable
+        are added as for a complete instance and those with one enter through
+        :meth:`_missing_term`, the log-sum-exp over the completions of the missing
+        members of the blanket (see :class:`_MissingInstance`).
         """
         if not id_lists:
             return np.zeros((0, self.r))
@@ -926,25 +959,139 @@ class MBModel:
         for row, ids in enumerate(id_lists):
             mat[row, :len(ids)] = ids
         if isinstance(inst, _MissingInstance):
-            not_child = np.ones((len(id_lists), len(inst.miss)))
-            pos = {v: j for j, v in enumerate(inst.miss)}
+            tb = 1 << self.t
+            terms = np.zeros((len(id_lists), self.r))
             for row, ids in enumerate(id_lists):
-                for i in ids[1:]:               # the families of the target's children
-                    j = pos.get(self._fams[i][0])
-                    if j is not None:
-                        not_child[row, j] = 0.0
-            w = inst.logw @ not_child.T                     # (completions, k)
-            accs = []
-            for part in inst.parts:
-                self._ensure(part, mat.ravel())
-                accs.append(part.F[mat].sum(axis=1))
-            acc = np.stack(accs) + w[:, :, None]
-            m = acc.max(axis=0)
-            acc = m + np.log(np.exp(acc - m).sum(axis=0))
+                touched = []
+                for j, i in enumerate(ids):
+                    v, m = self._fams[i]
+                    if (m | 1 << v) & ~tb & inst.miss:
+                        touched.append(i)
+                        mat[row, j] = 0          # summed out with the missing members
+                if touched:
+                    key = tuple(sorted(touched))
+                    term = inst.terms.get(key)
+                    if term is None:
+                        term = inst.terms[key] = self._missing_sum(inst, key)
+                    terms[row] = term
+            self._ensure(inst.base, mat.ravel())
+            acc = inst.base.F[mat].sum(axis=1) + terms
             return acc - _logsumexp_rows(acc)
         self._ensure(inst, mat.ravel())
         acc = inst.F[mat].sum(axis=1)
         return acc - _logsumexp_rows(acc)
+
+    def _log_marginal(self, v: int) -> np.ndarray:
+        """log K2 posterior-mean marginal of variable ``v`` (available case), per state."""
+        out = self._logmarg.get(v)
+        if out is None:
+            col = self._cols[v] if self._obs is None else self._cols[v][self._obs[v]]
+            counts = np.bincount(col, minlength=self._arity[v])
+            out = np.log((counts + 1.0) / (self._n_obs[v] + self._arity[v]))
+            self._logmarg[v] = out
+        return out
+
+    def _missing_table(self, inst: _MissingInstance, i: int) -> tuple[list[int], np.ndarray]:
+        """Contribution of family ``i`` for every joint state of its missing variables
+        (C order over those variables), cached on the instance."""
+        hit = inst.tables.get(i)
+        if hit is not None:
+            return hit
+        v, m = self._fams[i]
+        fv = _bits((m | 1 << v) & ~(1 << self.t) & inst.miss)
+        part = _Instance.__new__(_Instance)
+        part.eq = inst.base.eq.copy()
+        table = np.empty((math.prod(self._arity[u] for u in fv), self.r))
+        for k, states in enumerate(itertools.product(*[range(self._arity[u]) for u in fv])):
+            for u, st in zip(fv, states):
+                part.eq[u] = self._cols[u] == st
+            table[k] = self._contrib_one(part, v, m)
+        inst.tables[i] = (fv, table)
+        return fv, table
+
+    def _missing_sum(self, inst: _MissingInstance, fids: tuple[int, ...]) -> np.ndarray:
+        """log of the sum over the missing members of a blanket of the families ``fids``
+        (those of one structure that hold a missing variable), shape (r,).
+
+        Barren variables go first: a missing child that no other family holds has a CPT
+        that sums to one over its states, so its family drops out (and then a missing
+        spouse that only it held drops out with its marginal), repeatedly.  What is left
+        splits into groups of families linked by shared missing variables; the sum is the
+        product of the sums over each group (:meth:`_missing_term`, cached per group).
+        """
+        tb = 1 << self.t
+        fam = {}
+        for i in fids:
+            v, m = self._fams[i]
+            fam[i] = (v, (m | 1 << v) & ~tb & inst.miss)
+        holders: dict[int, int] = {}         # missing variable -> families holding it
+        head = {}                            # missing child -> its family
+        for i, (v, mv) in fam.items():
+            for u in _bits(mv):
+                holders[u] = holders.get(u, 0) + 1
+            if v != self.t and mv >> v & 1:
+                head[v] = i
+        barren = [v for v in head if holders[v] == 1]
+        while barren:                        # drop the families of barren missing children
+            _, mv = fam.pop(head.pop(barren.pop()))
+            for u in _bits(mv):
+                holders[u] -= 1
+                if holders[u] == 1 and u in head:
+                    barren.append(u)
+        total = np.zeros(self.r)
+        left = dict(fam)
+        while left:                          # connected groups by shared missing variables
+            i, (_, reach) = left.popitem()
+            group = [i]
+            grown = True
+            while grown:
+                grown = False
+                for j, (_, mw) in list(left.items()):
+                    if mw & reach:
+                        reach |= mw
+                        group.append(j)
+                        del left[j]
+                        grown = True
+            key = tuple(sorted(group))
+            term = inst.groups.get(key)
+            if term is None:
+                term = inst.groups[key] = self._missing_term(inst, key)
+            total = total + term
+        return total
+
+    def _missing_term(self, inst: _MissingInstance, fids: tuple[int, ...]) -> np.ndarray:
+        """log sum over the completions of the missing members of a blanket of the product
+        of the families ``fids`` (those holding a missing variable) and of the marginals of
+        the missing members that are not children, shape (r,)."""
+        tb = 1 << self.t
+        members = children = 0
+        for i in fids:
+            v, m = self._fams[i]
+            members |= (m | 1 << v) & ~tb & inst.miss
+            if v != self.t:
+                children |= 1 << v
+        svars = _bits(members)
+        sizes = [self._arity[v] for v in svars]
+        total = math.prod(sizes)
+        if total > MAX_MISSING_COMPLETIONS:
+            raise ValueError(
+                f"a Markov blanket met by the ISMB search has {len(svars)} missing members "
+                f"({', '.join(self.names[v] for v in svars)}) with {total:,} joint states to sum "
+                f"over (limit {MAX_MISSING_COMPLETIONS:,} per structure): impute some of these "
+                f"features in this row, or drop some of them from the data")
+        grid = np.indices(sizes).reshape(len(svars), total)   # state of each member, C order
+        row_of = {v: j for j, v in enumerate(svars)}
+        acc = np.zeros((total, self.r))
+        for i in fids:
+            fv, table = self._missing_table(inst, i)
+            idx = np.ravel_multi_index([grid[row_of[u]] for u in fv],
+                                       [self._arity[u] for u in fv])
+            acc += table[idx]
+        for v in svars:
+            if not children >> v & 1:                # a root of the blanket: its marginal
+                acc += self._log_marginal(v)[grid[row_of[v]]][:, None]
+        top = acc.max(axis=0)
+        return top + np.log(np.exp(acc - top).sum(axis=0))
 
     def _log_pred(self, inst: _Instance, pa: tuple[int, ...]) -> np.ndarray:
         return self._log_pred_batch(inst, [self._pred_ids(pa)])[0]

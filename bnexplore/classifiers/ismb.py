@@ -103,6 +103,13 @@ class ISMB(DiscreteClassifier):
     many features the complete cases can be few; with none, every structure scores 0 and
     phase 1 keeps the empty structure.
 
+    **Missing values** at predict time (NaN / None, or an unseen category with
+    ``handle_unknown="missing"``) are summed out exactly within every Markov-blanket
+    model, over the missing members of that model's blanket only (parents and spouses
+    take their K2 marginal; a missing non-member or barren child drops out), so a row
+    may miss any number of features; one model sums over at most 65,536 joint states of
+    linked missing members (:data:`bnexplore.ismb.MAX_MISSING_COMPLETIONS`).
+
     Examples
     --------
     >>> import bnexplore as bx
