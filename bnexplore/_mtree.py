@@ -143,7 +143,7 @@ def _eliminate(lW, lr, keep, want_e, le):
     return logdet
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _batch_logdet(lW, lr, keep):
     nb = lW.shape[0]
     m = lW.shape[1]
@@ -156,7 +156,7 @@ def _batch_logdet(lW, lr, keep):
     return out
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _all_escapes(lW, lr):
     # le[j, i]: log probability that the walk from i reaches the root before j
     m = lW.shape[0]

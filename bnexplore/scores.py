@@ -1107,7 +1107,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             ds[t] += 1
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
                          obase, rk, items, maxsets, n_rows, n_workers, done, out):
     """Every parent set of size <= k of every node under a (partial) order.
