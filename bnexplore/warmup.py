@@ -42,9 +42,10 @@ import pandas as pd
 
 __all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "STEPS"]
 
-#: seconds the background warm-up holds numba's compiler lock before it starts, as a
-#: long first compilation would (tests of the "preparing" state); environment variable.
-TEST_DELAY_ENV = "BNX_WARMUP_TEST_DELAY"
+#: environment variable naming a file: while it exists (at most ten minutes), the
+#: background warm-up holds numba's compiler lock in the "compiling" state before it
+#: starts, as a long first compilation would (tests of the apps' "preparing" state).
+TEST_HOLD_ENV = "BNX_WARMUP_TEST_HOLD"
 
 
 def tiny_frame(seed: int = 0) -> pd.DataFrame:
@@ -285,18 +286,20 @@ def warm_up(steps: Iterable[str] | None = None, pause: float = 0.02) -> dict[str
 warm_up.errors = {}  # type: ignore[attr-defined]
 
 
-def _run(delay: float) -> None:
+def _run(hold: str) -> None:
     from numba.core import event
 
     listener = _compile_listener()
     event.register("numba:compile", listener)
     try:
-        if delay > 0:   # tests: a long first compilation, holding numba's compiler lock
+        if hold:   # tests: a long first compilation, holding numba's compiler lock
             from numba.core.compiler_lock import global_compiler_lock
 
             _set_status("compiling")
+            end = time.monotonic() + 600.0
             with global_compiler_lock:
-                time.sleep(delay)
+                while os.path.exists(hold) and time.monotonic() < end:
+                    time.sleep(0.05)
         seconds = warm_up()
         with _LOCK:
             _STATE["seconds"] = seconds
@@ -310,9 +313,10 @@ def _run(delay: float) -> None:
 def start_warm_up() -> threading.Thread:
     """Run :func:`warm_up` in a daemon thread, once per process; returns that thread.
 
-    Later calls return the same thread. The environment variable
-    ``BNX_WARMUP_TEST_DELAY`` (seconds) makes it hold numba's compiler lock that long
-    first, in the ``"compiling"`` state, as a long first compilation would (for tests).
+    Later calls return the same thread. For tests, the environment variable
+    ``BNX_WARMUP_TEST_HOLD`` may name a file: while it exists the warm-up first holds
+    numba's compiler lock in the ``"compiling"`` state, as a long first compilation
+    would.
 
     Examples
     --------
@@ -324,12 +328,9 @@ def start_warm_up() -> threading.Thread:
     with _LOCK:
         if _THREAD:
             return _THREAD[0]
-        try:
-            delay = float(os.environ.get(TEST_DELAY_ENV, "") or 0.0)
-        except ValueError:
-            delay = 0.0
+        hold = os.environ.get(TEST_HOLD_ENV, "")
         _STATE["status"] = "loading"
-        t = threading.Thread(target=_run, args=(delay,), name="bnx-warm-up", daemon=True)
+        t = threading.Thread(target=_run, args=(hold,), name="bnx-warm-up", daemon=True)
         _THREAD.append(t)
     t.start()
     return t
