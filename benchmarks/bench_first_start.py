@@ -154,17 +154,17 @@ _KERNEL_SCRIPT = textwrap.dedent(r'''
     import numba
     from numba.core import event
 
-    events = []          # (seconds exclusive, name, signature)
+    events = []          # (CPU seconds of the compiling thread, exclusive, name, signature)
     stack = threading.local()
 
     class Timer(event.Listener):
         def on_start(self, ev):
             st = getattr(stack, "s", None) or []
             stack.s = st
-            st.append([time.perf_counter(), 0.0])
+            st.append([time.thread_time(), 0.0])
         def on_end(self, ev):
             t0, inner = stack.s.pop()
-            dt = time.perf_counter() - t0
+            dt = time.thread_time() - t0
             if stack.s:
                 stack.s[-1][1] += dt
             d = ev.data.get("dispatcher")
@@ -201,19 +201,20 @@ _KERNEL_SCRIPT = textwrap.dedent(r'''
     ]
     t_all = time.perf_counter()
     for what, fn in calls:
-        n0, t0 = len(events), time.perf_counter()
+        n0, t0, c0 = len(events), time.perf_counter(), time.process_time()
         if fn is not None:
             fn()
-        dt = time.perf_counter() - t0
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         comp = sum(e[0] for e in events[n0:])
-        print(f"first call {what}: {dt:.1f} s (compiling {comp:.1f} s, {len(events) - n0} kernels)", flush=True)
-    print(f"first calls in all: {time.perf_counter() - t_all:.1f} s, compiling "
-          f"{sum(e[0] for e in events):.1f} s, {len(events)} compilations", flush=True)
+        print(f"first call {what}: {dt:.1f} s wall, {cpu:.1f} s CPU (compiling {comp:.1f} s CPU, "
+              f"{len(events) - n0} compilations)", flush=True)
+    print(f"first calls in all: {time.perf_counter() - t_all:.1f} s wall, compiling "
+          f"{sum(e[0] for e in events):.1f} s CPU, {len(events)} compilations", flush=True)
     per = collections.defaultdict(lambda: [0.0, 0])
     for dt, name, sig in events:
         per[name][0] += dt
         per[name][1] += 1
-    print("kernels by compile time (seconds, number of type specialisations):")
+    print("kernels by compile time (CPU seconds, number of type specialisations):")
     for name, (dt, n) in sorted(per.items(), key=lambda kv: -kv[1][0])[:25]:
         print(f"  {dt:6.1f} s  x{n}  {name}")
     multi = [(n, name) for name, (dt, n) in per.items() if n > 1]

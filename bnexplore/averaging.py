@@ -2266,3 +2266,9 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
                     float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), seed)
     _advance(res, n_iter, progress)
     return res
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

@@ -899,3 +899,9 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "softmax"
     if warn and not res.converged:
         _warn(f"MAPLMG ({method})", res, tol)
     return res
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

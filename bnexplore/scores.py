@@ -1519,3 +1519,9 @@ _KERNEL_ALLOC_FAILED = (
     "work items done): the machine has less free memory than the budget assumes; use a smaller k "
     "(max_parents), fewer variables, or lower the budget (bnexplore.data.set_table_budget) so that "
     "such runs are refused before they start")
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())
