@@ -15,6 +15,10 @@ Conventions every app in ``apps/`` follows
 * Heavy results are cached with :func:`cached` (an LRU cache keyed on the settings and
   shared by all sessions), and views
   are built with :func:`reactive` so that a spinner shows while they recompute.
+* First start: the first request of a server process starts compiling bnexplore's
+  numba kernels in a background thread (:func:`start_kernel_warm_up`); while numba
+  compiles for the first time (empty cache), a view's placeholder reads
+  :data:`PREPARING_TEXT` instead of :data:`COMPUTING_TEXT`.
 
 * Shareable links: :func:`make_template` syncs every sidebar widget with the URL query
   string (``?max_in_degree=2&score=BDeu``), so a link reproduces the view; opt a widget
