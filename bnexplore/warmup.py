@@ -8,18 +8,17 @@ each method waits for its compilation.
 
 :func:`warm_up` calls every public method the apps use once, on a tiny generated data
 set (60 rows, six variables of two to four states), so that each kernel is compiled
-with exactly the argument types a real call gives (the public code casts every array
-to one dtype before it reaches a kernel, so one compilation serves every data set) and
-written to the cache. :func:`start_warm_up` does it in a daemon thread, once per
-process; a server calls it when it starts, so the cache is filled (or, on later starts,
-loaded) before the first visitor asks, and :func:`status` tells a page whether it is
-still preparing the kernels for the first time (``"compiling"``: a cache miss was
-seen), only loading them (``"loading"``), or done (``"ready"``).
-
-numba compiles one kernel at a time (a process-wide lock): a view that needs a kernel
-the warm-up has not reached compiles it itself as soon as the warm-up's current kernel
-is done, so the warm-up never makes a view wait for kernels it does not use for longer
-than one compilation. Results do not depend on the warm-up.
+with exactly the argument types a real call gives and written to the cache.
+``python -m bnexplore.warmup`` does that from a shell (e.g. after installing).
+:func:`start_warm_up` does it once per process in the background, in a separate
+process at a lower priority: numba compiles one kernel at a time per process (a
+process-wide lock), so a warm-up thread in the server would make a view wait for
+kernels it does not use; with a process, a view that needs a kernel the warm-up has not
+cached yet compiles it at once, and every later view loads from the cache what the
+warm-up wrote. When that process is done, the server loads every kernel from the
+cache (milliseconds each). :func:`status` tells a page whether kernels are being
+compiled for the first time (``"compiling"``: a cache miss was seen), only loaded
+(``"loading"``), or ready (``"ready"``). Results do not depend on the warm-up.
 
 Examples
 --------
@@ -286,9 +285,23 @@ def warm_up(steps: Iterable[str] | None = None, pause: float = 0.02) -> dict[str
 warm_up.errors = {}  # type: ignore[attr-defined]
 
 
+def _child_env() -> dict:
+    """The environment of the warm-up process: this bnexplore first on its path."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.pop(TEST_HOLD_ENV, None)
+    return env
+
+
 def _run(hold: str) -> None:
+    import atexit
+    import subprocess
+    import sys
+
     from numba.core import event
 
+    # kernels the host process compiles itself (a view that asked first) count too
     listener = _compile_listener()
     event.register("numba:compile", listener)
     try:
@@ -300,20 +313,69 @@ def _run(hold: str) -> None:
             with global_compiler_lock:
                 while os.path.exists(hold) and time.monotonic() < end:
                     time.sleep(0.05)
-        seconds = warm_up()
-        with _LOCK:
-            _STATE["seconds"] = seconds
-            _STATE["errors"] = dict(warm_up.errors)
+            _set_status("loading")
+        # The kernels compile in a separate process (at a lower priority) that fills
+        # numba's on-disk cache: numba compiles one kernel at a time per process, so a
+        # warm-up thread here would make a view wait for kernels it does not need; a
+        # view that needs a kernel before the warm-up has cached it compiles it at once.
+        proc = subprocess.Popen([sys.executable, "-m", "bnexplore.warmup", "--child"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, env=_child_env(), text=True)
+        atexit.register(_stop_child, proc)
+        for line in proc.stdout:
+            if line.strip() == "compiling":
+                _set_status("compiling")
+        if proc.wait() == 0:
+            warm_up()        # every kernel is cached now: load them here (milliseconds each)
+    except Exception:  # noqa: BLE001 - the kernels then compile on their first call
+        pass
     finally:
         event.unregister("numba:compile", listener)
         _DONE.set()
         _set_status("ready")
 
 
+def _stop_child(proc) -> None:
+    if proc.poll() is None:
+        proc.kill()
+
+
+def _child_main() -> int:
+    """``python -m bnexplore.warmup --child``: warm up, saying "compiling" once on the
+    first cache miss and "ready" at the end (read by :func:`start_warm_up`)."""
+    import sys
+
+    from numba.core import event
+
+    try:
+        os.nice(10)           # spare CPU only: the server's own work comes first
+    except (AttributeError, OSError):
+        pass
+    said = []
+
+    class _Say(event.Listener):
+        def on_start(self, ev) -> None:
+            if not said:
+                said.append(True)
+                print("compiling", flush=True)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", _Say())
+    warm_up()
+    print("ready", flush=True)
+    for name, err in warm_up.errors.items():
+        print(f"warm-up step {name!r} failed: {err}", file=sys.stderr)
+    return 0
+
+
 def start_warm_up() -> threading.Thread:
     """Run :func:`warm_up` in a daemon thread, once per process; returns that thread.
 
-    Later calls return the same thread. For tests, the environment variable
+    The kernels are compiled by a separate, lower-priority process (``python -m
+    bnexplore.warmup``) that fills numba's on-disk cache; this thread follows it and
+    keeps :func:`status`. Later calls return the same thread. For tests, the environment variable
     ``BNX_WARMUP_TEST_HOLD`` may name a file: while it exists the warm-up first holds
     numba's compiler lock in the ``"compiling"`` state, as a long first compilation
     would.
@@ -334,3 +396,14 @@ def start_warm_up() -> threading.Thread:
         _THREAD.append(t)
     t.start()
     return t
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--child" in sys.argv[1:]:
+        raise SystemExit(_child_main())
+    t0 = time.perf_counter()
+    for step, sec in warm_up().items():
+        print(f"{step}: {sec:.1f} s")
+    print(f"kernels ready in {time.perf_counter() - t0:.1f} s")
