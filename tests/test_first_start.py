@@ -91,3 +91,23 @@ def test_views_say_kernels_are_being_prepared_until_they_are(browser, monkeypatc
         if hold.exists():
             hold.unlink()
         os.rmdir(hold.parent)
+
+
+def test_no_kernel_is_parallel_and_calls_are_unliteral():
+    """parallel=True compiled 3-5x slower; the parallel guard relies on there being none."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    from bnexplore import _parallel
+
+    n = 0
+    for name in ("scores", "averaging", "mixtures", "_mtree", "_bits", "clustering", "search"):
+        mod = importlib.import_module(f"bnexplore.{name}")
+        for attr, obj in vars(mod).items():
+            if isinstance(obj, CPUDispatcher):
+                n += 1
+                assert not obj.targetoptions.get("parallel"), f"{name}.{attr}"
+                assert getattr(obj, "_bnx_unliteral", False), f"{name}.{attr}"
+    assert n >= 50
+    assert _parallel.PARALLEL_KERNELS is False
