@@ -30,12 +30,14 @@ __all__ = ["PARALLEL_LOCK", "ParallelGuard"]
 #: numba's threading layers that accept concurrent launches from Python threads
 THREADSAFE_LAYERS = frozenset({"omp", "tbb"})
 
-#: whether any kernel of the package is compiled with ``parallel=True``. None is: on
-#: the small machines the apps serve from, a parallel kernel compiled three to five
-#: times slower (a fresh install's first start) and gained nothing in the apps' views,
-#: which run one numba thread each. Serial kernels release the GIL and run side by side
-#: in several threads on any layer, so the guard then never locks.
-PARALLEL_KERNELS = False
+#: whether any kernel of the package is compiled with ``parallel=True``. Only the
+#: averaging over all orders (``_order_dp``: exact DP, order-MCMC chains) is; every other
+#: kernel is serial (on the small machines the apps serve from, a parallel kernel
+#: compiled three to five times slower, a fresh install's first start, and gained
+#: nothing in the apps' views, which run one numba thread each). Serial kernels release
+#: the GIL and run side by side in several threads on any layer: were there no parallel
+#: kernel, the guard would never lock.
+PARALLEL_KERNELS = True
 
 
 def _layer() -> str | None:

@@ -94,7 +94,8 @@ def test_views_say_kernels_are_being_prepared_until_they_are(browser, monkeypatc
 
 
 def test_no_kernel_is_parallel_and_calls_are_unliteral():
-    """parallel=True compiled 3-5x slower; the parallel guard relies on there being none."""
+    """parallel=True compiled 3-5x slower: the kernels the apps' first plots need are
+    serial (averaging over all orders keeps its parallel kernels, and the guard)."""
     import importlib
 
     from numba.core.registry import CPUDispatcher
@@ -110,4 +111,6 @@ def test_no_kernel_is_parallel_and_calls_are_unliteral():
                 assert not obj.targetoptions.get("parallel"), f"{name}.{attr}"
                 assert getattr(obj, "_bnx_unliteral", False), f"{name}.{attr}"
     assert n >= 50
-    assert _parallel.PARALLEL_KERNELS is False
+    dp = importlib.import_module("bnexplore._order_dp")
+    if any(isinstance(o, CPUDispatcher) and o.targetoptions.get("parallel") for o in vars(dp).values()):
+        assert _parallel.PARALLEL_KERNELS is True   # the guard must lock on workqueue

@@ -50,6 +50,7 @@ def test_layer_chosen_inside_an_entry_releases_the_lock(monkeypatch):
 
 
 def test_serial_kernels_never_lock(monkeypatch):
+    monkeypatch.setattr(_parallel, "PARALLEL_KERNELS", False)
     monkeypatch.setattr(_parallel, "_layer", lambda: None)
     guard = _parallel.ParallelGuard()
     with guard:
