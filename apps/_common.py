@@ -15,6 +15,10 @@ Conventions every app in ``apps/`` follows
 * Heavy results are cached with :func:`cached` (an LRU cache keyed on the settings and
   shared by all sessions), and views
   are built with :func:`reactive` so that a spinner shows while they recompute.
+* First start: the first request of a server process starts compiling bnexplore's
+  numba kernels in a background thread (:func:`start_kernel_warm_up`); while numba
+  compiles for the first time (empty cache), a view's placeholder reads
+  :data:`PREPARING_TEXT` instead of :data:`COMPUTING_TEXT`.
 
 * Shareable links: :func:`make_template` syncs every sidebar widget with the URL query
   string (``?max_in_degree=2&score=BDeu``), so a link reproduces the view; opt a widget
@@ -705,6 +709,55 @@ def on_document(doc: Any, func: Callable[..., Any], *args: Any) -> bool:
     return True
 
 
+#: a view's placeholder while its result is computed.
+COMPUTING_TEXT = "Computing ..."
+#: a view's placeholder while numba compiles kernels for the first time (empty cache).
+PREPARING_TEXT = "Preparing the kernels (first start only) ..."
+
+
+def start_kernel_warm_up() -> None:
+    """Compile (or load from numba's cache) bnexplore's kernels in a background thread.
+
+    Once per server process (:func:`bnexplore.warmup.start_warm_up`), at the first
+    request: on a fresh install the kernels compile while the first visitor's page
+    loads, instead of one by one as each view first needs them; on later starts they
+    are loaded from the cache before a view asks. Outside a server nothing starts.
+    """
+    if live_session() is None:
+        return
+    try:
+        from bnexplore import warmup
+        warmup.start_warm_up()
+    except Exception:  # noqa: BLE001 - a warm-up is an optimisation, never a failure
+        pass
+
+
+def pending_text() -> str:
+    """:data:`PREPARING_TEXT` while kernels compile for the first time, else :data:`COMPUTING_TEXT`.
+
+    Examples
+    --------
+    >>> pending_text() in (PREPARING_TEXT, COMPUTING_TEXT)
+    True
+    """
+    try:
+        from bnexplore import warmup
+        return PREPARING_TEXT if warmup.status() == "compiling" else COMPUTING_TEXT
+    except Exception:  # noqa: BLE001
+        return COMPUTING_TEXT
+
+
+def _watch_kernels(callback: Callable[[str], None]) -> Callable[[], None]:
+    """``bnexplore.warmup.watch(callback)`` (a no-op unwatch when there is nothing to watch)."""
+    try:
+        from bnexplore import warmup
+        if warmup.status() != "ready":
+            return warmup.watch(callback)
+    except Exception:  # noqa: BLE001
+        pass
+    return lambda: None
+
+
 class BackgroundView:
     """A pane whose content ``func`` computes in :func:`view_pool`, never on the event loop.
 
@@ -739,9 +792,13 @@ class BackgroundView:
         self._running = False      # a computation of this pane is in the pool
         self._scheduled = False    # a start is queued as a next-tick callback
         self._closed = False
-        placeholder = pn.pane.Markdown("Computing ...", css_classes=["bnx-pending"],
-                                       min_height=60, margin=(5, 10))
-        self.panel = pn.Column(placeholder, loading=True, **layout)
+        # "Computing ...", or while numba compiles kernels for the first time (a fresh
+        # install: up to a minute) a text that says why this first view takes long
+        start_kernel_warm_up()
+        self._placeholder = pn.pane.Markdown(pending_text(), css_classes=["bnx-pending"],
+                                             min_height=60, margin=(5, 10))
+        self._unwatch = _watch_kernels(self._kernels_changed)
+        self.panel = pn.Column(self._placeholder, loading=True, **layout)
         self.panel.css_classes = [*self.panel.css_classes, "bnx-view"]
         deps = param.parameterized.resolve_ref(bound)
         by_owner: dict[int, list] = {}
@@ -763,6 +820,16 @@ class BackgroundView:
             pn.state.onload(self._on_load)
         except Exception:  # noqa: BLE001 - no onload support: start at once
             self._on_load()
+
+    def _kernels_changed(self, _status: str) -> None:
+        # any thread (the warm-up's or a compiling one): only a next-tick callback may
+        # touch the document
+        if not self._closed and not on_document(self._doc, self._show_pending_text):
+            self._closed = True
+
+    def _show_pending_text(self) -> None:
+        if self._placeholder in self.panel.objects:
+            self._placeholder.object = pending_text()
 
     # all methods below but _compute and _deliver run on the event loop (document locked)
     def _on_load(self) -> None:
@@ -824,11 +891,13 @@ class BackgroundView:
             out = fut.result()
         except BaseException as exc:  # noqa: BLE001 - e.g. the pool was shut down
             out = error_box(exc)
+        self._unwatch()                # the placeholder is gone for good
         self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
         self.panel.loading = False
 
     def _close(self, *_: Any) -> None:
         self._closed = True
+        self._unwatch()
 
 
 def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Callable[..., None]:
@@ -2019,6 +2088,10 @@ def describe_source(kind: str, name: str, n: int) -> str:
     """
     return f"{md_text(name)} (data set)" if kind == DATASET else f"{md_text(name)}, {n} samples"
 
+
+# the first request of a server process (this module is imported by every app and by
+# the landing page) starts compiling the kernels in the background
+start_kernel_warm_up()
 
 if __name__.startswith("bokeh"):  # served by `panel serve apps/*.py`: not an app
     pn.pane.Markdown("This is a helper module, not an app. [All apps](./)").servable()

@@ -14,9 +14,9 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, describe_source, download_csv,  # noqa: E402
-                     error_box, guarded, load_data, make_template, md_text,
-                     shared_cache, widget)
+from _common import (serve, NETWORK, PREPARING_TEXT, DataSource, describe_source,  # noqa: E402
+                     download_csv, error_box, guarded, load_data, make_template, md_text,
+                     pending_text, shared_cache, widget)
 
 from bnexplore.experiments import compare as cmp  # noqa: E402
 from bnexplore.viz import compare as vc  # noqa: E402
@@ -237,7 +237,9 @@ def create_app() -> pn.template.FastListTemplate:
         if not snap["finished"]:
             pct = int(100 * snap["done"] / max(snap["total"], 1))
             progress.value = min(pct, 100)
-            status.object = (f"Cross-validating: {snap['done']}/{snap['total']} fits "
+            # a fresh install compiles the kernels during the first fits: say so
+            prep = f"{PREPARING_TEXT} " if pending_text() == PREPARING_TEXT else ""
+            status.object = (f"{prep}Cross-validating: {snap['done']}/{snap['total']} fits "
                              f"({md_text(snap['msg'])}), "
                              f"{time.monotonic() - snap['started']:.0f} s")
             return

@@ -7,7 +7,7 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _SUBMODULES = ("data", "datasets", "networks", "scores", "search", "metrics", "experiments",
-               "averaging", "mixtures", "forests", "clustering", "ismb", "classifiers", "viz")
+               "averaging", "mixtures", "forests", "clustering", "ismb", "classifiers", "viz", "warmup")
 
 __all__ = list(_SUBMODULES)
 

@@ -123,3 +123,9 @@ def _fetch_add(typingctx, arr, idx, val):
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
         return builder.atomic_rmw("add", ptr, args[2], "seq_cst")
     return sig, codegen
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

@@ -143,7 +143,7 @@ def _eliminate(lW, lr, keep, want_e, le):
     return logdet
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _batch_logdet(lW, lr, keep):
     nb = lW.shape[0]
     m = lW.shape[1]
@@ -156,7 +156,7 @@ def _batch_logdet(lW, lr, keep):
     return out
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _all_escapes(lW, lr):
     # le[j, i]: log probability that the walk from i reaches the root before j
     m = lW.shape[0]
@@ -172,7 +172,7 @@ def _all_escapes(lW, lr):
     return le, ld
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _masked_root_escapes(lW, roots):
     # le[q, j, i]: log probability that the walk from i leaves the graph through
     # rho = roots[q] (the only node with a root weight, the masked r^(rho)) before it
@@ -391,3 +391,9 @@ def tree_parent_posteriors(lW, lr) -> tuple[np.ndarray, float]:
         Pq[m, rho] = 1.0
         P += math.exp(lpi[q]) * Pq
     return P, logT + float(c.sum())
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

@@ -30,6 +30,15 @@ __all__ = ["PARALLEL_LOCK", "ParallelGuard"]
 #: numba's threading layers that accept concurrent launches from Python threads
 THREADSAFE_LAYERS = frozenset({"omp", "tbb"})
 
+#: whether any kernel of the package is compiled with ``parallel=True``. Only the
+#: averaging over all orders (``_order_dp``: exact DP, order-MCMC chains) is; every other
+#: kernel is serial (on the small machines the apps serve from, a parallel kernel
+#: compiled three to five times slower, a fresh install's first start, and gained
+#: nothing in the apps' views, which run one numba thread each). Serial kernels release
+#: the GIL and run side by side in several threads on any layer: were there no parallel
+#: kernel, the guard would never lock.
+PARALLEL_KERNELS = True
+
 
 def _layer() -> str | None:
     """The threading layer numba chose, or None while no parallel kernel has run."""
@@ -54,6 +63,8 @@ class ParallelGuard:
         self._held = threading.local()    # per thread: stack of "this entry locked"
 
     def _must_lock(self) -> bool:
+        if not PARALLEL_KERNELS:
+            return False
         if not self._threadsafe:
             layer = _layer()
             self._threadsafe = layer in THREADSAFE_LAYERS

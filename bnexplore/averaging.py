@@ -188,7 +188,7 @@ def _unrank_lex(i, m, kk, binom, cand, mem):
     return s
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _all_lex_sets(cand_flat, cand_off, k, set_off, w):
     """The parent sets of every node (:func:`_lex_sets`), one after another."""
     p = cand_off.shape[0] - 1
@@ -200,7 +200,7 @@ def _all_lex_sets(cand_flat, cand_off, k, set_off, w):
     return out, sizes
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _lse_segments(x, off):
     """log-sum-exp of every segment x[off[v]:off[v + 1]], over chunks of at most 2048
     values spread evenly over the threads (the segments of an order differ in size
@@ -310,7 +310,7 @@ def _sparse_theta(train, test, child, parents, s, arities, bdeu, ess, out, w):
             out[c, t] += w * ((a1 - a0) + a_k) / ((hi - lo) + a_k * r)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _mixture_kernel(train, test, child, sets, sizes, probs, arities, bdeu, ess, n_chunks):
     """sum_f probs[f] * theta_hat_f(test[c, child, t] | test[c, parents_f, t]) -> (C, m).
 
@@ -1064,7 +1064,7 @@ def _procedure1(sets, sizes, w, n, union, cand, kk, binom):
     return np.nonzero(inn)[0]
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _procedure1_all(w, off, n, unions, cand_flat, cand_off, k, binom, n_threads):
     """Procedure 1 for every node (weights ``w[off[v]:off[v + 1]]`` of the sets of
     :func:`_lex_sets` over its candidates ``cand_flat[cand_off[v]:cand_off[v + 1]]``;
@@ -1086,7 +1086,7 @@ def _procedure1_all(w, off, n, unions, cand_flat, cand_off, k, binom, n_threads)
     return out
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _star_cpts_kernel(cols, bits, arities, k, stars, star_len, cand_flat, cand_off, logw, off, nbinom, bdeu, ess, cap,
                       bins, bin_off, cpt_off, scratch, done, out):
     """Every node's M* CPT into ``out[cpt_off[v]:cpt_off[v + 1]]``; node batches ``bins``
@@ -2266,3 +2266,9 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
                     float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), seed)
     _advance(res, n_iter, progress)
     return res
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

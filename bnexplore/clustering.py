@@ -622,3 +622,9 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
             table[np.arange(q), np.clip(dom, 0, arity - 1)] += dependence
         cpts[v] = table
     return BayesNet(parents, states, cpts, name=f"honeycomb{n_cells}"), cells
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

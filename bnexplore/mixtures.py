@@ -279,7 +279,7 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
 
 
 # --------------------------------------------------------------------------- ODE joints
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _log_joint_kernel(codes_t, base, cond):
     # codes_t is (n, M). Loop order u (parallel) -> v -> rows keeps the (A, A, K) slice
     # cond[u, v] in cache and writes the (M, K) block of u sequentially.
@@ -307,7 +307,7 @@ def _log_joint_kernel(codes_t, base, cond):
     return out
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _lse_kernel(lj, logw, mask):
     M, n, K = lj.shape
     out = np.empty((M, K))
@@ -343,7 +343,7 @@ def _lse_over_models(lj: np.ndarray, logw: np.ndarray | None = None,
         return _lse_kernel(np.ascontiguousarray(lj, dtype=float), logw, mask)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _loo_fix_kernel(out, codes, y, pair, triple, arities, N, K):
     # replace the true-class entry by the leave-one-out estimate (Eq. 30-32)
     M, n = codes.shape
@@ -899,3 +899,9 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "softmax"
     if warn and not res.converged:
         _warn(f"MAPLMG ({method})", res, tol)
     return res
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

@@ -1107,7 +1107,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             ds[t] += 1
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
                          obase, rk, items, maxsets, n_rows, n_workers, done, out):
     """Every parent set of size <= k of every node under a (partial) order.
@@ -1519,3 +1519,9 @@ _KERNEL_ALLOC_FAILED = (
     "work items done): the machine has less free memory than the budget assumes; use a smaller k "
     "(max_parents), fewer variables, or lower the budget (bnexplore.data.set_table_budget) so that "
     "such runs are refused before they start")
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

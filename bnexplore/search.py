@@ -298,3 +298,9 @@ def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: Lo
     ls = _as_score(data, score, prior, ess)
     return _run(ls, order, max_indegree, start, allowed, [("thick", ("add",)), ("thin", ("remove",))],
                 None, tol)
+
+
+# one compilation per argument type when the kernels call each other (see bnexplore._jit)
+from ._jit import unliteral_calls  # noqa: E402
+
+unliteral_calls(globals())

@@ -27,6 +27,7 @@ def _held_by_other_thread(guard) -> bool:
 @pytest.mark.parametrize("layer, locks", [(None, True), ("workqueue", True), ("omp", False),
                                           ("tbb", False)])
 def test_guard_locks_only_on_unsafe_or_unknown_layers(monkeypatch, layer, locks):
+    monkeypatch.setattr(_parallel, "PARALLEL_KERNELS", True)
     monkeypatch.setattr(_parallel, "_layer", lambda: layer)
     guard = _parallel.ParallelGuard()
     with guard:
@@ -37,6 +38,7 @@ def test_guard_locks_only_on_unsafe_or_unknown_layers(monkeypatch, layer, locks)
 
 
 def test_layer_chosen_inside_an_entry_releases_the_lock(monkeypatch):
+    monkeypatch.setattr(_parallel, "PARALLEL_KERNELS", True)
     layer = [None]
     monkeypatch.setattr(_parallel, "_layer", lambda: layer[0])
     guard = _parallel.ParallelGuard()
@@ -45,6 +47,14 @@ def test_layer_chosen_inside_an_entry_releases_the_lock(monkeypatch):
         with guard:
             pass
     assert not _held_by_other_thread(guard)
+
+
+def test_serial_kernels_never_lock(monkeypatch):
+    monkeypatch.setattr(_parallel, "PARALLEL_KERNELS", False)
+    monkeypatch.setattr(_parallel, "_layer", lambda: None)
+    guard = _parallel.ParallelGuard()
+    with guard:
+        assert not _held_by_other_thread(guard)
 
 
 def test_concurrent_order_averaging_equals_serial():

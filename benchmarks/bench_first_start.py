@@ -1,0 +1,255 @@
+"""First start: time from `panel serve apps/` to each app's first plot, cold and warm.
+
+A fresh install has an empty numba cache, so every kernel an app needs compiles on its
+first call. This script copies the package and the apps into a temporary folder (no
+``__pycache__``, so no cached kernels next to the sources), points ``NUMBA_CACHE_DIR``
+at a new empty folder (numba then writes and reads its cache only there), and for each
+app
+
+* starts ``panel serve apps/`` and opens ``/apps?app=NAME`` in headless Chromium, timing
+  from the server's start to the first Bokeh canvas on the page (**cold**: empty cache,
+  a new cache per app, so no app profits from another's compilation);
+* does the same again with the cache that start left behind (**warm**: a later start).
+
+``--kernels`` instead times, in one cold process, the first call of each heavy public
+function the apps use and lists the kernels (and type specialisations) whose
+compilation took longest, from numba's compile events.
+
+Run: python benchmarks/bench_first_start.py [--apps order_averaging,forests] [--kernels]
+                                            [--no-warm] [--timeout 900]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+APPS = ["clustering", "compare", "forests", "ismb_trace", "mixture_weights",
+        "order_averaging", "structure"]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--no-first-run", "--disable-component-update", "--disable-sync"]
+
+
+def fresh_copy(root: Path) -> Path:
+    """The package and the apps copied into ``root/pkg`` without any ``__pycache__``."""
+    dst = root / "pkg"
+    ignore = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc", "*.pyc")
+    shutil.copytree(REPO / "bnexplore", dst / "bnexplore", ignore=ignore)
+    shutil.copytree(REPO / "apps", dst / "apps", ignore=ignore)
+    return dst
+
+
+def _env(cache: Path, pkg: Path) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONUNBUFFERED="1", BOKEH_BROWSER="none",
+               PYTHONPATH=str(pkg))
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc), NaN elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def time_first_plot(browser, pkg: Path, cache: Path, app: str,
+                    timeout: float) -> tuple[float, float, float]:
+    """Seconds to the server's first answer and to the app's first canvas, and the
+    server's CPU seconds by then (a figure that depends less on the machine's load)."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(port),
+           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"]
+    log = open(pkg.parent / f"serve-{app}.log", "a")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=pkg, env=_env(cache, pkg), stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"panel serve exited ({proc.returncode}); see {log.name}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/apps", timeout=5):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        t_server = time.perf_counter() - t0
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        try:
+            page = ctx.new_page()
+            page.goto(f"http://127.0.0.1:{port}/apps?app={app}", wait_until="domcontentloaded",
+                      timeout=timeout * 1000)
+            # Bokeh draws in canvases inside shadow roots: Playwright locators pierce them
+            page.locator("canvas").first.wait_for(state="attached", timeout=timeout * 1000)
+            t_plot = time.perf_counter() - t0
+            cpu = _cpu_seconds(proc.pid)
+        finally:
+            ctx.close()
+        return t_server, t_plot, cpu
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def bench_apps(apps: list[str], warm: bool, timeout: float) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="bnx-first-start-") as tmp, sync_playwright() as p:
+        root = Path(tmp)
+        pkg = fresh_copy(root)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            for app in apps:
+                cache = root / f"numba-cache-{app}"
+                cache.mkdir()
+                shutil.rmtree(pkg / "bnexplore", ignore_errors=True)   # no __pycache__ left
+                shutil.copytree(REPO / "bnexplore", pkg / "bnexplore",
+                                ignore=shutil.ignore_patterns("__pycache__"))
+                line = f"first start {app}:"
+                try:
+                    load = os.getloadavg()[0]
+                    srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
+                    line += (f" cold {cold:.1f} s (server up {srv:.1f} s, server CPU {cpu:.1f} s, "
+                             f"load {load:.1f})")
+                except Exception as exc:  # noqa: BLE001 - report and go on
+                    line += f" cold FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                if warm:
+                    try:
+                        load = os.getloadavg()[0]
+                        srv, hot, cpu = time_first_plot(browser, pkg, cache, app, timeout)
+                        line += (f", warm {hot:.1f} s (server up {srv:.1f} s, server CPU "
+                                 f"{cpu:.1f} s, load {load:.1f})")
+                    except Exception as exc:  # noqa: BLE001
+                        line += f", warm FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                print(line, flush=True)
+        finally:
+            browser.close()
+
+
+# --------------------------------------------------------------------------- kernels
+_KERNEL_SCRIPT = textwrap.dedent(r'''
+    import collections, threading, time
+    import numba
+    from numba.core import event
+
+    events = []          # (CPU seconds of the compiling thread, exclusive, name, signature)
+    stack = threading.local()
+
+    class Timer(event.Listener):
+        def on_start(self, ev):
+            st = getattr(stack, "s", None) or []
+            stack.s = st
+            st.append([time.thread_time(), 0.0])
+        def on_end(self, ev):
+            t0, inner = stack.s.pop()
+            dt = time.thread_time() - t0
+            if stack.s:
+                stack.s[-1][1] += dt
+            d = ev.data.get("dispatcher")
+            name = getattr(getattr(d, "py_func", None), "__qualname__", str(d))
+            mod = getattr(getattr(d, "py_func", None), "__module__", "")
+            events.append((dt - inner, f"{mod}.{name}", str(ev.data.get("args"))))
+
+    event.register("numba:compile", Timer())
+
+    import bnexplore as bx
+    from bnexplore.classifiers import (AMA, AODE, BMAAODE, MAPLMD, MAPLMG, SFAN, ISMB,
+                                       GreedyThickThin, NaiveAveraging, NaiveBayes)
+
+    vote = bx.datasets.load("vote", missing="state")
+    X, y = vote.drop(columns=vote.attrs["target"]), vote[vote.attrs["target"]]
+    asia = bx.networks.load("asia").sample(1000, seed=0)
+    calls = [
+        ("import bnexplore", None),
+        ("LocalScore.score (asia, BDeu)", lambda: bx.scores.LocalScore(asia, prior="BDeu").score("dysp", ["bronc", "either"])),
+        ("greedy_thick_thin (asia)", lambda: bx.search.greedy_thick_thin(asia, order=None)),
+        ("OrderedAveraging.arc_posteriors (vote, k=2)", lambda: bx.averaging.OrderedAveraging(vote, order=list(vote.columns), max_parents=2).arc_posteriors()),
+        ("AMA (order from GTT) fit, M* n=4, predict (vote)", lambda: AMA(max_parents=2, n=None, order="gtt").fit(X, y).averagings_[0].summary_network(4).predict_proba(X, "__class__")),
+        ("NaiveAveraging fit+predict (vote)", lambda: NaiveAveraging().fit(X, y).predict_proba(X)),
+        ("GreedyThickThin fit+predict (vote)", lambda: GreedyThickThin().fit(X, y).predict_proba(X)),
+        ("NaiveBayes fit+predict (vote)", lambda: NaiveBayes().fit(X, y).predict_proba(X)),
+        ("AODE fit+predict (vote)", lambda: AODE().fit(X, y).predict_proba(X)),
+        ("BMAAODE fit+predict (vote)", lambda: BMAAODE().fit(X, y).predict_proba(X)),
+        ("MAPLMD fit+predict (vote)", lambda: MAPLMD().fit(X, y).predict_proba(X)),
+        ("MAPLMG fit+predict (vote)", lambda: MAPLMG().fit(X, y).predict_proba(X)),
+        ("SFAN fit+predict (vote)", lambda: SFAN().fit(X, y).predict_proba(X)),
+        ("SFAN bma fit+predict (vote)", lambda: SFAN(averaging="bma").fit(X, y).predict_proba(X)),
+        ("clustering.hierarchy+greedy_search (asia)", lambda: (bx.clustering.hierarchy(asia), bx.clustering.greedy_search(asia))),
+        ("ISMB fit+predict (vote, 5 rows)", lambda: ISMB().fit(X, y).predict_proba(X.iloc[:5])),
+    ]
+    t_all = time.perf_counter()
+    for what, fn in calls:
+        n0, t0, c0 = len(events), time.perf_counter(), time.process_time()
+        if fn is not None:
+            fn()
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        comp = sum(e[0] for e in events[n0:])
+        print(f"first call {what}: {dt:.1f} s wall, {cpu:.1f} s CPU (compiling {comp:.1f} s CPU, "
+              f"{len(events) - n0} compilations)", flush=True)
+    print(f"first calls in all: {time.perf_counter() - t_all:.1f} s wall, compiling "
+          f"{sum(e[0] for e in events):.1f} s CPU, {len(events)} compilations", flush=True)
+    per = collections.defaultdict(lambda: [0.0, 0])
+    for dt, name, sig in events:
+        per[name][0] += dt
+        per[name][1] += 1
+    print("kernels by compile time (CPU seconds, number of type specialisations):")
+    for name, (dt, n) in sorted(per.items(), key=lambda kv: -kv[1][0])[:25]:
+        print(f"  {dt:6.1f} s  x{n}  {name}")
+    multi = [(n, name) for name, (dt, n) in per.items() if n > 1]
+    for n, name in sorted(multi, reverse=True):
+        sigs = [s for _, nm, s in events if nm == name]
+        print(f"  {name}: {n} signatures: " + " | ".join(s[:160] for s in sigs))
+''')
+
+
+def bench_kernels() -> None:
+    with tempfile.TemporaryDirectory(prefix="bnx-first-start-") as tmp:
+        root = Path(tmp)
+        pkg = fresh_copy(root)
+        cache = root / "numba-cache"
+        cache.mkdir()
+        subprocess.run([sys.executable, "-c", _KERNEL_SCRIPT], cwd=pkg, env=_env(cache, pkg),
+                       check=False)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--apps", default=",".join(APPS))
+    ap.add_argument("--kernels", action="store_true", help="first calls and compile times only")
+    ap.add_argument("--no-warm", action="store_true")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per page")
+    args = ap.parse_args()
+    if args.kernels:
+        bench_kernels()
+        return 0
+    if not os.path.exists(CHROMIUM):
+        print(f"first start: skipped ({CHROMIUM} not found)")
+        return 0
+    bench_apps([a for a in args.apps.split(",") if a], not args.no_warm, args.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,409 @@
+"""Compile the numba kernels before they are needed (first start of a fresh install).
+
+Every kernel of bnexplore is ``@numba.njit(cache=True)``: its first call in a process
+compiles it (seconds, up to a minute for the order-averaging kernels on a busy small
+machine) unless numba's on-disk cache already holds it, in which case the call only
+loads it (milliseconds). On a fresh install the cache is empty, so the first user of
+each method waits for its compilation.
+
+:func:`warm_up` calls every public method the apps use once, on a tiny generated data
+set (60 rows, six variables of two to four states), so that each kernel is compiled
+with exactly the argument types a real call gives and written to the cache.
+``python -m bnexplore.warmup`` does that from a shell (e.g. after installing).
+:func:`start_warm_up` does it once per process in the background, in a separate
+process at a lower priority: numba compiles one kernel at a time per process (a
+process-wide lock), so a warm-up thread in the server would make a view wait for
+kernels it does not use; with a process, a view that needs a kernel the warm-up has not
+cached yet compiles it at once, and every later view loads from the cache what the
+warm-up wrote. When that process is done, the server loads every kernel from the
+cache (milliseconds each). :func:`status` tells a page whether kernels are being
+compiled for the first time (``"compiling"``: a cache miss was seen), only loaded
+(``"loading"``), or ready (``"ready"``). Results do not depend on the warm-up.
+
+Examples
+--------
+>>> from bnexplore import warmup
+>>> seconds = warmup.warm_up(steps=["scores"])
+>>> sorted(seconds)
+['scores']
+>>> warmup.status() in ("not started", "loading", "compiling", "ready")
+True
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "STEPS"]
+
+#: environment variable naming a file: while it exists (at most ten minutes), the
+#: background warm-up holds numba's compiler lock in the "compiling" state before it
+#: starts, as a long first compilation would (tests of the apps' "preparing" state).
+TEST_HOLD_ENV = "BNX_WARMUP_TEST_HOLD"
+
+
+def tiny_frame(seed: int = 0) -> pd.DataFrame:
+    """A small data frame of categoricals (six features of 2-4 states and a binary class).
+
+    Examples
+    --------
+    >>> df = tiny_frame()
+    >>> df.shape, df.attrs["target"]
+    ((60, 7), 'class')
+    """
+    rng = np.random.default_rng(seed)
+    n = 60
+    cols = {}
+    for j, r in enumerate((2, 3, 2, 4, 2, 3)):
+        cols[f"x{j}"] = pd.Categorical.from_codes(rng.integers(0, r, n), [f"s{i}" for i in range(r)])
+    # a class that depends on two features, so that structures have arcs to find
+    y = (np.asarray(cols["x0"].codes) + np.asarray(cols["x1"].codes) + rng.integers(0, 2, n)) % 2
+    cols["class"] = pd.Categorical.from_codes(y, ["no", "yes"])
+    df = pd.DataFrame(cols)
+    df.attrs["target"] = "class"
+    return df
+
+
+# --------------------------------------------------------------------------- steps
+# Each step runs one family of public calls on the tiny data; together they reach every
+# kernel the apps use. The order is the apps' need: the structure scores first (every
+# app), order averaging (the longest compilation), then the others.
+def _scores(df: pd.DataFrame) -> None:
+    from .scores import LocalScore
+
+    for prior in ("K2", "BDeu"):
+        ls = LocalScore(df, prior=prior)
+        ls.score("x0", ["x1", "x2"])
+
+
+def _search(df: pd.DataFrame) -> None:
+    from .search import greedy_thick_thin, hill_climb
+
+    greedy_thick_thin(df, order=None)
+    hill_climb(df)
+
+
+def _order_averaging(df: pd.DataFrame) -> None:
+    from .averaging import OrderedAveraging
+    from .classifiers import AMA, GreedyThickThin, NaiveAveraging, NaiveBayes
+
+    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
+    avg = OrderedAveraging(df, order=list(df.columns), max_parents=2)
+    avg.arc_posteriors()
+    avg.summary_network(n=3).predict_proba(X.iloc[:5], "class")
+    for model in (NaiveBayes(), NaiveAveraging(), GreedyThickThin(),
+                  AMA(max_parents=2, n=None, order="gtt"), AMA(max_parents=2)):
+        model.fit(X, y).predict_proba(X.iloc[:5])
+
+
+def _forests(df: pd.DataFrame) -> None:
+    from .classifiers import FAN, SFAN, STAN, TAN
+    from .forests import edge_posteriors, map_scf
+
+    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
+    for model in (TAN(), FAN(), STAN(), SFAN(), SFAN(averaging="bma")):
+        model.fit(X, y).predict_proba(X.iloc[:5])
+    feats = [c for c in df.columns if c != "class"]
+    map_scf(df, targets=feats, conditions=["class"], max_parents=1)
+    edge_posteriors(df, targets=feats, conditions=["class"], max_parents=1)
+
+
+def _mixtures(df: pd.DataFrame) -> None:
+    from .classifiers import AODE, BMAAODE, MAPLMD, MAPLMG
+
+    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
+    for model in (AODE(), BMAAODE(), MAPLMD(), MAPLMG()):
+        model.fit(X, y).predict_proba(X.iloc[:5])
+
+
+def _clustering(df: pd.DataFrame) -> None:
+    from .clustering import greedy_search, hierarchy, incremental_search, incremental_strategy
+
+    tree = hierarchy(df)
+    greedy_search(df)
+    incremental_search(df, cluster_size=3, strategy="random", seed=0,
+                       clusters=incremental_strategy(tree, 3))
+
+
+def _ismb(df: pd.DataFrame) -> None:
+    from .classifiers import ISMB
+
+    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
+    ISMB().fit(X, y).predict_proba(X.iloc[:2])
+
+
+#: the warm-up steps in the order they run: name -> function of the tiny data frame.
+STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
+    "scores": _scores,
+    "search": _search,
+    "order averaging": _order_averaging,
+    "forests": _forests,
+    "mixtures": _mixtures,
+    "clustering": _clustering,
+    "ismb": _ismb,
+}
+
+
+# --------------------------------------------------------------------------- state
+_LOCK = threading.RLock()
+_STATE = {"status": "not started", "compiled": 0, "errors": {}, "seconds": {}}
+_WATCHERS: list[Callable[[str], None]] = []
+_DONE = threading.Event()
+_THREAD: list[threading.Thread] = []
+
+
+def status() -> str:
+    """State of this process's background warm-up (:func:`start_warm_up`).
+
+    ``"not started"``; ``"loading"`` (running, every kernel so far came from the
+    cache); ``"compiling"`` (running, and at least one kernel had to be compiled: a
+    first start, worth telling the user); ``"ready"`` (finished).
+
+    Examples
+    --------
+    >>> status() in ("not started", "loading", "compiling", "ready")
+    True
+    """
+    return _STATE["status"]
+
+
+def watch(callback: Callable[[str], None]) -> Callable[[], None]:
+    """Call ``callback(new_status)`` on every change of :func:`status`; returns an unwatch.
+
+    The callback runs in whichever thread changed the state (the warm-up's, or one
+    that compiled a kernel): it must be quick and thread-safe. A watcher added after
+    the warm-up is ready is never called.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> stop = watch(seen.append)
+    >>> stop()
+    """
+    with _LOCK:
+        _WATCHERS.append(callback)
+
+    def unwatch() -> None:
+        with _LOCK:
+            if callback in _WATCHERS:
+                _WATCHERS.remove(callback)
+    return unwatch
+
+
+def wait(timeout: float | None = None) -> bool:
+    """Wait for the background warm-up to finish; ``True`` if it has (or never started).
+
+    Examples
+    --------
+    >>> wait(0.0) in (True, False)
+    True
+    """
+    if not _THREAD:
+        return True
+    return _DONE.wait(timeout)
+
+
+def _set_status(new: str) -> None:
+    with _LOCK:
+        if _STATE["status"] == new:
+            return
+        _STATE["status"] = new
+        watchers = list(_WATCHERS)
+        if new == "ready":
+            _WATCHERS.clear()
+    for cb in watchers:
+        try:
+            cb(new)
+        except Exception:  # noqa: BLE001 - a watcher's failure is its own
+            pass
+
+
+def _compile_listener():
+    """A numba event listener that turns ``"loading"`` into ``"compiling"``."""
+    from numba.core import event
+
+    class _Compiling(event.Listener):
+        def on_start(self, ev) -> None:
+            with _LOCK:
+                _STATE["compiled"] += 1
+                first = _STATE["status"] == "loading"
+            if first:
+                _set_status("compiling")
+
+        def on_end(self, ev) -> None:
+            pass
+
+    return _Compiling()
+
+
+def warm_up(steps: Iterable[str] | None = None, pause: float = 0.02) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of the given steps; seconds per step.
+
+    Parameters
+    ----------
+    steps : iterable of str, optional
+        Names in :data:`STEPS` (default: all, in that order).
+    pause : float
+        Seconds to sleep between steps, so that a thread waiting for numba's compiler
+        lock (a view that needs another kernel) gets it before the next step.
+
+    Returns
+    -------
+    dict
+        Wall seconds of each step; a step that failed is left out (its error is kept
+        in ``warm_up.errors``; the kernels then compile on their first real call).
+
+    Examples
+    --------
+    >>> list(warm_up(steps=["scores"]))
+    ['scores']
+    """
+    names = list(STEPS) if steps is None else list(steps)
+    unknown = [s for s in names if s not in STEPS]
+    if unknown:
+        raise ValueError(f"unknown warm-up steps {unknown}: choose from {list(STEPS)}")
+    df = tiny_frame()
+    seconds: dict[str, float] = {}
+    for i, name in enumerate(names):
+        if i and pause > 0:
+            time.sleep(pause)
+        t0 = time.perf_counter()
+        try:
+            STEPS[name](df)
+        except Exception as exc:  # noqa: BLE001 - a warm-up must never break its host
+            warm_up.errors[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        seconds[name] = time.perf_counter() - t0
+    return seconds
+
+
+warm_up.errors = {}  # type: ignore[attr-defined]
+
+
+def _child_env() -> dict:
+    """The environment of the warm-up process: this bnexplore first on its path."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.pop(TEST_HOLD_ENV, None)
+    return env
+
+
+def _run(hold: str) -> None:
+    import atexit
+    import subprocess
+    import sys
+
+    from numba.core import event
+
+    # kernels the host process compiles itself (a view that asked first) count too
+    listener = _compile_listener()
+    event.register("numba:compile", listener)
+    try:
+        if hold:   # tests: a long first compilation, holding numba's compiler lock
+            from numba.core.compiler_lock import global_compiler_lock
+
+            _set_status("compiling")
+            end = time.monotonic() + 600.0
+            with global_compiler_lock:
+                while os.path.exists(hold) and time.monotonic() < end:
+                    time.sleep(0.05)
+            _set_status("loading")
+        # The kernels compile in a separate process (at a lower priority) that fills
+        # numba's on-disk cache: numba compiles one kernel at a time per process, so a
+        # warm-up thread here would make a view wait for kernels it does not need; a
+        # view that needs a kernel before the warm-up has cached it compiles it at once.
+        proc = subprocess.Popen([sys.executable, "-m", "bnexplore.warmup", "--child"],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, env=_child_env(), text=True)
+        atexit.register(_stop_child, proc)
+        for line in proc.stdout:
+            if line.strip() == "compiling":
+                _set_status("compiling")
+        if proc.wait() == 0:
+            warm_up()        # every kernel is cached now: load them here (milliseconds each)
+    except Exception:  # noqa: BLE001 - the kernels then compile on their first call
+        pass
+    finally:
+        event.unregister("numba:compile", listener)
+        _DONE.set()
+        _set_status("ready")
+
+
+def _stop_child(proc) -> None:
+    if proc.poll() is None:
+        proc.kill()
+
+
+def _child_main() -> int:
+    """``python -m bnexplore.warmup --child``: warm up, saying "compiling" once on the
+    first cache miss and "ready" at the end (read by :func:`start_warm_up`)."""
+    import sys
+
+    from numba.core import event
+
+    try:
+        os.nice(10)           # spare CPU only: the server's own work comes first
+    except (AttributeError, OSError):
+        pass
+    said = []
+
+    class _Say(event.Listener):
+        def on_start(self, ev) -> None:
+            if not said:
+                said.append(True)
+                print("compiling", flush=True)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", _Say())
+    warm_up()
+    print("ready", flush=True)
+    for name, err in warm_up.errors.items():
+        print(f"warm-up step {name!r} failed: {err}", file=sys.stderr)
+    return 0
+
+
+def start_warm_up() -> threading.Thread:
+    """Run :func:`warm_up` in a daemon thread, once per process; returns that thread.
+
+    The kernels are compiled by a separate, lower-priority process (``python -m
+    bnexplore.warmup``) that fills numba's on-disk cache; this thread follows it and
+    keeps :func:`status`. Later calls return the same thread. For tests, the environment variable
+    ``BNX_WARMUP_TEST_HOLD`` may name a file: while it exists the warm-up first holds
+    numba's compiler lock in the ``"compiling"`` state, as a long first compilation
+    would.
+
+    Examples
+    --------
+    A server starts it when it loads (``apps/app_hooks.py``)::
+
+        from bnexplore import warmup
+        warmup.start_warm_up()
+    """
+    with _LOCK:
+        if _THREAD:
+            return _THREAD[0]
+        hold = os.environ.get(TEST_HOLD_ENV, "")
+        _STATE["status"] = "loading"
+        t = threading.Thread(target=_run, args=(hold,), name="bnx-warm-up", daemon=True)
+        _THREAD.append(t)
+    t.start()
+    return t
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--child" in sys.argv[1:]:
+        raise SystemExit(_child_main())
+    t0 = time.perf_counter()
+    for step, sec in warm_up().items():
+        print(f"{step}: {sec:.1f} s")
+    print(f"kernels ready in {time.perf_counter() - t0:.1f} s")

@@ -1,0 +1,116 @@
+"""First start: the kernel warm-up (bnexplore.warmup) and the apps' "preparing" state."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from bnexplore import warmup
+
+
+def test_tiny_frame_has_every_kind_of_column():
+    df = warmup.tiny_frame()
+    assert df.attrs["target"] == "class"
+    arities = sorted({len(df[c].cat.categories) for c in df.columns})
+    assert arities == [2, 3, 4]            # binary and many-valued kernels paths
+    assert df["class"].nunique() == 2
+
+
+def test_warm_up_runs_named_steps_and_refuses_unknown_ones():
+    assert list(warmup.warm_up(steps=["scores"])) == ["scores"]
+    with pytest.raises(ValueError, match="unknown warm-up steps"):
+        warmup.warm_up(steps=["no-such-step"])
+    assert list(warmup.STEPS)[0] == "scores"
+
+
+def test_warm_up_keeps_going_after_a_failing_step(monkeypatch):
+    def boom(df):
+        raise RuntimeError("broken step")
+
+    monkeypatch.setitem(warmup.STEPS, "broken", boom)
+    got = warmup.warm_up(steps=["broken", "scores"], pause=0.0)
+    assert list(got) == ["scores"]
+    assert "broken step" in warmup.warm_up.errors["broken"]
+
+
+def test_watchers_see_status_changes(monkeypatch):
+    monkeypatch.setitem(warmup._STATE, "status", "loading")
+    seen = []
+    stop = warmup.watch(seen.append)
+    warmup._set_status("compiling")
+    warmup._set_status("compiling")        # no change, no call
+    stop()
+    warmup._set_status("loading")          # unwatched
+    assert seen == ["compiling"]
+
+
+def test_pending_text_follows_the_warm_up(common, monkeypatch):
+    monkeypatch.setitem(warmup._STATE, "status", "compiling")
+    assert common.pending_text() == common.PREPARING_TEXT
+    assert "first start only" in common.PREPARING_TEXT
+    monkeypatch.setitem(warmup._STATE, "status", "ready")
+    assert common.pending_text() == common.COMPUTING_TEXT
+    # outside a server session nothing is started
+    common.start_kernel_warm_up()
+    assert not warmup._THREAD
+
+
+@pytest.mark.browser
+def test_views_say_kernels_are_being_prepared_until_they_are(browser, monkeypatch):
+    """A slow first compilation (simulated: the warm-up holds numba's compiler lock while
+    a file exists) shows the "preparing" text in the views; it goes away with the plots."""
+    from conftest import running_panel_server
+
+    hold = Path(tempfile.mkdtemp(prefix="bnx-hold-")) / "hold"
+    hold.write_text("")
+    monkeypatch.setenv(warmup.TEST_HOLD_ENV, str(hold))
+    try:
+        with running_panel_server() as base:
+            page = browser.new_page()
+            try:
+                page.goto(f"{base}/apps?app=structure", wait_until="domcontentloaded",
+                          timeout=120_000)
+                text = page.get_by_text(re.compile(r"Preparing the kernels \(first start only\)"))
+                text.first.wait_for(timeout=120_000)
+                time.sleep(1.0)                  # still there while the compiler is busy
+                assert text.count() >= 1
+                assert page.locator("canvas").count() == 0
+                hold.unlink()                    # the "compilation" ends
+                page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
+                deadline = time.monotonic() + 60
+                while text.count() and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                assert text.count() == 0
+            finally:
+                page.close()
+    finally:
+        if hold.exists():
+            hold.unlink()
+        os.rmdir(hold.parent)
+
+
+def test_no_kernel_is_parallel_and_calls_are_unliteral():
+    """parallel=True compiled 3-5x slower: the kernels the apps' first plots need are
+    serial (averaging over all orders keeps its parallel kernels, and the guard)."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    from bnexplore import _parallel
+
+    n = 0
+    for name in ("scores", "averaging", "mixtures", "_mtree", "_bits", "clustering", "search"):
+        mod = importlib.import_module(f"bnexplore.{name}")
+        for attr, obj in vars(mod).items():
+            if isinstance(obj, CPUDispatcher):
+                n += 1
+                assert not obj.targetoptions.get("parallel"), f"{name}.{attr}"
+                assert getattr(obj, "_bnx_unliteral", False), f"{name}.{attr}"
+    assert n >= 50
+    dp = importlib.import_module("bnexplore._order_dp")
+    if any(isinstance(o, CPUDispatcher) and o.targetoptions.get("parallel") for o in vars(dp).values()):
+        assert _parallel.PARALLEL_KERNELS is True   # the guard must lock on workqueue
