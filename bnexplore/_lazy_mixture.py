@@ -12,10 +12,12 @@ normalised posterior weights, ``a_g = 1`` (K2) or ``ess / (q_g r)`` (BDeu) and
 ``N_g`` the counts of the family.  A table of ``theta*`` over every configuration of
 ``S`` has ``prod_{u in S} r_u`` rows (10^12 for twelve 10-state parents), while
 prediction reads a few per test row.  Here the rows are computed only where asked:
-for each set ``g`` the training rows are counted once per call (a dense table while
-``q_g r`` is small, else sorted row keys with binary search), and each asked
-configuration reads its ``r`` counts.  Memory is linear in the rows and the
-asked configurations; time is ``sum_g (N + m r)`` (dense) per call.
+each set ``g`` is counted once, on first use (a dense table while ``q_g r`` is at most
+a few times the rows ``N``, else the sorted keys of its rows, searched by bisection),
+and each asked configuration reads its ``r`` counts from every set.  Memory is at
+most (number of sets) x (a few times ``N``) integers, whatever the number of parent
+configurations; a read of ``m`` rows costs ``sum_g m r`` (dense) or
+``sum_g m r log N`` (keys).
 
 **Missing values** (``observed`` given): each family ``g`` is counted over the rows
 where the child and every member of ``g`` are observed (available cases, the
@@ -54,77 +56,98 @@ def _lower_bound(keys, lo, hi, x):
 
 
 @numba.njit(cache=True, nogil=True)
-def _mixture_rows_kernel(cols, observed, arities, child, star, members, sizes, weights, alphas, dense_cells,
-                         queries, out):
-    """``out[i, y] += sum_g weights[g] theta_hat_g(y | queries[i, members of g])``.
-
-    ``cols`` (p, N) training codes; ``observed`` (p, N) or (0, 0) when complete;
-    ``star`` the column of each query position; ``members[g, :sizes[g]]`` positions
-    in ``star``; ``dense_cells`` the largest ``q_g r`` counted in a dense table."""
+def _family_keys(cols, observed, arities, child, star, members, s, keys):
+    """Row keys ``j r + y`` of the family (child, star[members[:s]]) over the rows where
+    it is observed (all rows when ``observed`` is empty) into ``keys``; returns how many."""
     n = cols.shape[1]
     r = arities[child]
-    m = queries.shape[0]
     miss = observed.shape[0] > 0
-    keys = np.empty(n, dtype=np.int64)
-    cnt = np.zeros(dense_cells, dtype=np.int64)
-    qkey = np.empty(m, dtype=np.int64)
+    nk = 0
+    for t in range(n):
+        if miss:
+            ok = observed[child, t]
+            for e in range(s):
+                ok = ok and observed[star[members[e]], t]
+            if not ok:
+                continue
+        key = 0
+        for e in range(s):
+            u = star[members[e]]
+            key = key * arities[u] + cols[u, t]
+        keys[nk] = key * r + cols[child, t]
+        nk += 1
+    return nk
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_tables(cols, observed, arities, child, star, members, sizes, off, dense, tables):
+    """Every family's counts, one after another in ``tables`` at ``off[g]``: a dense
+    table of its ``q_g r`` cells where ``dense[g]``, else its sorted row keys (the
+    caller sizes ``off`` from the rows each family keeps; an empty slot is skipped)."""
+    keys = np.empty(cols.shape[1], dtype=np.int64)
+    for g in range(members.shape[0]):
+        if off[g + 1] == off[g]:
+            continue
+        nk = _family_keys(cols, observed, arities, child, star, members[g], sizes[g], keys)
+        seg = tables[off[g]:off[g + 1]]
+        if dense[g]:
+            for c in range(seg.shape[0]):
+                seg[c] = 0
+            for t in range(nk):
+                seg[keys[t]] += 1
+        else:
+            sk = np.sort(keys[:nk])
+            for t in range(nk):
+                seg[t] = sk[t]
+
+
+@numba.njit(cache=True, nogil=True)
+def _lookup_rows(arities, child, star, members, sizes, weights, alphas, off, dense, tables, queries, out):
+    """``out[i, y] += sum_g weights[g] theta_hat_g(y | queries[i, members of g])`` from
+    the families' counts (:func:`_count_tables`)."""
+    r = arities[child]
+    m = queries.shape[0]
     for g in range(members.shape[0]):
         w = weights[g]
         if w == 0.0:
             continue
         s = sizes[g]
         a = alphas[g]
-        q = 1
-        for e in range(s):
-            q *= arities[star[members[g, e]]]
-        # the configuration of every asked row (u fastest as in the CPT: the last member)
+        ar_ = a * r
+        seg = tables[off[g]:off[g + 1]]
+        nk = seg.shape[0]
         for i in range(m):
-            key = 0
+            key = 0  # the configuration of the asked row (the last member fastest, as in the CPT)
             for e in range(s):
                 pos = members[g, e]
                 key = key * arities[star[pos]] + queries[i, pos]
-            qkey[i] = key
-        # the training rows of the family (available cases), as keys j r + y
-        nk = 0
-        for t in range(n):
-            if miss:
-                ok = observed[child, t]
-                for e in range(s):
-                    ok = ok and observed[star[members[g, e]], t]
-                if not ok:
-                    continue
-            key = 0
-            for e in range(s):
-                u = star[members[g, e]]
-                key = key * arities[u] + cols[u, t]
-            keys[nk] = key * r + cols[child, t]
-            nk += 1
-        ar_ = a * r
-        if q * r <= dense_cells:  # a dense count table, zeroed again after use
-            for t in range(nk):
-                cnt[keys[t]] += 1
-            for i in range(m):
-                b = qkey[i] * r
+            b = key * r
+            if dense[g]:
                 nj = 0
                 for y in range(r):
-                    nj += cnt[b + y]
+                    nj += seg[b + y]
                 f = w / (nj + ar_)
                 for y in range(r):
-                    out[i, y] += (cnt[b + y] + a) * f
-            for t in range(nk):
-                cnt[keys[t]] = 0
-        else:  # sorted keys: each configuration's run, then each state's within it
-            sk = np.sort(keys[:nk])
-            for i in range(m):
-                b = qkey[i] * r
-                lo = _lower_bound(sk, 0, nk, b)
-                hi = _lower_bound(sk, lo, nk, b + r)
+                    out[i, y] += (seg[b + y] + a) * f
+            else:  # sorted keys: the configuration's run, then each state's within it
+                lo = _lower_bound(seg, 0, nk, b)
+                hi = _lower_bound(seg, lo, nk, b + r)
                 f = w / ((hi - lo) + ar_)
                 prev = lo
                 for y in range(r):
-                    nxt = hi if y == r - 1 else _lower_bound(sk, prev, hi, b + y + 1)
+                    nxt = hi if y == r - 1 else _lower_bound(seg, prev, hi, b + y + 1)
                     out[i, y] += (nxt - prev + a) * f
                     prev = nxt
+
+
+@numba.njit(cache=True, nogil=True)
+def _family_rows_counts(cols, observed, arities, child, star, members, sizes):
+    """How many rows each family keeps (all of them when nothing is missing)."""
+    keys = np.empty(cols.shape[1], dtype=np.int64)
+    out = np.empty(members.shape[0], dtype=np.int64)
+    for g in range(members.shape[0]):
+        out[g] = _family_keys(cols, observed, arities, child, star, members[g], sizes[g], keys)
+    return out
 
 
 class MixtureSpec:
@@ -169,15 +192,45 @@ class MixtureSpec:
         # dense count tables while they are no larger than a few times the rows
         self.dense_cells = int(max(4096, 4 * n))
         self.star_arities = [int(self.arities[u]) for u in self.star]
+        self.dense = (q * self.r <= self.dense_cells) & (self.weights > 0)
+        self._tables: tuple | None = None
+
+    def _counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(offsets, tables): every family's counts, built on first use and kept: a
+        dense table (at most ``dense_cells``) or the sorted keys of its rows, so the
+        memory is at most (sets x a few times the rows) integers."""
+        if self._tables is None:
+            if self.observed.shape[0] > 0 and not self.dense.all():  # rows each sparse family keeps
+                kept = _family_rows_counts(self.columns, self.observed, self.arities, self.child, self.star,
+                                           self.members, self.sizes)
+            else:
+                kept = np.full(self.sizes.size, self.columns.shape[1], dtype=np.int64)
+            dense_size = [math.prod(int(self.arities[self.star[e]]) for e in row[:s]) * self.r
+                          for row, s in zip(self.members.tolist(), self.sizes.tolist())]
+            cells = np.where(self.dense, dense_size, kept)
+            cells = np.where(self.weights > 0, cells, 0)  # a family of weight 0 is never read
+            off = np.zeros(cells.size + 1, dtype=np.int64)
+            np.cumsum(cells, out=off[1:])
+            budget = get_table_budget()
+            if off[-1] > budget:
+                raise MemoryBudgetError(
+                    f"the counts of the {self.sizes.size:,} parent sets mixed at one node take {int(off[-1]):,} "
+                    f"cells, over the budget of {budget:,}: use a smaller n or k (max_parents)")
+            tables = np.empty(int(off[-1]), dtype=np.int64)
+            if off[-1]:
+                _count_tables(self.columns, self.observed, self.arities, self.child, self.star, self.members,
+                              self.sizes, off, self.dense, tables)
+            self._tables = (off, tables)
+        return self._tables
 
     def rows(self, codes: np.ndarray) -> np.ndarray:
         """``theta*(. | codes[i])`` for star configurations ``codes`` (m, |S|) -> (m, r)."""
         codes = np.ascontiguousarray(_as_codes(codes, self.star.size))
         out = np.zeros((codes.shape[0], self.r))
+        off, tables = self._counts()
         for lo in range(0, codes.shape[0], _CHUNK):
-            _mixture_rows_kernel(self.columns, self.observed, self.arities, self.child, self.star, self.members,
-                                 self.sizes, self.weights, self.alphas, self.dense_cells, codes[lo:lo + _CHUNK],
-                                 out[lo:lo + _CHUNK])
+            _lookup_rows(self.arities, self.child, self.star, self.members, self.sizes, self.weights, self.alphas,
+                         off, self.dense, tables, codes[lo:lo + _CHUNK], out[lo:lo + _CHUNK])
         return out
 
 
@@ -192,14 +245,12 @@ def _as_codes(codes, width: int) -> np.ndarray:
 
 
 def mixture_rows(spec: MixtureSpec, codes: np.ndarray) -> np.ndarray:
-    """:meth:`MixtureSpec.rows` with repeated configurations computed once."""
+    """:meth:`MixtureSpec.rows`, also for a star without members (one row, repeated).
+    Repeated configurations are not merged: a read costs less than sorting them."""
     codes = _as_codes(codes, spec.star.size)
-    if spec.star.size == 0:  # one row, whatever is asked
+    if spec.star.size == 0:
         return np.repeat(spec.rows(np.zeros((1, 0), dtype=np.int64)), codes.shape[0], axis=0)
-    if codes.shape[0] <= 1:
-        return spec.rows(codes)
-    uniq, inv = np.unique(codes, axis=0, return_inverse=True)
-    return spec.rows(uniq)[np.asarray(inv).ravel()]
+    return spec.rows(codes)
 
 
 def lex_set_index(cand_pos: np.ndarray, m: int, k: int) -> np.ndarray:
