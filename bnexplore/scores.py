@@ -408,7 +408,8 @@ class LocalScore:
                 self._check_keys(ps)
                 arr[row, :len(ps)] = ps
                 sizes[row] = len(ps)
-            members = np.unique([u for i in todo for u in keys[i][1]]).astype(np.int64)
+            members = () if self.data.missing is None else np.unique(
+                [u for i in todo for u in keys[i][1]]).astype(np.int64)
             vals = _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
                                 self._logfact)
             for row, i in enumerate(todo):
