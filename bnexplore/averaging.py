@@ -47,6 +47,7 @@ from ._parallel import PARALLEL_LOCK
 from .data.core import (DiscreteData, MemoryBudgetError, _check_budget, as_discrete, check_table_size,
                         get_table_budget)
 from ._bits import _popcount
+from ._lazy_mixture import LazyCPT, MixtureSpec, lex_set_index, mixture_rows, star_sets
 from .scores import _check_prior, _keys_of, _ones, _pascal, _row_bitsets, _score_order_flat
 
 __all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets",
@@ -57,6 +58,10 @@ _SEQUENCES = (collections.abc.Sequence, np.ndarray, pd.Index)  # what an order o
 
 # dense count tables up to this many cells in the prediction kernel (larger: sorted keys)
 _DENSE_CELLS = 1 << 16
+
+#: M* CPTs up to this many cells are built in full by ``summary_network(lazy="auto")``;
+#: larger ones are lazy (a full table costs more than the rows prediction reads)
+MSTAR_DENSE_CELLS = 1 << 22
 
 
 def count_parent_sets(n_candidates: int, k: int) -> int:
@@ -1162,7 +1167,7 @@ class OrderedAveraging:
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Complete discrete data.
+        Discrete data (complete unless ``missing="keep"``).
     order : sequence of column names, optional
         A total order ``pi``: arcs only from earlier to later nodes.
     levels : sequence of sequences of column names, optional
@@ -1183,6 +1188,22 @@ class OrderedAveraging:
     budget : int, optional
         Largest number of cells the enumeration and each CPT of a summary network may
         use; default the package budget (:func:`bnexplore.data.get_table_budget`).
+    missing : {"raise", "drop", "keep"}
+        What to do with missing cells: refuse them (default), drop the incomplete rows
+        (with a warning), or keep them, as described in the Notes.
+
+    Notes
+    -----
+    **Missing values** (``missing="keep"``).  Every parent set a node averages over is
+    scored on the same rows: those where the node and all its candidate parents (the
+    nodes on lower levels) are observed, so no parent set can win because its own
+    members have more missing rows.  Different nodes may use different rows, so
+    :attr:`log_evidence` is then the sum over the nodes of ``log sum_nu exp(w_i^nu)``
+    each over its node's rows (not the evidence of one data set), and arc posteriors
+    are those of the per-node comparisons.  The standard parameters of predictions
+    (Eq. 13) and of M* (Eq. 15) are counted by available case: each family over the
+    rows where the node and that family's parents are observed.  See
+    :class:`~bnexplore.data.DiscreteData` for the package's policy.
 
     Attributes
     ----------
@@ -1215,13 +1236,13 @@ class OrderedAveraging:
                  levels: Sequence[Sequence[str]] | None = None, max_parents: int = 2,
                  prior: str = "K2", ess: float = 1.0,
                  structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
-                 budget: int | None = None):
+                 budget: int | None = None, missing: str = "raise"):
         if isinstance(max_parents, (bool, np.bool_)) or not isinstance(max_parents, (int, np.integer)):
             raise TypeError(f"max_parents (k) must be a non-negative int, got {max_parents!r}")
         if max_parents < 0:
             raise ValueError(f"max_parents (k) must be >= 0, got {max_parents}")
         _check_prior(prior, ess)
-        self.data = as_discrete(data)
+        self.data = as_discrete(data, missing=missing)
         self.names = list(self.data.names)
         self.prior = prior
         self.ess = float(ess)
@@ -1266,7 +1287,11 @@ class OrderedAveraging:
                             f"parent sets of {self.names[v]!r} can have {size:,} cells, too many to "
                             f"index: use a smaller max_parents (k) or merge states")
         # ---- enumerate, score, keep log space
-        flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
+        self._specs: dict = {}  # Eq. 13 mixtures of each node with missing values (on first use)
+        if self.data.missing is None:
+            flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
+        else:
+            flat, off = self._score_per_node_rows(mu)
         self._off = off
         self._cand_flat = cand_cols
         self._cand_off = cand_off
@@ -1292,6 +1317,36 @@ class OrderedAveraging:
         self.n_structures = math.prod(mu)
 
     # ----------------------------------------------------------------- set-up
+    def node_rows(self, node: str | int) -> np.ndarray:
+        """Boolean mask of the rows on which ``node``'s parent sets are scored: those
+        where the node and all its candidate parents are observed (every row when
+        nothing is missing)."""
+        v = self.data.index(node)
+        return self.data.observed_rows([v, *self.candidates[v].tolist()])
+
+    def _score_per_node_rows(self, mu: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The scores of every node's parent sets, each node on its own rows
+        (:meth:`node_rows`): one call of the order-scoring engine per node, on the
+        node and its candidates (candidates on level 0, the node on level 1), so the
+        sets come in the same order as from one call over the whole order."""
+        p = len(self.names)
+        off = np.zeros(p + 1, dtype=np.int64)
+        np.cumsum(mu, out=off[1:])
+        flat = np.zeros(int(off[-1]))
+        for v in range(p):
+            cols = sorted(self.candidates[v].tolist() + [v])
+            rows = self.node_rows(v)
+            if not rows.any():  # no row to score on: every set has likelihood 1 (log 0)
+                continue
+            sub = self.data.subset(cols).take(rows)
+            lev = np.where(np.asarray(cols) == v, 1, 0)
+            f, o = _score_order_flat(sub, lev, self.k, prior=self.prior, ess=self.ess)
+            j = cols.index(v)
+            seg = f[o[j]:o[j + 1]]
+            assert seg.size == mu[v]
+            flat[off[v]:off[v + 1]] = seg
+        return flat, off
+
     def _levels(self, order, levels) -> np.ndarray:
         p = len(self.names)
         if order is not None and levels is not None:
@@ -1459,8 +1514,43 @@ class OrderedAveraging:
             out[self.data.index(c)] = codes[:, k]
         return out
 
+    @property
+    def _observed(self) -> np.ndarray | None:
+        """Observed cells (p, N), one row per variable; None when complete."""
+        if self.data.missing is None:
+            return None
+        if getattr(self, "_observed_v", None) is None:
+            self._observed_v = np.ascontiguousarray(~self.data.missing.T)
+        return self._observed_v
+
+    def _mixture_spec(self, v: int, star: list[int] | None = None) -> MixtureSpec:
+        """Node ``v``'s mixture over the parent sets inside ``star`` (None: every
+        candidate, Eq. 13), weights normalised over them (Eq. 15)."""
+        cand = self.candidates[v].tolist() if self.k > 0 else []
+        if star is None:
+            star = cand
+        pos = {u: i for i, u in enumerate(cand)}
+        sets = star_sets(len(star), min(self.k, len(star)))
+        width = max(1, max((len(g) for g in sets), default=0))
+        cp = np.full((len(sets), width), -1, dtype=np.int64)
+        for i, g in enumerate(sets):
+            cp[i, :len(g)] = [pos[star[e]] for e in g]
+        lw = self._logw[v][lex_set_index(cp, len(cand), self.k)]
+        w = np.exp(lw - lw.max())
+        w /= w.sum()
+        return MixtureSpec(self.data.columns, self._observed, self.data.arities, v, star, sets, w,
+                           self.prior, self.ess)
+
     def _node_mixture(self, v: int, test: np.ndarray) -> np.ndarray:
         """Eq. 13 factor of node ``v`` for test codes of shape (C, p, m) -> (C, m)."""
+        if self.data.missing is not None:  # available cases: the mixture evaluated where asked
+            spec = self._specs.get(v)
+            if spec is None:
+                spec = self._specs[v] = self._mixture_spec(v)
+            C, _, m = test.shape
+            q = np.moveaxis(test[:, spec.star, :], 1, 2).reshape(C * m, spec.star.size)
+            rows = mixture_rows(spec, q)
+            return rows[np.arange(C * m), test[:, v, :].reshape(-1)].reshape(C, m)
         n_chunks = max(1, min(self._sets[v].shape[0], 4 * numba.get_num_threads()))
         with PARALLEL_LOCK:
             return _mixture_kernel(self.data.columns, np.ascontiguousarray(test, dtype=np.int32), v,
@@ -1540,7 +1630,7 @@ class OrderedAveraging:
         allowed[-1] = True  # padding
         return allowed[self._sets[v]].all(axis=1)
 
-    def summary_network(self, n: int | None = None, name: str | None = None):
+    def summary_network(self, n: int | None = None, name: str | None = None, lazy: bool | str = "auto"):
         """The summary network :math:`M^*` (Theorem 2), truncated by Procedure 1.
 
         Node ``X_i`` gets the parents ``P_i^*`` (Procedure 1 with at most ``n``
@@ -1550,6 +1640,11 @@ class OrderedAveraging:
         proportional to their posterior.  Single-network inference in ``M^*`` then
         equals model averaging over that class, in O(N) per case.
 
+        A CPT over many parents of many states is far larger than what prediction
+        reads (10^12 rows for twelve 10-state parents), so such CPTs are *lazy*
+        (:class:`~bnexplore._lazy_mixture.LazyCPT`): indexed like a dense table, they
+        compute only the rows read, from the training data (memory linear in the rows).
+
         Parameters
         ----------
         n : int or None
@@ -1557,6 +1652,11 @@ class OrderedAveraging:
             a node's number of candidate parents keeps all of them, as ``None`` does
             (any larger ``n`` is accepted and means the same).
         name : str, optional
+        lazy : "auto", True or False
+            ``"auto"``: a CPT is built in full when it has at most
+            ``MSTAR_DENSE_CELLS`` cells and its working memory fits the budget (and the
+            data are complete), otherwise it is lazy; ``True``: every CPT is lazy;
+            ``False``: every CPT in full, refused over the budget.
 
         Returns
         -------
@@ -1565,17 +1665,66 @@ class OrderedAveraging:
         Raises
         ------
         MemoryBudgetError
-            Before allocating, if a CPT (parent configurations x states) would exceed
-            the budget; use a smaller ``n`` (or ``k``).
+            With ``lazy=False``, before allocating, if a CPT (parent configurations x
+            states) or its working memory would exceed the budget; use a smaller ``n``
+            (or ``k``), or a lazy network.
+
+        Examples
+        --------
+        >>> import bnexplore as bx
+        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
+        >>> net = avg.summary_network(None, lazy=True)       # nothing materialised
+        >>> p = net.predict_proba(df.head(3), "lung")        # reads 3 x 2 rows per factor
+        >>> bool(abs(p - avg.summary_network(None, lazy=False).predict_proba(df.head(3), "lung")).max() < 1e-12)
+        True
         """
         from .networks import BayesNet
 
+        if not (lazy == "auto" or lazy is True or lazy is False):
+            raise ValueError(f"lazy must be 'auto', True or False, got {lazy!r}")
         n = self._check_n(n)
         p = len(self.names)
         star_arr, star_len = self._star_array(n)
         stars = [row[:m] for row, m in zip(star_arr.tolist(), star_len.tolist())]
         ar = self.data.arities.tolist()
         all_cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
+        complete = self.data.missing is None
+        if lazy is False and complete:
+            self._check_dense(stars, all_cells, n)
+            dense = list(range(p))
+        elif lazy == "auto" and complete:
+            dense = self._dense_nodes(stars, all_cells)
+        else:  # lazy, or missing values (counted by available case, row by row)
+            dense = []
+        parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
+        cpts = {}
+        if dense:
+            use = np.zeros(p, dtype=bool)
+            use[dense] = True
+            lens = np.where(use, star_len, 0)  # the lazy nodes' CPTs are not built here
+            cells = [all_cells[v] if use[v] else ar[v] for v in range(p)]
+            built = self._star_cpts(star_arr, lens, cells)
+            cpts = {self.names[v]: built[v] for v in dense}
+        for v in range(p):
+            if self.names[v] not in cpts:
+                cpts[self.names[v]] = LazyCPT(self._mixture_spec(v, stars[v]), name=self.names[v])
+        if lazy is False and not complete:  # every row, by available case
+            total = sum(all_cells)
+            if total > self.budget:
+                raise MemoryBudgetError(
+                    f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
+                    f"of {self.budget:,}: use a smaller n or k, or lazy CPTs")
+            cpts = {v: np.asarray(t) for v, t in cpts.items()}
+        states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
+        label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
+        return BayesNet._from_valid(parents, states, {v: cpts[v] for v in self.names}, name=label)
+
+    def _check_dense(self, stars: list[list[int]], all_cells: list[int], n: int | None) -> None:
+        """Refuse (before allocating) a summary network whose full CPTs or their
+        working memory exceed the budget."""
+        p = len(self.names)
+        ar = self.data.arities.tolist()
         total = sum(all_cells)
         lim = min(self.budget, 2**31 - 1)
         for v in range(p) if 3 * max(all_cells, default=0) > lim else ():  # guard every table before building any
@@ -1597,11 +1746,28 @@ class OrderedAveraging:
             raise MemoryBudgetError(
                 f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
                 f"of {self.budget:,}: use a smaller n or k")
-        parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
-        cpts = dict(zip(self.names, self._star_cpts(star_arr, star_len, all_cells)))
-        states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
-        label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
-        return BayesNet._from_valid(parents, states, cpts, name=label)
+        if max((len(st) for st in stars), default=0) > 62:
+            v = next(v for v in range(p) if len(stars[v]) > 62)
+            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
+
+    def _dense_nodes(self, stars: list[list[int]], all_cells: list[int]) -> list[int]:
+        """The nodes whose M* CPT is built in full by ``lazy="auto"``: at most
+        ``MSTAR_DENSE_CELLS`` cells, working memory within the budget, smallest
+        first while their total fits the budget."""
+        ar = self.data.arities.tolist()
+        lim = min(self.budget, 2**31 - 1)
+        out, total = [], 0
+        for v in sorted(range(len(self.names)), key=lambda v: all_cells[v]):
+            cells = all_cells[v]
+            if cells > min(self.budget, MSTAR_DENSE_CELLS) or len(stars[v]) > 62 or total + cells > self.budget:
+                continue
+            if 3 * cells > lim:
+                work = _mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
+                if work > self.budget or work >= 2**31:
+                    continue
+            out.append(v)
+            total += cells
+        return sorted(out)
 
     def _stars(self, n: int | None) -> list[list[int]]:
         """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1

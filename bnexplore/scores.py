@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numba
 import numpy as np
@@ -213,6 +213,23 @@ class LocalScore:
         Equivalent sample size of the BDeu prior (ignored by K2).
     cache : bool
         Keep every computed family score (keyed by child and sorted parent set).
+    missing : {"raise", "drop", "keep"}
+        Missing cells: refused (default), incomplete rows dropped with a warning, or
+        kept (see Notes).
+    candidates : mapping of column name -> list of names, optional
+        With ``missing="keep"``: the candidate parents of each child (default: every
+        other column).  They fix the rows the child's parent sets are compared on.
+
+    Notes
+    -----
+    **What a score compares with missing values** (``missing="keep"``): every parent
+    set of a child is scored on the same rows, those where the child and all its
+    candidate parents are observed (:meth:`rows`).  Two parent sets of one child are
+    thus compared on one data set, and a set can never win because its own members
+    have more missing rows (available-case counting per family would reward that:
+    fewer rows give a larger log marginal likelihood).  Scores of different children
+    may use different rows, so a sum of family scores is a sum of per-child terms.
+    A parent outside the child's candidates is refused.
 
     Examples
     --------
@@ -225,9 +242,22 @@ class LocalScore:
     """
 
     def __init__(self, data: DiscreteData | pd.DataFrame, prior: str = "K2", ess: float = 1.0,
-                 cache: bool = True, missing: str = "raise"):
+                 cache: bool = True, missing: str = "raise",
+                 candidates: Mapping[str, Sequence[str]] | None = None):
         _check_prior(prior, ess)
         self.data = as_discrete(data, missing=missing)
+        # missing values: each child's candidate parents (a bool mask per child) and,
+        # on first use, its columns restricted to the rows it is scored on
+        self._pool: dict[int, np.ndarray] = {}
+        self._child_cols: dict[int, np.ndarray] = {}
+        if candidates is not None:
+            for child, ps in candidates.items():
+                c = self.data.index(child)
+                mask = np.zeros(self.data.n_cols, dtype=bool)
+                mask[self.data.indices(ps)] = True
+                if mask[c]:
+                    raise ValueError(f"{self.data.names[c]!r} is among its own candidate parents")
+                self._pool[c] = mask
         self.prior = prior
         self.ess = float(ess)
         self._bdeu = prior == "BDeu"
@@ -245,6 +275,38 @@ class LocalScore:
     @property
     def names(self) -> list[str]:
         return self.data.names
+
+    def _candidate_mask(self, c: int) -> np.ndarray:
+        mask = self._pool.get(c)
+        if mask is None:
+            mask = np.ones(self.data.n_cols, dtype=bool)
+            mask[c] = False
+        return mask
+
+    def rows(self, node: str | int) -> np.ndarray:
+        """Boolean mask of the rows the parent sets of ``node`` are scored on: those
+        where the node and all its candidate parents are observed (every row when
+        nothing is missing)."""
+        c = self.data.index(node)
+        return self.data.observed_rows([c, *np.flatnonzero(self._candidate_mask(c)).tolist()])
+
+    def _cols_for(self, c: int, parents=()) -> np.ndarray:
+        """The columns (p, rows) child ``c`` is scored on: every row when complete,
+        else :meth:`rows` (its parents must be candidates)."""
+        if self.data.missing is None:
+            return self._cols
+        if len(parents):
+            ps = np.asarray(parents, dtype=np.int64).ravel()
+            bad = ps[~self._candidate_mask(c)[ps]]
+            if bad.size:
+                raise ValueError(f"{self.data.names[int(bad[0])]!r} is not a candidate parent of "
+                                 f"{self.data.names[c]!r}: with missing values a child's parent sets "
+                                 f"are compared on the rows where its candidates are observed; pass "
+                                 f"candidates= to widen them")
+        cols = self._child_cols.get(c)
+        if cols is None:
+            cols = self._child_cols[c] = np.ascontiguousarray(self._cols[:, self.rows(c)])
+        return cols
 
     @property
     def n_nodes(self) -> int:
@@ -284,7 +346,7 @@ class LocalScore:
                 return hit
         c, ps = key
         self._check_keys(ps)
-        val = _score_family(self._cols, c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
+        val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
                             self.ess, self._logfact)
         if self.use_cache:
             self._cache[key] = val
@@ -316,7 +378,7 @@ class LocalScore:
             raise ValueError(f"score_idx: node {c} is among its own parents {ps}")
         if len(ps) > self._safe_parents:
             self._check_keys(ps)
-        val = _score_family(self._cols, c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
+        val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
                             self.ess, self._logfact)
         if self.use_cache:
             self._cache[key] = val
@@ -346,7 +408,9 @@ class LocalScore:
                 self._check_keys(ps)
                 arr[row, :len(ps)] = ps
                 sizes[row] = len(ps)
-            vals = _score_batch(self._cols, c, arr, sizes, self._arities, self._bdeu, self.ess,
+            members = () if self.data.missing is None else np.unique(
+                [u for i in todo for u in keys[i][1]]).astype(np.int64)
+            vals = _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
                                 self._logfact)
             for row, i in enumerate(todo):
                 out[i] = vals[row]
@@ -414,7 +478,8 @@ class LocalScore:
                     self._check_keys(tuple(int(u) for u in arr[i, :sizes[i]]))
         if w == 0:
             arr = np.zeros((arr.shape[0], 1), dtype=np.int64)
-        return _score_batch(self._cols, node, arr, sizes, self._arities,
+        members = () if self.data.missing is None else np.unique(arr[member])
+        return _score_batch(self._cols_for(node, members), node, arr, sizes, self._arities,
                             self._bdeu, self.ess, self._logfact)
 
     def total(self, dag) -> float:

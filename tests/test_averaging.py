@@ -253,7 +253,11 @@ def test_memory_guard_before_allocating():
         OrderedAveraging(df, max_parents=5, budget=10**6)
     avg = OrderedAveraging(df, max_parents=1)
     with pytest.raises(MemoryBudgetError, match="smaller k or n|smaller n"):
-        avg.summary_network(None)
+        avg.summary_network(None, lazy=False)
+    lazy = avg.summary_network(None)              # too large to build: the big CPTs are lazy
+    assert lazy.cpts["v39"].shape == (2**39, 2)
+    with pytest.raises(MemoryBudgetError, match="materialising"):
+        np.asarray(lazy.cpts["v39"])
     old = bx.data.set_table_budget(100)
     try:
         with pytest.raises(MemoryBudgetError):

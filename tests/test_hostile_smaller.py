@@ -68,20 +68,20 @@ def test_mdl_pipeline_cross_validates_on_bundled_data(bundled, name, params):
     assert np.all(scores > 0.5), scores          # runs, and better than a coin
 
 
-def test_ama_summary_network_falls_back_to_the_largest_n_within_budget():
+def test_ama_summary_network_over_the_budget_is_lazy_not_smaller():
+    from bnexplore._lazy_mixture import LazyCPT
     from bnexplore.classifiers import AMA
     df = bx.datasets.load("vote", missing="drop")
     X, y = df.drop(columns="Class"), df["Class"]
     old = bx.data.set_table_budget(5_000)
     try:
-        with pytest.warns(UserWarning, match=r"n=12 parents would exceed the table budget of "
-                                             r"5,000 cells; using n=\d+"):
-            clf = AMA(max_parents=2, n=12).fit(X, y)
+        clf = AMA(max_parents=2, n=12).fit(X, y)
+        net = clf.networks_[0]
+        assert max(len(net.parents(v)) for v in net.nodes) == 12   # n is kept
+        assert any(isinstance(net.cpts[v], LazyCPT) for v in net.nodes)
+        assert clf.score(X, y) > 0.85
     finally:
         bx.data.set_table_budget(old)
-    assert 0 < clf.n_used_[0] < 12
-    assert max(len(clf.networks_[0].parents(v)) for v in clf.networks_[0].nodes) <= clf.n_used_[0]
-    assert clf.score(X, y) > 0.85
 
 
 @pytest.mark.parametrize("cls", [MDLDiscretizer, EqualFrequencyDiscretizer])

@@ -271,21 +271,6 @@ def test_naive_bayes_fits_with_missing_values_by_available_case_counting(small):
     assert scores.mean() > 0.6
 
 
-#: the classifiers that fit with missing values (tests/test_missing_fit.py)
-FITS_MISSING = {NaiveBayes, TAN, FAN, STAN, SFAN, AODE, BMAAODE, MAPLMD, MAPLMG, ISMB}
-
-
-@pytest.mark.parametrize("cls", [c for c in ALL if c not in FITS_MISSING],
-                         ids=[c.__name__ for c in ALL if c not in FITS_MISSING])
-def test_other_classifiers_refuse_missing_values_at_fit_time_saying_what_is_supported(small, cls):
-    X, y = small
-    H = X.copy().astype(object)
-    H.iloc[4, 2] = None
-    with pytest.raises(ValueError, match=rf"X contains NaN.*column 'f2'.*{cls.__name__} fits "
-                                         r"complete rows only.*NaiveBayes.* fit with missing"):
-        cls().fit(H, y)
-
-
 # ------------------------------------------------------------ data as users bring it
 def _wide(n: int = 150, p: int = 40, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
     """10-state attributes, 40 features, a value that occurs in one row only."""

@@ -376,8 +376,10 @@ def test_summary_working_memory_is_guarded():
     # memory: Psi (10^3 cells) and the tables of the largest subset (the whole star:
     # counts, parameters and indices, 5 x 10^3)
     with pytest.raises(MemoryBudgetError, match="working cells"):
-        avg.summary_network(None)
+        avg.summary_network(None, lazy=False)
     assert avg.summary_network(2) is not None
+    from bnexplore._lazy_mixture import LazyCPT
+    assert isinstance(avg.summary_network(None).cpts["V3"], LazyCPT)  # "auto": that CPT is lazy
 
 
 def test_alarm_order_scores_match_localscore():

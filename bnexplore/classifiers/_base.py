@@ -74,21 +74,16 @@ def _has_string_names(X) -> bool:
         all(isinstance(c, str) for c in X.columns)
 
 
-def _as_frame(X, who: str = "the classifier", allow_missing: bool = False) -> pd.DataFrame:
-    """``X`` as a DataFrame, refusing sparse, complex, non-2-D, empty and inf input, and
-    NaN / None unless ``allow_missing`` (predict time: missing features are summed out)."""
+def _as_frame(X, who: str = "the classifier") -> pd.DataFrame:
+    """``X`` as a DataFrame, refusing sparse, complex, non-2-D, empty and inf input.
+
+    NaN / None cells are kept: every classifier fits with missing values (see the
+    policy in :class:`~bnexplore.data.DiscreteData`) and sums them out at predict time.
+    """
     frame = _as_2d_frame(X, who)
     if frame.shape[0] == 0:
         raise ValueError(f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 "
                          f"is required.")
-    na = None if allow_missing else frame.isna().to_numpy()
-    if na is not None and na.any():
-        r, c = np.argwhere(na)[0]
-        raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
-                         f"column {str(frame.columns[c])!r}); {who} fits complete rows only: "
-                         f"impute or drop them first (NaiveBayes, TAN, FAN, STAN, SFAN, AODE, "
-                         f"BMAAODE, MAPLMD, MAPLMG and ISMB fit with missing values, and "
-                         f"every classifier sums them out at predict time)")
     for c in frame.columns:
         s = frame[c]
         if pd.api.types.is_float_dtype(s.dtype) and not isinstance(s.dtype, pd.CategoricalDtype):
@@ -154,19 +149,19 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
                              "classifier needs class labels (discretise the target first)")
         return y
 
-    def _fit_data(self, X: MatrixLike, y: ArrayLike, allow_missing: bool = False) -> DiscreteData:
+    def _fit_data(self, X: MatrixLike, y: ArrayLike) -> DiscreteData:
         """Validate ``X, y`` and return training data with the class as the last column.
 
         Removes the fitted attributes of an earlier fit, then sets ``classes_``,
         ``n_features_in_``, ``feature_names_in_`` (DataFrame input only) and ``data_``.
 
-        With ``allow_missing`` NaN / None cells are accepted and kept in ``data_``
+        NaN / None cells are accepted and kept in ``data_``
         (``data_.missing`` marks them; see :class:`~bnexplore.data.DiscreteData` for
         the counting policy).
         """
         self._reset()
         self._check_handle_unknown()
-        frame = _as_frame(X, type(self).__name__, allow_missing=allow_missing)
+        frame = _as_frame(X, type(self).__name__)
         y = self._check_y(y, len(frame))
         classes = np.unique(y)
         if classes.size < 2:
@@ -180,7 +175,7 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"feature name {self.class_column!r} is reserved: rename that column")
         frame[self.class_column] = pd.Categorical(y, categories=classes)
         data = DiscreteData.from_frame(frame, target=self.class_column,
-                                       missing="keep" if allow_missing else "raise")
+                                       missing="keep")
         self.classes_ = classes
         self.n_features_in_ = frame.shape[1] - 1
         if named:
@@ -216,7 +211,7 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         who = type(self).__name__
         self._check_handle_unknown()
         X_in = X
-        X = _as_frame(X, who, allow_missing=True)
+        X = _as_frame(X, who)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting "
                              f"{self.n_features_in_} features as input")

@@ -33,6 +33,10 @@ MAX_COMPLETIONS = 4096
 
 def _eval_factor(vars_: Sequence[int], table: np.ndarray, codes: np.ndarray, cls: int) -> np.ndarray:
     """Log factor at complete rows: (n, K) if the class is among ``vars_``, else (n, 1)."""
+    if not isinstance(table, np.ndarray):  # a lazy table: read where the rows need it
+        keep = [cls] if cls in vars_ else []
+        out = table.gather(vars_, codes, keep)
+        return out if keep else out[:, None]
     if cls in vars_:
         k = list(vars_).index(cls)
         t = np.moveaxis(table, k, -1)
@@ -76,7 +80,10 @@ def cpt_log_joint(factors: Sequence[tuple[Sequence[int], np.ndarray]], codes: np
     factors : list of (variables, log_table)
         One CPT per node: ``variables[0]`` is the child, the others its parents;
         ``log_table`` has one axis per variable, in that order, and sums (in
-        probability) to one over the child's axis.  The class is variable
+        probability) to one over the child's axis.  It may also be a lazy table: an
+        object with ``gather(variables, codes, keep)`` returning the log values at the
+        rows' codes with the axes of ``keep`` (a list of its variables) left free,
+        shape (n, arities of keep).  The class is variable
         ``codes.shape[1]``.
     codes : int array (n, n_features)
         ``-1`` marks a missing value.
@@ -140,11 +147,14 @@ def _eliminate(factors, codes: np.ndarray, missing: set, cls: int, arities, n_cl
             continue
         keep = [v for v in vars_ if v in missing or v == cls]
         # index the observed axes with the rows' codes; keep missing (and class) axes
-        perm = [list(vars_).index(v) for v in vars_ if v not in keep] + \
-               [list(vars_).index(v) for v in keep]
-        t = np.transpose(table, perm)
-        obs = [v for v in vars_ if v not in keep]
-        t = t[tuple(safe[:, v] for v in obs)] if obs else np.broadcast_to(t, (m,) + t.shape)
+        if isinstance(table, np.ndarray):
+            perm = [list(vars_).index(v) for v in vars_ if v not in keep] + \
+                   [list(vars_).index(v) for v in keep]
+            t = np.transpose(table, perm)
+            obs = [v for v in vars_ if v not in keep]
+            t = t[tuple(safe[:, v] for v in obs)] if obs else np.broadcast_to(t, (m,) + t.shape)
+        else:  # a lazy table (``gather(vars, codes, keep)``): the rows' values, keep axes free
+            t = table.gather(vars_, safe, keep)
         flat = t.reshape(m, -1)
         mx = flat.max(axis=1)
         mx = np.where(np.isfinite(mx), mx, 0.0)

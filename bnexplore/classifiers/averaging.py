@@ -15,19 +15,22 @@ The single naive network (SNN) is :class:`bnexplore.classifiers.NaiveBayes`.
 """
 from __future__ import annotations
 
-import warnings
+import itertools
+import math
 
 import networkx as nx
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from .._lazy_mixture import LazyCPT
 from ..averaging import OrderedAveraging
-from ..data.core import DiscreteData, MemoryBudgetError
+from ..data.core import DiscreteData
 from ..networks import BayesNet
-from ..search import greedy_thick_thin
+from ..scores import family_counts, standard_parameters
+from ..search import SearchResult, greedy_thick_thin
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
-from ._missing import cpt_log_joint, enumerate_log_joint, relevant_missing
+from ._missing import MAX_CELLS, cpt_log_joint, enumerate_log_joint, relevant_missing
 
 __all__ = ["NaiveAveraging", "GreedyThickThin", "AMA", "CLASS"]
 
@@ -54,12 +57,47 @@ def _check_int(value, name: str, minimum: int, allow_none: bool = False):
     return int(value)
 
 
+class _LazyFactor:
+    """A lazy M* CPT (:class:`~bnexplore._lazy_mixture.LazyCPT`) as a factor of
+    :func:`cpt_log_joint`: its log values are read only at the configurations the
+    rows meet (observed parents fixed, the ``keep`` variables at every state)."""
+
+    def __init__(self, table: LazyCPT, vars_: tuple[int, ...], arities: list[int]):
+        self.table = table
+        self.vars = vars_
+        self.arities = arities
+
+    def gather(self, vars_, codes: np.ndarray, keep) -> np.ndarray:
+        m = codes.shape[0]
+        keep = list(keep)
+        shape = tuple(self.arities[v] for v in keep)
+        K = math.prod(shape)                             # 1 (the empty product) without keep
+        if m * K > MAX_CELLS:                            # before enumerating anything
+            raise MemoryError(f"summing out {len(keep)} variables reads {m * K:,} rows of the M* CPT of "
+                              f"{self.table.name!r} (limit {MAX_CELLS:,}): impute some of the missing "
+                              f"values of these rows")
+        combos = np.array(list(itertools.product(*[range(a) for a in shape])), dtype=np.int64)
+        combos = combos.reshape(K, len(keep))
+        full = np.empty((m, K, len(self.vars)), dtype=np.int64)
+        for i, u in enumerate(self.vars):
+            full[:, :, i] = combos[None, :, keep.index(u)] if u in keep else codes[:, u][:, None]
+        flat = full.reshape(m * K, len(self.vars))
+        logs = self.table.rows(flat[:, 1:])                         # (m K, r), logs
+        vals = logs[np.arange(m * K), flat[:, 0]]
+        return vals.reshape((m,) + shape)
+
+
 def _network_factors(net: BayesNet, data: DiscreteData) -> list:
     """The CPTs of ``net`` as (variables, log table) factors, child first, in ``data``'s
-    column indices (for :func:`cpt_log_joint`)."""
+    column indices (for :func:`cpt_log_joint`); lazy CPTs stay lazy."""
     factors = []
+    arities = [int(a) for a in data.arities]
     for v in net.nodes:
         ps = net.parents(v)
+        if isinstance(net.cpts[v], LazyCPT):
+            vars_ = (data.index(v),) + tuple(data.index(p) for p in ps)
+            factors.append((vars_, _LazyFactor(np.log(net.cpts[v]), vars_, arities)))
+            continue
         lt = net._log_cpt(v)                     # cached inside the network
         t = lt.reshape(tuple(len(net.states[p]) for p in ps) + (lt.shape[1],))
         factors.append(((data.index(v),) + tuple(data.index(p) for p in ps),
@@ -118,6 +156,27 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
     return out
 
 
+def _structure_search(data: DiscreteData, prior: str, ess: float, max_indegree: int | None = None
+                      ) -> SearchResult:
+    """Greedy thick-thin search; with missing values on the complete cases (every
+    comparison of the search on one set of rows, the rows where every variable is
+    observed; with none, the empty graph is searched from and kept)."""
+    if data.missing is not None:
+        data = data.complete_cases()
+    return greedy_thick_thin(data, prior=prior, ess=ess, max_indegree=max_indegree)
+
+
+def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float) -> BayesNet:
+    """Standard parameters of ``dag``; with missing values each family counted by
+    available case (the rows where the node and its parents are observed)."""
+    if data.missing is None:
+        return BayesNet.fit(dag, data, prior=prior, ess=ess)
+    parents = {v: [str(u) for u in dag.predecessors(v)] for v in data.names}
+    cpts = {v: standard_parameters(family_counts(data, v, ps), prior, ess) for v, ps in parents.items()}
+    states = {v: list(data.states[data.index(v)]) for v in data.names}
+    return BayesNet(parents, states, cpts)
+
+
 class _BNClassifier(DiscreteClassifier):
     """Shared prediction: the joint of the fitted network(s) with missing features summed out."""
 
@@ -144,6 +203,12 @@ class NaiveAveraging(_BNClassifier):
     arc_posteriors_ : ndarray (n_features,)
         ``P(class -> feature | D)``.
 
+    Notes
+    -----
+    Missing values at fit: the two structures of a feature (with and without the arc
+    from the class) are compared on the rows where that feature is observed; the
+    parameters are counted by available case (see :class:`OrderedAveraging`).
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -165,7 +230,7 @@ class NaiveAveraging(_BNClassifier):
         feats = data.names[:-1]
         levels = [[self.class_column], feats] if feats else [[self.class_column]]
         self.averaging_ = OrderedAveraging(data, levels=levels, max_parents=1, prior=self.prior,
-                                           ess=float(self.ess))
+                                           ess=float(self.ess), missing="keep")
         self.arc_posteriors_ = self.averaging_.arc_posteriors().loc[self.class_column, feats].to_numpy()
         return self
 
@@ -193,6 +258,13 @@ class GreedyThickThin(_BNClassifier):
     search_ : bnexplore.search.SearchResult
     network_ : bnexplore.networks.BayesNet
 
+    Notes
+    -----
+    Missing values at fit: the search compares structures on the complete cases (the
+    rows where every variable is observed), so every comparison uses one set of rows;
+    the parameters are then counted by available case (each family over the rows
+    where it is observed).
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -214,8 +286,8 @@ class GreedyThickThin(_BNClassifier):
         _check_prior(self.prior, self.ess)
         k = _check_int(self.max_indegree, "max_indegree", 0, allow_none=True)
         data = self._fit_data(X, y)
-        self.search_ = greedy_thick_thin(data, prior=self.prior, ess=float(self.ess), max_indegree=k)
-        self.network_ = BayesNet.fit(self.search_.dag, data, prior=self.prior, ess=float(self.ess))
+        self.search_ = _structure_search(data, self.prior, float(self.ess), k)
+        self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess))
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
@@ -238,11 +310,10 @@ class AMA(_BNClassifier):
         Largest number of parents in the summary network (>= 0; an ``n`` at least the
         number of features keeps every candidate parent, and any larger ``n`` means
         the same).  ``None`` predicts by exact model averaging over ``L_k(pi)``
-        (Eq. 13) instead of a summary network.  When a CPT of the summary network
-        with ``n`` parents would exceed the table budget
-        (:func:`bnexplore.data.set_table_budget`; many-valued variables), ``fit`` uses
-        the largest smaller ``n`` that fits, with a ``UserWarning``; ``n_used_`` says
-        which.
+        (Eq. 13) instead of a summary network.  CPTs of the summary network too
+        large to build (many parents with many states) are lazy: only the rows that
+        prediction meets are computed (see
+        :meth:`~bnexplore.averaging.OrderedAveraging.summary_network`).
     order : "gtt", "random", "two-random" or list of names
         ``"gtt"``: a topological sort of the network found by greedy thick-thin search
         (the paper's choice); ``"random"``: a random order; ``"two-random"``: two
@@ -265,11 +336,15 @@ class AMA(_BNClassifier):
     averagings_ : list of OrderedAveraging
     networks_ : list of BayesNet
         The summary networks (empty when ``n`` is None).
-    n_used_ : list of int or None
-        The number of parents of each summary network: ``n``, or less when the
-        summary network with ``n`` parents would not fit the table budget.
     order_search_ : SearchResult or None
         The GTT search behind ``order="gtt"``.
+
+    Notes
+    -----
+    Missing values at fit: the GTT order is searched on the complete cases; the
+    averaging compares each node's parent sets on the rows where the node and all its
+    candidate parents are observed, and counts parameters by available case (see
+    :class:`~bnexplore.averaging.OrderedAveraging`).
 
     Examples
     --------
@@ -298,7 +373,7 @@ class AMA(_BNClassifier):
         self.order_search_ = None
         if isinstance(order, str):
             if order == "gtt":
-                res = greedy_thick_thin(data, prior=self.prior, ess=float(self.ess))
+                res = _structure_search(data, self.prior, float(self.ess))
                 self.order_search_ = res
                 pos = {v: i for i, v in enumerate(names)}
                 return [list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))]
@@ -329,33 +404,9 @@ class AMA(_BNClassifier):
         data = self._fit_data(X, y)
         self.orders_ = self._orders(data)
         self.averagings_ = [OrderedAveraging(data, order=o, max_parents=k, prior=self.prior,
-                                             ess=float(self.ess)) for o in self.orders_]
-        self.networks_, self.n_used_ = [], []
-        for a in self.averagings_:
-            net, used = (None, None) if n is None else self._summary_within_budget(a, n)
-            if net is not None:
-                self.networks_.append(net)
-            self.n_used_.append(used)
+                                             ess=float(self.ess), missing="keep") for o in self.orders_]
+        self.networks_ = [] if n is None else [a.summary_network(n) for a in self.averagings_]
         return self
-
-    @staticmethod
-    def _summary_within_budget(avg: OrderedAveraging, n: int) -> tuple[BayesNet, int]:
-        """The summary network with ``n`` parents, or with the largest smaller ``n`` whose
-        CPTs fit the table budget (the check runs before any table is allocated)."""
-        for m in range(n, -1, -1):
-            try:
-                net = avg.summary_network(m)
-            except MemoryBudgetError:
-                if m == 0:
-                    raise
-                continue
-            if m < n:
-                warnings.warn(f"AMA: the summary network with n={n} parents would exceed the "
-                              f"table budget of {avg.budget:,} cells; using n={m}, the "
-                              f"largest that fits. Pass a smaller n, or raise the budget with "
-                              f"bnexplore.data.set_table_budget()", UserWarning, stacklevel=3)
-            return net, m
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def summary_proba(self, X, n: int | None) -> np.ndarray:
         """P(class | x) from summary networks with ``n`` parents (None: exact MA),

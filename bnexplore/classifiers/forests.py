@@ -75,7 +75,7 @@ class _SCFClassifier(DiscreteClassifier):
         if self.averaging not in ("map", "bma"):
             raise ValueError(f"averaging must be 'map' or 'bma', got {self.averaging!r}")
         penalty, k = self._settings()
-        data = self._fit_data(X, y, allow_missing=True)
+        data = self._fit_data(X, y)
         features = data.names[:-1]
         fam = _F.SCFFamilies(data, features, [self.class_column], max_parents=k, penalty=penalty,
                              prior=self.prior, ess=self.ess, intra=self._intra)

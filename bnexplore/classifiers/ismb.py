@@ -157,7 +157,7 @@ class ISMB(DiscreteClassifier):
         self
         """
         self._check_params()
-        data = self._fit_data(X, y, allow_missing=True)
+        data = self._fit_data(X, y)
         self.model_ = MBModel(data, target=self.class_column)
         self.model_.phase1()
         return self

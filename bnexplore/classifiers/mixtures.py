@@ -152,7 +152,7 @@ class _ODEMixture(DiscreteClassifier):
         self
         """
         self._check_params()
-        data = self._fit_data(X, y, allow_missing=True)
+        data = self._fit_data(X, y)
         self.counts_ = mx.ode_counts(data)     # available cases when cells are missing
         # the weights compare the ODEs: every ODE on the same rows, the complete cases
         self.weight_counts_ = self.counts_

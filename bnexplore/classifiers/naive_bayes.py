@@ -96,7 +96,7 @@ class NaiveBayes(DiscreteClassifier):
         if isinstance(ess, (bool, np.bool_)) or not isinstance(ess, (int, float, np.number)) \
                 or not np.isfinite(ess) or ess <= 0:
             raise ValueError(f"ess must be a positive number, got {self.ess!r}")
-        data = self._fit_data(X, y, allow_missing=True)
+        data = self._fit_data(X, y)
         c = data.n_cols - 1
         self.log_class_prior_ = dirichlet_log_cpt(family_counts(data, c, []), self.prior, self.ess)[0]
         # available cases: each feature is counted over the rows where it is observed
