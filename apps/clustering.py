@@ -11,7 +11,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, describe_source, error_box,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, dag_pane, describe_source, error_box,  # noqa: E402
                      load_data, make_template, md_join, reactive, cached, background)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
@@ -154,11 +154,10 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
              f"q = {int(inc.subspace_q[i])})")
     plot = subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
-                         width=1000, height=520)
+                         width=1000, height=520, responsive=True)
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                                f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
-    return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
-                                                height=530), sizing_mode="stretch_width")
+    return pn.Column(caption, dag_pane(plot), sizing_mode="stretch_width")
 
 
 def timeline_view(kind, name, n, use_order, cs, strategy, seed):

@@ -15,7 +15,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, DATASET, error_box, load_data, make_template, md_strong,  # noqa: E402
+from _common import (serve, DATASET, dag_pane, error_box, load_data, make_template, md_strong,  # noqa: E402
                      reactive, cached, widget)
 
 TITLE = "Forests"
@@ -138,8 +138,8 @@ def forest_view(name, alpha, k, averaging, threshold):
     mb = clf.markov_blanket_ if averaging == "map" else \
         sorted(set(g.successors(CLS)) | {p for c in g.successors(CLS) for p in g.predecessors(c)} - {CLS})
     plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
-                       rename={CLS: "class"}, title=title, width=1000, height=520)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=530)
+                       rename={CLS: "class"}, title=title, width=1000, height=520, responsive=True)
+    return dag_pane(plot)
 
 
 def alpha_view(name, k, averaging):

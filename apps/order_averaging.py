@@ -12,7 +12,7 @@ import numpy as np
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
 
 TITLE = "Order averaging"
@@ -126,8 +126,9 @@ def network_view(kind, dataset, network, n_rows, target, k, n):
     import networkx as nx
     dag = nx.relabel_nodes(net.dag, {CLASS: target})
     plot = summary_network_plot(dag, post, target=target,
-                                title=f"Summary network M* (n = {n}); arc width = posterior")
-    return pn.pane.HoloViews(plot, backend="bokeh", height=540)
+                                title=f"Summary network M* (n = {n}); arc width = posterior",
+                                width=1000, responsive=True)
+    return dag_pane(plot)
 
 
 def roc_view(kind, dataset, network, n_rows, target, k, n):

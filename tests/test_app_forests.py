@@ -12,7 +12,7 @@ def test_views_build_without_a_browser():
     import forests as app
 
     assert "Markov blanket" in app.summary_view("iris", 2.0, 1, "map").object
-    assert type(app.forest_view("iris", "\u221e", 1, "bma", 0.3)).__name__ == "HoloViews"
+    assert type(app.forest_view("iris", "\u221e", 1, "bma", 0.3)[0]).__name__ == "HoloViews"
     assert type(app.alpha_view("iris", 1, "map")).__name__ == "HoloViews"
 
 
