@@ -453,7 +453,8 @@ def dag_plot(
     # vertical scale: the figure height asked for, but never less than a readable step
     ys = [pos[n][1] for n in nodes] or [0.0]
     y_span = (max(ys) - min(ys)) + 1.0  # half a layer of margin above and below
-    frame_h = math.ceil(max(float(height) - _CHROME_H, y_span * _LAYER_STEP * box_h, 3 * box_h))
+    chrome_h = _TITLE_PX if responsive else _CHROME_H
+    frame_h = math.ceil(max(float(height) - chrome_h, y_span * _LAYER_STEP * box_h, 3 * box_h))
     sy = frame_h / y_span  # pixels per layer
     xy_px = {n: (pos[n][0], pos[n][1] * sy) for n in nodes}
     left = min((xy_px[n][0] - box_w[n] / 2 for n in nodes), default=-50.0)
