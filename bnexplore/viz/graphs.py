@@ -285,40 +285,65 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
                 class_node, frame_width: float, max_label: int | None):
     """Labels, box widths (px) and a pixel layout that fits ``frame_width`` if it can.
 
-    Labels are cut (with an ellipsis) only as much as needed: the longest label length
-    that fits is found by bisection; below :data:`_MIN_LABEL_CHARS` the picture grows
-    wider instead.
+    Labels are cut (with an ellipsis) only as much as needed: the longest common
+    label length that fits is found by bisection (below :data:`_MIN_LABEL_CHARS` the
+    picture grows wider instead); then the layers that would fit with their full
+    names get them back, if the whole picture still fits.
     """
     nodes = sorted(dag.nodes, key=_sort_key)
 
-    def attempt(limit: int | None):
-        labels = dict(zip(nodes, display_labels([names[n] for n in nodes], limit)))
+    def attempt(limits: Mapping[Hashable, int | None]):
+        labels: dict = {}
+        used: set[str] = set()
+        for n in nodes:
+            lab = display_labels([names[n]], limits[n])[0]
+            i = 1
+            while lab in used:  # a cut that collides with another label gets a number
+                i += 1
+                keep = max(limits[n] or len(names[n]), 4) - 1 - len(str(i))
+                lab = names[n][:keep] + "\u2026" + str(i)
+            used.add(lab)
+            labels[n] = lab
         widths = {n: text_width_px(labels[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
         pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX)
         xs = [pos[n][0] - widths[n] / 2 for n in nodes] + [pos[n][0] + widths[n] / 2 for n in nodes]
         extent = (max(xs) - min(xs) + 2 * _BOX_GAP_PX) if xs else 0.0  # with margins
         return labels, widths, pos, extent
 
+    def uniform(limit: int | None):
+        return attempt({n: limit for n in nodes})
+
     longest = max((len(names[n]) for n in nodes), default=0)
     top = longest if max_label is None else min(longest, max(int(max_label), 2))
-    best = attempt(top if top < longest else None)
+    best = uniform(top if top < longest else None)
     if best[3] <= frame_width or top <= _MIN_LABEL_CHARS:
         return best
-    lo, hi = _MIN_LABEL_CHARS, top - 1  # find the longest limit that fits
-    fallback = None
+    lo, hi = _MIN_LABEL_CHARS, top - 1  # the longest common limit that fits
+    found, limit = None, _MIN_LABEL_CHARS
     while lo <= hi:
         mid = (lo + hi) // 2
-        cand = attempt(mid)
+        cand = uniform(mid)
         if cand[3] <= frame_width:
-            best, lo = cand, mid + 1
-            fallback = cand
+            found, limit, lo = cand, mid, mid + 1
         else:
             hi = mid - 1
-            if mid == _MIN_LABEL_CHARS:
-                fallback = fallback or cand
-    if fallback is not None:
-        return fallback
-    return attempt(_MIN_LABEL_CHARS)
+    if found is None:
+        return uniform(_MIN_LABEL_CHARS)
+    # give full names back to the layers that have room for them
+    layer_of = {n: y for n, (_, y) in found[2].items()}
+    full_w = {n: text_width_px(names[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
+    rows: dict[float, list] = {}
+    for n in nodes:
+        rows.setdefault(layer_of[n], []).append(n)
+    roomy = {y for y, members in rows.items()
+             if sum(full_w[n] for n in members) + (len(members) + 1) * _BOX_GAP_PX
+             <= 0.8 * frame_width}
+    if not roomy or len(roomy) == len(rows):
+        return found
+    limits = {n: (top if top < longest else None) if layer_of[n] in roomy else limit
+              for n in nodes}
+    mixed = attempt(limits)
+    return mixed if mixed[3] <= frame_width else found
 
 
 def dag_plot(
