@@ -911,6 +911,18 @@ def dag_pane(plot: Any) -> pn.Column:
                      css_classes=["bnx-dag"])
 
 
+def fixed_pane(plot: Any, **kwargs: Any) -> pn.Column:
+    """A fixed-size HoloViews picture in a panel of the page width that scrolls sideways
+    on a narrow window (the page itself never scrolls sideways).
+
+    The pane takes the picture's own size (``sizing_mode="fixed"``), so HoloViews has
+    no responsive mode to give up and logs no warning about it.
+    """
+    pane = pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed",
+                             **kwargs)
+    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", css_classes=["bnx-fixed"])
+
+
 def error_box(exc: BaseException) -> pn.pane.Alert:
     """A readable error panel instead of a stack trace.
 

@@ -12,7 +12,7 @@ import numpy as np
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box, fixed_pane, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
 
 TITLE = "Order averaging"
@@ -63,6 +63,14 @@ def posteriors(kind: str, name: str, n_rows: int, target: str, k: int):
     return post.rename(index={CLASS: target}, columns={CLASS: target})
 
 
+@cached(maxsize=32)
+def averaging_order(kind: str, name: str, n_rows: int, target: str, k: int) -> list:
+    """The order pi of the averaging (its levels flattened), class renamed to ``target``."""
+    models, _, _ = fit_all(kind, name, n_rows, target, k)
+    levels = models["AMA"].averagings_[0].order_levels
+    return [target if v == CLASS else v for level in levels for v in level]
+
+
 @cached(maxsize=64)
 def summary(kind: str, name: str, n_rows: int, target: str, k: int, n: int):
     """Arc posteriors, M* (n parents) and the test-set class probabilities of the four models."""
@@ -109,10 +117,13 @@ def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
     name = network if kind == NETWORK else dataset
     try:
         post = posteriors(kind, name, n_rows, target, k)
+        order = averaging_order(kind, name, n_rows, target, k)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"Arc posteriors over L_{k}(pi)"),
-                             backend="bokeh", height=580)
+    # rows and columns in the order averaged over: every arc lies above the diagonal
+    plot = arc_posterior_heatmap(post, order=order, width=700, height=620,
+                                 title=f"Arc posteriors over L_{k}(pi), rows and columns in the order pi")
+    return fixed_pane(plot)
 
 
 def network_view(kind, dataset, network, n_rows, target, k, n):

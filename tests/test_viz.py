@@ -268,3 +268,30 @@ def test_dag_plot_shortens_long_labels_only_when_needed_and_hovers_the_full_name
     assert list(b["label"]) == list(b["name"])
     fig = hv.render(dag_plot(g, width=700), backend="bokeh")
     assert ("name", "@{name}") in hover_tooltips(fig)
+
+
+# ----------------------------------------------------------------------- heat map
+def test_heatmap_orders_rows_and_columns_and_titles_the_colour_bar():
+    names = [f"V{i:02d}" for i in range(37)]
+    rng = np.random.default_rng(0)
+    m = pd.DataFrame(rng.random((37, 37)), index=names, columns=names)
+    order = names[::-1]
+    h = heatmap(m, order=order, clabel="P(arc)", width=600, height=550)
+    fig = hv.render(h, backend="bokeh")
+    # the first row of the order is drawn at the top, columns follow the order
+    assert list(fig.y_range.factors)[::-1] == order
+    assert list(fig.x_range.factors) == order
+    assert fig.right[0].title == "P(arc)"  # the colour bar
+    # 37 names stay readable: at least 14 px a cell, vertical column labels
+    assert fig.frame_height >= 37 * 14 and fig.frame_width >= 37 * 14
+    assert abs(fig.xaxis[0].major_label_orientation) > 1.5
+    # a clustering puts strongly linked pairs side by side
+    block = pd.DataFrame(0.0, index=list("abcdef"), columns=list("abcdef"))
+    for u, v in [("a", "d"), ("b", "e"), ("c", "f")]:
+        block.loc[u, v] = 0.95
+    fig = hv.render(heatmap(block, order="cluster"), backend="bokeh")
+    rows = list(fig.y_range.factors)[::-1]
+    for u, v in [("a", "d"), ("b", "e"), ("c", "f")]:
+        assert abs(rows.index(u) - rows.index(v)) == 1
+    with pytest.raises(ValueError, match="order"):
+        heatmap(block, order="random")

@@ -22,9 +22,15 @@ __all__ = ["arc_posterior_heatmap", "summary_network_plot", "parent_set_bars"]
 
 
 def arc_posterior_heatmap(post: pd.DataFrame, title: str = "Arc posteriors P(parent \u2192 child | D)",
-                          width: int = 620, height: int = 560):
-    """Heat map of an arc-posterior matrix (rows parent, columns child), colours fixed to [0, 1]."""
-    return heatmap(post, title=title, cmap="Blues", clim=(0.0, 1.0), width=width, height=height)
+                          width: int = 620, height: int = 560,
+                          order: Sequence | str | None = None):
+    """Heat map of an arc-posterior matrix (rows parent, columns child), colours fixed to [0, 1].
+
+    ``order``: the order of the averaging (then every arc lies above the diagonal,
+    parents before children) or ``"cluster"``; see :func:`bnexplore.viz.heatmap`.
+    """
+    return heatmap(post, title=title, cmap="Blues", clim=(0.0, 1.0), width=width, height=height,
+                   order=order, clabel="P(arc)")
 
 
 def summary_network_plot(dag: nx.DiGraph, post: pd.DataFrame, target: Hashable | None = None,

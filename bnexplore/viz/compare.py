@@ -120,7 +120,7 @@ def ovr_auc_heatmap(ovr: pd.DataFrame, width: int = 560, height: int = 360):
     df.index.name = df.index.name or "classifier"
     df.columns.name = df.columns.name or "class"
     return heatmap(df, title="one-vs-rest AUC per class", cmap="Greens", clim=(0.5, 1.0),
-                   annotate=True, width=width, height=height)
+                   annotate=True, width=width, height=height, clabel="AUC")
 
 
 def format_metric_table(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
