@@ -161,9 +161,9 @@ def roc_view(name, alpha, k, averaging):
         curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
     except Exception as exc:
         return error_box(exc)
-    plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420)
-    # the foundation's ROC plot has a fixed width: let it share the row instead
-    plot = plot.opts(responsive=True, width=None, legend_position="bottom_right")
+    # no fixed width: the plot shares the row (a fixed width in a stretching pane warns)
+    plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
+                    responsive=True).opts(legend_position="bottom_right")
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 

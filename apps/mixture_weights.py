@@ -14,7 +14,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, cached, error_box, make_template, md_strong, md_text,  # noqa: E402
+from _common import (serve, cached, error_box, fixed_pane, make_template, md_strong, md_text,  # noqa: E402
                      reactive, widget)
 
 TITLE = "Mixture weights"
@@ -174,7 +174,7 @@ def roc_view(name, n, positive):
                         width=520, height=460)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed", width=530, height=470)
+    return fixed_pane(plot, width=530, height=470)
 
 
 def create_app() -> pn.template.FastListTemplate:
@@ -211,7 +211,7 @@ def create_app() -> pn.template.FastListTemplate:
                          "current training size.", margin=(0, 10)),
         reactive(collapse_view, data, size),
         pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
-        pn.Row(reactive(roc_view, data, size, positive),
+        pn.FlexBox(reactive(roc_view, data, size, positive),
                pn.pane.Markdown(
                    "ROC curves of the four mixtures on the held-out third of the data: each "
                    "curve sweeps a threshold on P(positive class | x) and plots the share of "
@@ -221,7 +221,7 @@ def create_app() -> pn.template.FastListTemplate:
                    "perfect, 0.5 is guessing (dashed diagonal). Compare BMA, which bets on "
                    "one model, with the mixtures that spread their weight as you move the "
                    "training size.",
-                   margin=(10, 20)),
+                   margin=(10, 20), styles={"flex": "1 1 300px"}),
                sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [data, size, positive,

@@ -157,8 +157,10 @@ def roc_view(kind, dataset, network, n_rows, target, k, n):
             curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(roc_plot(curves, title=f"Held-out ROC, positive class {target} = {pos}"),
-                             backend="bokeh", height=470)
+    # stretch with the page (a fixed width in a stretching pane makes HoloViews warn)
+    plot = roc_plot(curves, title=f"Held-out ROC, positive class {target} = {pos}", height=460,
+                    responsive=True).opts(min_width=300, max_width=700)
+    return pn.pane.HoloViews(plot, backend="bokeh", height=470, sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

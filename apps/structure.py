@@ -80,7 +80,7 @@ def steps_view(kind, name, n, prior, ess, max_indegree):
                         "n_improving") if c in steps]
     steps = steps[cols] if cols else steps
     return pn.widgets.Tabulator(steps.reset_index(drop=True), show_index=False, disabled=True,
-                                pagination="local", page_size=12, layout="fit_data_table",
+                                pagination="local", page_size=12, layout="fit_data_stretch",
                                 formatters={}, sizing_mode="stretch_width")
 
 

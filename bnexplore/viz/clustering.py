@@ -278,7 +278,11 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
     else:
         paths = [poly] if len(poly) else []
     outline = hv.Path(paths).opts(color=_OUTLINE, line_dash="dashed", line_width=2, backend="bokeh")
-    return (plot * outline).opts(title=literal_title(title), backend="bokeh")
+    # the product is a new overlay: carry over the picture's size (responsive or fixed)
+    size = {k: v for k, v in hv.Store.lookup_options("bokeh", plot, "plot").kwargs.items()
+            if k in ("responsive", "width", "height", "frame_width", "frame_height",
+                     "min_width", "max_width", "active_tools", "toolbar")}
+    return (plot * outline).opts(title=literal_title(title), **size, backend="bokeh")
 
 
 def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = False,

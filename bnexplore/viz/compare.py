@@ -70,14 +70,13 @@ def roc_comparison(curves: Mapping[str, tuple[Sequence[float], Sequence[float], 
         raise ValueError("no ROC curve to draw: select at least one classifier that "
                          "finished")
     plot = roc_plot(dict(curves), title=f"ROC, class {positive!s} vs the rest",
-                    width=width or 560, height=height)
+                    width=width or 560, height=height, responsive=responsive)
     items = list(plot)
     styled = []
     for i, el in enumerate(items[:-1]):
         styled.append(el.opts(line_dash=_DASHES[(i // len(PALETTE)) % len(_DASHES)],
                               backend="bokeh"))
-    size = dict(responsive=True, width=None, height=height) if responsive else \
-        dict(width=width, height=height)
+    size = dict(responsive=True, height=height) if responsive else dict(width=width, height=height)
     return hv.Overlay([*styled, items[-1]]).opts(
         title=literal_title(f"ROC, class {positive!s} vs the rest"), **size,
         xlim=(0, 1), ylim=(0, 1.02), legend_position="bottom_right", show_grid=True,

@@ -31,6 +31,7 @@ def roc_plot(
     title: str = "ROC curves",
     width: int = 500,
     height: int = 450,
+    responsive: bool = False,
 ):
     """Overlay ROC curves, each labelled with its AUC, over the chance diagonal.
 
@@ -43,6 +44,9 @@ def roc_plot(
         Plot title.
     width, height : int
         Plot size in pixels.
+    responsive : bool
+        Stretch to the container's width (``width`` is ignored; no fixed width is set,
+        so HoloViews does not warn that it cannot be responsive).
 
     Returns
     -------
@@ -85,8 +89,9 @@ def roc_plot(
             .opts(color=PALETTE[i % len(PALETTE)], line_width=2, tools=["hover"],
                   backend="bokeh")
         )
+    size = dict(responsive=True, height=height) if responsive else dict(width=width, height=height)
     return hv.Overlay([*elements, diag]).opts(
-        title=literal_title(title), width=width, height=height, xlim=(0, 1), ylim=(0, 1.02),
+        title=literal_title(title), **size, xlim=(0, 1), ylim=(0, 1.02),
         legend_position="bottom_right", show_grid=True, backend="bokeh",
     )
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-__all__ = ["layered_layout", "count_crossings", "dag_plot", "node_boxes", "plot_size", "literal_title", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
+__all__ = ["layered_layout", "count_crossings", "dag_plot", "node_boxes", "plot_size", "box_widths", "literal_title", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
 
 #: default fill colour of a node.
 NODE_COLOR = "#a6cee3"
@@ -241,6 +241,24 @@ def text_width_px(text: str, font_px: float) -> float:
         else:
             units += 0.6
     return units * font_px
+
+
+def box_widths(dag: nx.DiGraph, names: Mapping[Hashable, str] | None = None) -> dict:
+    """Width in pixels of each node's box as :func:`dag_plot` draws full names.
+
+    Pass them to :func:`layered_layout` (with ``gap=14``) to get a layout in pixels
+    that a ``dag_plot(..., layout=pos)`` shows without stretching.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> w = box_widths(nx.DiGraph([("a", "long-name")]))
+    >>> w["a"] < w["long-name"]
+    True
+    """
+    font_px = _FONT_PX[0] if dag.number_of_nodes() <= 20 else _FONT_PX[1]
+    return {n: text_width_px(str((names or {}).get(n, n)), font_px) + 2 * _BOX_PAD_PX
+            for n in dag.nodes}
 
 
 def display_labels(names: Sequence[str], max_chars: int | None) -> list[str]:
@@ -467,11 +485,22 @@ def dag_plot(
         lab_list = display_labels([full[n] for n in nodes0], max_label)
         labels = dict(zip(nodes0, lab_list))
         box_w = {n: text_width_px(labels[n], font_px) + 2 * _BOX_PAD_PX for n in nodes0}
-        # one x unit is at least as wide as the widest box plus the gap
-        unit = max(box_w.values(), default=60.0) + _BOX_GAP_PX
+        # the least x scale (pixels per unit) that keeps boxes of one row apart: rows
+        # are at least _LAYER_STEP box heights per y unit apart, so only nodes closer
+        # than that vertically can touch
+        box_h0 = font_px + 12.0
+        near = (box_h0 + 2.0) / (_LAYER_STEP * box_h0)
+        unit = 1.0
+        for i, a in enumerate(nodes0):
+            for b in nodes0[i + 1:]:
+                dx, dy = abs(raw[a][0] - raw[b][0]), abs(raw[a][1] - raw[b][1])
+                if dy < near:
+                    need = (box_w[a] + box_w[b]) / 2 + _BOX_GAP_PX
+                    unit = max(unit, need / dx if dx > 1e-9 else need)
         xs0 = [x for x, _ in raw.values()] or [0.0]
         span = (max(xs0) - min(xs0)) or 1.0
-        unit = max(unit, (frame_w - unit) / span)
+        if not responsive:
+            unit = max(unit, (frame_w - max(box_w.values(), default=60.0)) / span)
         pos = {n: (x * unit, y) for n, (x, y) in raw.items()}
 
     nodes = sorted(dag.nodes, key=lambda n: (-pos[n][1], pos[n][0], _sort_key(n)))
