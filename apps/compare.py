@@ -133,6 +133,10 @@ def tests_view(result, metric, baseline, level, test):
                           height=max(220, 70 + 42 * len(tests)) + 10),
         pn.pane.Markdown("### Metrics (pooled out-of-fold predictions, \u00b1 sd over folds)",
                          margin=(10, 10, 0, 10)),
+        pn.pane.Markdown(f"*vs {md_text(base)}*: the paired test on {label}; AUC is Hand & "
+                         "Till's; sq. error the squared error; delta Dash & Cooper's share of "
+                         "missing ROC area against the best. The CSV has every column and the "
+                         "test settings.", margin=(0, 10)),
         pn.widgets.Tabulator(pretty, show_index=False, disabled=True, layout="fit_data_stretch",
                              sizing_mode="stretch_width", css_classes=["bnx-metrics"],
                              stylesheets=[":host { max-width: 100%; }"]),

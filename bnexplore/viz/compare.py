@@ -247,24 +247,33 @@ def format_metric_table(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     return out.rename(columns=METRIC_LABELS)
 
 
+#: short column titles of the comparison table (the page has little room).
+SHORT_LABELS = {"error": "error", "auc": "AUC", "log_loss": "log loss",
+                "squared_error": "sq. error", "cal": "CAL", "delta": "delta"}
+
+
 def format_comparison_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
     """A :func:`bnexplore.experiments.compare.metric_table` for display (no computation).
 
-    Metrics with a spread over folds read ``"0.973 \u00b1 0.017"``; the paired test
-    becomes one column ``vs <baseline>`` (``"win (p 0.012)"``); the settings columns
-    (baseline, test, level, metric) are left to the CSV.
+    The paired test comes first, as one column ``vs <baseline>`` (``"win (p 0.012)"``);
+    metrics with a spread over folds read ``"0.973 \u00b1 0.017"``; column titles are
+    short (:data:`SHORT_LABELS`) so that the table fits a narrow page. The long
+    classifier names and the test settings are left to the CSV.
 
     Examples
     --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"classifier": ["A"], "label": ["a"], "auc": [0.9], "auc_sd": [0.01]})
-    >>> format_comparison_table(t)["AUC (Hand & Till)"].iloc[0]
+    >>> format_comparison_table(t)["AUC"].iloc[0]
     '0.900 \u00b1 0.010'
     """
     out = pd.DataFrame({"classifier": table["classifier"]})
-    if "label" in table:
-        out["name"] = table["label"]
-    for c, label in METRIC_LABELS.items():
+    if "result" in table and "baseline" in table and len(table):
+        base = str(table["baseline"].dropna().iloc[0]) if table["baseline"].notna().any() else ""
+        out[f"vs {base}"] = [
+            "" if not isinstance(r, str) else (r if r == "baseline" or np.isnan(p) else f"{r} (p {p:.2g})")
+            for r, p in zip(table["result"], table["p"].astype(float))]
+    for c, label in SHORT_LABELS.items():
         if c not in table:
             continue
         vals = table[c].astype(float)
@@ -274,9 +283,4 @@ def format_comparison_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFram
                 "" if np.isnan(e) else f" \u00b1 {e:.{digits}f}")) for v, e in zip(vals, sd)]
         else:
             out[label] = vals.round(digits + 1)
-    if "result" in table and "baseline" in table and len(table):
-        base = str(table["baseline"].dropna().iloc[0]) if table["baseline"].notna().any() else ""
-        out[f"vs {base}"] = [
-            "" if not isinstance(r, str) else (r if r == "baseline" or np.isnan(p) else f"{r} (p {p:.2g})")
-            for r, p in zip(table["result"], table["p"].astype(float))]
     return out
