@@ -34,11 +34,14 @@ graphs").
    those constraints is, with :math:`c_j = \sum_{i \le j} s_i` and
    :math:`y_j = x_j - c_j`, an isotonic regression of :math:`d_j - c_j` (:math:`y`
    non-decreasing), solved exactly by pool-adjacent-violators. Sweeps down, up and
-   both ways pull parents over children; virtual nodes weigh more so long arcs run
-   straight.
+   both ways pull parents over children. Arcs are drawn as straight segments between
+   the real nodes, so a virtual node's target is the point of its arc's straight
+   segment on its layer (weighted more): the separation constraints then keep the
+   other boxes of that layer off the arc.
 
-Arcs are drawn as straight segments between the real nodes, so the ordering finally
-kept is the candidate whose straight segments cross least (:func:`count_crossings`).
+The ordering finally kept is the candidate (several starts, then swaps of neighbours)
+with the least badness: crossings of the straight segments (:func:`count_crossings`)
+plus the long arcs that still pass through a box.
 """
 from __future__ import annotations
 
@@ -111,12 +114,17 @@ class _Proper:
         self.up: list[list[int]] = [[] for _ in self.names]
         self.down: list[list[int]] = [[] for _ in self.names]
         self.chains: dict[tuple[Hashable, Hashable], list[int]] = {}
+        #: virtual id -> (upper real id, lower real id, fraction of the way down)
+        self.along: dict[int, tuple[int, int, float]] = {}
         for u, v in sorted(g.edges, key=lambda e: (_sort_key(e[0]), _sort_key(e[1]))):
             a, b = index[u], index[v]
             chain = [a]
             for k in range(layer[u] + 1, layer[v]):
                 chain.append(self._new(k, virtual_width))
             chain.append(b)
+            span = layer[v] - layer[u]
+            for step, i in enumerate(chain[1:-1], start=1):
+                self.along[i] = (a, b, step / span)
             for p, q in zip(chain, chain[1:]):
                 self.down[p].append(q)
                 self.up[q].append(p)
@@ -301,14 +309,21 @@ def assign_x(p: _Proper, layers: Sequence[Sequence[int]], gap: float,
             acc += sep[j]
             x[i] = acc
 
-    def place(k: int, sides) -> None:
+    def place(k: int, sides, hold: bool = False) -> None:
         layer = layers[k]
         if not layer:
             return
         targets, weights = [], []
         for i in layer:
             xs = [x[j] for nb in sides for j in nb[i]]
-            if xs:
+            if i in p.along:  # a long arc is drawn straight: its virtual node sits on it
+                a, b, t = p.along[i]
+                targets.append(x[a] + t * (x[b] - x[a]))
+                weights.append(_VIRTUAL_WEIGHT)
+            elif hold:  # real nodes stay put, unless a long arc needs room
+                targets.append(x[i])
+                weights.append(1.0)
+            elif xs:
                 targets.append(sum(xs) / len(xs))
                 weights.append(_VIRTUAL_WEIGHT if p.is_virtual(i) else 1.0)
             else:
@@ -324,6 +339,9 @@ def assign_x(p: _Proper, layers: Sequence[Sequence[int]], gap: float,
             place(k, (p.down,))
     for k in range(len(layers)):
         place(k, (p.up, p.down))
+    for _ in range(2):  # make room where straight long arcs pass
+        for k in range(len(layers)):
+            place(k, (), hold=True)
     real = [x[i] for i in range(p.n_real)]
     if real:
         mid = (min(real) + max(real)) / 2.0
@@ -433,10 +451,27 @@ def sugiyama(dag: nx.DiGraph, *, top: Hashable | None = None,
 
 
 def _drawn(g: nx.DiGraph, p: _Proper, layers, gap: float):
-    """Straight-segment crossings and real-node positions of one ordering."""
+    """Badness (straight-segment crossings plus the arcs that run through a box)
+    and real-node positions of one ordering."""
     x = assign_x(p, layers, gap)
     pos = {n: (x[i], -float(p.layer_of[i])) for i, n in enumerate(p.names)}
-    return count_crossings(g, pos), pos
+    return count_crossings(g, pos) + _box_hits(p, x), pos
+
+
+def _box_hits(p: _Proper, x: Sequence[float]) -> int:
+    """Long arcs whose straight segment passes through the box of a real node on a
+    layer in between (checked at the height of the node's centre)."""
+    by_layer: dict[int, list[int]] = {}
+    for i in range(p.n_real):
+        by_layer.setdefault(p.layer_of[i], []).append(i)
+    hits = 0
+    for (u, v), chain in p.chains.items():
+        a, b = chain[0], chain[-1]
+        la, lb = p.layer_of[a], p.layer_of[b]
+        for k in range(la + 1, lb):
+            at = x[a] + (k - la) / (lb - la) * (x[b] - x[a])
+            hits += sum(1 for w in by_layer.get(k, ()) if abs(at - x[w]) < p.width[w] / 2)
+    return hits
 
 
 def _polish(g: nx.DiGraph, p: _Proper, layers, gap: float, score: int, pos, rounds: int = 1):
