@@ -35,3 +35,18 @@ def assert_fits_and_no_error(page) -> None:
     assert boxes.count() == 0, boxes.evaluate_all(
         "els => els.map(e => Array.from((e.shadowRoot || e).childNodes)"
         "  .filter(n => n.nodeName !== 'STYLE').map(n => n.textContent).join(''))")
+
+
+def assert_boxes_apart(plot) -> None:
+    """No two node boxes of a :func:`bnexplore.viz.dag_plot` picture overlap, and each
+    box is at least as wide as its label (computed from the layout, no browser)."""
+    from bnexplore.viz.graphs import node_boxes, text_width_px
+
+    b = node_boxes(plot)
+    x0, x1, y0, y1 = (b[c].to_numpy() for c in ("x0", "x1", "y0", "y1"))
+    for i in range(len(b)):
+        for j in range(i + 1, len(b)):
+            apart = x1[i] <= x0[j] or x1[j] <= x0[i] or y1[i] <= y0[j] or y1[j] <= y0[i]
+            assert apart, f"the boxes of {b['name'][i]!r} and {b['name'][j]!r} overlap"
+    for lab, w, f in zip(b["label"], x1 - x0, b["font_px"]):
+        assert w >= text_width_px(lab, f), f"label {lab!r} is wider than its box"

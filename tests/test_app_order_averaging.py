@@ -15,6 +15,9 @@ def test_views_build_without_a_browser():
 
     text = app.summary_view(*ARGS).object
     assert "k = 1, n = 3" in text and "AMA" in text and "NMA" in text
+    from browser_checks import assert_boxes_apart
+
+    assert_boxes_apart(app.network_view(*ARGS)[0].object)   # M* on vote: long names
     for view in (app.heatmap_view, app.network_view, app.roc_view):
         pane = view(*ARGS)
         pane = pane[0] if type(pane).__name__ == "Column" else pane  # a DAG scrolls in a Column
