@@ -121,8 +121,8 @@ def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
     except Exception as exc:
         return error_box(exc)
     # rows and columns in the order averaged over: every arc lies above the diagonal
-    plot = arc_posterior_heatmap(post, order=order, width=700, height=620,
-                                 title=f"Arc posteriors over L_{k}(pi), rows and columns in the order pi")
+    plot = arc_posterior_heatmap(post, order=order, width=860, height=620,
+                                 title=f"Arc posteriors over L_{k}(pi), in the order pi")
     return fixed_pane(plot)
 
 

@@ -79,9 +79,13 @@ def steps_view(kind, name, n, prior, ess, max_indegree):
     cols = [c for c in ("step", "phase", "op", "edge", "delta", "score", "n_candidates",
                         "n_improving") if c in steps]
     steps = steps[cols] if cols else steps
+    # two decimals and short titles: the table fits its panel
+    steps = steps.round({"delta": 2, "score": 2}).rename(
+        columns={"n_candidates": "candidates", "n_improving": "improving"})
     return pn.widgets.Tabulator(steps.reset_index(drop=True), show_index=False, disabled=True,
                                 pagination="local", page_size=12, layout="fit_data_stretch",
-                                formatters={}, sizing_mode="stretch_width")
+                                formatters={"edge": {"type": "textarea"}},
+                                sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -301,7 +301,10 @@ def assign_x(p: _Proper, layers: Sequence[Sequence[int]], gap: float,
     x = [0.0] * size
     seps = []
     for layer in layers:
-        sep = [0.0] + [(p.width[a] + p.width[b]) / 2.0 + gap for a, b in zip(layer, layer[1:])]
+        # arcs may pass closer to each other than boxes: half the gap next to a virtual node
+        sep = [0.0] + [(p.width[a] + p.width[b]) / 2.0
+                       + (gap / 2.0 if p.is_virtual(a) or p.is_virtual(b) else gap)
+                       for a, b in zip(layer, layer[1:])]
         seps.append(sep)
         total = sum(sep)
         acc = -total / 2.0
@@ -436,7 +439,7 @@ def sugiyama(dag: nx.DiGraph, *, top: Hashable | None = None,
         return {}
     width = {n: float((widths or {}).get(n, default_width)) for n in g.nodes}
     layer = assign_layers(g, top if top in g else None)
-    p = _Proper(g, layer, width, virtual_width=min(width.values()) / 3.0)
+    p = _Proper(g, layer, width, virtual_width=min(width.values()) / 4.0)
     best = None
     for start in ("dfs", "name"):
         for use_median in (True, False):

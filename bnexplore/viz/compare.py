@@ -217,7 +217,7 @@ def fold_spread_plot(folds: pd.DataFrame, metric: str, tests: pd.DataFrame | Non
                           (["fold"] if "fold" in pts else []))
     size = dict(responsive=True, height=height or max(220, 70 + 42 * len(rows))) if responsive \
         else dict(width=width, height=height or max(220, 70 + 42 * len(rows)))
-    title = (f"{label} per fold, mean \u00b1 {confidence:.0%} interval "
+    title = (f"{SHORT_LABELS.get(metric, label)} per fold, mean \u00b1 {confidence:.0%} CI "
              f"({'lower' if lower else 'higher'} is better)")
     out = (folds_el.opts(color="#9ecae1", size=6, alpha=0.9, tools=["hover"], backend="bokeh")
            * whisk.opts(line_width=2, color="#333333", backend="bokeh")
