@@ -192,11 +192,17 @@ def create_app() -> pn.template.FastListTemplate:
         reactive(forest_view, dataset, alpha, k, averaging, threshold),
         pn.pane.Markdown("### Does leaving features out pay?", margin=(10, 10, 0, 10)),
         pn.pane.Markdown(
-            "Left: cross-validated accuracy for every alpha (dashed: naive Bayes). Right: "
+            "First: cross-validated accuracy for every alpha (dashed: naive Bayes). Then: "
             "ROC curves of the chosen model, FAN and naive Bayes; the higher the area "
             "under the curve (AUC), the better the ranking of the cases.", margin=(0, 10)),
-        pn.Row(reactive(alpha_view, dataset, k, averaging),
-               reactive(roc_view, dataset, alpha, k, averaging), sizing_mode="stretch_width"),
+        # side by side on a wide window, one below the other on a narrow one
+        pn.FlexBox(reactive(alpha_view, dataset, k, averaging,
+                            pane_options={"styles": {"flex": "1 1 420px"},
+                                          "sizing_mode": "stretch_width"}),
+                   reactive(roc_view, dataset, alpha, k, averaging,
+                            pane_options={"styles": {"flex": "1 1 420px"},
+                                          "sizing_mode": "stretch_width"}),
+                   sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [dataset, alpha, k, pn.pane.Markdown("MAP or BMA", margin=(0, 10)), averaging, threshold,
                pn.pane.Markdown("Data sets are MDL-discretised; missing values are a state of "
