@@ -421,12 +421,13 @@ def count_crossings(dag: nx.DiGraph, pos: Mapping[Hashable, tuple[float, float]]
 # ----------------------------------------------------------------------------- all
 def sugiyama(dag: nx.DiGraph, *, top: Hashable | None = None,
              widths: Mapping[Hashable, float] | None = None, gap: float = 0.25,
-             default_width: float = 0.75, sweeps: int = 24
+             default_width: float = 0.75, sweeps: int = 24, polish: bool = True
              ) -> dict[Hashable, tuple[float, float]]:
     """Positions ``node -> (x, -layer)`` of the non-isolated nodes of ``dag``.
 
     ``top`` (optional) is pinned alone on layer 0. ``widths`` are box widths in the
-    unit of x; ``gap`` the free space between neighbouring boxes.
+    unit of x; ``gap`` the free space between neighbouring boxes. ``polish=False``
+    skips the last local search (about ten times faster, a few more crossings).
     """
     g = nx.DiGraph()
     g.add_nodes_from(n for n in dag.nodes if dag.degree(n) > 0)
@@ -448,7 +449,7 @@ def sugiyama(dag: nx.DiGraph, *, top: Hashable | None = None,
             if best is None or score < best[0]:
                 best = (score, pos, layers)
     score, pos, layers = best
-    if score > 0:
+    if score > 0 and polish:
         score, pos = _polish(g, p, layers, gap, score, pos)
     return pos
 

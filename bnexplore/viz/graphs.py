@@ -49,6 +49,7 @@ def layered_layout(
     node_widths: Mapping[Hashable, float] | None = None,
     gap: float = 0.25,
     sweeps: int = 24,
+    _polish: bool = True,
 ) -> dict[Hashable, tuple[float, float]]:
     """Place the nodes of a DAG on horizontal layers with few arc crossings (Sugiyama).
 
@@ -110,7 +111,8 @@ def layered_layout(
     if class_node is not None and class_node not in dag:
         raise ValueError(f"class_node {class_node!r} is not a node of the graph")
     widths = {n: float((node_widths or {}).get(n, 0.75)) for n in dag.nodes}
-    pos = sugiyama(dag, top=class_node, widths=widths, gap=float(gap), sweeps=int(sweeps))
+    pos = sugiyama(dag, top=class_node, widths=widths, gap=float(gap), sweeps=int(sweeps),
+                   polish=_polish)
     pos = {n: (float(x) + 0.0, float(y) + 0.0) for n, (x, y) in pos.items()}
     isolated = sorted((n for n in dag.nodes if n not in pos), key=_sort_key)
     if isolated:
@@ -310,7 +312,7 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
     """
     nodes = sorted(dag.nodes, key=_sort_key)
 
-    def attempt(limits: Mapping[Hashable, int | None]):
+    def attempt(limits: Mapping[Hashable, int | None], polish: bool = False):
         labels: dict = {}
         used: set[str] = set()
         for n in nodes:
@@ -323,19 +325,29 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
             used.add(lab)
             labels[n] = lab
         widths = {n: text_width_px(labels[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
-        pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX)
+        if polish:
+            pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX)
+        else:  # trials of a label length: the quick layout without the last local search
+            pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX,
+                                 _polish=False)
         xs = [pos[n][0] - widths[n] / 2 for n in nodes] + [pos[n][0] + widths[n] / 2 for n in nodes]
         extent = (max(xs) - min(xs) + 2 * _BOX_GAP_PX) if xs else 0.0  # with margins
         return labels, widths, pos, extent
 
-    def uniform(limit: int | None):
-        return attempt({n: limit for n in nodes})
+    def uniform(limit: int | None, polish: bool = False):
+        return attempt({n: limit for n in nodes}, polish)
+
+    def final(trial, limits):
+        # the drawn layout is polished; it keeps the trial's fit or falls back to it
+        done = attempt(limits, polish=True)
+        return done if done[3] <= max(frame_width, trial[3]) else trial
 
     longest = max((len(names[n]) for n in nodes), default=0)
     top = longest if max_label is None else min(longest, max(int(max_label), 2))
-    best = uniform(top if top < longest else None)
+    first = top if top < longest else None
+    best = uniform(first)
     if best[3] <= frame_width or top <= _MIN_LABEL_CHARS:
-        return best
+        return final(best, {n: first for n in nodes})
     lo, hi = _MIN_LABEL_CHARS, top - 1  # the longest common limit that fits
     found, limit = None, _MIN_LABEL_CHARS
     while lo <= hi:
@@ -346,7 +358,7 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
         else:
             hi = mid - 1
     if found is None:
-        return uniform(_MIN_LABEL_CHARS)
+        return final(uniform(_MIN_LABEL_CHARS), {n: _MIN_LABEL_CHARS for n in nodes})
     # give full names back to the layers that have room for them
     layer_of = {n: y for n, (_, y) in found[2].items()}
     full_w = {n: text_width_px(names[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
@@ -357,11 +369,12 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
              if sum(full_w[n] for n in members) + (len(members) + 1) * _BOX_GAP_PX
              <= 0.8 * frame_width}
     if not roomy or len(roomy) == len(rows):
-        return found
-    limits = {n: (top if top < longest else None) if layer_of[n] in roomy else limit
-              for n in nodes}
+        return final(found, {n: limit for n in nodes})
+    limits = {n: first if layer_of[n] in roomy else limit for n in nodes}
     mixed = attempt(limits)
-    return mixed if mixed[3] <= frame_width else found
+    if mixed[3] <= frame_width:
+        return final(mixed, limits)
+    return final(found, {n: limit for n in nodes})
 
 
 def dag_plot(
