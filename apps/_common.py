@@ -323,8 +323,7 @@ def sync_url(objects: list) -> dict[str, pn.widgets.Widget]:
     Returns the synced widgets by query name.
     """
     mapping = url_widgets(objects)
-    doc = pn.state.curdoc
-    if doc is None or getattr(doc, "session_context", None) is None:
+    if live_session() is None:
         return mapping
     loc = pn.state.location
     if loc is None:
@@ -672,6 +671,40 @@ def view_pool():
         return _POOL
 
 
+def live_session(doc: Any = None) -> Any:
+    """``doc`` (default: the current document) if it belongs to a live server session, else None.
+
+    Outside a server (a notebook, a test, a script) there is no session: callers then
+    compute in place.
+
+    Examples
+    --------
+    >>> live_session() is None        # no server here
+    True
+    """
+    doc = pn.state.curdoc if doc is None else doc
+    return doc if doc is not None and getattr(doc, "session_context", None) is not None else None
+
+
+def on_document(doc: Any, func: Callable[..., Any], *args: Any) -> bool:
+    """Run ``func(*args)`` on the session's event loop with ``doc`` locked and current.
+
+    The one thread-safe way to change a session's page from a worker thread (Bokeh's
+    next-tick callback). Returns False if the session is gone.
+    """
+    from panel.io.state import set_curdoc
+
+    def run() -> None:
+        with set_curdoc(doc):
+            func(*args)
+
+    try:
+        doc.add_next_tick_callback(run)
+    except Exception:  # noqa: BLE001 - the session was destroyed meanwhile
+        return False
+    return True
+
+
 class BackgroundView:
     """A pane whose content ``func`` computes in :func:`view_pool`, never on the event loop.
 
@@ -741,7 +774,7 @@ class BackgroundView:
         self.panel.loading = True
         if self._loaded and not (self._running or self._scheduled):
             self._scheduled = True
-            self._doc.add_next_tick_callback(self._start)
+            on_document(self._doc, self._start)
 
     def _start(self) -> None:
         self._scheduled = False
@@ -776,17 +809,11 @@ class BackgroundView:
             return None
 
     def _deliver(self, fut: Any, gen: int) -> None:
-        # worker thread: only add_next_tick_callback may touch the document from here
-        if self._closed:
-            return
-        try:
-            self._doc.add_next_tick_callback(functools.partial(self._apply, fut, gen))
-        except Exception:  # noqa: BLE001 - the session is gone
+        # worker thread: the document may only be changed through on_document
+        if not self._closed and not on_document(self._doc, self._apply, fut, gen):
             self._closed = True
 
     def _apply(self, fut: Any, gen: int) -> None:
-        from panel.io.state import set_curdoc
-
         self._running = False
         if self._closed:
             return
@@ -797,10 +824,8 @@ class BackgroundView:
             out = fut.result()
         except BaseException as exc:  # noqa: BLE001 - e.g. the pool was shut down
             out = error_box(exc)
-        with set_curdoc(self._doc):
-            self.panel.objects = [out if isinstance(out, pn.viewable.Viewable)
-                                  else pn.panel(out)]
-            self.panel.loading = False
+        self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
+        self.panel.loading = False
 
     def _close(self, *_: Any) -> None:
         self._closed = True
@@ -832,14 +857,13 @@ def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Call
         run(loaded=True)
 
     def run(*_events: Any, loaded: bool = False) -> None:
-        doc = pn.state.curdoc
-        if doc is not None and getattr(doc, "session_context", None) is not None \
-                and not (loaded or pn.state.loaded):
+        doc = live_session()
+        if doc is not None and not (loaded or pn.state.loaded):
             if not waiting[0]:        # see BackgroundView: results go to a loaded page
                 waiting[0] = True
                 pn.state.onload(on_load)
             return
-        if doc is None or getattr(doc, "session_context", None) is None:
+        if doc is None:
             try:
                 out = compute()
             except Exception:  # noqa: BLE001 - the views show the error
@@ -850,24 +874,16 @@ def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Call
         gen = latest[0]
 
         def _apply(fut: Any) -> None:
-            from panel.io.state import set_curdoc
-
             if gen != latest[0]:
                 return                    # a newer call is on its way
             try:
                 out = fut.result()
             except Exception:  # noqa: BLE001 - the views show the error
                 return
-            with set_curdoc(doc):
-                apply(out)
+            apply(out)
 
-        def _deliver(fut: Any) -> None:
-            try:
-                doc.add_next_tick_callback(functools.partial(_apply, fut))
-            except Exception:  # noqa: BLE001 - the session is gone
-                pass
-
-        view_pool().submit(contextvars.copy_context().run, compute).add_done_callback(_deliver)
+        view_pool().submit(contextvars.copy_context().run, compute).add_done_callback(
+            lambda fut: on_document(doc, _apply, fut))
 
     return run
 
@@ -886,8 +902,8 @@ def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:
     opts = kwargs.pop("pane_options", {})
     prebound = hasattr(func, "_dinfo") and not (args or kwargs)
     bound = func if prebound else pn.bind(func, *args, **kwargs)
-    doc = pn.state.curdoc
-    if doc is None or getattr(doc, "session_context", None) is None:
+    doc = live_session()
+    if doc is None:
         return pn.panel(bound, loading_indicator=True, **opts)
     return BackgroundView(bound, doc, **opts).panel
 
@@ -1840,9 +1856,9 @@ class DataSource:
         self._busy = False
         self._job: UploadJob | None = None
         self._job_id = 0
-        self._doc = pn.state.curdoc
+        self._doc = live_session()
         if background is None:
-            background = self._doc is not None and self._doc.session_context is not None
+            background = self._doc is not None
         self.background = bool(background)
         #: seconds a background upload job waits before reading (for tests; the
         #: environment variable BNX_UPLOAD_TEST_DELAY sets it for a test server).
@@ -1850,7 +1866,7 @@ class DataSource:
         #: seconds a background upload job may run (UPLOAD_TIMEOUT_S, or the
         #: environment variable BNX_UPLOAD_TIMEOUT_S).
         self.upload_timeout = _env_float("BNX_UPLOAD_TIMEOUT_S", UPLOAD_TIMEOUT_S)
-        if self._doc is not None and self._doc.session_context is not None:
+        if self._doc is not None:
             with contextlib.suppress(Exception):
                 self._doc.on_session_destroyed(lambda ctx: self._cancel_job())
         if self.background and self.has_upload:
@@ -1936,16 +1952,10 @@ class DataSource:
 
     def _dispatch(self, job_id: int, result: Any) -> None:
         """From a job's thread: hand ``result`` to :meth:`_finish` on the document."""
-        doc = self._doc
-        if doc is None or doc.session_context is None:
+        if self._doc is None:
             self._finish(job_id, result)
-            return
-        from panel.io.state import set_curdoc
-        try:
-            with set_curdoc(doc):
-                pn.state.execute(functools.partial(self._finish, job_id, result), schedule=True)
-        except Exception:  # noqa: BLE001 - the session is gone
-            pass
+        else:
+            on_document(self._doc, self._finish, job_id, result)
 
     def _finish(self, job_id: int, result: Any) -> None:
         """Show a job's result (on the document); results of superseded jobs are dropped."""

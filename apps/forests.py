@@ -15,6 +15,8 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bnexplore as bx  # noqa: E402
+from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
 from _common import (serve, DATASET, dag_pane, error_box, load_data, make_template, md_strong,  # noqa: E402
                      reactive, cached, widget)
 
@@ -32,11 +34,12 @@ LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class 
 
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
+#: name of the class node in a fitted classifier's graph and arc posteriors
+CLS = DiscreteClassifier.class_column
+
 INF = "\u221e"
 ALPHA_OPTIONS = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, INF]
 CURVE_ALPHAS = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, math.inf]
-CLS = "__class__"
-_trapezoid = getattr(np, "trapezoid", None) or getattr(np, "trapz")
 
 
 def _alpha(value) -> float:
@@ -93,7 +96,7 @@ def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     for label, clf in models.items():
         proba = cross_val_predict(clf, X, y, cv=cv, method="predict_proba")
         fpr, tpr, _ = bx.metrics.roc_curve(y, proba[:, 0], pos_label=pos)
-        out[label] = (fpr, tpr, float(_trapezoid(tpr, fpr)))
+        out[label] = (fpr, tpr, bx.metrics.auc(y == pos, proba[:, 0]))   # class pos vs the rest
     return out, pos
 
 
@@ -135,8 +138,7 @@ def forest_view(name, alpha, k, averaging, threshold):
                     g.add_edge(p, c)
         title = f"BMA SFAN: every arc with posterior >= {threshold:g}"
     weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges if u in post.index and v in post.columns}
-    mb = clf.markov_blanket_ if averaging == "map" else \
-        sorted(set(g.successors(CLS)) | {p for c in g.successors(CLS) for p in g.predecessors(c)} - {CLS})
+    mb = clf.markov_blanket_ if averaging == "map" else bx.networks.markov_blanket(g, CLS)
     plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
                        rename={CLS: "class"}, title=title, width=1000, height=520, responsive=True)
     return dag_pane(plot)

@@ -12,6 +12,7 @@ import numpy as np
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
 from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box, fixed_pane, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
 
@@ -23,7 +24,8 @@ DESCRIPTION = ("Exact Bayesian model averaging over all DAGs consistent with a G
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
 PREFERRED_TARGET = {"alarm": "KINKEDTUBE", "asia": "lung", "child": "Disease", "insurance": "Accident"}
-CLASS = "__class__"
+#: name of the class node in a fitted classifier's data and networks
+CLASS = DiscreteClassifier.class_column
 
 
 def frame(kind: str, name: str, n: int):

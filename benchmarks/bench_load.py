@@ -13,13 +13,23 @@ the new setting. Reported per app:
 * the server's resident memory (psutil RSS) before the sessions, at the peak and
   after every session was closed (and Bokeh had time to discard them).
 
+Two kinds of client. ``--client chromium`` (the default) drives real pages, so it
+also measures drawing; on the project's 2-core machine the 30 browsers take most of
+the CPU the server needs. ``--client python`` opens each session with Bokeh's Python
+client (``bokeh.client.pull_session``, one thread per session): the server does all
+its work (builds the page, computes and serialises every view, receives the widget
+change), the client only applies the document patches, so the figures measure the
+server. The page is "loaded" when the client sends the ``document_ready`` event a
+browser sends.
+
 Not a test: timing depends on the machine. Targets on the project's 2-core machine:
 all sessions open within 60 s, a cached setting under 1 s median, and no session
 waiting behind another session's long computation.
 
 Only 127.0.0.1 is used; every wait has a deadline and the rounds are counted.
 
-Run: python benchmarks/bench_load.py [--sessions 30] [--rounds 4] [--apps order_averaging structure]
+Run: python benchmarks/bench_load.py [--client python] [--sessions 30] [--rounds 4]
+     [--apps order_averaging structure]
 """
 from __future__ import annotations
 
@@ -31,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import warnings
@@ -109,6 +120,9 @@ class AppSpec:
     ready: Callable[[object, int], bool]     # (page, session) -> first view shown
     shows: Callable[[object, int, int], bool]  # (page, session, slider value) -> updated
     values: tuple[int, int]                 # the slider moves between these two values
+    slider: str = ""                        # the slider's title (Python client)
+    doc_ready: Callable[[object, int], bool] | None = None       # (document, session)
+    doc_shows: Callable[[object, int, int], bool] | None = None  # (document, session, value)
     notes: list = field(default_factory=list)
 
 
@@ -120,6 +134,21 @@ def _has_text(page, pattern: str) -> bool:
 OA_DATA = ["vote", "breast-cancer", "labor", "credit-g", "diabetes"]   # >= 6 columns: n can reach 5
 
 
+def _doc_texts(doc, css_class: str | None = None) -> list[str]:
+    """Texts of the document's Markdown/HTML models (optionally of one CSS class)."""
+    out = []
+    for m in list(doc.models):
+        text = getattr(m, "text", None)
+        if isinstance(text, str) and (css_class is None or css_class in (getattr(m, "css_classes", None) or [])):
+            out.append(text)
+    return out
+
+
+def _doc_has_text(doc, pattern: str) -> bool:
+    rx = re.compile(pattern)
+    return any(rx.search(t) for t in _doc_texts(doc))
+
+
 def order_averaging_spec() -> AppSpec:
     return AppSpec(
         name="order_averaging",
@@ -127,7 +156,9 @@ def order_averaging_spec() -> AppSpec:
         handle=1,                                       # k, then n
         ready=lambda pg, i: _has_text(pg, r"k = 2, n = 4 "),
         shows=lambda pg, i, v: _has_text(pg, rf"k = 2, n = {v} "),
-        values=(4, 5))
+        values=(4, 5), slider="n (max parents in M*)",
+        doc_ready=lambda doc, i: _doc_has_text(doc, r"k = 2, n = 4 "),
+        doc_shows=lambda doc, i, v: _doc_has_text(doc, rf"k = 2, n = {v} "))
 
 
 ST_DATA = ["vote", "iris", "breast-cancer", "contact-lenses", "weather.nominal"]
@@ -155,13 +186,22 @@ def structure_spec() -> AppSpec:
         loc = pg.locator(".bnx-score")
         return (loc.first.text_content() or "").strip() if loc.count() else ""
 
+    def doc_text(doc) -> str:
+        texts = _doc_texts(doc, "bnx-score")
+        return texts[0] if texts else ""
+
+    def doc_score(doc, i: int, k: int) -> bool:
+        return f">{score(i, k)}<" in doc_text(doc).replace("&lt;", "<").replace("&gt;", ">")
+
     return AppSpec(
         name="structure",
         query=lambda i: f"data_set={ST_DATA[i % len(ST_DATA)]}&max_in_degree=3",
         handle=0,
         ready=lambda pg, i: text(pg) == score(i, 3),
         shows=lambda pg, i, v: text(pg) == score(i, v),
-        values=(3, 2))
+        values=(3, 2), slider="Max in-degree",
+        doc_ready=lambda doc, i: doc_score(doc, i, 3),
+        doc_shows=lambda doc, i, v: doc_score(doc, i, v))
 
 
 SPECS = {"order_averaging": order_averaging_spec, "structure": structure_spec}
@@ -333,9 +373,171 @@ def _during_long(browser, url: str, pages, spec: AppSpec, poll, current: int) ->
         ctx.close()
 
 
+# ------------------------------------------------------------------ Python client
+class PySession:
+    """One session opened with Bokeh's Python client, its IO loop running in its own thread.
+
+    The thread applies the server's patches to :attr:`doc` as they arrive; the main
+    thread reads the document (polling) and changes widgets through the loop
+    (:meth:`set_slider`), as a browser would.
+    """
+
+    def __init__(self, base: str, app: str, query: str):
+        from urllib.parse import parse_qsl
+
+        self.url = f"{base}/apps"
+        self.args = {"app": app, **dict(parse_qsl(query))}
+        self.doc = None
+        self.error: BaseException | None = None
+        self._session = None
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        from bokeh.client import pull_session
+        from bokeh.events import DocumentReady
+
+        try:
+            self._session = pull_session(url=self.url, arguments=self.args)
+            self.doc = self._session.document
+            # what a browser sends once the page is drawn: Panel then runs its onload
+            # callbacks, and the apps start computing their views
+            self.doc.callbacks.send_event(DocumentReady())
+            self._session._connection._loop_until(lambda: self._stop)
+        except BaseException as exc:  # noqa: BLE001 - reported as a failed session
+            self.error = exc
+
+    def has(self, pred: Callable[[object], bool]) -> bool:
+        if self.doc is None:
+            return False
+        try:
+            return bool(pred(self.doc))
+        except RuntimeError:          # the loop thread changed the document meanwhile
+            return False
+
+    def set_slider(self, title: str, value: int) -> None:
+        def apply() -> None:
+            for m in list(self.doc.models):
+                if type(m).__name__.endswith("Slider") and getattr(m, "title", None) == title:
+                    m.value = value      # value_throttled is set by the browser only
+                    return
+            raise KeyError(f"no slider titled {title!r}")
+        self._session._connection._loop.add_callback(apply)
+
+    def close(self) -> None:
+        self._stop = True
+        if self._session is not None:
+            try:
+                self._session._connection._loop.add_callback(self._session.close)
+            except Exception:  # noqa: BLE001 - already closed
+                pass
+
+
+def _wait_docs(sessions: list[PySession], pred: Callable[[object, int], bool], t0: list[float],
+               deadline_s: float, poll: Callable[[], None]) -> list[float]:
+    """Poll until ``pred(doc, i)`` for every session; seconds since ``t0[i]`` (nan: timed out)."""
+    out = [float("nan")] * len(sessions)
+    left = set(range(len(sessions)))
+    deadline = time.monotonic() + deadline_s
+    while left and time.monotonic() < deadline:
+        for i in sorted(left):
+            if sessions[i].has(lambda doc: pred(doc, i)):
+                out[i] = time.monotonic() - t0[i]
+                left.discard(i)
+        poll()
+        if left:
+            time.sleep(0.05)
+    return out
+
+
+def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
+                   peak: list[float], interval: float = 1.0) -> dict:
+    """As :func:`run_app`, with Bokeh's Python client instead of browsers."""
+    def poll() -> None:
+        peak[0] = max(peak[0], server.rss_mb())
+
+    res: dict = {"app": spec.name, "sessions": n_sessions}
+    sessions = [PySession(server.base, spec.name, spec.query(i)) for i in range(n_sessions)]
+    try:
+        t_open = time.monotonic()
+        for s in sessions:            # every session asks at once
+            s.start()
+        opened = _wait_docs(sessions, spec.doc_ready, [t_open] * n_sessions, OPEN_DEADLINE, poll)
+        failed = [s.error for s in sessions if s.error is not None]
+        if failed:
+            raise RuntimeError(f"{len(failed)} sessions failed to open: {failed[0]!r}")
+        _progress(f"{spec.name}: {n_sessions} sessions open in {max(opened):.1f} s")
+        res["open_all_s"], res["open_median_s"] = max(opened), statistics.median(opened)
+
+        first, cached = [], []
+        lo, hi = spec.values
+        seen: set = {lo}
+        for r in range(rounds):
+            value = hi if r % 2 == 0 else lo
+            t0 = []
+            for s in sessions:
+                s.set_slider(spec.slider, value)
+                t0.append(time.monotonic())
+            lat = _wait_docs(sessions, lambda doc, i: spec.doc_shows(doc, i, value), t0,
+                             ROUND_DEADLINE, poll)
+            (cached if value in seen else first).extend(lat)
+            _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
+                      f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
+            seen.add(value)
+        res["first_median_s"], res["first_p95_s"] = _pct(first, 0.5), _pct(first, 0.95)
+        res["cached_median_s"], res["cached_p95_s"] = _pct(cached, 0.5), _pct(cached, 0.95)
+
+        # steady use: one session after another moves to the other (computed) setting
+        value = lo if rounds % 2 == 1 else hi
+        steady = []
+        for i, s in enumerate(sessions):
+            t = time.monotonic()
+            s.set_slider(spec.slider, value)
+            steady += _wait_docs([s], lambda doc, _: spec.doc_shows(doc, i, value), [t],
+                                 ROUND_DEADLINE, poll)
+            time.sleep(max(0.0, interval - (time.monotonic() - t)))
+        _progress(f"{spec.name}: steady moves, one per {interval:g} s: median "
+                  f"{_pct(steady, 0.5):.2f} s")
+        res["steady_median_s"], res["steady_p95_s"] = _pct(steady, 0.5), _pct(steady, 0.95)
+        res["timeouts"] = sum(x != x for x in first + cached + opened + steady)
+
+        if spec.name == "order_averaging":
+            long_s = PySession(server.base, spec.name, LONG_QUERY)
+            long_s.start()
+            t_long = time.monotonic()
+            time.sleep(3.0)              # its request reaches the server first
+            other = hi if value == lo else lo
+            lat = []
+            for v in (other, value):     # both settings are computed already
+                t0 = []
+                for s in sessions:
+                    s.set_slider(spec.slider, v)
+                    t0.append(time.monotonic())
+                lat += _wait_docs(sessions, lambda doc, i: spec.doc_shows(doc, i, v), t0,
+                                  ROUND_DEADLINE, poll)
+            long_pattern = r"k = 4, n = 4 "
+            running = not long_s.has(lambda doc: _doc_has_text(doc, long_pattern))
+            done = _wait_docs([long_s], lambda doc, i: _doc_has_text(doc, long_pattern), [t_long],
+                              600.0, poll)
+            long_s.close()
+            res.update({"long_s": done[0], "during_long_median_s": _pct(lat, 0.5),
+                        "during_long_p95_s": _pct(lat, 0.95),
+                        "others_served_while_long_ran": running})
+        res["page_errors"] = 0
+    finally:
+        for s in sessions:
+            s.close()
+    return res
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--client", choices=["chromium", "python"], default="chromium",
+                    help="real browser pages, or Bokeh's Python client (measures the server)")
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=4, help="slider moves per session (>= 2)")
     ap.add_argument("--apps", nargs="+", default=list(SPECS), choices=list(SPECS))
@@ -344,29 +546,51 @@ def main(argv=None) -> int:
     ap.add_argument("--settle", type=float, default=45.0,
                     help="seconds to wait after closing the sessions before 'after' memory")
     args = ap.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
     rows = []
-    with Server() as server, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            # one page per app first: numba kernels load, bundled data are read
-            warm = browser.new_page()
-            for name in args.apps:
+    with Server() as server:
+        if args.client == "python":
+            sys.path.insert(0, str(REPO / "apps"))
+            import panel.models  # noqa: F401  (Panel's Bokeh models, to read the documents)
+
+            import _common
+            # the apps' own generated model, built on first use, must be known here too
+            _common._upload_guard_class()(max_bytes=1).get_root()
+            for name in args.apps:        # one session per app first: kernels, data
                 spec = SPECS[name]()
-                warm.goto(f"{server.base}/apps?app={name}&{spec.query(0)}")
-                deadline = time.monotonic() + OPEN_DEADLINE
-                while not spec.ready(warm, 0) and time.monotonic() < deadline:
-                    warm.wait_for_timeout(250)
-            warm.close()
+                warm = PySession(server.base, name, spec.query(0))
+                warm.start()
+                _wait_docs([warm], spec.doc_ready, [time.monotonic()], OPEN_DEADLINE, lambda: None)
+                warm.close()
             rss_before = server.rss_mb()
             peak = [rss_before]
             for name in args.apps:
-                rows.append(run_app(browser, server, SPECS[name](), args.sessions,
-                                    max(2, args.rounds), peak, args.interval))
+                rows.append(run_app_python(server, SPECS[name](), args.sessions,
+                                           max(2, args.rounds), peak, args.interval))
                 print(rows[-1], flush=True)
-        finally:
-            browser.close()
+        else:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                            headless=True)
+                try:
+                    # one page per app first: numba kernels load, bundled data are read
+                    warm = browser.new_page()
+                    for name in args.apps:
+                        spec = SPECS[name]()
+                        warm.goto(f"{server.base}/apps?app={name}&{spec.query(0)}")
+                        deadline = time.monotonic() + OPEN_DEADLINE
+                        while not spec.ready(warm, 0) and time.monotonic() < deadline:
+                            warm.wait_for_timeout(250)
+                    warm.close()
+                    rss_before = server.rss_mb()
+                    peak = [rss_before]
+                    for name in args.apps:
+                        rows.append(run_app(browser, server, SPECS[name](), args.sessions,
+                                            max(2, args.rounds), peak, args.interval))
+                        print(rows[-1], flush=True)
+                finally:
+                    browser.close()
         deadline = time.monotonic() + args.settle
         while time.monotonic() < deadline:
             peak[0] = max(peak[0], server.rss_mb())
@@ -374,7 +598,8 @@ def main(argv=None) -> int:
         rss_after = server.rss_mb()
 
     print()
-    print(f"load benchmark: {args.sessions} sessions per app, {max(2, args.rounds)} rounds, "
+    print(f"load benchmark ({args.client} client): {args.sessions} sessions per app, "
+          f"{max(2, args.rounds)} rounds, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores")
     head = ("| app | open all (s) | burst, new setting: median / p95 (s) | burst, cached | "
             f"steady (one move per {args.interval:g} s), cached | "

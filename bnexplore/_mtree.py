@@ -29,6 +29,25 @@ that the random walk from ``i`` to a random parent (probabilities proportional t
 weights) reaches the root before reaching ``j``.  ``e`` is obtained by eliminating
 every node except ``j`` and back-substituting, again without subtraction.
 
+Spanning *trees* (exactly one root, as in TAN and STAN) weigh ``r_rho A_rho`` where
+``A_rho`` is the weight of the arborescences rooted at ``rho`` (the determinant of the
+Laplacian minor without ``rho``), so their total is
+
+    T = sum_rho r_rho A_rho                                   (tree partition function)
+
+A forest in which only ``rho`` may be a root is an arborescence rooted at ``rho``, so the
+posterior of the parent choices among the trees rooted at ``rho`` is the forest posterior
+with *masked root weights* ``r^(rho)_k = [k = rho]``, by the escape formula above
+(``e_i`` is then the probability that the walk from ``i`` leaves the graph through
+``rho`` before it reaches ``j``; ``rho``'s own column is a root with probability one).
+The tree posterior mixes these per-root posteriors by each root's share of ``T``,
+
+    P(i -> j) = sum_rho pi_rho P_rho(i -> j),      pi_rho = r_rho A_rho / T,
+    P(j is the root) = pi_j,
+
+a sum of positive terms again: no subtraction anywhere.  It costs ``m`` times the
+forest posterior.
+
 All kernels are numba-compiled; batches run in parallel.
 """
 from __future__ import annotations
@@ -40,7 +59,8 @@ import numpy as np
 
 from ._parallel import PARALLEL_LOCK
 
-__all__ = ["log_partition", "parent_posteriors", "log_tree_partition", "log_rooted_trees"]
+__all__ = ["log_partition", "parent_posteriors", "log_tree_partition", "log_rooted_trees",
+           "tree_parent_posteriors"]
 
 _NEG_INF = -np.inf
 
@@ -150,6 +170,30 @@ def _all_escapes(lW, lr):
         for i in range(m):
             le[j, i] = e[i]
     return le, ld
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _masked_root_escapes(lW, roots):
+    # le[q, j, i]: log probability that the walk from i leaves the graph through
+    # rho = roots[q] (the only node with a root weight, the masked r^(rho)) before it
+    # reaches j; row j = rho stays -inf (rho is the root of its own column)
+    m = lW.shape[0]
+    nq = roots.shape[0]
+    le = np.full((nq, m, m), -np.inf)
+    for t in numba.prange(nq * m):
+        q = t // m
+        j = t % m
+        rho = roots[q]
+        if j == rho:
+            continue
+        w = lW.copy()
+        r = np.full(m, -np.inf)
+        r[rho] = 0.0      # the escapes do not depend on r_rho's value (it factors out)
+        e = np.empty(m)
+        _eliminate(w, r, j, True, e)
+        for i in range(m):
+            le[q, j, i] = e[i]
+    return le
 
 
 def _prepare(lW, lr):
@@ -285,3 +329,65 @@ def parent_posteriors(lW, lr) -> tuple[np.ndarray, float]:
     P = np.exp(allnum - mx)
     P /= P.sum(axis=0)
     return P, logZ
+
+
+def tree_parent_posteriors(lW, lr) -> tuple[np.ndarray, float]:
+    """Posterior of every parent choice when spanning *trees* (one root) are weighted by
+    ``r_root`` times their product of edge weights.
+
+    Per root ``rho``, the forest posterior with masked root weights, mixed by
+    ``pi_rho = r_rho A_rho / T`` (see the module docstring).  That is ``m (m - 1)``
+    eliminations, ``O(m^5)``: about 0.1 s for 20 nodes, 2 s for 40 and 20 s for 60 on
+    a loaded two-core machine (the forest posterior: 0.15 - 0.4 s).
+
+    Returns
+    -------
+    P : ndarray (m + 1, m)
+        ``P[i, j]`` probability that ``i`` is the parent of ``j``; row ``m`` is the
+        probability that ``j`` is the root (it sums to one over ``j``).  Every column
+        sums to one.
+    logT : float
+        Log of the total weight of the spanning trees (as :func:`log_tree_partition`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[1., 2., 1.], [3., 1., 1.], [1., 1., 1.]]); r = np.array([1., 5., 1.])
+    >>> P, logT = tree_parent_posteriors(np.log(W), np.log(r))
+    >>> round(float(np.exp(logT)), 9)    # the diagonal is ignored; 1*5 + 5*7 + 1*6
+    46.0
+    >>> round(float(P[3, 1] * 46), 9)    # node 1 is the root in 5 * 7 = 35 of 46
+    35.0
+    """
+    lW, lr, c = _prepare(lW, lr)
+    if lW.ndim != 2:
+        raise ValueError("tree_parent_posteriors takes a single (m, m) problem")
+    m = lW.shape[0]
+    if m == 0:
+        return np.zeros((1, 0)), 0.0
+    # log r_rho A_rho of every root (column scaling undone in the sum below)
+    with np.errstate(invalid="ignore"):
+        lroot = log_rooted_trees(lW) + lr
+    live = np.flatnonzero(np.isfinite(lroot))
+    if live.size == 0:
+        raise ValueError("no spanning tree has positive weight (some root needs a finite root "
+                         "weight and a way to reach every other node)")
+    logT = float(np.logaddexp.reduce(lroot[live]))
+    lpi = lroot[live] - logT                     # log pi_rho of the live roots
+    with PARALLEL_LOCK:
+        le = _masked_root_escapes(np.ascontiguousarray(lW), live.astype(np.int64))
+    P = np.zeros((m + 1, m))
+    idx = np.arange(m)
+    for q, rho in enumerate(live):
+        with np.errstate(invalid="ignore"):
+            num = lW + le[q].T                   # num[i, j] = lW[i, j] + le[q, j, i]
+        num[idx, idx] = -np.inf
+        num[:, rho] = -np.inf                    # rho has no parent in its own trees
+        mx = num.max(axis=0)
+        Pq = np.zeros((m + 1, m))
+        others = idx != rho
+        Pq[:m, others] = np.exp(num[:, others] - mx[others])
+        Pq[:m, others] /= Pq[:m, others].sum(axis=0)
+        Pq[m, rho] = 1.0
+        P += math.exp(lpi[q]) * Pq
+    return P, logT + float(c.sum())

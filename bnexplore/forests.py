@@ -19,6 +19,15 @@ The exclusion penalty ``alpha`` (Eq. 13) is subtracted from the log family score
 every target none of whose parents is a condition variable; with the class as the
 only condition this gives SFAN (``alpha = 0``) ... FAN (``alpha = inf``).
 
+Missing values (data with :attr:`~bnexplore.data.DiscreteData.missing` cells) follow the
+package policy.  Every family score, and so the MAP SCF, the edge weights of Eq. 9-10
+and the BMA edge posteriors, is computed on one set of rows: the complete cases of
+the targets and conditions (every candidate forest is compared on the same rows, so an
+edge cannot win because its variables are missing more often).  Parameters are
+counted by available case: the MAP CPTs over the rows where the family is observed,
+the BMA predictive ``p(x_j | x_i, x_s, D)`` over the rows where ``j``, ``i`` and the
+conditions ``s`` are observed, a condition's prior over the rows where it is.
+
 References
 ----------
 B. D. Ziebart, A. K. Dey, J. A. Bagnell. Learning selectively conditioned forest
@@ -37,6 +46,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from . import _mtree
+from .networks import markov_blanket
 from .data.core import DiscreteData, as_discrete, check_table_size
 from .scores import PRIORS, LocalScore, family_counts, standard_parameters
 
@@ -179,6 +189,17 @@ class SCFFamilies:
         Structure allowed among the targets ("none": inter-set parents only).
     score : LocalScore, optional
         Reuse a score cache built on the same data (its prior and ess win).
+
+    Attributes
+    ----------
+    data : DiscreteData
+        The data (with its missing cells, if any): parameters are counted on it by
+        available case.
+    ls : LocalScore
+        The family scores, over the complete cases of ``targets + conditions`` when
+        cells are missing (every structure is compared on these rows).
+    score_rows : ndarray of bool
+        The rows ``ls`` scores.
     """
 
     def __init__(self, data, targets: Sequence[str], conditions: Sequence[str] = (),
@@ -192,8 +213,8 @@ class SCFFamilies:
         else:
             if prior not in PRIORS:
                 raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
-            self.data = as_discrete(data)
-            self.ls = LocalScore(self.data, prior=prior, ess=ess)
+            self.data = as_discrete(data, missing="keep")
+            self.ls = None            # built below, once the compared columns are known
         d = self.data
         if isinstance(targets, str) or isinstance(conditions, str):
             raise TypeError("targets and conditions must be lists of column names, not a single string")
@@ -216,6 +237,14 @@ class SCFFamilies:
                              f"conditions: the two sets must be disjoint")
         self.targets = [d.names[i] for i in self.t_idx]
         self.conditions = [d.names[i] for i in self.c_idx]
+        if self.ls is None:
+            # structures are compared on one set of rows: those where every target and
+            # condition is observed (the data itself when nothing is missing)
+            compared = self.targets + self.conditions
+            self.score_rows = d.observed_rows(compared)
+            self.ls = LocalScore(d.complete_cases(compared), prior=prior, ess=ess)
+        else:
+            self.score_rows = np.ones(d.n_rows, dtype=bool)
         self.k = min(_check_k(max_parents), len(self.c_idx))
         self.penalty = _check_penalty(penalty)
         if intra not in _INTRA:
@@ -292,7 +321,19 @@ class SCFFamilies:
         return out
 
     def tables(self):
-        """Pairwise count tables per condition subset (one-hot products), built once."""
+        """Pairwise count tables per condition subset (one-hot products), built once.
+
+        ``(off, tar, N2, N1, N0, D1, D0)``: per condition subset ``s`` and configuration
+        ``z``, ``N2[s][z]`` counts pairs of target states (one-hot block ``off[j] ..
+        off[j] + tar[j]`` per target), ``N1[s][z]`` single target states and ``N0[s][z]``
+        rows.  With missing cells every count is an available-case count (a missing
+        target's one-hot row is zero, a row with a missing condition of ``s`` is left out
+        of ``s``'s tables), and the denominators of the posterior means differ per
+        family: ``D1[s][z, i-state, j] = sum_{x_j} N2[s][z, i-state, x_j]`` (rows where
+        ``i``, ``j`` and ``s`` are observed) and ``D0[s][z, j] = sum_{x_j} N1[s][z, x_j]``.
+        ``D1`` and ``D0`` are ``None`` when nothing is missing (they equal ``N1`` and
+        ``N0`` then).
+        """
         if self._tables is not None:
             return self._tables
         d = self.data
@@ -303,16 +344,25 @@ class SCFFamilies:
         n = d.n_rows
         H = np.zeros((n, R))
         codes = d.codes
+        miss = d.missing
         for jj, j in enumerate(self.t_idx):
             H[np.arange(n), off[jj] + codes[:, j]] = 1.0
+            if miss is not None:        # a missing target counts in no table
+                H[miss[:, j], off[jj]:off[jj + 1]] = 0.0
         N2, N1, N0 = [], [], []
+        D1 = D0 = None
+        if miss is not None:
+            D1, D0 = [], []
         for s, z in zip(self.subsets, self._condition_codes(codes)):
             q = int(np.prod([ar[c] for c in s])) if s else 1
             n2 = np.zeros((q, R, R))
             n1 = np.zeros((q, R))
             n0 = np.zeros(q)
+            seen = None if miss is None or not s else ~miss[:, list(s)].any(axis=1)
             for v in range(q):
                 rows = z == v
+                if seen is not None:
+                    rows &= seen
                 if not rows.any():
                     continue
                 Hz = H[rows]
@@ -322,7 +372,10 @@ class SCFFamilies:
             N2.append(n2)
             N1.append(n1)
             N0.append(n0)
-        self._tables = (off, tar, N2, N1, N0)
+            if miss is not None:
+                D1.append(np.add.reduceat(n2, off[:-1], axis=2))   # sum over x_j
+                D0.append(np.add.reduceat(n1, off[:-1], axis=1))
+        self._tables = (off, tar, N2, N1, N0, D1, D0)
         return self._tables
 
     def _alpha(self, q: np.ndarray | int, r: np.ndarray | int):
@@ -337,7 +390,7 @@ class SCFFamilies:
         posterior-mean (Dirichlet) conditional probabilities, and ``lrt`` likewise.
         """
         codes = np.asarray(codes, dtype=np.int64)
-        off, tar, N2, N1, N0 = self.tables()
+        off, tar, N2, N1, N0, D1, D0 = self.tables()
         m = self.m
         T = codes.shape[0]
         X = codes[:, self.t_idx]                   # (T, m)
@@ -349,13 +402,16 @@ class SCFFamilies:
             q = int(np.prod([ar[c] for c in s])) if s else 1
             # pairs: [t, i, j] = N2[z, ridx_i, ridx_j]
             num = N2[s_i][z[:, None, None], ridx[:, :, None], ridx[:, None, :]]
-            den = N1[s_i][z[:, None], ridx]                  # (T, m) count of (z, x_i)
             a = self._alpha(q * tar[:, None], tar[None, :])  # (m_i, m_j)
+            if D1 is None:
+                den = N1[s_i][z[:, None], ridx][:, :, None]  # (T, m, 1) count of (z, x_i)
+            else:     # available cases: count of (z, x_i) where x_j is observed too
+                den = D1[s_i][z[:, None, None], ridx[:, :, None], np.arange(m)[None, None, :]]
             with np.errstate(divide="ignore", invalid="ignore"):
-                lp = np.log(num + a[None]) - np.log(den[:, :, None] + (a * tar[None, :])[None])
+                lp = np.log(num + a[None]) - np.log(den + (a * tar[None, :])[None])
             np.logaddexp(lWt, self.scores[:, :m, s_i].T[None] + lp, out=lWt)   # [t, i, j]
             num0 = N1[s_i][z[:, None], ridx]                  # (T, m)
-            den0 = N0[s_i][z][:, None]
+            den0 = N0[s_i][z][:, None] if D0 is None else D0[s_i][z]
             a0 = self._alpha(q, tar)
             lp0 = np.log(num0 + a0[None]) - np.log(den0 + (a0 * tar)[None])
             np.logaddexp(lrt, self.scores[:, m, s_i][None] + lp0, out=lrt)
@@ -371,11 +427,15 @@ class SCFFamilies:
         """
         codes = np.asarray(codes, dtype=np.int64)
         out = np.zeros(codes.shape[0])
+        miss = self.data.missing
         for c in self.c_idx:
             r = int(self.data.arities[c])
-            cnt = np.bincount(self.data.codes[:, c], minlength=r).astype(float)
+            col = self.data.codes[:, c]
+            if miss is not None and miss[:, c].any():    # available cases
+                col = col[~miss[:, c]]
+            cnt = np.bincount(col, minlength=r).astype(float)
             a = self.ess / r if self.prior == "BDeu" else 1.0
-            out += np.log((cnt[codes[:, c]] + a) / (self.data.n_rows + r * a))
+            out += np.log((cnt[codes[:, c]] + a) / (col.shape[0] + r * a))
         return out
 
 
@@ -414,12 +474,7 @@ class SCFResult:
 
     def markov_blanket(self, node: str) -> list[str]:
         """Markov blanket of ``node`` in :attr:`graph` (parents, children, co-parents)."""
-        g = self.graph
-        mb = set(g.predecessors(node)) | set(g.successors(node))
-        for ch in g.successors(node):
-            mb |= set(g.predecessors(ch))
-        mb.discard(node)
-        return sorted(mb, key=list(g.nodes).index)
+        return markov_blanket(self.graph, node)
 
 
 def _map_choice(fam: SCFFamilies, intra: str | None = None):
@@ -492,7 +547,8 @@ def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_pa
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Complete discrete data.
+        Discrete data; with missing cells the structure is scored on the complete
+        cases of ``targets + conditions`` (see the module notes).
     targets : list of str
         The target set ``S_t``: connected by a forest (at most one parent each among them).
     conditions : list of str
@@ -533,9 +589,8 @@ def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_pa
 class SCFAverage:
     """Bayesian model averaging over every SCF (Eq. 7-10, directed Matrix-Tree theorem).
 
-    Parameters are those of :func:`map_scf`, except that ``intra`` may be "forest"
-    or "tree" (edge posteriors need "forest"; "tree" supports the evidence and the
-    predictive probability) or "none".
+    Parameters are those of :func:`map_scf`; ``intra`` may be "forest", "tree" (one
+    root: TAN / STAN averaging) or "none".
 
     Attributes
     ----------
@@ -583,7 +638,8 @@ class SCFAverage:
     def parent_posteriors(self) -> np.ndarray:
         """``(m + 1, m)`` array: posterior that row ``i`` is the intra-set parent of column ``j``.
 
-        Row ``m`` is the posterior of being a root.
+        Row ``m`` is the posterior of being a root (with ``intra="tree"`` it sums to
+        one: a spanning tree has exactly one root).
         """
         if self._P is None:
             m = self.families.m
@@ -591,8 +647,7 @@ class SCFAverage:
                 P = np.zeros((m + 1, m))
                 P[m] = 1.0
             elif self.families.intra == "tree":
-                raise NotImplementedError("edge posteriors are implemented for forests "
-                                          "(intra='forest'); use intra='forest'")
+                P, _ = _mtree.tree_parent_posteriors(self.lW, self.lr)
             else:
                 P, _ = _mtree.parent_posteriors(self.lW, self.lr)
             self._P = P

@@ -32,6 +32,15 @@ candidates are ranked by the phase-2 score against the current R; the best is mo
 at every iteration; the search stops when no queued structure has a score above
 ``epsilon`` for ``patience`` consecutive iterations, or when ``time_limit`` seconds pass.
 
+Missing values (training data with :attr:`~bnexplore.data.DiscreteData.missing` cells)
+follow the package policy: every structure score (phase 1, the phase-2 candidates'
+weights in Eq. 13-14) is a marginal likelihood over *all* variables, so structures are
+scored on one set of rows, the complete cases (a structure cannot win because the
+variables it uses are missing more often); the parameters of the prediction families
+(the target's and its children's, section 5.3) and the marginals of missing roots are
+counted by *available case*, each family over the rows where all its variables are
+observed.  Rows whose target is missing enter no prediction family and are dropped.
+
 Everything that does not depend on the test instance (phase 1, the scores of phase-1
 successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
 test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
@@ -666,11 +675,13 @@ class MBModel:
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Discrete training data (complete).
+        Discrete training data; missing cells are allowed (structures scored on the
+        complete cases, parameters by available case: see the module notes).
     target : str, optional
         Target variable; default ``data.target`` / ``df.attrs["target"]``.
     score : LocalScore, optional
-        A K2 family-score cache over the same data, to share.
+        A K2 family-score cache over the same data (over its complete cases when cells
+        are missing), to share.
 
     Examples
     --------
@@ -686,12 +697,15 @@ class MBModel:
         if isinstance(data, pd.DataFrame) and target is None:
             target = data.attrs.get("target")
         if not isinstance(data, DiscreteData):
-            data = as_discrete(data, target=target)
+            data = as_discrete(data, target=target, missing="keep")
         target = target if target is not None else data.target
         if target is None:
             raise ValueError("no target: pass target= (the class column) or data with a target")
         if target not in data.names:
             raise ValueError(f"target {target!r} is not a column; columns are {data.names}")
+        if data.missing is not None and data.missing[:, data.index(target)].any():
+            # every prediction family holds the target: such a row counts nowhere
+            data = data.take(~data.missing[:, data.index(target)])
         if data.n_rows == 0:
             raise ValueError("cannot fit on 0 rows")
         if len(data.names) > 62:
@@ -704,13 +718,23 @@ class MBModel:
         self.names = list(data.names)
         self.classes = list(data.states[self.t])
         self.r = int(data.arities[self.t])
+        # structures are compared on one set of rows: the complete cases
+        complete = data.complete_cases()
         if score is None:
-            score = LocalScore(data, prior="K2")
+            score = LocalScore(complete, prior="K2")
         elif not isinstance(score, LocalScore) or score.prior != "K2" \
-                or score.data.n_rows != data.n_rows or score.data.names != data.names:
-            raise ValueError("score must be a K2 LocalScore over the same data")
+                or score.data.n_rows != complete.n_rows or score.data.names != data.names:
+            raise ValueError("score must be a K2 LocalScore over the same data (over its "
+                             "complete cases when cells are missing)")
         self.local = score
         self._cols = data.columns
+        self._obs = None               # (p, n) observed cells; None when nothing is missing
+        self._n_obs = [data.n_rows] * data.n_cols
+        if data.missing is not None:
+            # a missing cell is coded -1, which no instance value matches
+            self._obs = np.ascontiguousarray(~data.missing.T)
+            self._cols = np.where(self._obs, data.columns, -1).astype(data.columns.dtype)
+            self._n_obs = [int(k) for k in self._obs.sum(axis=1)]
         self._zcol = np.ascontiguousarray(data.columns[self.t]).astype(np.int64)
         self._arity = [int(a) for a in data.arities]
         self._fam: dict[tuple[int, int], float] = {}
@@ -779,14 +803,15 @@ class MBModel:
             raise ValueError(f"the instance has {len(miss)} missing values with {total:,} joint "
                              f"states to sum over (ISMB's limit is {MAX_MISSING_COMPLETIONS:,}); "
                              f"impute some of them")
-        n = self.data.n_rows
         parts, logw = [], []
         for states in itertools.product(*[range(a) for a in sizes]):
             xc = codes.copy()
             xc[miss] = states
             parts.append(_Instance(self._cols, xc, self.r))
+            # K2 marginal of a missing root, over the rows where it is observed
             logw.append([math.log((np.count_nonzero(self._cols[v] == i) + 1.0) /
-                                  (n + self._arity[v])) for v, i in zip(miss, states)])
+                                  (self._n_obs[v] + self._arity[v]))
+                         for v, i in zip(miss, states)])
         return _MissingInstance(codes, miss, parts, np.asarray(logw, dtype=float))
 
     def _as_codes(self, x) -> np.ndarray:
@@ -866,6 +891,9 @@ class MBModel:
             return np.log(nj + 1.0) - math.log(nj.sum() + self.r)
         hit = inst.eq[v] if sel is None else (sel & inst.eq[v])
         nk = np.bincount(self._zcol[hit], minlength=self.r).astype(float)
+        if self._obs is not None:       # available cases: the rows where v is observed too
+            seen = self._obs[v] if sel is None else (sel & self._obs[v])
+            nj = np.bincount(self._zcol[seen], minlength=self.r).astype(float)
         return np.log(nk + 1.0) - np.log(nj + self._arity[v])
 
     def _ensure(self, inst: _Instance, ids: np.ndarray) -> None:

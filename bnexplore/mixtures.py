@@ -26,6 +26,15 @@ This module computes, from one pass of counting,
 
 Everything is in natural-log space.
 
+Missing values.  :func:`ode_counts` of data with missing cells counts by available
+case: ``N_{C,u}(c, i)`` over the rows where ``u`` is observed, ``N_{C,u,v}(c, i, j)``
+over the rows where ``u`` and ``v`` are, and Eq. 15-16 then use, per family, the number
+of rows it was counted on (``N_u`` for ``N``, ``sum_j N_{C,u,v}(c, i, j)`` for
+``N_{C,u}(c, i)``; :attr:`ODECounts.n_observed`, :attr:`ODECounts.pair_given`).  The
+model weights compare ODEs and must see the same rows for every ODE:
+:func:`bma_log_evidence` and :func:`ode_log_joint_loo` refuse such counts and take the
+counts of the complete cases (``ode_counts(data.complete_cases())``).
+
 References
 ----------
 J. Cerquides and R. Lopez de Mantaras. Robust Bayesian linear classifier ensembles.
@@ -108,7 +117,14 @@ class ODECounts:
     triple : ndarray (n, n, A, A, K)
         ``triple[u, v, i, j, c] = N_{C,u,v}(c, i, j)``.
     codes : ndarray (N, n) int32
-        The training attribute codes; ``y`` (N,) the class codes.
+        The training attribute codes (``-1`` where missing); ``y`` (N,) the class codes.
+    n_observed : ndarray (n,) or None
+        With missing cells: ``N_u``, the rows where attribute ``u`` is observed (the
+        ``N`` of Eq. 15 for root ``u``); ``None`` when nothing is missing.
+    pair_given : ndarray (n, n, A, K) or None
+        With missing cells: ``pair_given[u, v, i, c] = sum_j N_{C,u,v}(c, i, j)``, the
+        count of ``(c, i)`` over the rows where ``v`` is observed too (the denominator
+        of Eq. 16); ``None`` when nothing is missing (it equals ``pair`` then).
     """
 
     names: list
@@ -120,11 +136,25 @@ class ODECounts:
     triple: np.ndarray
     codes: np.ndarray
     y: np.ndarray
+    n_observed: np.ndarray | None = None
+    pair_given: np.ndarray | None = None
     _tables: tuple | None = field(default=None, repr=False)
 
     @property
     def n_attributes(self) -> int:
         return len(self.names)
+
+    @property
+    def has_missing(self) -> bool:
+        """Whether some training cell was missing (the counts are available-case counts)."""
+        return self.n_observed is not None
+
+    def class_counts_by_attribute(self) -> np.ndarray:
+        """``N_C(c)`` over the rows where each attribute is observed, (n, K): naive Bayes's
+        denominators (every row equals ``class_counts`` when nothing is missing)."""
+        if self.n_observed is None:
+            return np.broadcast_to(self.class_counts, (self.n_attributes, self.n_classes))
+        return self.pair.sum(axis=1)
 
     def attribute_counts(self) -> np.ndarray:
         """``N_u(i)`` as an (n, A) array."""
@@ -136,8 +166,13 @@ class ODECounts:
         if self._tables is None:
             K = self.n_classes
             ar = self.arities.astype(float)
-            base = np.log(self.pair + 1.0) - np.log(self.n + K * ar)[:, None, None]
-            denom = np.log(self.pair[:, None, :, None, :] + ar[None, :, None, None, None])
+            if self.n_observed is None:
+                base = np.log(self.pair + 1.0) - np.log(self.n + K * ar)[:, None, None]
+                denom = np.log(self.pair[:, None, :, None, :] + ar[None, :, None, None, None])
+            else:     # available cases: each family over the rows it was counted on
+                base = np.log(self.pair + 1.0) - np.log(self.n_observed + K * ar)[:, None, None]
+                denom = np.log(self.pair_given[:, :, :, None, :]
+                               + ar[None, :, None, None, None])
             cond = np.log(self.triple + 1.0) - denom
             idx = np.arange(self.n_attributes)
             cond[idx, idx] = 0.0
@@ -160,13 +195,36 @@ def _count_kernel(codes, y, n_attr, A, K):
     return pair, triple
 
 
+@numba.njit(cache=True, nogil=True)
+def _count_kernel_missing(codes, y, n_attr, A, K):
+    # available cases: code -1 (a missing cell) is skipped, so pair[u] counts the rows
+    # where u is observed and triple[u, v] those where u and v are
+    N = codes.shape[0]
+    pair = np.zeros((n_attr, A, K), dtype=np.float64)
+    triple = np.zeros((n_attr, n_attr, A, A, K), dtype=np.float64)
+    for m in range(N):
+        c = y[m]
+        for u in range(n_attr):
+            i = codes[m, u]
+            if i < 0:
+                continue
+            pair[u, i, c] += 1.0
+            for v in range(n_attr):
+                j = codes[m, v]
+                if j >= 0:
+                    triple[u, v, i, j, c] += 1.0
+    return pair, triple
+
+
 def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
     """Count ``N_C(c)``, ``N_{C,u}(c, i)`` and ``N_{C,u,v}(c, i, j)`` in one pass.
 
     Parameters
     ----------
     data : DiscreteData or DataFrame
-        Complete discrete data with a class column (``data.target`` or ``target``).
+        Discrete data with a class column (``data.target`` or ``target``).  Missing
+        attribute cells are counted by available case (see the module notes); rows
+        whose class is missing are left out.
     target : str, optional
         Class column (default ``data.target``).
 
@@ -188,10 +246,12 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
     >>> cnt.pair[0, :, 0].tolist()     # N_{C,a}(c=0, a=x), N_{C,a}(c=0, a=y)
     [2.0, 0.0]
     """
-    data = as_discrete(data, target=target)
+    data = as_discrete(data, target=target, missing="keep")
     if data.target is None:
         raise ValueError("the data has no class column: pass target='<class column>'")
     t = data.index(data.target)
+    if data.missing is not None and data.missing[:, t].any():
+        data = data.take(~data.missing[:, t])     # a row without its class counts nowhere
     attrs = [j for j in range(data.n_cols) if j != t]
     if not attrs:
         raise ValueError("the data has no attribute besides the class "
@@ -206,10 +266,16 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
                      what="ODE count table N_{C,u,v}")
     codes = np.ascontiguousarray(data.codes[:, attrs], dtype=np.int32)
     y = np.ascontiguousarray(data.codes[:, t], dtype=np.int32)
-    pair, triple = _count_kernel(codes, y, n_attr, A, K)
     class_counts = np.bincount(y, minlength=K).astype(float)
+    if data.missing is None:
+        pair, triple = _count_kernel(codes, y, n_attr, A, K)
+        return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
+                         class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y)
+    codes[data.missing[:, attrs]] = -1
+    pair, triple = _count_kernel_missing(codes, y, n_attr, A, K)
     return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
-                     class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y)
+                     class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y,
+                     n_observed=pair.sum(axis=(1, 2)), pair_given=triple.sum(axis=3))
 
 
 # --------------------------------------------------------------------------- ODE joints
@@ -300,6 +366,14 @@ def _loo_fix_kernel(out, codes, y, pair, triple, arities, N, K):
     return out
 
 
+def _refuse_missing(counts: ODECounts, who: str) -> None:
+    """Model comparisons need every ODE counted on the same rows."""
+    if counts.has_missing:
+        raise ValueError(f"{who} compares ODEs, which must be counted on the same rows: these "
+                         f"counts are available-case counts of data with missing values; pass "
+                         f"ode_counts(data.complete_cases())")
+
+
 def _check_codes(counts: ODECounts, codes) -> np.ndarray:
     codes = np.ascontiguousarray(codes, dtype=np.int32)
     if codes.ndim != 2 or codes.shape[1] != counts.n_attributes:
@@ -359,6 +433,7 @@ def ode_log_joint_loo(counts: ODECounts, codes: np.ndarray | None = None,
     -------
     ndarray (M, n, K)
     """
+    _refuse_missing(counts, "ode_log_joint_loo")
     if codes is None:
         codes, y = counts.codes, counts.y
     codes = _check_codes(counts, codes)
@@ -388,9 +463,10 @@ def naive_bayes_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
     K = counts.n_classes
     out = np.log(counts.class_counts + 1.0) - math.log(counts.n + K)
     out = np.broadcast_to(out, (codes.shape[0], K)).copy()
+    ncv = counts.class_counts_by_attribute()      # available cases: rows where v is observed
     for v in range(counts.n_attributes):
         out += np.log(counts.pair[v, codes[:, v], :] + 1.0)
-        out -= np.log(counts.class_counts + counts.arities[v])[None, :]
+        out -= np.log(ncv[v] + counts.arities[v])[None, :]
     return out
 
 
@@ -451,10 +527,17 @@ def bma_log_evidence(counts: ODECounts) -> np.ndarray:
                   + sum_{v != u} sum_{c,i} [ lgamma(#A_v) - lgamma(N_{C,u}(c,i) + #A_v)
                                             + sum_j lgamma(N_{C,u,v}(c,i,j) + 1) ]
 
+    Raises
+    ------
+    ValueError
+        For available-case counts of data with missing values: the roots must be
+        compared on the same rows (pass the counts of the complete cases).
+
     Returns
     -------
     ndarray (n,)
     """
+    _refuse_missing(counts, "bma_log_evidence")
     K = counts.n_classes
     ar = counts.arities.astype(float)
     n_attr = counts.n_attributes

@@ -43,7 +43,8 @@ import pandas as pd
 
 from .data.core import DiscreteData, check_table_size
 
-__all__ = ["BayesNet", "read_bif", "load", "names", "random_network", "count_dags"]
+__all__ = ["BayesNet", "read_bif", "load", "names", "random_network", "count_dags",
+           "markov_blanket"]
 
 _NETWORK_DIR = Path(__file__).parent / "data" / "files" / "networks"
 
@@ -52,6 +53,26 @@ ROW_SUM_TOL = 1e-6
 
 
 # ---------------------------------------------------------------------------- helpers
+def markov_blanket(dag: nx.DiGraph, node: Hashable) -> list:
+    """Markov blanket of ``node`` in ``dag``: its parents, children and the children's
+    other parents, in the order of ``dag.nodes``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.DiGraph([("a", "c"), ("b", "c"), ("c", "d"), ("e", "d")])
+    >>> markov_blanket(g, "c")
+    ['a', 'b', 'd', 'e']
+    """
+    if node not in dag:
+        raise KeyError(f"{node!r} is not a node of the graph")
+    mb = set(dag.predecessors(node)) | set(dag.successors(node))
+    for child in dag.successors(node):
+        mb.update(dag.predecessors(child))
+    mb.discard(node)
+    return [v for v in dag.nodes if v in mb]
+
+
 def _check_rng(seed) -> np.random.Generator:
     """Turn ``seed`` (None, non-negative int, SeedSequence or Generator) into a Generator."""
     if isinstance(seed, np.random.Generator):
@@ -337,13 +358,9 @@ class BayesNet:
         return list(self.dag.successors(name))
 
     def markov_blanket(self, name: str) -> list[str]:
-        """Parents, children and the children's other parents of ``name``."""
+        """Parents, children and the children's other parents of ``name`` (topological order)."""
         self._check_node(name)
-        mb = set(self._parents[name])
-        for c in self.dag.successors(name):
-            mb.add(c)
-            mb.update(self._parents[c])
-        mb.discard(name)
+        mb = set(markov_blanket(self.dag, name))
         return [v for v in self._topo if v in mb]
 
     @property

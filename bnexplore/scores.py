@@ -131,6 +131,8 @@ def family_counts(data: DiscreteData | pd.DataFrame, child: str | int,
 
     Rows enumerate parent configurations in mixed radix over ``parents`` in the
     given order (the last parent varies fastest); columns are the child's states.
+    With missing cells (``data.missing``) the family is counted over the rows where
+    the child and all its parents are observed (available cases).
 
     Raises
     ------
@@ -145,13 +147,16 @@ def family_counts(data: DiscreteData | pd.DataFrame, child: str | int,
     >>> family_counts(df, "b", ["a"]).tolist()
     [[1, 0], [1, 1]]
     """
-    data = as_discrete(data)
+    data = as_discrete(data, missing="keep")
     c = data.index(child)
     ps = np.array(data.indices(parents), dtype=np.int64)
     check_table_size([data.arities[p] for p in ps] + [data.arities[c]],
                      [data.names[p] for p in ps] + [data.names[c]], what="count table")
     q = int(np.prod(data.arities[ps])) if ps.size else 1
-    return _dense_counts(data.columns, c, ps, data.arities, q)
+    columns = data.columns
+    if data.missing is not None:     # available cases: the rows where the family is observed
+        columns = np.ascontiguousarray(columns[:, data.observed_rows([c, *ps.tolist()])])
+    return _dense_counts(columns, c, ps, data.arities, q)
 
 
 def standard_parameters(counts: np.ndarray, prior: str = "K2", ess: float = 1.0) -> np.ndarray:

@@ -73,8 +73,37 @@ def test_missing_drop_warns_with_count():
     with pytest.warns(UserWarning, match=r"dropped 1 rows with missing values \('colour': 1\)"):
         d = DiscreteData.from_frame(df, target="cls", missing="drop")
     assert d.n_rows == 3 and d.states[0] == ["red", "green", "blue"]
-    with pytest.raises(ValueError, match="missing must be 'raise' or 'drop'"):
+    with pytest.raises(ValueError, match="missing must be 'raise', 'drop' or 'keep'"):
         DiscreteData.from_frame(df, missing="impute")
+
+
+def test_missing_keep_marks_cells_and_round_trips():
+    from bnexplore.data.core import as_discrete
+
+    df = small_frame()
+    df.loc[1, "colour"] = np.nan
+    df.loc[2, "cls"] = None
+    d = DiscreteData.from_frame(df, target="cls", missing="keep")
+    assert d.n_rows == len(df) and d.has_missing
+    assert d.missing.sum() == 2 and d.missing[1, 0] and d.missing[2, d.index("cls")]
+    assert (d.codes[d.missing] == 0).all()                 # placeholders hold a valid state
+    back = d.to_frame()
+    assert back.isna().to_numpy().tolist() == d.missing.tolist()
+    assert d.observed_rows(["colour"]).tolist() == [True, False, True, True]
+    assert d.complete_cases().n_rows == 2 and not d.complete_cases().has_missing
+    assert d.take([1]).missing.tolist() == [[True, False, False, False]]
+    assert d.subset(["flag"]).missing is None              # that column is complete
+    # a method that needs complete rows refuses, naming what to do; "drop" drops
+    with pytest.raises(ValueError, match=r"complete_cases\(\)"):
+        as_discrete(d)
+    with pytest.warns(UserWarning, match="dropped 2 rows"):
+        assert as_discrete(d, missing="drop").n_rows == 2
+    assert as_discrete(d, missing="keep") is d
+    # complete data keeps missing=None, so complete-data code pays nothing
+    assert DiscreteData.from_frame(small_frame(), missing="keep").missing is None
+    only_missing = small_frame().assign(colour=np.nan)
+    with pytest.raises(ValueError, match="'colour' has no observed value"):
+        DiscreteData.from_frame(only_missing, missing="keep")
 
 
 def test_constant_target_refused():
@@ -139,8 +168,11 @@ def test_table_size_budget():
 def test_encode_unseen_category():
     d = DiscreteData.from_frame(small_frame(), target="cls")
     new = pd.DataFrame({"colour": ["blue", "purple"], "flag": [False, True], "level": [2, 0], "cls": ["no", "no"]})
-    with pytest.raises(ValueError, match=r"column 'colour' has value 'purple' never seen in training"):
+    with pytest.raises(ValueError, match=r"column 'colour' has value 'purple' never seen in training") as err:
         d.encode(new)
+    # reached from a network's predict, which has no unseen= parameter: the message names
+    # only the parameter of the classifiers
+    assert "unseen=" not in str(err.value) and "handle_unknown='missing'" in str(err.value)
     codes = d.encode(new, unseen="missing")
     assert codes.tolist() == [[2, 0, 2, 0], [-1, 1, 0, 0]]
     # string forms of the states are accepted (CSV round trip)

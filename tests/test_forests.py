@@ -202,6 +202,23 @@ def test_tree_and_no_intra_against_brute_force(intra):
     avg = F.SCFAverage(df, targets, conds, max_parents=1, penalty=0.5, intra=intra)
     assert avg.log_evidence == pytest.approx(bf["logZ"], abs=1e-9)
     np.testing.assert_allclose(avg.log_predictive(df.iloc[:4]), bf["logpred"], atol=1e-9)
+    P = avg.edge_posteriors()
+    assert list(P.index) == targets + [F.ROOT] + conds
+    np.testing.assert_allclose(P.to_numpy(), bf["P"], atol=1e-10, rtol=0)
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[2], CASES[3]], ids=["chain-BDeu", "chain-K2-inf", "mixed-K2"])
+def test_tree_edge_posteriors_equal_brute_force(case):
+    """TAN / STAN averaging: spanning trees (one root), on the ill-conditioned chain too."""
+    kind, targets, conds, k, pen, prior = case
+    df = _data(kind)
+    bf = brute_force(df, targets, conds, k, pen, prior, 1.0, intra="tree")
+    avg = F.SCFAverage(df, targets, conds, max_parents=k, penalty=pen, prior=prior, ess=1.0,
+                       intra="tree")
+    assert avg.log_evidence == pytest.approx(bf["logZ"], abs=1e-9)
+    P = avg.edge_posteriors()
+    np.testing.assert_allclose(P.to_numpy(), bf["P"], atol=1e-10, rtol=0)
+    assert P.loc[F.ROOT].sum() == pytest.approx(1.0, abs=1e-12)      # one root per tree
 
 
 # --------------------------------------------------------------------------- kernels
@@ -243,6 +260,49 @@ def test_matrix_tree_against_dense_determinant_on_easy_weights():
     for j in range(m):
         keep = [i for i in range(m) if i != j]
         assert A[j] == pytest.approx(np.linalg.slogdet(L[np.ix_(keep, keep)])[1], abs=1e-10)
+
+
+def _tree_brute_force(lW, lr):
+    """Enumerate every spanning arborescence: its weight is r_root times its edge weights."""
+    m = lW.shape[0]
+    logw, pars = [], []
+    for par in forests(m):
+        if sum(p == m for p in par) != 1:
+            continue
+        logw.append(sum(lr[j] if par[j] == m else lW[par[j], j] for j in range(m)))
+        pars.append(par)
+    logw = np.array(logw)
+    logT = logsumexp(logw)
+    w = np.exp(logw - logT)
+    P = np.zeros((m + 1, m))
+    for wt, par in zip(w, pars):
+        P[list(par), np.arange(m)] += wt
+    return P, logT
+
+
+@pytest.mark.parametrize("m", [4, 5, 6])
+def test_tree_posteriors_against_enumeration(m):
+    """Random weights spread over 60 nats, missing edges and a root that cannot be one."""
+    rng = np.random.default_rng(m)
+    for trial in range(2):
+        lW = rng.normal(0.0, 10.0 if trial else 1.0, (m, m))
+        lW[rng.random((m, m)) < 0.25] = -np.inf
+        np.fill_diagonal(lW, 0.0)                      # ignored
+        lr = rng.normal(0.0, 10.0 if trial else 1.0, m)
+        lr[0] = -np.inf
+        bfP, bfT = _tree_brute_force(np.where(np.eye(m, dtype=bool), -np.inf, lW), lr)
+        P, logT = _mtree.tree_parent_posteriors(lW, lr)
+        assert logT == pytest.approx(bfT, abs=1e-10)
+        assert logT == pytest.approx(float(_mtree.log_tree_partition(lW, lr)), abs=1e-10)
+        np.testing.assert_allclose(P, bfP, atol=1e-10, rtol=0)
+        np.testing.assert_allclose(P.sum(axis=0), 1.0, atol=1e-12)
+        assert P[m, 0] == 0.0
+
+
+def test_tree_posteriors_refuse_when_no_tree_exists():
+    lW = np.full((3, 3), -np.inf)
+    with pytest.raises(ValueError, match="no spanning tree"):
+        _mtree.tree_parent_posteriors(lW, np.zeros(3))
 
 
 def test_extreme_weight_range_does_not_underflow():
@@ -295,6 +355,47 @@ def test_dbn_models_rank_as_in_figure_4():
     assert none < intra and none < inter
     assert scf > max(intra, inter) - 0.05
     assert bma > scf - 0.05
+
+
+def test_bat_structure_and_sampler():
+    """BAT (Figure 4's second data set): the published arcs, outside SCF(2), and samples
+    whose conditional frequencies follow the CPTs in the documented parent order."""
+    from bnexplore.experiments.ziebart import BAT_INTER, BAT_INTRA, BAT_NODES, bat_dbn, sample_bat
+    assert len(BAT_NODES) == len(set(BAT_NODES)) == 28
+    assert len(set(BAT_INTRA)) == 26 and len(set(BAT_INTER)) == 16
+    assert {n for arc in BAT_INTRA + BAT_INTER for n in arc} <= set(BAT_NODES)
+    g = nx.DiGraph(list(BAT_INTRA))
+    assert nx.is_directed_acyclic_graph(g)
+    assert max(d for _, d in g.in_degree()) == 2          # not a forest: outside every SCF(k)
+    inter_in = pd.Series([c for _, c in BAT_INTER]).value_counts()
+    assert inter_in["LatAct"] == 5 and inter_in["FwdAct"] == 3
+    bat = bat_dbn("bnt", seed=3)
+    seq = sample_bat(bat, 4000, seed=4)
+    assert list(seq.columns) == list(BAT_NODES)
+    pairs, cur, prev = F.two_slice(seq)
+    i = BAT_NODES.index("Ydot")                      # inter Ydot(t-1), intra EngStatus, FwdAct
+    parents = [prev[p] for p in bat["inter"][i]] + [cur[p] for p in bat["intra"][i]]
+    assert parents == ["Ydot[t-1]", "FwdAct", "EngStatus"]
+    z = np.zeros(len(pairs), dtype=int)
+    for p in parents:
+        z = 2 * z + pairs[p].astype(int).to_numpy()
+    y = pairs["Ydot"].astype(int).to_numpy()
+    for cfg in range(8):
+        rows = z == cfg
+        if rows.sum() > 200:
+            assert abs((y[rows] == 0).mean() - bat["cpts"][i][cfg, 0]) < 0.1
+    with pytest.raises(ValueError, match="cpts"):
+        bat_dbn("uniform")
+
+
+@pytest.mark.slow
+def test_bat_reduced_run_ranks_bma_over_map_over_inter():
+    from bnexplore.experiments import run_named
+    df = run_named("ziebart_bat", progress=False).set_index("model")
+    assert df["error"].isna().all()
+    lp = df["log_prob"]
+    # 200 steps: the Inter models over-fit (below No structure), averaging helps most
+    assert lp["BMA SCF(1)"] > lp["MAP SCF(1)"] > max(lp["Inter(1)"], lp["Inter(2)"])
 
 
 def test_two_slice_pairs():

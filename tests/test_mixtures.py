@@ -569,6 +569,25 @@ def test_wdl_table_counts_wins_draws_losses():
     assert t.loc["MAPLMG-AODE0", "ER"] == "1/1/1"       # lower error is better
 
 
+@pytest.mark.parametrize("offset", [0.0, 0.3, 1e6])
+def test_wdl_table_constant_nonzero_difference_is_a_win_or_loss(offset):
+    """A paired difference that is the same non-zero number on every fold (std 0) is
+    decided by its sign; an exactly zero difference is a draw (no t-test either way)."""
+    from bnexplore.experiments.cerquides import wdl_table
+    rows = []
+    for cfg, (shift, jitter) in enumerate([(0.01, 0.0), (-0.01, 0.0), (0.0, 0.0), (0.01, 1e-18)]):
+        for s in range(10):
+            base = offset + 0.1 * s
+            rows.append({"cfg": cfg, "AODE0_auc": base, "MAPLMG_auc": base + shift + jitter * s,
+                         "AODE0_er": 0.25, "MAPLMG_er": 0.25 + shift})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # no t-test on a degenerate sample
+        t = wdl_table(pd.DataFrame(rows), ["cfg"], comparisons=[("MAPLMG", "AODE0")],
+                      metrics=("auc", "er"))
+    assert t.attrs["counts"]["MAPLMG-AODE0"]["AUC"] == (2, 1, 1)
+    assert t.attrs["counts"]["MAPLMG-AODE0"]["ER"] == (1, 1, 2)   # higher error loses
+
+
 def test_reduced_random_bn_reproduction_runs():
     from bnexplore import experiments
     from bnexplore.experiments.cerquides import random_bn_trial, wdl_table

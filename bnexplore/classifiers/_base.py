@@ -11,9 +11,10 @@ scikit-learn conventions:
 * Every attribute ending in ``_`` left by an earlier ``fit`` is removed before a refit,
   so nothing from the previous data survives.
 * Bad input raises a ``ValueError`` (``TypeError`` for sparse matrices) that names the
-  problem: 1-D or empty ``X``, NaN / inf at fit time, a continuous column, a continuous
-  or single-class ``y``, a wrong number of features, or an unseen category at predict
-  time with ``handle_unknown="error"``.
+  problem: 1-D or empty ``X``, NaN at fit time for the classifiers that fit complete
+  rows only, inf, a continuous column, a continuous or single-class ``y``, a wrong
+  number of features, or an unseen category at predict time with
+  ``handle_unknown="error"``.
 * At predict time a missing value (NaN / None) is summed out exactly, and so is a
   category never seen in training with ``handle_unknown="missing"`` (every classifier's
   default, so that stratified cross-validation runs when a value occurs in one row).
@@ -85,7 +86,8 @@ def _as_frame(X, who: str = "the classifier", allow_missing: bool = False) -> pd
         r, c = np.argwhere(na)[0]
         raise ValueError(f"X contains NaN: {int(na.sum())} missing values (first at row {int(r)}, "
                          f"column {str(frame.columns[c])!r}); {who} fits complete rows only: "
-                         f"impute or drop them first (NaiveBayes fits with missing values, and "
+                         f"impute or drop them first (NaiveBayes, TAN, FAN, STAN, SFAN, AODE, "
+                         f"BMAAODE, MAPLMD, MAPLMG and ISMB fit with missing values, and "
                          f"every classifier sums them out at predict time)")
     for c in frame.columns:
         s = frame[c]
@@ -158,27 +160,13 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         Removes the fitted attributes of an earlier fit, then sets ``classes_``,
         ``n_features_in_``, ``feature_names_in_`` (DataFrame input only) and ``data_``.
 
-        With ``allow_missing`` NaN / None cells are accepted: ``missing_mask_`` (n_samples,
-        n_features) marks them and their entries in ``data_`` hold a placeholder (the
-        column's first observed value) that the caller must not count.
+        With ``allow_missing`` NaN / None cells are accepted and kept in ``data_``
+        (``data_.missing`` marks them; see :class:`~bnexplore.data.DiscreteData` for
+        the counting policy).
         """
         self._reset()
         self._check_handle_unknown()
         frame = _as_frame(X, type(self).__name__, allow_missing=allow_missing)
-        mask = None
-        if allow_missing:
-            mask = frame.isna().to_numpy()
-            if mask.any():
-                frame = frame.copy()
-                for j in np.flatnonzero(mask.any(axis=0)):
-                    col = frame.iloc[:, j]
-                    seen = col[~mask[:, j]]
-                    if len(seen) == 0:
-                        raise ValueError(f"column {str(frame.columns[j])!r} has no observed value: "
-                                         f"drop it")
-                    frame.isetitem(j, col.fillna(seen.iloc[0]))
-            else:
-                mask = None
         y = self._check_y(y, len(frame))
         classes = np.unique(y)
         if classes.size < 2:
@@ -191,16 +179,14 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         if self.class_column in frame.columns:
             raise ValueError(f"feature name {self.class_column!r} is reserved: rename that column")
         frame[self.class_column] = pd.Categorical(y, categories=classes)
-        data = DiscreteData.from_frame(frame, target=self.class_column)
+        data = DiscreteData.from_frame(frame, target=self.class_column,
+                                       missing="keep" if allow_missing else "raise")
         self.classes_ = classes
         self.n_features_in_ = frame.shape[1] - 1
         if named:
             self.feature_names_in_ = np.array(list(X.columns), dtype=object)
         self._column_labels_ = labels   # None after array input
         self.data_ = data
-        if allow_missing:
-            self.missing_mask_ = np.zeros((data.n_rows, data.n_cols - 1), dtype=bool) \
-                if mask is None else mask
         return data
 
     @property

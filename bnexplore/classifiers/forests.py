@@ -17,6 +17,17 @@ Bayesian model average over all structures of its class (``averaging="bma"``,
 Eq. 7-10: a ratio of determinants per test row and class).  Parameters are posterior
 means under the same Dirichlet prior as the structure score (BDeu with ``ess`` by
 default, prior weight 10 as in the paper's experiments).
+
+Missing values in ``X`` at fit time (NaN / None) follow the package policy (see
+:class:`bnexplore.data.DiscreteData`): the structure - the MAP tree or forest, the
+class -> feature choices and, for ``averaging="bma"``, the edge weights of every
+structure - is scored on the *complete cases* (the training rows where every feature is
+observed), so that every candidate structure is compared on the same rows; the CPTs,
+the BMA predictive tables and the class prior are counted by *available case* (each
+family over the rows where all its variables are observed).  With many features the
+complete cases can be few: the structure then rests on little data (with none, every
+structure scores 0 and the first of the ties is taken) while the parameters still use
+every observed cell.
 """
 from __future__ import annotations
 
@@ -51,7 +62,9 @@ class _SCFClassifier(DiscreteClassifier):
         Parameters
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
-            Discrete features (categoricals, strings, bools or small integers).
+            Discrete features (categoricals, strings, bools or small integers); NaN /
+            None cells are missing values (structure from the complete cases,
+            parameters by available case: see the class notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
@@ -62,7 +75,7 @@ class _SCFClassifier(DiscreteClassifier):
         if self.averaging not in ("map", "bma"):
             raise ValueError(f"averaging must be 'map' or 'bma', got {self.averaging!r}")
         penalty, k = self._settings()
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y, allow_missing=True)
         features = data.names[:-1]
         fam = _F.SCFFamilies(data, features, [self.class_column], max_parents=k, penalty=penalty,
                              prior=self.prior, ess=self.ess, intra=self._intra)
@@ -131,11 +144,10 @@ class _SCFClassifier(DiscreteClassifier):
     def edge_posteriors(self) -> pd.DataFrame:
         """BMA posterior of every edge (rows parents incl. ``ROOT`` and the class, columns features).
 
-        Forest classifiers (FAN, SFAN) only; for MAP fits it is computed on demand.
+        For tree classifiers (TAN, STAN) the ``ROOT`` row sums to one over the features
+        (a spanning tree has one root).  For MAP fits it is computed on demand.
         """
         check_is_fitted(self, "families_")
-        if self._intra != "forest":
-            raise NotImplementedError("edge posteriors are available for FAN and SFAN (forests)")
         avg = getattr(self, "average_", None) or _F.SCFAverage(None, self.families_.targets,
                                                                self.families_.conditions,
                                                                families=self.families_)
@@ -168,6 +180,16 @@ class SFAN(_SCFClassifier):
         The MAP structure (the class node is ``"__class__"``).
     markov_blanket_ : list of str
         The class's Markov blanket in ``graph_``.
+
+    Notes
+    -----
+    **Missing values** at fit time: the structure (the forest and which features get the
+    class as a parent; with ``averaging="bma"`` every forest's weight) is scored on the
+    complete cases (the rows where every feature is observed), the same rows for every
+    candidate, so a feature cannot be chosen as a parent because it is missing more
+    often; the CPTs and the class prior are counted by available case (each family over
+    the rows where its variables are observed). At predict time missing features are
+    summed out exactly.
 
     Examples
     --------
@@ -217,6 +239,16 @@ class STAN(_SCFClassifier):
     result_ : bnexplore.forests.SCFResult
         The MAP structure with its score and roots.
 
+    Notes
+    -----
+    **Missing values** at fit time: the structure (the tree and which features get the
+    class as a parent; with ``averaging="bma"`` every tree's weight) is scored on the
+    complete cases (the rows where every feature is observed), the same rows for every
+    candidate, so a feature cannot be chosen as a parent because it is missing more
+    often; the CPTs and the class prior are counted by available case (each family over
+    the rows where its variables are observed). At predict time missing features are
+    summed out exactly.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -258,6 +290,15 @@ class FAN(_SCFClassifier):
     graph_ : networkx.DiGraph
         The MAP structure (the class node is ``"__class__"``).
     markov_blanket_ : list of str
+
+    Notes
+    -----
+    **Missing values** at fit time: the structure (the forest; with ``averaging="bma"``
+    every forest's weight) is scored on the complete cases (the rows where every feature
+    is observed), the same rows for every candidate, so a feature cannot be chosen as a
+    parent because it is missing more often; the CPTs and the class prior are counted by
+    available case (each family over the rows where its variables are observed). At
+    predict time missing features are summed out exactly.
 
     Examples
     --------
@@ -302,6 +343,15 @@ class TAN(_SCFClassifier):
     graph_ : networkx.DiGraph
         The MAP structure (the class node is ``"__class__"``).
     markov_blanket_ : list of str
+
+    Notes
+    -----
+    **Missing values** at fit time: the structure (the tree; with ``averaging="bma"``
+    every tree's weight) is scored on the complete cases (the rows where every feature
+    is observed), the same rows for every candidate, so a feature cannot be chosen as a
+    parent because it is missing more often; the CPTs and the class prior are counted by
+    available case (each family over the rows where its variables are observed). At
+    predict time missing features are summed out exactly.
 
     Examples
     --------

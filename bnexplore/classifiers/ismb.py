@@ -91,6 +91,18 @@ class ISMB(DiscreteClassifier):
     instances; that cache is guarded by a lock.  With ``time_limit=None`` (the
     default) predictions are deterministic.
 
+    **Missing values** at fit time follow the package policy (see
+    :class:`bnexplore.data.DiscreteData`): the score of a Markov-blanket structure (Eq.
+    10-11) is a marginal likelihood over every variable, so phase 1, the phase-2
+    candidates and the model weights of Eq. 13-14 are all scored on the complete cases
+    (the training rows where every feature is observed), the same rows for every
+    structure, and a structure cannot win because its variables are missing more often;
+    the parameters of each structure's prediction families (the class's and its
+    children's) and the marginals used to sum out a missing feature are counted by
+    available case, each family over the rows where all its variables are observed. With
+    many features the complete cases can be few; with none, every structure scores 0 and
+    phase 1 keeps the empty structure.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -127,7 +139,9 @@ class ISMB(DiscreteClassifier):
         Parameters
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
-            Discrete features (categoricals, strings, bools or small integers).
+            Discrete features (categoricals, strings, bools or small integers); NaN /
+            None cells are missing values (structures scored on the complete cases,
+            parameters by available case: see the class notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
@@ -136,7 +150,7 @@ class ISMB(DiscreteClassifier):
         self
         """
         self._check_params()
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y, allow_missing=True)
         self.model_ = MBModel(data, target=self.class_column)
         self.model_.phase1()
         return self

@@ -21,6 +21,16 @@ factor drops, and the ODE whose super-parent is missing sums over that parent's 
 summed over the completions of the missing features; MAPLMD mixes conditionals and has
 no joint.
 
+Missing values in ``X`` at fit time (NaN / None) follow the package policy (see
+:class:`bnexplore.data.DiscreteData`): the ODE count tables, and so every ODE's
+parameters (Eq. 15-16) and AODE's frequency threshold, are counted by *available
+case* (``N_{C,u}`` over the rows where ``u`` is observed, ``N_{C,u,v}`` over the rows
+where ``u`` and ``v`` are); the mixture weights, which compare the ODEs (BMAAODE's
+evidences ``W_u``, MAPLMD's and MAPLMG's leave-one-out objectives), are those a fit on
+the *complete cases* gives (the rows where every feature is observed), so every ODE is
+weighed on the same rows and none can gain weight because its attributes are missing
+more often.  Without any complete row the weights are uniform (with a warning).
+
 Examples
 --------
 >>> import bnexplore as bx
@@ -35,6 +45,8 @@ Examples
 (True, 1.0)
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -108,8 +120,9 @@ def _aode_log_joint(counts: mx.ODECounts, codes: np.ndarray, threshold: float) -
         nbq = np.log(counts.class_counts + 1.0) - np.log(counts.n + K)
         nb = np.broadcast_to(nbq, (codes.shape[0], K)).copy()
         dead = (obs & qual).any(axis=1)          # an observed super-parent qualifies
+        ncv = counts.class_counts_by_attribute()
         for v in range(n_attr):
-            lp = np.log(counts.pair[v] + 1.0) - np.log(counts.class_counts + counts.arities[v])
+            lp = np.log(counts.pair[v] + 1.0) - np.log(ncv[v] + counts.arities[v])
             lp = np.where(valid[v][:, None], lp, -np.inf)           # (A, K)
             col = obs[:, v]
             nb[col] += lp[codes[col, v]]
@@ -128,7 +141,9 @@ class _ODEMixture(DiscreteClassifier):
         Parameters
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
-            Discrete features (categoricals, strings, bools or small integers).
+            Discrete features (categoricals, strings, bools or small integers); NaN /
+            None cells are missing values (ODE tables by available case, weights from
+            the complete cases: see the module notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
@@ -137,12 +152,28 @@ class _ODEMixture(DiscreteClassifier):
         self
         """
         self._check_params()
-        data = self._fit_data(X, y)
-        self.counts_ = mx.ode_counts(data)
-        w = self._fit_weights(self.counts_)
+        data = self._fit_data(X, y, allow_missing=True)
+        self.counts_ = mx.ode_counts(data)     # available cases when cells are missing
+        # the weights compare the ODEs: every ODE on the same rows, the complete cases
+        self.weight_counts_ = self.counts_
+        if self._compares_odes and data.missing is not None:
+            self.weight_counts_ = mx.ode_counts(data.complete_cases())
+        if self.weight_counts_.n == 0:
+            warnings.warn(f"{type(self).__name__}: no training row has every feature observed, so "
+                          f"the ODEs cannot be compared on common rows: the weights are uniform",
+                          UserWarning, stacklevel=2)
+            w = self._uniform_weights(self.weight_counts_)
+        else:
+            w = self._fit_weights(self.weight_counts_)
         self.weights_ = pd.Series(np.asarray(w, float), index=pd.Index(
             list(self._feature_names), name="super-parent"), name="weight")
         return self
+
+    #: whether the weights compare the ODEs on the data (all but AODE)
+    _compares_odes = True
+
+    def _uniform_weights(self, counts) -> np.ndarray:
+        return np.full(counts.n_attributes, 1.0 / counts.n_attributes)
 
     def _check_params(self) -> None:
         pass
@@ -200,6 +231,14 @@ class AODE(_ODEMixture):
         super-parents; the remaining ones share the weight equally).
     counts_ : ODECounts
 
+    Notes
+    -----
+    **Missing values** at fit time: the ODE tables (Eq. 15-16) and the counts
+    ``N_u(x_u)`` of the threshold are counted by available case: ``N_{C,u}`` over the
+    rows where ``u`` is observed, ``N_{C,u,v}`` over the rows where ``u`` and ``v`` are.
+    AODE compares no models (its weights are uniform), so nothing else changes. At
+    predict time missing features are summed out exactly.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -218,6 +257,8 @@ class AODE(_ODEMixture):
         if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(t) or t < 0:
             raise ValueError(f"threshold must be a non-negative number, got {t!r}")
+
+    _compares_odes = False
 
     def _fit_weights(self, counts):
         return np.full(counts.n_attributes, 1.0 / counts.n_attributes)
@@ -247,6 +288,19 @@ class BMAAODE(_ODEMixture):
         Posterior probability that each attribute is the root.
     log_evidence_ : Series
         ``log W_u`` (natural log).
+    weight_counts_ : ODECounts
+        The counts the weights were fitted on: ``counts_``, or the counts of the
+        complete cases when some training cells were missing.
+
+    Notes
+    -----
+    **Missing values** at fit time: the ODE tables used for prediction are counted by
+    available case (``N_{C,u}`` over the rows where ``u`` is observed, ``N_{C,u,v}``
+    over the rows where ``u`` and ``v`` are); the evidences ``log W_u`` and so
+    ``weights_`` are computed on the complete cases (the rows where every feature is
+    observed), the same rows for every root, so that a root cannot gain weight because
+    its attributes are missing more often (a marginal likelihood over fewer rows is
+    larger). At predict time missing features are summed out exactly.
 
     Examples
     --------
@@ -273,9 +327,13 @@ class _MAPMixture(_ODEMixture):
         mx._check_iter(self.max_iter, self.tol)
 
     def loo_log_joint(self) -> np.ndarray:
-        """Leave-one-out ``log P_u(c, x)`` of the training rows (Eq. 30-32): (M, n, K)."""
-        check_is_fitted(self, "counts_")
-        return mx.ode_log_joint_loo(self.counts_)
+        """Leave-one-out ``log P_u(c, x)`` of the training rows (Eq. 30-32): (M, n, K).
+
+        The rows the weights were fitted on: every training row, or the complete cases
+        when some cells were missing (see ``weight_counts_``).
+        """
+        check_is_fitted(self, "weight_counts_")
+        return mx.ode_log_joint_loo(self.weight_counts_)
 
 
 class MAPLMD(_MAPMixture):
@@ -304,11 +362,23 @@ class MAPLMD(_MAPMixture):
         Log posterior (Eq. 8, up to a constant) at ``weights_``.
     kkt_ : float
         Scaled KKT residual at ``weights_``.
+    weight_counts_ : ODECounts
+        The counts the weights were fitted on: ``counts_``, or the counts of the
+        complete cases when some training cells were missing.
 
     Warns
     -----
     bnexplore.mixtures.WeightsConvergenceWarning
         When EM stops at ``max_iter`` (the message gives the iteration count).
+
+    Notes
+    -----
+    **Missing values** at fit time: the ODE tables used for prediction are counted by
+    available case (``N_{C,u}`` over the rows where ``u`` is observed, ``N_{C,u,v}``
+    over the rows where ``u`` and ``v`` are); the weights maximise Eq. 8 over the
+    complete cases (the rows where every feature is observed) with the leave-one-out
+    ODEs of those rows, i.e. they equal the weights of a fit on the complete cases, the
+    same rows for every ODE. At predict time missing features are summed out exactly.
 
     Examples
     --------
@@ -387,11 +457,23 @@ class MAPLMG(_MAPMixture):
         Log posterior (Eq. 10, up to a constant) at ``weights_``.
     kkt_ : float
         Scaled KKT residual at ``weights_``.
+    weight_counts_ : ODECounts
+        The counts the weights were fitted on: ``counts_``, or the counts of the
+        complete cases when some training cells were missing.
 
     Warns
     -----
     bnexplore.mixtures.WeightsConvergenceWarning
         When the KKT residual is above ``tol`` after ``max_iter`` iterations.
+
+    Notes
+    -----
+    **Missing values** at fit time: the ODE tables used for prediction are counted by
+    available case (``N_{C,u}`` over the rows where ``u`` is observed, ``N_{C,u,v}``
+    over the rows where ``u`` and ``v`` are); the weights maximise Eq. 10 over the
+    complete cases (the rows where every feature is observed) with the leave-one-out
+    ODEs of those rows, i.e. they equal the weights of a fit on the complete cases, the
+    same rows for every ODE. At predict time missing features are summed out exactly.
 
     Examples
     --------

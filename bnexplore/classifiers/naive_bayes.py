@@ -48,9 +48,9 @@ class NaiveBayes(DiscreteClassifier):
     classes_ : ndarray
     log_class_prior_ : ndarray of shape (n_classes,)
     log_cpts_ : list of ndarray, one (n_classes, r_f) table per feature
-    missing_mask_ : ndarray of bool, shape (n_samples, n_features)
-        The training cells that were missing (their entries in ``data_`` are
-        placeholders and are not counted).
+    data_ : DiscreteData
+        The training data; ``data_.missing`` marks the missing training cells (not
+        counted).
 
     Notes
     -----
@@ -99,19 +99,9 @@ class NaiveBayes(DiscreteClassifier):
         data = self._fit_data(X, y, allow_missing=True)
         c = data.n_cols - 1
         self.log_class_prior_ = dirichlet_log_cpt(family_counts(data, c, []), self.prior, self.ess)[0]
-        mask = self.missing_mask_
-        K = int(data.arities[c])
-        yc = data.codes[:, c]
-        tables = []
-        for f in range(c):
-            if mask[:, f].any():             # available cases: the rows where f is observed
-                obs = ~mask[:, f]
-                cnt = np.zeros((K, int(data.arities[f])))
-                np.add.at(cnt, (yc[obs], data.codes[obs, f]), 1.0)
-            else:
-                cnt = family_counts(data, f, [c])
-            tables.append(dirichlet_log_cpt(cnt, self.prior, self.ess))
-        self.log_cpts_ = tables
+        # available cases: each feature is counted over the rows where it is observed
+        self.log_cpts_ = [dirichlet_log_cpt(family_counts(data, f, [c]), self.prior, self.ess)
+                          for f in range(c)]
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:

@@ -256,6 +256,9 @@ class DiscreteData:
     labels : sequence, optional
         The original column labels (``df.columns``) when they are not all strings;
         an integer given to :meth:`index` is then a label, not a position.
+    missing : ndarray of bool, shape (n_rows, n_cols), optional
+        Marks the cells whose value is missing. Their entry in ``codes`` is a
+        placeholder (state 0) that must never be counted.
 
     Attributes
     ----------
@@ -263,6 +266,27 @@ class DiscreteData:
     columns : ndarray of int32, shape (n_cols, n_rows)
         The transposed, C-contiguous codes (one row per variable) used by kernels.
     arities : ndarray of int64
+    missing : ndarray of bool, shape (n_rows, n_cols), or None
+        The missing cells; ``None`` when every value is observed (the usual case,
+        so that code for complete data pays nothing).
+
+    Notes
+    -----
+    **Missing values.** A data set with missing cells comes from
+    ``from_frame(df, missing="keep")`` (or a classifier's ``fit``). The policy of the
+    package is
+
+    * *parameters* (CPTs, ODE tables) are counted by **available case**: each family
+      over the rows where all of its variables are observed;
+    * *structures and model weights* are compared on **one set of rows per
+      comparison**: every candidate (parent set, tree, mixture component) is scored
+      on the same rows, those where all the variables the comparison involves are
+      observed. A candidate can therefore never win because its own variables have
+      more missing rows (a family scored on fewer rows has a larger log marginal
+      likelihood, so per-family available-case counting would reward missingness).
+
+    Methods that need complete rows refuse data with missing cells (through
+    :func:`as_discrete`), naming :meth:`complete_cases`.
 
     Examples
     --------
@@ -276,7 +300,8 @@ class DiscreteData:
     """
 
     def __init__(self, codes: np.ndarray, names: Sequence[str], states: Sequence[Sequence[Hashable]],
-                 target: str | None = None, labels: Sequence[Hashable] | None = None):
+                 target: str | None = None, labels: Sequence[Hashable] | None = None,
+                 missing: np.ndarray | None = None):
         codes = np.asarray(codes)
         if codes.ndim != 2:
             raise ValueError(f"codes must be 2-D (rows x columns), got shape {codes.shape}")
@@ -305,6 +330,14 @@ class DiscreteData:
                                  f"codes must be 0 .. arity - 1, one state label per code")
         self.codes = np.asfortranarray(codes, dtype=np.int32)
         self.columns = np.ascontiguousarray(self.codes.T)
+        self.missing = None
+        if missing is not None:
+            missing = np.asarray(missing)
+            if missing.shape != codes.shape or missing.dtype != np.bool_:
+                raise ValueError(f"missing must be a boolean array of shape {codes.shape}, got "
+                                 f"{missing.dtype} of shape {missing.shape}")
+            if missing.any():
+                self.missing = missing
         if target is not None and target not in names:
             raise ValueError(f"target {target!r} is not a column; columns are {names}")
         self.target = target
@@ -332,9 +365,11 @@ class DiscreteData:
         target : str, optional
             Class column; defaults to ``df.attrs.get("target")``. It must take at
             least two values (when ``check_target``).
-        missing : {"raise", "drop"}
+        missing : {"raise", "drop", "keep"}
             ``"raise"`` refuses missing values and says where they are; ``"drop"``
-            drops the incomplete rows with a warning that gives the count.
+            drops the incomplete rows with a warning that gives the count;
+            ``"keep"`` keeps them, marked in :attr:`missing` (see the class notes for
+            how the package counts and scores them).
         check_target : bool, default True
             Require at least two values in the ``target`` column.
 
@@ -349,8 +384,8 @@ class DiscreteData:
         """
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"expected a pandas DataFrame, got {type(df).__name__}")
-        if missing not in ("raise", "drop"):
-            raise ValueError(f"missing must be 'raise' or 'drop', got {missing!r}")
+        if missing not in ("raise", "drop", "keep"):
+            raise ValueError(f"missing must be 'raise', 'drop' or 'keep', got {missing!r}")
         _check_unique_columns(df.columns)
         cols = [str(c) for c in df.columns]
         if df.shape[1] == 0:
@@ -381,14 +416,21 @@ class DiscreteData:
                 )
         na = df.isna()
         n_missing = int(na.values.sum())
-        if n_missing:
+        mask = None
+        if n_missing and missing == "keep":
+            mask = na.to_numpy()
+            empty = np.flatnonzero(mask.all(axis=0))
+            if empty.size:
+                raise ValueError(f"column {cols[empty[0]]!r} has no observed value: drop it")
+        elif n_missing:
             rows = np.nonzero(na.values.any(axis=1))[0]
             per_col = na.sum()
             where = ", ".join(f"{c!r}: {int(k)}" for c, k in per_col.items() if k)
             if missing == "raise":
                 raise ValueError(
                     f"{n_missing} missing values in {rows.size} rows (first rows {rows[:5].tolist()}; "
-                    f"by column {where}): pass missing='drop' to drop incomplete rows"
+                    f"by column {where}): pass missing='keep' to keep them or missing='drop' to "
+                    f"drop incomplete rows"
                 )
             warnings.warn(f"dropped {rows.size} rows with missing values ({where})", UserWarning, stacklevel=2)
             df = df.loc[~na.values.any(axis=1)]
@@ -403,15 +445,18 @@ class DiscreteData:
                 states.append(list(s.cat.categories))
             else:
                 if pd.api.types.is_float_dtype(s):
-                    s = s.astype(np.int64)
+                    s = s.astype("Int64") if mask is not None else s.astype(np.int64)
                 inv, uniq = pd.factorize(s, sort=True)
                 codes[:, j] = inv
                 states.append(list(uniq.tolist()))
+        if mask is not None:
+            codes[mask] = 0                    # the placeholder of a missing cell
         data = cls(codes, cols, states, target=str(target) if target is not None else None,
-                   labels=labels)
+                   labels=labels, missing=mask)
         if target is not None and check_target:
             t = data.index(target)
-            present = np.unique(data.columns[t])
+            present = np.unique(data.columns[t] if data.missing is None
+                                else data.columns[t][~data.missing[:, t]])
             if present.size < 2:
                 raise ValueError(
                     f"target {target!r} takes only one value ({data.states[t][present[0]]!r}) in these "
@@ -433,7 +478,39 @@ class DiscreteData:
 
     def __repr__(self) -> str:
         t = f", target={self.target!r}" if self.target else ""
-        return f"DiscreteData({self.n_rows} rows x {self.n_cols} columns{t})"
+        m = "" if self.missing is None else f", {int(self.missing.sum())} missing"
+        return f"DiscreteData({self.n_rows} rows x {self.n_cols} columns{t}{m})"
+
+    @property
+    def has_missing(self) -> bool:
+        """Whether any cell is missing."""
+        return self.missing is not None
+
+    def observed_rows(self, names: Iterable[str | int] | None = None) -> np.ndarray:
+        """Boolean mask of the rows where all of ``names`` (default: every column) are observed.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", None, "y"], "b": ["u", "v", None]})
+        >>> d = DiscreteData.from_frame(df, missing="keep")
+        >>> d.observed_rows(["a"]).tolist(), d.observed_rows().tolist()
+        ([True, False, True], [True, False, False])
+        """
+        if self.missing is None:
+            return np.ones(self.n_rows, dtype=bool)
+        idx = list(range(self.n_cols)) if names is None else self.indices(names)
+        return ~self.missing[:, idx].any(axis=1)
+
+    def complete_cases(self, names: Iterable[str | int] | None = None) -> "DiscreteData":
+        """The rows where all of ``names`` (default: every column) are observed.
+
+        Returns ``self`` when nothing is missing. States are kept, so codes stay
+        comparable with the full data set.
+        """
+        if self.missing is None:
+            return self
+        return self.take(self.observed_rows(names))
 
     def index(self, name: str | int) -> int:
         """Column position of ``name``.
@@ -468,18 +545,24 @@ class DiscreteData:
         tgt = self.target if self.target in [self.names[i] for i in idx] else None
         labels = None if self._labels is None else [self._labels[i] for i in idx]
         return DiscreteData(self.codes[:, idx], [self.names[i] for i in idx],
-                            [self.states[i] for i in idx], target=tgt, labels=labels)
+                            [self.states[i] for i in idx], target=tgt, labels=labels,
+                            missing=None if self.missing is None else self.missing[:, idx])
 
     def take(self, rows: np.ndarray | Sequence[int]) -> "DiscreteData":
         """A new data set with the given rows (indices or boolean mask); states are kept."""
-        return DiscreteData(self.codes[np.asarray(rows)], self.names, self.states, target=self.target,
-                            labels=self._labels)
+        rows = np.asarray(rows)
+        return DiscreteData(self.codes[rows], self.names, self.states, target=self.target,
+                            labels=self._labels,
+                            missing=None if self.missing is None else self.missing[rows])
 
     def to_frame(self) -> pd.DataFrame:
         """Back to a DataFrame of categoricals with the original labels."""
         out = {}
         for j, n in enumerate(self.names):
-            out[n] = pd.Categorical.from_codes(self.codes[:, j], categories=pd.Index(self.states[j]))
+            codes = self.codes[:, j]
+            if self.missing is not None:
+                codes = np.where(self.missing[:, j], -1, codes)   # -1: NaN in a Categorical
+            out[n] = pd.Categorical.from_codes(codes, categories=pd.Index(self.states[j]))
         df = pd.DataFrame(out)
         if self.target is not None:
             df.attrs["target"] = self.target
@@ -500,15 +583,19 @@ class DiscreteData:
             vals = col.astype(object).to_numpy() if isinstance(col.dtype, pd.CategoricalDtype) else col.to_numpy()
             codes = _lookup_codes(vals, states)
             missing = pd.isna(col).to_numpy()
+            # the messages cannot name ``unseen=``: most callers (a network's or an
+            # averaging's predict) have no such parameter; the classifiers do
             if unseen == "raise" and missing.any():
                 raise ValueError(f"column {c!r} has {int(missing.sum())} missing values (first at row "
-                                 f"{int(np.argmax(missing))}): impute or drop them, or pass unseen='missing'")
+                                 f"{int(np.argmax(missing))}): impute or drop them (the classifiers of "
+                                 f"bnexplore.classifiers sum missing values out)")
             codes[missing] = -1
             if unseen == "raise" and (codes < 0).any():
                 bad = vals[np.argmax(codes < 0)]
                 raise ValueError(
-                    f"column {c!r} has value {bad!r} never seen in training (known: {states}); "
-                    f"pass unseen='missing' to ignore it"
+                    f"column {c!r} has value {bad!r} never seen in training (known: {states}): the "
+                    f"model has no probability for it (the classifiers of bnexplore.classifiers "
+                    f"treat it as missing, handle_unknown='missing')"
                 )
             out[:, k] = codes
         return out
@@ -556,13 +643,32 @@ def _lookup_codes(vals: np.ndarray, states: Sequence) -> np.ndarray:
 
 
 def as_discrete(data, target: str | None = None, missing: str = "raise") -> DiscreteData:
-    """Accept a :class:`DiscreteData` or a DataFrame and return a :class:`DiscreteData`."""
+    """Accept a :class:`DiscreteData` or a DataFrame and return a :class:`DiscreteData`.
+
+    ``missing`` is what the caller can do with missing cells: ``"raise"`` (it needs
+    complete rows: a data set with missing cells is refused, naming
+    :meth:`DiscreteData.complete_cases`), ``"drop"`` (incomplete rows are dropped with a
+    warning) or ``"keep"`` (the caller honours :attr:`DiscreteData.missing`).
+    """
+    if missing not in ("raise", "drop", "keep"):
+        raise ValueError(f"missing must be 'raise', 'drop' or 'keep', got {missing!r}")
     if isinstance(data, DiscreteData):
         if target is not None and target != data.target:
             if target not in data.names:
                 raise ValueError(f"target {target!r} is not a column; columns are {data.names}")
-            return DiscreteData(data.codes, data.names, data.states, target=target,
-                                labels=data._labels)
+            data = DiscreteData(data.codes, data.names, data.states, target=target,
+                                labels=data._labels, missing=data.missing)
+        if data.missing is not None and missing != "keep":
+            n_rows = int(data.missing.any(axis=1).sum())
+            if missing == "raise":
+                raise ValueError(
+                    f"the data has {int(data.missing.sum())} missing values in {n_rows} rows and this "
+                    f"method needs complete rows: pass data.complete_cases() to use the "
+                    f"{data.n_rows - n_rows} complete rows")
+            warnings.warn(f"dropped {n_rows} rows with missing values", UserWarning, stacklevel=3)
+            data = data.complete_cases()
+            if data.n_rows == 0:
+                raise ValueError("no rows left after dropping rows with missing values")
         return data
     if isinstance(data, pd.DataFrame):
         return DiscreteData.from_frame(data, target=target, missing=missing)

@@ -189,6 +189,15 @@ def wdl_table(results: pd.DataFrame, by: list[str], alpha: float = 0.05,
     comparison ``A-B`` a win means A is significantly better (higher AUC, lower error,
     higher log-likelihood) at level ``alpha``; equal samples are a draw.
 
+    Two degenerate groups are decided without the t-test, whose statistic is 0/0 or
+    c/0 there (and whose p-value then depends on rounding):
+
+    * every paired difference is zero (up to rounding, ``np.allclose(diff, 0)``): a draw;
+    * every paired difference is the same non-zero number (a spread of at most 1e-12
+      of its size): a win or a loss by its sign.  This is the t-test's limit as the
+      spread goes to zero with the mean fixed (the p-value tends to 0): A was better
+      (or worse) on every network or fold by the same amount.
+
     Returns
     -------
     DataFrame
@@ -215,8 +224,11 @@ def wdl_table(results: pd.DataFrame, by: list[str], alpha: float = 0.05,
                 diff = g[ca].to_numpy() - g[cb].to_numpy()
                 if not better_high[met]:
                     diff = -diff
-                if np.allclose(diff, 0) or np.std(diff) == 0:
+                if np.allclose(diff, 0):                           # identical: a draw
                     d += 1
+                    continue
+                if np.ptp(diff) <= 1e-12 * np.abs(diff).max():      # constant, non-zero
+                    w, l_ = (w + 1, l_) if diff[0] > 0 else (w, l_ + 1)
                     continue
                 p = ttest_rel(g[ca], g[cb]).pvalue
                 if p < alpha:

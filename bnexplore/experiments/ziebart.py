@@ -11,6 +11,15 @@
   inter-slice parents) generates 500 / 1000 training steps and 1000 test steps; the
   average withheld ``log P(X_t | X_{t-1})`` of No structure, Intra, Inter(k), MAP SCF(k)
   and BMA SCF(k) (BDeu, ess 20).
+* ``ziebart_bat`` (Figure 4, the paper's second data set): the same models on the
+  Bayesian Automated Taxi DBN (Forbes, Huang, Kanazawa & Russell 1995; the two-slice
+  structure as given by Boyen & Koller 1998 and Kevin Murphy's BNT): 28 binary nodes,
+  26 intra-slice and 16 inter-slice arcs (:data:`BAT_INTRA`, :data:`BAT_INTER`), with
+  random CPTs (the paper does not give BAT's parameters): ``cpts="bnt"`` draws every
+  CPT row as independent uniform numbers, normalised (BNT's random tabular CPDs, which
+  its BAT model uses), ``cpts="dirichlet"`` Dirichlet(0.5) rows as the random DBN above.
+  BAT is *outside* SCF(2): seven nodes have two intra-slice parents (the slice is not
+  a forest) and LatAct has five inter-slice parents, FwdAct three.
 
 Module-level imports are light; the trials import what they need.
 """
@@ -18,12 +27,38 @@ from __future__ import annotations
 
 from .registry import register
 
-__all__ = ["uci_trial", "weak_trial", "dbn_trial", "weak_features", "UCI_SETS"]
+__all__ = ["uci_trial", "weak_trial", "dbn_trial", "bat_trial", "bat_dbn", "sample_bat",
+           "weak_features", "UCI_SETS", "BAT_NODES", "BAT_INTRA", "BAT_INTER"]
 
 #: The eight bundled UCI sets used for Figures 6-9 (the paper does not name its eight).
 UCI_SETS = ["breast-cancer", "credit-g", "diabetes", "glass", "ionosphere", "iris", "soybean", "vote"]
 CLASSIFIERS = ["NB", "TAN", "FAN", "STAN", "SFAN"]
 ALPHAS = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, float("inf")]
+
+
+#: The BAT DBN's 28 nodes (all binary).
+BAT_NODES = ("LeftClr", "RightClr", "LatAct", "Xdot", "InLane", "FwdAct", "Ydot", "Stopped",
+             "EngStatus", "FBStatus", "LeftClrSens", "RightClrSens", "TurnSignalSens",
+             "XdotSens", "YdotSens", "FYdotDiffSens", "FclrSens", "BXdotSens", "BclrSens",
+             "BYdotDiffSens", "SensorValid", "FYdotDiff", "FcloseSlow", "Fclr", "BXdot",
+             "BcloseFast", "Bclr", "BYdotDiff")
+#: Its 26 intra-slice arcs (parent, child), both in slice t.
+BAT_INTRA = (
+    ("LeftClr", "LeftClrSens"), ("RightClr", "RightClrSens"), ("LatAct", "TurnSignalSens"),
+    ("LatAct", "Xdot"), ("Xdot", "XdotSens"), ("FwdAct", "Ydot"), ("Ydot", "YdotSens"),
+    ("Ydot", "Stopped"), ("EngStatus", "Ydot"), ("EngStatus", "FYdotDiff"),
+    ("EngStatus", "Fclr"), ("EngStatus", "BXdot"), ("SensorValid", "XdotSens"),
+    ("SensorValid", "YdotSens"), ("FYdotDiff", "FYdotDiffSens"), ("FYdotDiff", "FcloseSlow"),
+    ("FcloseSlow", "FBStatus"), ("Fclr", "FclrSens"), ("Fclr", "FcloseSlow"),
+    ("BXdot", "BXdotSens"), ("Bclr", "BclrSens"), ("Bclr", "BXdot"), ("Bclr", "BcloseFast"),
+    ("BcloseFast", "FBStatus"), ("BYdotDiff", "BYdotDiffSens"), ("BYdotDiff", "BcloseFast"))
+#: Its 16 inter-slice arcs (parent in slice t-1, child in slice t).
+BAT_INTER = (
+    ("LeftClr", "LeftClr"), ("LeftClr", "LatAct"), ("RightClr", "RightClr"),
+    ("RightClr", "LatAct"), ("LatAct", "LatAct"), ("LatAct", "FwdAct"), ("Xdot", "Xdot"),
+    ("Xdot", "InLane"), ("InLane", "InLane"), ("InLane", "LatAct"), ("FwdAct", "FwdAct"),
+    ("Ydot", "Ydot"), ("Stopped", "Stopped"), ("EngStatus", "EngStatus"),
+    ("FBStatus", "FwdAct"), ("FBStatus", "LatAct"))
 
 
 def _make(name: str, ess: float):
@@ -155,6 +190,126 @@ def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: flo
     return rows
 
 
+def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
+    """The BAT two-slice DBN with random CPTs.
+
+    Parameters
+    ----------
+    cpts : {"bnt", "dirichlet"}
+        Every CPT row is independent uniform numbers normalised to one ("bnt", as BNT's
+        random tabular CPDs) or a Dirichlet(``concentration``) draw ("dirichlet").
+    seed : int or numpy Generator
+    concentration : float
+        Of the Dirichlet rows (``cpts="dirichlet"``).
+
+    Returns
+    -------
+    dict
+        ``names``, ``order`` (a topological order of the slice), ``inter`` and ``intra``
+        (parent index lists per node) and ``cpts`` (per node an array
+        ``(2 ** n_parents, 2)``; parents ordered inter then intra, the last varying
+        fastest).
+
+    Examples
+    --------
+    >>> bat = bat_dbn(seed=0)
+    >>> len(bat["names"]), sum(map(len, bat["intra"])), sum(map(len, bat["inter"]))
+    (28, 26, 16)
+    >>> max(map(len, bat["intra"])), max(map(len, bat["inter"]))   # outside SCF(2)
+    (2, 5)
+    """
+    import networkx as nx
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    names = list(BAT_NODES)
+    idx = {n: i for i, n in enumerate(names)}
+    intra = [sorted(idx[p] for p, c in BAT_INTRA if c == n) for n in names]
+    inter = [sorted(idx[p] for p, c in BAT_INTER if c == n) for n in names]
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(names)))
+    g.add_edges_from((idx[p], idx[c]) for p, c in BAT_INTRA)
+    order = list(nx.lexicographical_topological_sort(g))
+    if cpts not in ("bnt", "dirichlet"):
+        raise ValueError(f"cpts must be 'bnt' or 'dirichlet', got {cpts!r}")
+    tables = []
+    for i in range(len(names)):
+        q = 2 ** (len(inter[i]) + len(intra[i]))
+        if cpts == "bnt":
+            u = rng.random((q, 2))
+            tables.append(u / u.sum(axis=1, keepdims=True))
+        else:
+            tables.append(rng.dirichlet(np.full(2, concentration), size=q))
+    return {"names": names, "order": order, "inter": inter, "intra": intra, "cpts": tables}
+
+
+def sample_bat(bat: dict, n_steps: int, seed=None, burn_in: int = 50):
+    """``n_steps`` consecutive slices of :func:`bat_dbn` after ``burn_in`` (a DataFrame of 0/1)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    m = len(bat["names"])
+    x = rng.integers(0, 2, size=m)
+    out = np.empty((n_steps, m), dtype=np.int64)
+    u = rng.random((n_steps + burn_in, m))
+    for t in range(n_steps + burn_in):
+        new = np.empty(m, dtype=np.int64)
+        for i in bat["order"]:
+            z = 0
+            for p in bat["inter"][i]:
+                z = 2 * z + x[p]
+            for p in bat["intra"][i]:
+                z = 2 * z + new[p]
+            new[i] = int(u[t, i] >= bat["cpts"][i][z, 0])
+        x = new
+        if t >= burn_in:
+            out[t - burn_in] = x
+    return pd.DataFrame({n: pd.Categorical(out[:, i], categories=[0, 1])
+                         for i, n in enumerate(bat["names"])})
+
+
+def bat_trial(n_train: int, seed: int, cpts: str = "bnt", n_test: int = 1000, ess: float = 20.0,
+              bma_k2: bool = False) -> list[dict]:
+    """Figure 4's models on the BAT DBN: average withheld log P(X_t | X_{t-1}) per step.
+
+    ``bma_k2`` adds BMA SCF(2) (about ten times the cost of all the other models).
+
+    Examples
+    --------
+    >>> rows = bat_trial(100, seed=0, n_test=100)    # doctest: +SKIP
+    >>> best_inter = max(r["log_prob"] for r in rows if r["model"].startswith("Inter"))  # doctest: +SKIP
+    >>> [r["model"] for r in rows][-1], bool(rows[4]["log_prob"] > best_inter)   # doctest: +SKIP
+    ('BMA SCF(1)', True)
+    """
+    import time
+
+    import numpy as np
+
+    from bnexplore.forests import DBNSCF
+
+    rng = np.random.default_rng(seed)
+    bat = bat_dbn(cpts, seed=rng)
+    train = sample_bat(bat, n_train, seed=rng)
+    test = sample_bat(bat, n_test, seed=rng)
+    models = [("No structure", dict(max_parents=0, intra="none")),
+              ("Intra", dict(max_parents=0)),
+              ("Inter(1)", dict(max_parents=1, intra="none")),
+              ("Inter(2)", dict(max_parents=2, intra="none")),
+              ("MAP SCF(1)", dict(max_parents=1)),
+              ("MAP SCF(2)", dict(max_parents=2)),
+              ("BMA SCF(1)", dict(max_parents=1, averaging="bma"))]
+    if bma_k2:
+        models.append(("BMA SCF(2)", dict(max_parents=2, averaging="bma")))
+    rows = []
+    for name, kw in models:
+        t = time.perf_counter()
+        m = DBNSCF(ess=ess, **kw).fit(train)
+        rows.append({"model": name, "log_prob": m.mean_log_prob(test),
+                     "seconds": time.perf_counter() - t})
+    return rows
+
+
 register("ziebart_uci", uci_trial,
          grid={"dataset": UCI_SETS, "n_noise": [0, 5, 20], "n_folds": [10]},
          reduced_grid={"dataset": ["iris", "vote"], "n_noise": [0, 20], "n_folds": [3]},
@@ -170,3 +325,9 @@ register("ziebart_dbn", dbn_trial,
          reduced_grid=[{"n_train": 300, "n_vars": 6, "n_test": 300, "bma_k2": False}],
          seeds=range(5), reduced_seeds=(0,),
          description="Figure 4: withheld log P(X_t|X_t-1) of SCF DBNs vs subclasses")
+register("ziebart_bat", bat_trial,
+         grid={"n_train": [500, 1000], "cpts": ["bnt", "dirichlet"]},
+         reduced_grid=[{"n_train": 200, "n_test": 200, "cpts": "bnt"}],
+         seeds=range(5), reduced_seeds=(0,),
+         description="Figure 4 on the BAT DBN (28 binary nodes, 26 intra- and 16 inter-slice "
+                     "arcs, random CPTs): withheld log P(X_t|X_t-1) of SCF DBNs vs subclasses")
