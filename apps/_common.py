@@ -977,6 +977,37 @@ def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:
     return BackgroundView(bound, doc, **opts).panel
 
 
+def dag_pane(plot: Any) -> pn.Column:
+    """A responsive :func:`bnexplore.viz.dag_plot` picture in a panel of the page width.
+
+    The picture stretches with the page (up to 1.5 times its natural width) but never
+    below the width its node boxes need (no two labels overlap); on a narrower window
+    it scrolls inside its own panel instead of widening the page. The least width is
+    set in CSS: as a Bokeh ``min_width`` it would widen every enclosing layout.
+    """
+    from bnexplore.viz.graphs import plot_size
+
+    width, height = plot_size(plot)
+    pane = pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False,
+                             sizing_mode="stretch_width", height=height,
+                             styles={"min-width": f"{width}px", "max-width": f"{int(width * 1.5)}px"})
+    # room below the picture for the horizontal scroll bar of a narrow window
+    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", height=height + 30,
+                     css_classes=["bnx-dag"])
+
+
+def fixed_pane(plot: Any, **kwargs: Any) -> pn.Column:
+    """A fixed-size HoloViews picture in a panel of the page width that scrolls sideways
+    on a narrow window (the page itself never scrolls sideways).
+
+    The pane takes the picture's own size (``sizing_mode="fixed"``), so HoloViews has
+    no responsive mode to give up and logs no warning about it.
+    """
+    pane = pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed",
+                             **kwargs)
+    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", css_classes=["bnx-fixed"])
+
+
 def error_box(exc: BaseException) -> pn.pane.Alert:
     """A readable error panel instead of a stack trace.
 

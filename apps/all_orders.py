@@ -13,7 +13,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, fixed_pane, load_data,  # noqa: E402
                      make_template, md_text, reactive)
 
 TITLE = "Averaging over orders"
@@ -97,11 +97,12 @@ def heatmaps_view(kind, dataset, network, n_rows, k, method, n_iter):
         return error_box(exc)
     label = "exact" if use == EXACT else "order MCMC"
     size = dict(width=430, height=400)
-    return pn.Row(
-        pn.pane.HoloViews(arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)", **size), backend="bokeh"),
-        pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"All orders ({label})", **size), backend="bokeh"),
-        pn.pane.HoloViews(posterior_difference_heatmap(post - fixed, title="All orders minus one order", **size),
-                          backend="bokeh"),
+    # one below the other, each in a panel that scrolls sideways on a narrow window (three
+    # side by side do not fit a page; fixed-size plots in stretching panes make HoloViews warn)
+    return pn.Column(
+        fixed_pane(arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)", **size)),
+        fixed_pane(arc_posterior_heatmap(post, title=f"All orders ({label})", **size)),
+        fixed_pane(posterior_difference_heatmap(post - fixed, title="All orders minus one order", **size)),
         sizing_mode="stretch_width")
 
 
@@ -121,7 +122,7 @@ def chains_view(kind, dataset, network, n_rows, k, method, n_iter):
     bars = arc_error_bars(res.summary(), top=20, width=560)
     return pn.Column(pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
                                       margin=(0, 10)),
-                     pn.Row(pn.pane.HoloViews(traces, backend="bokeh"), pn.pane.HoloViews(bars, backend="bokeh")))
+                     fixed_pane(traces), fixed_pane(bars), sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

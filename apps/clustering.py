@@ -11,12 +11,12 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, describe_source, error_box,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, dag_pane, describe_source, error_box,  # noqa: E402
                      load_data, make_template, md_join, reactive, cached, background)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
-from bnexplore.viz.graphs import layered_layout  # noqa: E402
+from bnexplore.viz.graphs import box_widths, layered_layout  # noqa: E402
 
 TITLE = "Clustering hierarchy"
 DESCRIPTION = ("Cramer's V hierarchy of the variables, the incremental strategy it gives for a "
@@ -93,7 +93,9 @@ def layout(kind: str, name: str, n: int, use_order: bool):
     cells = dataset(kind, name, n)[2]
     if cells is not None:
         return honeycomb_layout(cells)
-    return layered_layout(greedy(kind, name, n, use_order).dag)
+    dag = greedy(kind, name, n, use_order).dag
+    # in pixels, from the label widths: the picture needs no more room than its labels
+    return layered_layout(dag, node_widths=box_widths(dag), gap=14)
 
 
 # --------------------------------------------------------------------------- views
@@ -137,9 +139,13 @@ def strategy_view(kind, name, n, use_order, cs, strategy, seed):
     table["q in own sub-space"] = [int(inc.subspace_q[i]) for i, k in enumerate(inc.kinds) if k == "cluster"]
     if "share in main group" in table:
         table["share in main group"] = table["share in main group"].round(2)
-    return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_table",
+    # the table fits its panel: long variable lists wrap instead of widening the page
+    return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_stretch",
                                 sizing_mode="stretch_width", css_classes=["bnx-strategy"],
-                                height=min(40 + 30 * len(table), 420))
+                                formatters={"variables": {"type": "textarea"}},
+                                widths={"variables": "45%"},
+                                stylesheets=[":host { max-width: 100%; }"],
+                                height=min(40 + 30 * len(table), 420) + 20 * (len(table) // 2))
 
 
 def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
@@ -154,11 +160,10 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
              f"q = {int(inc.subspace_q[i])})")
     plot = subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
-                         width=1000, height=520)
+                         width=1000, height=520, responsive=True)
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                                f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
-    return pn.Column(caption, pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
-                                                height=530), sizing_mode="stretch_width")
+    return pn.Column(caption, dag_pane(plot), sizing_mode="stretch_width")
 
 
 def timeline_view(kind, name, n, use_order, cs, strategy, seed):
@@ -175,8 +180,11 @@ def timeline_view(kind, name, n, use_order, cs, strategy, seed):
     tot = q_timeline_plot(traces, cumulative=True, normalize_by=norm, boundaries=starts,
                           title="q along the time line (running total)", height=380,
                           responsive=True)
-    return pn.Row(pn.pane.HoloViews(per, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390),
-                  pn.pane.HoloViews(tot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390),
+    # side by side on a wide window, one below the other on a narrow one
+    return pn.FlexBox(pn.pane.HoloViews(per, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390,
+                                        styles={"flex": "1 1 420px"}),
+                      pn.pane.HoloViews(tot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390,
+                                        styles={"flex": "1 1 420px"}),
                   sizing_mode="stretch_width")
 
 

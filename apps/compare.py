@@ -15,8 +15,8 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, PREPARING_TEXT, DataSource, describe_source,  # noqa: E402
-                     download_csv, error_box, guarded, load_data, make_template, md_text,
-                     pending_text, shared_cache, widget)
+                     download_csv, error_box, fixed_pane, guarded, load_data, make_template,
+                     md_strong, md_text, pending_text, shared_cache, widget)
 
 from bnexplore.experiments import compare as cmp  # noqa: E402
 from bnexplore.viz import compare as vc  # noqa: E402
@@ -80,24 +80,69 @@ def roc_view(result, positive):
     classes = [str(c) for c in result.classes]
     pos = positive if positive in classes else classes[-1 if len(classes) == 2 else 0]
     curves = {k: v for k, v in result.roc(pos).items()}
-    plot = vc.roc_comparison(curves, pos, width=600, height=480)
-    return pn.pane.HoloViews(plot, backend="bokeh", height=500, sizing_mode="stretch_width")
-
-
-@guarded
-def bars_view(table, metric):
-    if table is None or table.dropna(subset=["auc"]).empty:
-        return pn.pane.Markdown("")
-    return pn.pane.HoloViews(vc.metric_bars(table, metric, width=600, height=360),
-                             backend="bokeh", height=380, sizing_mode="stretch_width")
+    plot = vc.roc_comparison(curves, pos, width=None, height=480, responsive=True)
+    return pn.pane.HoloViews(plot, backend="bokeh", height=490, sizing_mode="stretch_width",
+                             min_width=320)
 
 
 @guarded
 def heat_view(result):
     if result is None or not result.proba:
         return pn.pane.Markdown("")
-    return pn.pane.HoloViews(vc.ovr_auc_heatmap(result.ovr_auc(), width=600, height=360),
-                             backend="bokeh", height=380, sizing_mode="stretch_width")
+    return fixed_pane(vc.ovr_auc_heatmap(result.ovr_auc(), width=520, height=360))
+
+
+#: paired tests offered in the page (label -> argument of paired_test).
+TESTS = {"corrected resampled t-test (Nadeau & Bengio)": "corrected", "paired t-test": "paired"}
+
+
+def _baseline(result, baseline):
+    keys = list(result.proba)
+    return baseline if baseline in keys else keys[0]
+
+
+def comparison_table(result, metric, baseline, level, test):
+    """The metrics table with the spread over folds and the paired test (CSV content)."""
+    return cmp.metric_table(result, baseline=_baseline(result, baseline), metric=metric,
+                            level=float(level), test=TESTS.get(test, test))
+
+
+@guarded
+def tests_view(result, metric, baseline, level, test):
+    """W/D/L summary, per-fold spread plot and the metrics table with the paired test."""
+    if result is None or not result.proba:
+        return pn.pane.Markdown("")
+    base = _baseline(result, baseline)
+    folds = result.fold_metrics()
+    kind = TESTS.get(test, test)
+    tests = cmp.paired_test(folds, metric, base, level=float(level), test=kind)
+    wdl = cmp.win_draw_loss(tests)
+    label = vc.METRIC_LABELS[metric]
+    summary = pn.pane.Markdown(
+        f"**{label}, each classifier against {md_strong(base)}** ({test}, "
+        f"{result.settings.get('n_splits', '?')} folds, level {float(level):g}): "
+        f"**{wdl['win']} win / {wdl['draw']} draw / {wdl['loss']} loss** "
+        f"(a win is a significant difference in the classifier's favour).",
+        css_classes=["bnx-wdl"], margin=(0, 10))
+    plot = vc.fold_spread_plot(folds, metric, tests=tests, responsive=True)
+    table = comparison_table(result, metric, base, level, test)
+    pretty = vc.format_comparison_table(table)
+    return pn.Column(
+        summary,
+        pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width",
+                          height=max(220, 70 + 42 * len(tests)) + 10),
+        pn.pane.Markdown("### Metrics (pooled out-of-fold predictions, \u00b1 sd over folds)",
+                         margin=(10, 10, 0, 10)),
+        pn.pane.Markdown(f"*vs {md_text(base)}*: the paired test on {label}; AUC is Hand & "
+                         "Till's; sq. error the squared error; delta Dash & Cooper's share of "
+                         "missing ROC area against the best. The CSV has every column and the "
+                         "test settings.", margin=(0, 10)),
+        pn.widgets.Tabulator(pretty, show_index=False, disabled=True, layout="fit_data_stretch",
+                             sizing_mode="stretch_width", css_classes=["bnx-metrics"],
+                             stylesheets=[":host { max-width: 100%; }"]),
+        download_csv(lambda: comparison_table(result, metric, base, level, test),
+                     "classifier_comparison", "Download metrics as CSV"),
+        sizing_mode="stretch_width")
 
 
 # --------------------------------------------------------------------------- page
@@ -123,8 +168,15 @@ def create_app() -> pn.template.FastListTemplate:
     w = widget(pn.widgets.IntSlider, "w (ISMB queue width)", start=1, end=500,
                value=cmp.DEFAULT_PARAMS["w"])
     positive = widget(pn.widgets.Select, "ROC: positive class", options=[], value=None)
-    metric = widget(pn.widgets.Select, "Bar chart metric", options=list(vc.METRIC_LABELS),
-                    value="auc")
+    metric = widget(pn.widgets.Select, "Compared metric",
+                    options={vc.METRIC_LABELS[m]: m for m in cmp.FOLD_METRICS}, value="auc")
+    baseline = widget(pn.widgets.Select, "Baseline of the paired test", options=usable,
+                      value="SNN" if "SNN" in usable else (usable[0] if usable else None))
+    level = widget(pn.widgets.Select, "Significance level",
+                   options={"0.01 (99%)": 0.01, "0.05 (95%)": 0.05, "0.10 (90%)": 0.1},
+                   value=0.05)
+    test_kind = widget(pn.widgets.Select, "Paired test", options=list(TESTS),
+                       value=list(TESTS)[0])
     use_dask = widget(pn.widgets.Checkbox, f"Run on the Dask cluster {SCHEDULER}",
                       value=False, visible=bool(SCHEDULER))
     run_btn = widget(pn.widgets.Button, "Run again", color="primary")
@@ -266,18 +318,10 @@ def create_app() -> pn.template.FastListTemplate:
                 "**Some classifiers failed** (the others are shown):\n\n" + "\n".join(
                     f"- {md_text(k)}: {md_text(v)}" for k, v in res.errors.items()),
                 alert_type="warning")]
-        table = cmp.metric_table(res)
-        pretty = vc.format_metric_table(table)
         results.objects = [
-            pn.Row(pn.bind(roc_view, res, positive), heat_view(res),
-                   sizing_mode="stretch_width"),
-            pn.pane.Markdown("### Metrics (pooled out-of-fold predictions)",
-                             margin=(10, 10, 0, 10)),
-            pn.widgets.Tabulator(pretty, show_index=False, disabled=True,
-                                 layout="fit_data_table", sizing_mode="stretch_width",
-                                 css_classes=["bnx-metrics"]),
-            download_csv(table, "classifier_comparison", "Download metrics as CSV"),
-            pn.bind(bars_view, table, metric),
+            pn.bind(tests_view, res, metric, baseline, level, test_kind),
+            pn.pane.Markdown("### ROC curves and one-vs-rest AUC", margin=(10, 10, 0, 10)),
+            pn.bind(roc_view, res, positive), heat_view(res),
         ]
         results.loading = False
         note = " (cancelled: finished classifiers only)" if res.cancelled else ""
@@ -323,7 +367,8 @@ def create_app() -> pn.template.FastListTemplate:
     sidebar = [pn.pane.Markdown("### Data"), src.panel(), target,
                pn.pane.Markdown("### Classifiers"), chooser, folds, seed,
                pn.pane.Markdown("### Parameters"), k, n, alpha, w,
-               pn.pane.Markdown("### Display"), positive, metric, use_dask, run_btn]
+               pn.pane.Markdown("### Display"), metric, baseline, level, test_kind, positive,
+               use_dask, run_btn]
     return make_template(TITLE, main=main, sidebar=sidebar, description=DESCRIPTION)
 
 

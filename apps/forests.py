@@ -17,7 +17,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bnexplore as bx  # noqa: E402
 from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
-from _common import (serve, DATASET, error_box, load_data, make_template, md_strong,  # noqa: E402
+from _common import (serve, DATASET, dag_pane, error_box, load_data, make_template, md_strong,  # noqa: E402
                      reactive, cached, widget)
 
 TITLE = "Forests"
@@ -140,8 +140,8 @@ def forest_view(name, alpha, k, averaging, threshold):
     weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges if u in post.index and v in post.columns}
     mb = clf.markov_blanket_ if averaging == "map" else bx.networks.markov_blanket(g, CLS)
     plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
-                       rename={CLS: "class"}, title=title, width=1000, height=520)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=530)
+                       rename={CLS: "class"}, title=title, width=1000, height=520, responsive=True)
+    return dag_pane(plot)
 
 
 def alpha_view(name, k, averaging):
@@ -163,9 +163,9 @@ def roc_view(name, alpha, k, averaging):
         curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
     except Exception as exc:
         return error_box(exc)
-    plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420)
-    # the foundation's ROC plot has a fixed width: let it share the row instead
-    plot = plot.opts(responsive=True, width=None, legend_position="bottom_right")
+    # no fixed width: the plot shares the row (a fixed width in a stretching pane warns)
+    plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
+                    responsive=True).opts(legend_position="bottom_right")
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
@@ -194,11 +194,17 @@ def create_app() -> pn.template.FastListTemplate:
         reactive(forest_view, dataset, alpha, k, averaging, threshold),
         pn.pane.Markdown("### Does leaving features out pay?", margin=(10, 10, 0, 10)),
         pn.pane.Markdown(
-            "Left: cross-validated accuracy for every alpha (dashed: naive Bayes). Right: "
+            "First: cross-validated accuracy for every alpha (dashed: naive Bayes). Then: "
             "ROC curves of the chosen model, FAN and naive Bayes; the higher the area "
             "under the curve (AUC), the better the ranking of the cases.", margin=(0, 10)),
-        pn.Row(reactive(alpha_view, dataset, k, averaging),
-               reactive(roc_view, dataset, alpha, k, averaging), sizing_mode="stretch_width"),
+        # side by side on a wide window, one below the other on a narrow one
+        pn.FlexBox(reactive(alpha_view, dataset, k, averaging,
+                            pane_options={"styles": {"flex": "1 1 420px"},
+                                          "sizing_mode": "stretch_width"}),
+                   reactive(roc_view, dataset, alpha, k, averaging,
+                            pane_options={"styles": {"flex": "1 1 420px"},
+                                          "sizing_mode": "stretch_width"}),
+                   sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [dataset, alpha, k, pn.pane.Markdown("MAP or BMA", margin=(0, 10)), averaging, threshold,
                pn.pane.Markdown("Data sets are MDL-discretised; missing values are a state of "

@@ -13,7 +13,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, cached, error_box, make_template, md_text, reactive,  # noqa: E402
+from _common import (serve, cached, error_box, fixed_pane, make_template, md_text, reactive,  # noqa: E402
                      table_titles, widget)
 
 TITLE = "ISMB trace"
@@ -107,7 +107,7 @@ def instance_view(name, index):
     frame = pd.DataFrame({"variable": x.index, "value": [str(v) for v in x.to_numpy()]})
     return pn.widgets.Tabulator(frame, show_index=False, disabled=True,
                                 height=min(36 + 29 * len(frame), 300),
-                                layout="fit_data_table", sizing_mode="stretch_width")
+                                layout="fit_data_stretch", sizing_mode="stretch_width")
 
 
 def summary_view(name, index, width, epsilon):
@@ -139,7 +139,7 @@ def trace_view(name, index, width, epsilon):
         plot = trace_pair(res.trace(), nis.trace(), x[m.target])
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed")
+    return fixed_pane(plot)
 
 
 def blankets_view(name, index, width, epsilon, k):
@@ -151,7 +151,7 @@ def blankets_view(name, index, width, epsilon, k):
         plot = blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed")
+    return fixed_pane(plot)
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -171,10 +171,11 @@ def roc_view(name, n, positive):
             fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
             curves[m] = (fpr, tpr, auc(y == positive, score))
         plot = roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
-                        width=520, height=460)
+                        height=460, responsive=True).opts(min_width=320, max_width=560)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed", width=530, height=470)
+    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
+                             height=470, styles={"flex": "1 1 360px"})
 
 
 def create_app() -> pn.template.FastListTemplate:
@@ -211,7 +212,9 @@ def create_app() -> pn.template.FastListTemplate:
                          "current training size.", margin=(0, 10)),
         reactive(collapse_view, data, size),
         pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
-        pn.Row(reactive(roc_view, data, size, positive),
+        pn.FlexBox(reactive(roc_view, data, size, positive,
+                            pane_options={"styles": {"flex": "1 1 360px"},
+                                          "sizing_mode": "stretch_width"}),
                pn.pane.Markdown(
                    "ROC curves of the four mixtures on the held-out third of the data: each "
                    "curve sweeps a threshold on P(positive class | x) and plots the share of "
@@ -221,7 +224,7 @@ def create_app() -> pn.template.FastListTemplate:
                    "perfect, 0.5 is guessing (dashed diagonal). Compare BMA, which bets on "
                    "one model, with the mixtures that spread their weight as you move the "
                    "training size.",
-                   margin=(10, 20)),
+                   margin=(10, 20), styles={"flex": "1 1 300px"}),
                sizing_mode="stretch_width"),
         sizing_mode="stretch_width")]
     sidebar = [data, size, positive,

@@ -13,7 +13,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
-from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box, fixed_pane, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
 
 TITLE = "Order averaging"
@@ -65,6 +65,14 @@ def posteriors(kind: str, name: str, n_rows: int, target: str, k: int):
     return post.rename(index={CLASS: target}, columns={CLASS: target})
 
 
+@cached(maxsize=32)
+def averaging_order(kind: str, name: str, n_rows: int, target: str, k: int) -> list:
+    """The order pi of the averaging (its levels flattened), class renamed to ``target``."""
+    models, _, _ = fit_all(kind, name, n_rows, target, k)
+    levels = models["AMA"].averagings_[0].order_levels
+    return [target if v == CLASS else v for level in levels for v in level]
+
+
 @cached(maxsize=64)
 def summary(kind: str, name: str, n_rows: int, target: str, k: int, n: int):
     """Arc posteriors, M* (n parents) and the test-set class probabilities of the four models."""
@@ -111,10 +119,13 @@ def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
     name = network if kind == NETWORK else dataset
     try:
         post = posteriors(kind, name, n_rows, target, k)
+        order = averaging_order(kind, name, n_rows, target, k)
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"Arc posteriors over L_{k}(pi)"),
-                             backend="bokeh", height=580)
+    # rows and columns in the order averaged over: every arc lies above the diagonal
+    plot = arc_posterior_heatmap(post, order=order, width=860, height=620,
+                                 title=f"Arc posteriors over L_{k}(pi), in the order pi")
+    return fixed_pane(plot)
 
 
 def network_view(kind, dataset, network, n_rows, target, k, n):
@@ -128,8 +139,9 @@ def network_view(kind, dataset, network, n_rows, target, k, n):
     import networkx as nx
     dag = nx.relabel_nodes(net.dag, {CLASS: target})
     plot = summary_network_plot(dag, post, target=target,
-                                title=f"Summary network M* (n = {n}); arc width = posterior")
-    return pn.pane.HoloViews(plot, backend="bokeh", height=540)
+                                title=f"Summary network M* (n = {n}); arc width = posterior",
+                                width=1000, responsive=True)
+    return dag_pane(plot)
 
 
 def roc_view(kind, dataset, network, n_rows, target, k, n):
@@ -147,8 +159,10 @@ def roc_view(kind, dataset, network, n_rows, target, k, n):
             curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
     except Exception as exc:
         return error_box(exc)
-    return pn.pane.HoloViews(roc_plot(curves, title=f"Held-out ROC, positive class {target} = {pos}"),
-                             backend="bokeh", height=470)
+    # stretch with the page (a fixed width in a stretching pane makes HoloViews warn)
+    plot = roc_plot(curves, title=f"Held-out ROC, positive class {target} = {pos}", height=460,
+                    responsive=True).opts(min_width=300, max_width=700)
+    return pn.pane.HoloViews(plot, backend="bokeh", height=470, sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

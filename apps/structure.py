@@ -11,7 +11,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box,  # noqa: E402
                      load_data, make_template, reactive, widget)
 
 from bnexplore.viz import dag_plot  # noqa: E402
@@ -62,8 +62,9 @@ def graph_view(kind, name, n, prior, ess, max_indegree):
     # highlight the class variable of a data set
     target = None if kind == NETWORK else load_data(kind, name, n).attrs.get("target")
     plot = dag_plot(res.dag, states=states, highlight=[target] if target in res.dag else None,
-                    title=f"GTT structure, max in-degree {max_indegree}", width=800, height=520)
-    return pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width", height=540)
+                    class_node=target, title=f"GTT structure, max in-degree {max_indegree}",
+                    width=1000, height=520, responsive=True)
+    return dag_pane(plot)
 
 
 def steps_view(kind, name, n, prior, ess, max_indegree):
@@ -78,9 +79,13 @@ def steps_view(kind, name, n, prior, ess, max_indegree):
     cols = [c for c in ("step", "phase", "op", "edge", "delta", "score", "n_candidates",
                         "n_improving") if c in steps]
     steps = steps[cols] if cols else steps
+    # two decimals and short titles: the table fits its panel
+    steps = steps.round({"delta": 2, "score": 2}).rename(
+        columns={"n_candidates": "candidates", "n_improving": "improving"})
     return pn.widgets.Tabulator(steps.reset_index(drop=True), show_index=False, disabled=True,
-                                pagination="local", page_size=12, layout="fit_data_table",
-                                formatters={}, sizing_mode="stretch_width")
+                                pagination="local", page_size=12, layout="fit_data_stretch",
+                                formatters={"edge": {"type": "textarea"}},
+                                sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

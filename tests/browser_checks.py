@@ -1,10 +1,33 @@
 """Assertions shared by the apps' browser tests."""
 
+#: the apps' deliberate sideways-scrolling panels (a picture wider than a narrow window).
+SCROLL_PANELS = ".bnx-dag, .bnx-fixed"
+
+
+def assert_no_horizontal_scroll(page) -> None:
+    """Neither the page nor the template's main area scrolls sideways."""
+    widths = page.evaluate("""() => {
+        const out = {page: [document.scrollingElement.scrollWidth, window.innerWidth]};
+        const main = document.querySelector('#main');
+        if (main) out.main = [main.scrollWidth, main.clientWidth];
+        return out; }""")
+    for where, (scroll, client) in widths.items():
+        assert scroll <= client + 1, (f"the {where} scrolls sideways: {scroll}px of content "
+                                      f"in {client}px")
+
 
 def assert_fits_and_no_error(page) -> None:
-    """No plot reaches past the window's right edge, and no panel shows an error box."""
-    right = page.locator("canvas").evaluate_all(
-        "els => Math.max(0, ...els.map(e => e.getBoundingClientRect().right))")
+    """No horizontal scroll; no plot reaches past the window's right edge unless it sits
+    in a sideways-scrolling panel that fits; no panel shows an error box."""
+    assert_no_horizontal_scroll(page)
+    right = page.locator("canvas").evaluate_all("""els => Math.max(0, ...els.map(e => {
+        // a canvas lives in shadow roots: walk up through their hosts to a scroll panel
+        let n = e, panel = null;
+        while (n && !panel) {
+            if (n.matches && n.matches('%s')) panel = n;
+            n = n.parentElement || (n.getRootNode && n.getRootNode().host) || null;
+        }
+        return (panel || e).getBoundingClientRect().right; }))""" % SCROLL_PANELS)
     width = page.evaluate("() => window.innerWidth")
     assert right <= width + 1, f"a plot is cut off: its right edge is at {right}px of {width}px"
     boxes = page.locator(".alert-danger")
@@ -12,3 +35,18 @@ def assert_fits_and_no_error(page) -> None:
     assert boxes.count() == 0, boxes.evaluate_all(
         "els => els.map(e => Array.from((e.shadowRoot || e).childNodes)"
         "  .filter(n => n.nodeName !== 'STYLE').map(n => n.textContent).join(''))")
+
+
+def assert_boxes_apart(plot) -> None:
+    """No two node boxes of a :func:`bnexplore.viz.dag_plot` picture overlap, and each
+    box is at least as wide as its label (computed from the layout, no browser)."""
+    from bnexplore.viz.graphs import node_boxes, text_width_px
+
+    b = node_boxes(plot)
+    x0, x1, y0, y1 = (b[c].to_numpy() for c in ("x0", "x1", "y0", "y1"))
+    for i in range(len(b)):
+        for j in range(i + 1, len(b)):
+            apart = x1[i] <= x0[j] or x1[j] <= x0[i] or y1[i] <= y0[j] or y1[j] <= y0[i]
+            assert apart, f"the boxes of {b['name'][i]!r} and {b['name'][j]!r} overlap"
+    for lab, w, f in zip(b["label"], x1 - x0, b["font_px"]):
+        assert w >= text_width_px(lab, f), f"label {lab!r} is wider than its box"

@@ -48,6 +48,7 @@ class ServerURL(str):
     """The base URL of a test server (a ``str``) that also knows the server's ``pid``."""
 
     pid: int = 0
+    log_path: str = ""  # the server's combined stdout/stderr (e.g. to look for warnings)
 
 
 @contextlib.contextmanager
@@ -67,6 +68,7 @@ def running_panel_server(extra_args: Sequence[str] = ()):
                             stdin=subprocess.DEVNULL, env=env)
     base = ServerURL(f"http://127.0.0.1:{port}")
     base.pid = proc.pid
+    base.log_path = log.name
 
     def _log() -> str:
         log.flush()

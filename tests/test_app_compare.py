@@ -307,3 +307,65 @@ def test_compare_app_cancel_and_bad_input(panel_server, page):
     assert "5 folds" in _wait_done(page, want="5 folds")
     assert page.locator("text=fewer than n_splits=10").count() == 0
     assert page.console_errors == []
+
+
+# ------------------------------------------------------------------ paired test, W/D/L
+def _folds(values: dict) -> pd.DataFrame:
+    return pd.DataFrame([{"classifier": c, "fold": f, "error": v, "auc": 1 - v}
+                         for c, vals in values.items() for f, v in enumerate(vals)])
+
+
+def test_win_draw_loss_counts_on_a_constructed_example():
+    # 10 folds; the baseline's error is 0.20 +- noise. A is clearly better, B clearly
+    # worse, C the same up to noise, D better by a hair that the noise hides.
+    noise = np.array([0.01, -0.01, 0.02, -0.02, 0.0, 0.015, -0.015, 0.005, -0.005, 0.0])
+    base = 0.20 + noise
+    f = _folds({"base": base, "A": base - 0.08 + noise[::-1] / 4, "B": base + 0.07 + noise / 5,
+                "C": base + noise[::-1], "D": base - 0.002 + noise[::-1]})
+    for test in ("corrected", "paired"):
+        t = cmp.paired_test(f, "error", "base", level=0.05, test=test)
+        assert t.loc["base", "result"] == "baseline"
+        assert (t.loc["A", "result"], t.loc["B", "result"]) == ("win", "loss")
+        assert t.loc["C", "result"] == t.loc["D", "result"] == "draw"
+        assert cmp.win_draw_loss(t) == {"win": 1, "draw": 2, "loss": 1}
+        # on AUC (higher is better) the same classifiers win and lose
+        ta = cmp.paired_test(f, "auc", "base", level=0.05, test=test)
+        assert (ta.loc["A", "result"], ta.loc["B", "result"]) == ("win", "loss")
+
+
+def test_corrected_test_is_more_cautious_than_the_paired_test():
+    rng = np.random.default_rng(3)
+    base = 0.2 + rng.normal(0, 0.02, 10)
+    f = _folds({"base": base, "X": base - 0.012 + rng.normal(0, 0.012, 10)})
+    plain = cmp.paired_test(f, "error", "base", test="paired").loc["X"]
+    corr = cmp.paired_test(f, "error", "base", test="corrected").loc["X"]
+    # Nadeau & Bengio: variance times (1/K + 1/(K-1)) instead of 1/K
+    assert corr["t"] == pytest.approx(plain["t"] * np.sqrt((1 / 10) / (1 / 10 + 1 / 9)))
+    assert corr["p"] > plain["p"]
+    # a level between the two p-values: a win for the plain test, a draw for the corrected
+    level = (plain["p"] + corr["p"]) / 2
+    assert cmp.paired_test(f, "error", "base", level, "paired").loc["X", "result"] == "win"
+    assert cmp.paired_test(f, "error", "base", level, "corrected").loc["X", "result"] == "draw"
+    with pytest.raises(ValueError, match="baseline"):
+        cmp.paired_test(f, "error", "nope")
+    with pytest.raises(ValueError, match="test"):
+        cmp.paired_test(f, "error", "base", test="wilcoxon")
+
+
+def test_fold_metrics_table_csv_and_spread_plot(iris):
+    import holoviews as hv
+
+    res = cmp.cross_validate_classifiers(iris, iris.attrs["target"], ["SNN", "LogReg"],
+                                         n_splits=3, seed=0)
+    folds = res.fold_metrics()
+    assert len(folds) == 6 and set(folds["fold"]) == {0, 1, 2}
+    t = cmp.metric_table(res, baseline="SNN", metric="auc", level=0.05, test="corrected")
+    assert {"auc_sd", "error_sd", "baseline", "test", "level", "p", "result"} <= set(t.columns)
+    assert t.set_index("classifier").loc["SNN", "result"] == "baseline"
+    assert t.set_index("classifier").loc["LogReg", "result"] in ("win", "draw", "loss")
+    pretty = vc.format_comparison_table(t)
+    assert list(pretty.columns[:2]) == ["classifier", "vs SNN"] and "\u00b1" in pretty["AUC"].iloc[0]
+    fig = hv.render(vc.fold_spread_plot(folds, "auc"), backend="bokeh")
+    lo = folds["auc"].min()
+    # the value axis is fitted to the data, not started at 0
+    assert fig.x_range.start > 0.5 and fig.x_range.start <= lo

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from browser_checks import assert_fits_and_no_error
 
 REPO = Path(__file__).resolve().parents[1]
 APPS = REPO / "apps"
@@ -100,6 +101,12 @@ def test_structure_app_renders_and_reacts(panel_server, page):
     assert _score(page) != second
     page.locator(".bk-Canvas, canvas").first.wait_for()
     assert page.console_errors == []
+
+    # the page fits a wide and a narrow window: the DAG scrolls in its own panel
+    for width in (1400, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(1000)
+        assert_fits_and_no_error(page)
 
     # the sidebar link leads back to the landing page
     page.locator("a.bnx-home").first.click()

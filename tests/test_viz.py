@@ -179,3 +179,119 @@ def test_heatmap_renders_and_keeps_order():
     hv.render(heatmap(pd.DataFrame()), backend="bokeh")
     with pytest.raises(ValueError, match="numeric"):
         heatmap(pd.DataFrame({"a": ["x", "y"]}))
+
+
+# ----------------------------------------------------------------------- layout quality
+def test_layered_layout_finds_the_planar_drawing():
+    # names put in alphabetical order cross (a-z, b-y); a long arc (r -> w) needs a
+    # virtual node; the drawing exists without crossings and the layout must find it
+    from bnexplore.viz.graphs import count_crossings
+
+    g = nx.DiGraph([("a", "z"), ("b", "y"), ("z", "w"), ("y", "v"), ("r", "z"), ("r", "w"),
+                    ("b", "x"), ("x", "v"), ("a", "q"), ("q", "w")])
+    naive = {n: (float(i), -float(k)) for k, gen in enumerate(nx.topological_generations(g))
+             for i, n in enumerate(sorted(gen))}
+    assert count_crossings(g, naive) > 0  # the example is not trivially planar
+    pos = layered_layout(g)
+    assert count_crossings(g, pos) == 0
+    for u, v in g.edges:
+        assert pos[u][1] > pos[v][1]
+
+
+def test_count_crossings_counts_proper_crossings_and_overlaps():
+    from bnexplore.viz.graphs import count_crossings
+
+    square = {"a": (0, 0), "b": (1, 0), "c": (0, -1), "d": (1, -1)}
+    assert count_crossings(nx.DiGraph([("a", "d"), ("b", "c")]), square) == 1
+    assert count_crossings(nx.DiGraph([("a", "c"), ("b", "d")]), square) == 0
+    # two arcs out of one node touch there: no crossing; on top of each other: one
+    assert count_crossings(nx.DiGraph([("a", "c"), ("a", "d")]), square) == 0
+    line = {"a": (0, 0), "b": (0, -1), "c": (0, -2)}
+    assert count_crossings(nx.DiGraph([("a", "b"), ("a", "c")]), line) == 1
+
+
+def test_layered_layout_puts_the_class_node_on_top_alone():
+    g = nx.DiGraph([("x1", "x2"), ("x2", "C"), ("C", "x3"), ("x3", "x4"), ("x5", "x4")])
+    pos = layered_layout(g, class_node="C")
+    assert pos["C"][1] == 0.0
+    assert all(y < 0 for n, (x, y) in pos.items() if n != "C")
+    with pytest.raises(ValueError, match="class_node"):
+        layered_layout(g, class_node="nope")
+
+
+def test_layered_layout_keeps_boxes_apart_and_grows_with_the_widest_layer():
+    g = nx.DiGraph([("root", f"child{i}") for i in range(9)])
+    widths = {n: 3.0 if n.endswith("3") else 1.0 for n in g.nodes}
+    pos = layered_layout(g, node_widths=widths, gap=0.5)
+    row = sorted((pos[n][0], n) for n in g.nodes if n != "root")
+    for (xa, a), (xb, b) in zip(row, row[1:]):
+        assert xb - xa >= (widths[a] + widths[b]) / 2 + 0.5 - 1e-9
+    assert row[-1][0] - row[0][0] >= 8 * 1.5
+
+
+def _assert_boxes_apart_and_hold_labels(plot):
+    from bnexplore.viz.graphs import node_boxes, text_width_px
+
+    b = node_boxes(plot)
+    x0, x1, y0, y1 = (b[c].to_numpy() for c in ("x0", "x1", "y0", "y1"))
+    for i in range(len(b)):
+        for j in range(i + 1, len(b)):
+            apart = x1[i] <= x0[j] or x1[j] <= x0[i] or y1[i] <= y0[j] or y1[j] <= y0[i]
+            assert apart, f"boxes of {b['name'][i]!r} and {b['name'][j]!r} overlap"
+    for lab, w, f in zip(b["label"], x1 - x0, b["font_px"]):
+        assert w >= text_width_px(lab, f), lab
+    # the rendered figure shows at least one pixel per unit: the boxes are not squeezed
+    fig = hv.render(plot, backend="bokeh")
+    assert fig.frame_width >= (fig.x_range.end - fig.x_range.start) - 1e-6
+    assert fig.frame_height >= (fig.y_range.end - fig.y_range.start) - 1e-6
+    return b
+
+
+@pytest.mark.parametrize("name", ["alarm", "insurance"])
+def test_dag_plot_boxes_do_not_overlap_on_bundled_networks(name):
+    import bnexplore as bx
+
+    dag = bx.networks.load(name).dag
+    b = _assert_boxes_apart_and_hold_labels(dag_plot(dag, width=1000, height=520))
+    assert set(b["name"]) == set(map(str, dag.nodes))
+
+
+def test_dag_plot_shortens_long_labels_only_when_needed_and_hovers_the_full_name():
+    long = [f"adoption-of-the-budget-resolution-{i}" for i in range(10)]
+    g = nx.DiGraph([("class", n) for n in long])
+    narrow = _assert_boxes_apart_and_hold_labels(dag_plot(g, width=700, class_node="class"))
+    assert any(lab.endswith("\u2026") or "\u2026" in lab for lab in narrow["label"])
+    assert set(narrow["name"]) == {"class", *long}  # the hover shows the full name
+    assert len(set(narrow["label"])) == len(narrow)  # cut labels stay distinct
+    short = nx.DiGraph([("class", "a"), ("class", "b")])
+    b = _assert_boxes_apart_and_hold_labels(dag_plot(short, width=700))
+    assert list(b["label"]) == list(b["name"])
+    fig = hv.render(dag_plot(g, width=700), backend="bokeh")
+    assert ("name", "@{name}") in hover_tooltips(fig)
+
+
+# ----------------------------------------------------------------------- heat map
+def test_heatmap_orders_rows_and_columns_and_titles_the_colour_bar():
+    names = [f"V{i:02d}" for i in range(37)]
+    rng = np.random.default_rng(0)
+    m = pd.DataFrame(rng.random((37, 37)), index=names, columns=names)
+    order = names[::-1]
+    h = heatmap(m, order=order, clabel="P(arc)", width=600, height=550)
+    fig = hv.render(h, backend="bokeh")
+    # the first row of the order is drawn at the top, columns follow the order
+    assert list(fig.y_range.factors)[::-1] == order
+    assert list(fig.x_range.factors) == order
+    assert fig.right[0].title == "P(arc)"  # the colour bar
+    # 37 names stay readable: at least 14 px a cell, vertical column labels
+    assert fig.frame_height >= 37 * 14 and fig.frame_width >= 37 * 14
+    assert abs(fig.xaxis[0].major_label_orientation) > 1.5
+    # a clustering puts strongly linked pairs side by side
+    block = pd.DataFrame(0.0, index=list("abcdef"), columns=list("abcdef"))
+    for u, v in [("a", "d"), ("b", "e"), ("c", "f")]:
+        block.loc[u, v] = 0.95
+    fig = hv.render(heatmap(block, order="cluster"), backend="bokeh")
+    rows = list(fig.y_range.factors)[::-1]
+    for u, v in [("a", "d"), ("b", "e"), ("c", "f")]:
+        assert abs(rows.index(u) - rows.index(v)) == 1
+    with pytest.raises(ValueError, match="order"):
+        heatmap(block, order="random")

@@ -31,10 +31,16 @@ def test_forest_plot_keeps_full_names_in_the_hover():
     from bnexplore.viz.forests import forest_plot
 
     g = nx.DiGraph([("C", "a-very-long-feature-name"), ("C", "b")])
-    p = forest_plot(g, class_node="C", markov_blanket=["b"], max_label=8)
+    p = forest_plot(g, class_node="C", markov_blanket=["b"], max_label=8, rename={"C": "class"})
     nodes = p.Graph.I.nodes
-    assert "a-very-long-feature-name" in list(nodes.dimension_values("variable"))
-    assert max(len(n) for n in nodes.dimension_values("name")) <= 8
+    assert "a-very-long-feature-name" in list(nodes.dimension_values("name"))
+    assert max(len(n) for n in nodes.dimension_values("label")) <= 8
+    # without max_label nothing is cut when the picture has room, and the class is on top
+    from bnexplore.viz.graphs import node_boxes
+
+    b = node_boxes(forest_plot(g, class_node="C", rename={"C": "class"}, width=800))
+    assert set(b["label"]) == {"class", "a-very-long-feature-name", "b"}
+    assert b.set_index("name")["y0"].idxmax() == "class"
 
 
 def test_alpha_plot_shows_the_reference_inside_the_y_range_and_in_the_legend():
@@ -83,7 +89,7 @@ def test_blanket_grid_gives_tall_blankets_room():
     grid = blanket_grid([Chain()], [1.0], size=250)
     assert isinstance(grid, hv.Layout)
     fig = _render(grid.values()[0])
-    assert fig.height >= 40 + 62 * 5 > 250      # five layers, each ~62 px: arrows stay visible
+    assert fig.frame_height >= 62 * 5 > 250      # five layers, each ~62 px: arrows stay visible
 
 
 @pytest.mark.parametrize("app,func,args", [

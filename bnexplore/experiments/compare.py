@@ -17,6 +17,19 @@ rows are pooled and scored with :mod:`bnexplore.metrics`:
   over classes.  0 for the best classifier; the larger, the more of classifier ``i``'s
   missing area the best one captures.
 
+Differences are judged fold by fold (:meth:`CVResult.fold_metrics`,
+:func:`paired_test`): for classifier ``A`` against a baseline ``B`` the per-fold
+differences ``d_f = m_A(f) - m_B(f)`` (``f = 1..K``) have mean ``d`` and variance
+``s^2``; the **corrected resampled t-test** of Nadeau & Bengio (2003, "Inference for
+the generalization error") uses ``t = d / sqrt((1/K + n_test/n_train) s^2)`` with
+``n_test/n_train = 1/(K - 1)`` for K-fold cross-validation, which allows for the
+overlap of the training sets; ``test="paired"`` gives the plain paired t-test
+``t = d / sqrt(s^2 / K)`` that Cerquides & Lopez de Mantaras report (Wins/Draws/Losses
+at a 95% t-test level). Both have ``K - 1`` degrees of freedom and are two-sided. A
+classifier *wins* when the difference is significant at the chosen level and in its
+favour (lower error, higher AUC, ...), *loses* when significant against it, and
+*draws* otherwise.
+
 The main parameters of the papers are shared by all classifiers: ``k`` (maximum
 parents of AMA and GTT), ``n`` (AMA's summary-network size), ``alpha`` (exclusion
 penalty of STAN/SFAN) and ``w`` (ISMB's queue width).
@@ -53,13 +66,18 @@ from .registry import register
 __all__ = ["ClassifierSpec", "CLASSIFIERS", "DEFAULT_CLASSIFIERS", "PARAM_RANGES",
            "check_params", "make_classifier", "stratified_folds", "CVResult",
            "cross_validate_classifiers", "metric_table", "add_delta", "compare_trial",
-           "CVCancelled"]
+           "CVCancelled", "FOLD_METRICS", "LOWER_IS_BETTER", "paired_test", "win_draw_loss"]
 
 #: allowed ranges of the shared parameters (inclusive).
 PARAM_RANGES: dict[str, tuple[float, float]] = {
     "k": (1, 6), "n": (1, 60), "alpha": (0.0, 50.0), "w": (1, 10_000)}
 DEFAULT_PARAMS = {"k": 2, "n": 12, "alpha": 2.0, "w": 100}
 METRICS = ("error", "auc", "log_loss", "squared_error", "cal", "delta")
+#: metrics that :meth:`CVResult.fold_metrics` computes on each fold (CAL needs bins of
+#: 100 rows and delta compares the pooled ROC areas, so they are pooled only).
+FOLD_METRICS = ("error", "auc", "log_loss", "squared_error")
+#: metrics where a smaller value is better.
+LOWER_IS_BETTER = frozenset({"error", "log_loss", "squared_error", "cal", "delta"})
 
 
 @dataclass(frozen=True)
@@ -386,6 +404,32 @@ class CVResult:
         df.index.name = "classifier"
         return df.sort_values("auc", ascending=False, kind="stable")
 
+    def fold_metrics(self) -> pd.DataFrame:
+        """Error, AUC, log loss and squared error of every classifier on every fold.
+
+        One row per (classifier, fold) with the columns ``classifier``, ``fold`` and
+        :data:`FOLD_METRICS`; the input of :func:`paired_test`. A fold whose test rows
+        hold a single class has no AUC (NaN).
+        """
+        from bnexplore import metrics as m
+        cols = ["classifier", "fold", *FOLD_METRICS]
+        if self.folds is None or not self.proba:
+            return pd.DataFrame(columns=cols)
+        rows = []
+        for key, p in self.proba.items():
+            for f in np.unique(self.folds):
+                sel = self.folds == f
+                y, q = self.y[sel], p[sel]
+                try:
+                    a = m.auc(y, q, classes=self.classes)
+                except ValueError:  # one class only in this fold
+                    a = np.nan
+                rows.append({"classifier": key, "fold": int(f),
+                             "error": m.error_rate(y, q, classes=self.classes), "auc": a,
+                             "log_loss": m.log_loss(y, q, classes=self.classes),
+                             "squared_error": m.squared_error(y, q, classes=self.classes)})
+        return pd.DataFrame(rows, columns=cols)
+
     def roc(self, positive: Any) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
         """``key -> (fpr, tpr, auc)``: one-vs-rest ROC of class ``positive``."""
         from bnexplore.metrics import auc, roc_curve
@@ -577,8 +621,15 @@ def _fingerprint(df: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
-def metric_table(result: CVResult) -> pd.DataFrame:
+def metric_table(result: CVResult, baseline: str | None = None, metric: str = "auc",
+                 level: float = 0.05, test: str = "corrected") -> pd.DataFrame:
     """:meth:`CVResult.metrics` with a ``label`` column and failed classifiers listed.
+
+    With ``baseline`` (a finished classifier), the spread over folds and the paired
+    test are added: ``<m>_sd`` (standard deviation over folds) for each of
+    :data:`FOLD_METRICS`, then ``baseline``, ``test``, ``level``, ``metric`` (the
+    settings) and ``diff``, ``p`` and ``result`` (win / draw / loss against the
+    baseline on ``metric``, see :func:`paired_test`).
 
     Examples
     --------
@@ -592,10 +643,115 @@ def metric_table(result: CVResult) -> pd.DataFrame:
     if "classifier" not in m:
         m.insert(0, "classifier", [])
     m.insert(1, "label", [CLASSIFIERS[k].label for k in m["classifier"]])
+    if baseline is not None and baseline in result.proba:
+        folds = result.fold_metrics()
+        sd = folds.groupby("classifier")[list(FOLD_METRICS)].std(ddof=1)
+        for c in FOLD_METRICS:
+            m[f"{c}_sd"] = m["classifier"].map(sd[c])
+        tests = paired_test(folds, metric, baseline, level=level, test=test)
+        m["baseline"], m["test"], m["level"], m["metric"] = baseline, test, float(level), metric
+        for c in ("diff", "p", "result"):
+            m[c] = m["classifier"].map(tests[c])
     for key, msg in result.errors.items():
         m.loc[len(m)] = {"classifier": key, "label": CLASSIFIERS[key].label,
-                         **{c: np.nan for c in METRICS}}
+                         **{c: np.nan for c in m.columns if c not in ("classifier", "label")}}
     return m
+
+
+# --------------------------------------------------------------------------- paired test
+def paired_test(folds: pd.DataFrame, metric: str, baseline: str, level: float = 0.05,
+                test: str = "corrected") -> pd.DataFrame:
+    """Each classifier against ``baseline`` by a two-sided t-test over matched folds.
+
+    Parameters
+    ----------
+    folds : DataFrame
+        Columns ``classifier``, ``fold`` and ``metric`` (:meth:`CVResult.fold_metrics`).
+    metric : str
+        One of :data:`FOLD_METRICS`; :data:`LOWER_IS_BETTER` says which way is better.
+    baseline : str
+        The classifier every other one is compared with.
+    level : float, default 0.05
+        Significance level (0.05 = the papers' 95% confidence).
+    test : {"corrected", "paired"}
+        Nadeau & Bengio's corrected resampled t-test (default) or the plain paired
+        t-test (module docstring).
+
+    Returns
+    -------
+    DataFrame
+        One row per classifier (index ``classifier``): ``mean``, ``sd`` (over folds),
+        ``n_folds``, ``diff`` (mean of classifier minus baseline), ``t``, ``p`` and
+        ``result`` (``"win"``, ``"draw"``, ``"loss"`` as seen from the classifier, or
+        ``"baseline"``). Folds where either value is NaN are left out of the pair.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"classifier": ["A"] * 5 + ["B"] * 5, "fold": list(range(5)) * 2,
+    ...                   "error": [.10, .12, .11, .10, .13, .20, .22, .21, .19, .23]})
+    >>> paired_test(f, "error", baseline="B", test="paired").loc["A", "result"]
+    'win'
+    """
+    from scipy import stats
+
+    if test not in ("corrected", "paired"):
+        raise ValueError(f"test must be 'corrected' or 'paired', got {test!r}")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    if metric not in folds.columns:
+        raise ValueError(f"folds has no column {metric!r}")
+    wide = folds.pivot_table(index="fold", columns="classifier", values=metric, aggfunc="mean",
+                             dropna=False)
+    if baseline not in wide.columns:
+        raise ValueError(f"baseline {baseline!r} is not one of the classifiers "
+                         f"{sorted(map(str, wide.columns))}")
+    order = list(dict.fromkeys(folds["classifier"]))
+    lower = metric in LOWER_IS_BETTER
+    rows = {}
+    for key in order:
+        vals = wide[key]
+        row = {"mean": float(vals.mean()), "sd": float(vals.std(ddof=1)) if vals.count() > 1 else np.nan,
+               "n_folds": int(vals.count()), "diff": np.nan, "t": np.nan, "p": np.nan}
+        if key == baseline:
+            row["result"] = "baseline"
+            rows[key] = row
+            continue
+        d = (vals - wide[baseline]).dropna().to_numpy(dtype=float)
+        k = len(d)
+        result = "draw"
+        if k >= 2:
+            mean, var = float(d.mean()), float(d.var(ddof=1))
+            # the corrected test inflates the variance for overlapping training sets
+            factor = (1.0 / k + 1.0 / (k - 1)) if test == "corrected" else 1.0 / k
+            row["diff"] = mean
+            if var > 0:
+                t = mean / math.sqrt(factor * var)
+                p = float(2 * stats.t.sf(abs(t), df=k - 1))
+            else:  # identical differences on every fold: certain unless all zero
+                t, p = (0.0, 1.0) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
+            row["t"], row["p"] = t, p
+            if p < level and mean != 0:
+                better = mean < 0 if lower else mean > 0
+                result = "win" if better else "loss"
+        row["result"] = result
+        rows[key] = row
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "classifier"
+    return out
+
+
+def win_draw_loss(tests: pd.DataFrame) -> dict[str, int]:
+    """Counts of ``win``, ``draw`` and ``loss`` in a :func:`paired_test` table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> win_draw_loss(pd.DataFrame({"result": ["win", "draw", "baseline", "win"]}))
+    {'win': 2, 'draw': 1, 'loss': 0}
+    """
+    counts = tests["result"].value_counts()
+    return {r: int(counts.get(r, 0)) for r in ("win", "draw", "loss")}
 
 
 # --------------------------------------------------------------------------- experiment

@@ -22,23 +22,31 @@ __all__ = ["arc_posterior_heatmap", "summary_network_plot", "parent_set_bars"]
 
 
 def arc_posterior_heatmap(post: pd.DataFrame, title: str = "Arc posteriors P(parent \u2192 child | D)",
-                          width: int = 620, height: int = 560):
-    """Heat map of an arc-posterior matrix (rows parent, columns child), colours fixed to [0, 1]."""
-    return heatmap(post, title=title, cmap="Blues", clim=(0.0, 1.0), width=width, height=height)
+                          width: int = 620, height: int = 560,
+                          order: Sequence | str | None = None):
+    """Heat map of an arc-posterior matrix (rows parent, columns child), colours fixed to [0, 1].
+
+    ``order``: the order of the averaging (then every arc lies above the diagonal,
+    parents before children) or ``"cluster"``; see :func:`bnexplore.viz.heatmap`.
+    """
+    return heatmap(post, title=title, cmap="Blues", clim=(0.0, 1.0), width=width, height=height,
+                   order=order, clabel="P(arc)")
 
 
 def summary_network_plot(dag: nx.DiGraph, post: pd.DataFrame, target: Hashable | None = None,
                          states: Mapping[Hashable, Sequence] | None = None, title: str = "",
-                         width: int = 700, height: int = 520):
+                         width: int = 700, height: int = 520, responsive: bool = False):
     """The summary network M*: arcs drawn with width proportional to their posterior.
 
     ``post`` is the arc-posterior matrix of the full class L_k(pi); ``target`` (the
-    class node) is highlighted.
+    class node) is highlighted and kept on top. ``width``, ``height`` and
+    ``responsive`` as in :func:`bnexplore.viz.dag_plot`.
     """
     weights = {(u, v): float(post.loc[u, v]) for u, v in dag.edges}
+    in_dag = target is not None and target in dag
     return dag_plot(dag, states=states, edge_weights=weights,
-                    highlight=[target] if target is not None and target in dag else None,
-                    title=title, width=width, height=height)
+                    highlight=[target] if in_dag else None, class_node=target if in_dag else None,
+                    title=title, width=width, height=height, responsive=responsive)
 
 
 def parent_set_bars(table: pd.DataFrame, title: str = "", top: int = 15, width: int = 620,

@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .graphs import _ensure_bokeh, dag_plot, layered_layout, literal_title
+from .graphs import _ensure_bokeh, dag_plot, layered_layout, literal_title, node_boxes
 
 __all__ = ["cluster_colors", "dendrogram_segments", "dendrogram_plot", "strategy_frame",
            "honeycomb_layout", "subspace_plot", "q_timeline_plot"]
@@ -224,7 +224,8 @@ def _encloses(poly: np.ndarray, points: np.ndarray) -> bool:
 
 def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | str = "layered",
                   clusters: Sequence[Sequence[str]] | None = None, title: str = "",
-                  width: int = 800, height: int = 520, states: Mapping | None = None):
+                  width: int = 800, height: int = 520, states: Mapping | None = None,
+                  responsive: bool = False):
     """The network known so far, with the sub-space being explored outlined (Figure 6).
 
     Parameters
@@ -239,6 +240,8 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
         Fixed positions (keep them fixed across steps so the picture does not jump).
     clusters : list of list of str, optional
         Colours the other variables by cluster.
+    width, height, responsive
+        As in :func:`bnexplore.viz.dag_plot`.
 
     Examples
     --------
@@ -254,20 +257,32 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
     colors = cluster_colors(max(len(clusters or []), 1))
     node_colors = {v: colors[k] for v, k in _cluster_of(clusters).items() if v in model}
     plot = dag_plot(model, states=states, node_colors=node_colors, highlight=list(subspace),
-                    layout=pos, title=title, width=width, height=height)
-    pts = np.array([pos[v] for v in subspace], dtype=float)
-    others = np.array([pos[v] for v in model.nodes if v not in set(subspace)], dtype=float).reshape(-1, 2)
-    poly = _outline(pts, pad=0.45)
-    if _encloses(poly, others):
-        # the hull would enclose other variables: ring each variable of the sub-space instead
-        angles = np.linspace(0, 2 * np.pi, 25)
-        paths = [np.c_[x + 0.42 * np.cos(angles), y + 0.42 * np.sin(angles)] for x, y in pts]
+                    layout=pos, title=title, width=width, height=height, responsive=responsive)
+    # the outline is drawn in the plot's pixel coordinates, around the node boxes
+    boxes = node_boxes(plot).set_index("name")
+    sub_names = [str(v) for v in subspace if v in model]
+    others = boxes.drop(index=sub_names, errors="ignore")
+    pad = 8.0
+    corners = np.array([[x, y] for v in sub_names
+                        for x in (boxes.at[v, "x0"] - pad, boxes.at[v, "x1"] + pad)
+                        for y in (boxes.at[v, "y0"] - pad, boxes.at[v, "y1"] + pad)]).reshape(-1, 2)
+    other_pts = np.c_[(others["x0"] + others["x1"]) / 2, (others["y0"] + others["y1"]) / 2]
+    poly = _outline(corners, pad=4.0) if len(corners) else np.zeros((0, 2))
+    if len(corners) and _encloses(poly, other_pts):
+        # the hull would enclose other variables: frame each variable of the sub-space instead
+        paths = [np.array([[boxes.at[v, "x0"] - pad, boxes.at[v, "y0"] - pad],
+                           [boxes.at[v, "x1"] + pad, boxes.at[v, "y0"] - pad],
+                           [boxes.at[v, "x1"] + pad, boxes.at[v, "y1"] + pad],
+                           [boxes.at[v, "x0"] - pad, boxes.at[v, "y1"] + pad],
+                           [boxes.at[v, "x0"] - pad, boxes.at[v, "y0"] - pad]]) for v in sub_names]
     else:
-        paths = [poly]
+        paths = [poly] if len(poly) else []
     outline = hv.Path(paths).opts(color=_OUTLINE, line_dash="dashed", line_width=2, backend="bokeh")
-    allpts = np.array([pos[v] for v in model.nodes], dtype=float).reshape(-1, 2)
-    lo, hi = allpts.min(axis=0) - 0.8, allpts.max(axis=0) + 0.8
-    return (plot * outline).opts(title=literal_title(title), xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), backend="bokeh")
+    # the product is a new overlay: carry over the picture's size (responsive or fixed)
+    size = {k: v for k, v in hv.Store.lookup_options("bokeh", plot, "plot").kwargs.items()
+            if k in ("responsive", "width", "height", "frame_width", "frame_height",
+                     "min_width", "max_width", "active_tools", "toolbar")}
+    return (plot * outline).opts(title=literal_title(title), **size, backend="bokeh")
 
 
 def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = False,

@@ -31,6 +31,7 @@ def roc_plot(
     title: str = "ROC curves",
     width: int = 500,
     height: int = 450,
+    responsive: bool = False,
 ):
     """Overlay ROC curves, each labelled with its AUC, over the chance diagonal.
 
@@ -43,6 +44,9 @@ def roc_plot(
         Plot title.
     width, height : int
         Plot size in pixels.
+    responsive : bool
+        Stretch to the container's width (``width`` is ignored; no fixed width is set,
+        so HoloViews does not warn that it cannot be responsive).
 
     Returns
     -------
@@ -85,10 +89,34 @@ def roc_plot(
             .opts(color=PALETTE[i % len(PALETTE)], line_width=2, tools=["hover"],
                   backend="bokeh")
         )
+    size = dict(responsive=True, height=height) if responsive else dict(width=width, height=height)
     return hv.Overlay([*elements, diag]).opts(
-        title=literal_title(title), width=width, height=height, xlim=(0, 1), ylim=(0, 1.02),
+        title=literal_title(title), **size, xlim=(0, 1), ylim=(0, 1.02),
         legend_position="bottom_right", show_grid=True, backend="bokeh",
     )
+
+
+def _cluster_order(values: pd.DataFrame) -> list:
+    """Rows of a square matrix in the leaf order of an average-linkage clustering.
+
+    Two variables are close when the arcs between them are strong in either
+    direction: the similarity is ``max(M[i, j], M[j, i])`` (NaN counts as 0), the
+    distance ``1 - similarity / max``; the leaves are put in the optimal order
+    (scipy's ``optimal_leaf_ordering``) so that neighbours are similar.
+    """
+    from scipy.cluster.hierarchy import leaves_list, linkage, optimal_leaf_ordering
+    from scipy.spatial.distance import squareform
+
+    m = np.nan_to_num(values.to_numpy(dtype=float), nan=0.0)
+    if m.shape[0] < 3:
+        return list(values.index)
+    sim = np.maximum(m, m.T)
+    top = sim.max() or 1.0
+    dist = 1.0 - sim / top
+    np.fill_diagonal(dist, 0.0)
+    z = linkage(squareform(dist, checks=False), method="average")
+    z = optimal_leaf_ordering(z, squareform(dist, checks=False))
+    return [values.index[i] for i in leaves_list(z)]
 
 
 def heatmap(
@@ -99,11 +127,18 @@ def heatmap(
     annotate: bool | None = None,
     width: int = 600,
     height: int = 550,
+    order: Sequence | str | None = None,
+    clabel: str = "value",
+    cell: int | None = None,
 ):
     """Draw a matrix such as arc posteriors (rows parent, columns child) as a heat map.
 
-    Row and column order are kept as in ``df``; the first row is drawn at the top.
-    Missing values (NaN, e.g. the diagonal) are left blank.
+    Rows and columns are kept as in ``df`` unless ``order`` is given; the first row
+    is drawn at the top. Missing values (NaN, e.g. the diagonal) are left blank. The
+    colour bar carries the title ``clabel``. A matrix of more than 15 columns gets
+    vertical column labels, a smaller font and cells of at least ``cell`` pixels, so
+    that every name stays readable (the picture grows beyond ``width``/``height`` if
+    it must).
 
     Parameters
     ----------
@@ -119,7 +154,16 @@ def heatmap(
     annotate : bool, optional
         Print the values in the cells; default only when the matrix is at most 15 x 15.
     width, height : int
-        Plot size in pixels.
+        Plot size in pixels (the frame grows when the cells need more room).
+    order : sequence or "cluster", optional
+        For a square matrix with the same names on both axes: a sequence of names puts
+        rows and columns in that order (names not in it follow, in their order);
+        ``"cluster"`` orders both by an average-linkage clustering of
+        ``max(M, M.T)`` so that strongly linked variables sit together.
+    clabel : str, default "value"
+        Title of the colour bar.
+    cell : int, optional
+        Least cell size in pixels; default 14 beyond 15 rows or columns.
 
     Returns
     -------
@@ -130,7 +174,9 @@ def heatmap(
     --------
     >>> import pandas as pd
     >>> m = pd.DataFrame([[None, 0.9], [0.1, None]], index=["A", "B"], columns=["A", "B"])
-    >>> h = heatmap(m, title="arc posteriors")
+    >>> h = heatmap(m, title="arc posteriors", order=["B", "A"], clabel="P(arc)")
+    >>> [str(v) for v in h.dimension_values(1, expanded=False)]
+    ['B', 'A']
     """
     import holoviews as hv
 
@@ -140,6 +186,18 @@ def heatmap(
     values = df.apply(pd.to_numeric, errors="coerce")
     if values.notna().sum().sum() < df.notna().sum().sum():
         raise ValueError("heatmap needs a numeric matrix: some entries are not numbers")
+    if order is not None:
+        if list(df.index) != list(df.columns) and set(df.index) != set(df.columns):
+            raise ValueError("order needs a square matrix with the same names on both axes")
+        if isinstance(order, str):
+            if order != "cluster":
+                raise ValueError(f"order must be a sequence of names or 'cluster', got {order!r}")
+            names = _cluster_order(values.reindex(index=list(df.index), columns=list(df.index)))
+        else:
+            given = [n for n in order if n in set(df.index)]
+            names = given + [n for n in df.index if n not in set(given)]
+        df = df.reindex(index=names, columns=names)
+        values = values.reindex(index=names, columns=names)
     rname = str(df.index.name) if df.index.name is not None else "parent"
     cname = str(df.columns.name) if df.columns.name is not None else "child"
     if rname == cname:
@@ -154,9 +212,20 @@ def heatmap(
     hm = hv.HeatMap(long, kdims=[cname, rname], vdims=["value"]).redim.values(
         **{cname: cols, rname: rows[::-1]} if rows and cols else {}
     )
-    opts = dict(cmap=cmap, colorbar=True, tools=["hover"], xrotation=45, width=width,
-                height=height, title=literal_title(title), clipping_colors={"NaN": "#f4f4f4"},
-                backend="bokeh")
+    big = max(len(rows), len(cols)) > 15
+    cell_px = int(cell if cell is not None else (14 if big else 0))
+    font = "9pt" if big else "10pt"
+    longest = max((len(s) for s in rows), default=1)
+    # room for the row names on the left and the colour bar on the right
+    side_px = int(min(longest, 40) * (7 if big else 8)) + 110
+    top_px = int(min(max((len(s) for s in cols), default=1), 40) * (7 if big else 0)) + 70
+    frame_w = max(width - side_px, cell_px * len(cols), 120)
+    frame_h = max(height - top_px, cell_px * len(rows), 120)
+    opts = dict(cmap=cmap, colorbar=True, tools=["hover"], xrotation=90 if big else 45,
+                frame_width=int(frame_w), frame_height=int(frame_h),
+                title=literal_title(title), clipping_colors={"NaN": "#f4f4f4"},
+                xaxis="top" if big else "bottom", clabel=clabel,
+                fontsize={"xticks": font, "yticks": font}, backend="bokeh")
     if clim is not None:
         opts["clim"] = tuple(clim)
     hm = hm.opts(**opts)
@@ -170,4 +239,5 @@ def heatmap(
     lab["text_color"] = np.where(lab["value"] > mid, "#ffffff", "#222222")  # legible on dark
     labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text", "text_color"]).opts(
         text_font_size="8pt", text_color="text_color", backend="bokeh")
-    return (hm * labels).opts(title=literal_title(title), width=width, height=height, backend="bokeh")
+    return (hm * labels).opts(title=literal_title(title), frame_width=int(frame_w),
+                              frame_height=int(frame_h), backend="bokeh")

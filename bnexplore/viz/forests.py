@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .curves import PALETTE
-from .graphs import _ensure_bokeh, dag_plot, layered_layout, literal_title
+from .graphs import _ensure_bokeh, dag_plot, literal_title
 
 __all__ = ["forest_plot", "short_labels", "alpha_accuracy_plot", "noise_accuracy_plot", "dbn_plot", "CLASS_COLOR"]
 
@@ -58,15 +58,15 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
                 edge_weights: Mapping[tuple, float] | None = None,
                 markov_blanket: Iterable[Hashable] | None = None, rename: Mapping | None = None,
                 title: str = "", width: int = 800, height: int = 520, layout=None,
-                max_label: int | None = None):
+                max_label: int | None = None, responsive: bool = False):
     """An SCF / augmented naive Bayes structure: arc width by posterior, the class's
-    Markov blanket highlighted.
+    Markov blanket highlighted, the class on top.
 
     Parameters
     ----------
     graph : networkx.DiGraph
     class_node : node, optional
-        Drawn in :data:`CLASS_COLOR`.
+        Drawn in :data:`CLASS_COLOR`, alone on the top layer.
     edge_weights : mapping, optional
         ``(parent, child) -> posterior`` in [0, 1].
     markov_blanket : iterable, optional
@@ -77,41 +77,28 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
         As in :func:`bnexplore.viz.dag_plot`; default "layered", or "circular" when the
         graph has a directed cycle (e.g. both directions of a BMA edge drawn).
     max_label : int, optional
-        Longest node label in characters; longer names are cut (:func:`short_labels`)
-        and the full name is shown by the hover tool. Default: what fits the widest
-        row of the picture (about 8 pixels per character).
+        Longest node label in characters. By default names are cut (with an ellipsis)
+        only as far as the widest layer needs to fit ``width``; the hover tool always
+        shows the full name.
+    width, height, responsive
+        As in :func:`bnexplore.viz.dag_plot`.
     """
     rename = dict(rename or {})
     if layout is None:
         layout = "layered" if nx.is_directed_acyclic_graph(graph) else "circular"
-    if max_label is None:
-        if layout == "layered":
-            rows: dict = {}
-            for n, (_, y) in layered_layout(graph).items():
-                rows[y] = rows.get(y, 0) + 1
-            widest = max(rows.values(), default=1)
-        else:  # a circle: about a third of the nodes share a horizontal band
-            widest = max(graph.number_of_nodes() // 3, 1)
-        # a layer of m nodes spans m - 1 units plus 1.5 units of margins; ~8 px a character
-        max_label = max(6, int(width / (widest + 1.5) / 8))
     names = {n: str(rename.get(n, n)) for n in graph.nodes}
-    short = short_labels(names.values(), max_label)
-    disp = {n: short[names[n]] for n in graph.nodes}
-    g = nx.relabel_nodes(graph, disp, copy=True)
-    for n in graph.nodes:
-        g.nodes[disp[n]]["variable"] = names[n]
-    if isinstance(layout, Mapping):
-        layout = {disp[n]: xy for n, xy in layout.items() if n in disp}
+    g = graph
     weights = None
     if edge_weights is not None:
-        weights = {(disp.get(u, u), disp.get(v, v)): min(max(float(w), 0.0), 1.0)
-                   for (u, v), w in edge_weights.items()}
+        weights = {(u, v): min(max(float(w), 0.0), 1.0) for (u, v), w in edge_weights.items()}
     colors = {}
-    if class_node is not None and class_node in disp:
-        colors[disp[class_node]] = CLASS_COLOR
-    mb = [disp[n] for n in (markov_blanket or []) if n in disp]
+    top = class_node if class_node is not None and class_node in graph else None
+    if top is not None:
+        colors[top] = CLASS_COLOR
+    mb = [n for n in (markov_blanket or []) if n in graph]
     return dag_plot(g, edge_weights=weights, node_colors=colors, highlight=mb or None,
-                    title=title, width=width, height=height, layout=layout)
+                    title=title, width=width, height=height, layout=layout, class_node=top,
+                    names=names, max_label=max_label, responsive=responsive)
 
 
 def _alpha_positions(alphas: np.ndarray) -> tuple[np.ndarray, list]:
