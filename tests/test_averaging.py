@@ -301,3 +301,30 @@ def test_dash_cooper_experiments_registered_and_reduced_trials_run():
     r = dc.table3_trial(part="N", n_nodes=8, k=2, K="uniform", n_records=60, seed=1)
     assert 0 <= r["auc_ama"] <= 1 and np.isfinite(r["delta_pct"])
     assert dc.choose_k(5) == 4 and dc.choose_k(40) < 4
+
+
+def test_dash_cooper_conventions_ties_and_class_node():
+    from bnexplore.experiments import dash_cooper as dc
+    from bnexplore.metrics import auc
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300).astype(bool)
+    s = rng.integers(0, 4, 300) / 4.0             # few distinct scores: many ties
+    half = dc.binary_auc(y, s, "half")
+    assert half == pytest.approx(auc(y.astype(int), s))
+    none, full = dc.binary_auc(y, s, "none"), dc.binary_auc(y, s, "full")
+    assert none < half < full and half == pytest.approx((none + full) / 2)
+    with pytest.raises(ValueError, match="ties"):
+        dc.binary_auc(y, s, "some")
+    # a root as class: the class node has no parents in the generating graph
+    for seed in range(3):
+        train, _, target, _ = dc._synthetic(10, 3, 50, seed, class_node="root")
+        _, parents = dc.lazy_random_sample(10, 3, 5, np.random.default_rng(seed))
+        assert not parents[train.names.index(target)]   # same graph: drawn first
+    rows = dc.conventions_trial("2", 8, 1, "uniform", 60, "random", 0)
+    assert {r["ties"] for r in rows} == set(dc.TIES) and "K" not in rows[0]
+    same = [r for r in rows if r["ties"] == "half"]
+    ref = dc.table2_trial(n_nodes=8, k=1, n_records=60, seed=0)
+    assert [r["delta_pct"] for r in same] == pytest.approx([r["delta_pct"] for r in ref])
+    rows3 = dc.conventions_trial("3", 8, 2, "uniform", 60, "root", 1)
+    assert len(rows3) == 3 and all(0 <= r["auc_ama"] <= 1 for r in rows3)

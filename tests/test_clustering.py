@@ -462,3 +462,16 @@ def test_full_alarm_reproduction():
     rnd = rows[rows["method"] == "random"]
     assert hc["ratio"].min() > 5 and rnd["ratio"].min() > 3
     assert hc["ratio"].mean() > rnd["ratio"].mean()
+
+
+def test_greedy_q_variants_on_asia():
+    from bnexplore.experiments.castelo_siebes import greedy_q_trial
+
+    base = greedy_q_trial(n_rows=1000, seed=0, network="asia")
+    anc = greedy_q_trial(n_rows=1000, seed=0, network="asia", restrict="ancestor")
+    k2 = greedy_q_trial(n_rows=1000, seed=0, network="asia", search="k2")
+    assert 0 < anc["q"] <= base["q"] and 0 < k2["q"] < base["q"]
+    strict = greedy_q_trial(n_rows=1000, seed=0, network="asia", tol=5.0)
+    assert strict["q"] <= base["q"] and strict["n_arcs"] <= base["n_arcs"]
+    with pytest.raises(ValueError, match="restrict"):
+        greedy_q_trial(n_rows=100, seed=0, network="asia", restrict="cousins")

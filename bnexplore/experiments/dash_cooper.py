@@ -17,16 +17,50 @@ training and N_test = 1000 test records, a class node drawn at random, the order
 ``pi`` a topological sort of the GTT graph, K2 prior, uniform structure prior,
 ``delta = (R1 - R2) / (1 - R2)``.  Module-level imports stay light (the registry
 imports this module to list experiments).
+
+Two conventions the paper does not state are parameters: ``ties``, the credit a tied
+(positive, negative) pair of scores gets in the ROC area ("half", the Mann-Whitney
+statistic and the trapezoidal area; "none"; "full"), and ``class_node``, how the class
+node of a random graph is chosen ("random": any node; "root": a node without parents).
+``dash_cooper_conventions`` runs Table 2's n rows and three Table 3 rows under each.
 """
 from __future__ import annotations
 
 from .registry import register
 
 __all__ = ["lazy_random_sample", "table2_trial", "table3_trial", "table4_trial", "table5_trial",
-           "choose_k"]
+           "conventions_trial", "binary_auc", "choose_k"]
 
 N_TEST = 1000
 T2_N_VALUES = (1, 5, 7, 10, 12, 15)
+TIES = ("half", "none", "full")
+CLASS_NODES = ("random", "root")
+
+
+def binary_auc(positive, score, ties: str = "half") -> float:
+    """ROC area of ``score`` for the boolean labels ``positive``, ties credited as ``ties``.
+
+    The probability that a random positive scores above a random negative, plus
+    ``w`` times the probability of a tie, with ``w`` = 1/2 ("half", the usual
+    Mann-Whitney / trapezoidal area), 0 ("none") or 1 ("full").
+
+    Examples
+    --------
+    >>> y, s = [False, False, True, True], [0.1, 0.4, 0.4, 0.8]
+    >>> [binary_auc(y, s, t) for t in ("none", "half", "full")]
+    [0.75, 0.875, 1.0]
+    """
+    import numpy as np
+
+    w = {"half": 0.5, "none": 0.0, "full": 1.0}.get(ties)
+    if w is None:
+        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+    pos = np.asarray(positive, dtype=bool)
+    s = np.asarray(score, dtype=float)
+    neg = np.sort(s[~pos])
+    below = np.searchsorted(neg, s[pos], side="left")      # negatives strictly below
+    tied = np.searchsorted(neg, s[pos], side="right") - below
+    return float((below.sum() + w * tied.sum()) / (pos.sum() * len(neg)))
 
 
 def lazy_random_sample(n_nodes: int, max_indegree: int, n_rows: int, rng):
@@ -70,15 +104,25 @@ def _gtt_order(train):
     return res, list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))
 
 
-def _synthetic(n_nodes, K, n_records, seed):
-    """Training and test data of one Procedure-2 trial and the class column name."""
+def _synthetic(n_nodes, K, n_records, seed, class_node: str = "random"):
+    """Training and test data of one Procedure-2 trial and the class column name.
+
+    ``class_node``: "random" draws the class among all nodes, "root" among the nodes
+    without parents.
+    """
     import numpy as np
 
+    if class_node not in CLASS_NODES:
+        raise ValueError(f"class_node must be one of {CLASS_NODES}, got {class_node!r}")
     rng = np.random.default_rng(seed)
     K = int(rng.integers(1, n_nodes + 1)) if K is None or K == "uniform" else int(K)
     for _ in range(20):  # the class must take both values in training and test data
-        data, _ = lazy_random_sample(n_nodes, K, n_records + N_TEST, rng)
-        target = data.names[int(rng.integers(n_nodes))]
+        data, parents = lazy_random_sample(n_nodes, K, n_records + N_TEST, rng)
+        if class_node == "random":
+            target = data.names[int(rng.integers(n_nodes))]
+        else:
+            roots = [v for v in range(n_nodes) if not parents[v]]
+            target = data.names[roots[int(rng.integers(len(roots)))]]
         col = data.column(target)
         if len(np.unique(col[:n_records])) == 2 and len(np.unique(col[n_records:])) == 2:
             break
@@ -89,49 +133,95 @@ def _synthetic(n_nodes, K, n_records, seed):
     return train, test, target, K
 
 
-def _auc(test, target, proba):
+def _auc(test, target, proba, ties: str = "half"):
     from ..metrics import auc
 
     y = test.column(target)
-    return float(auc(y, proba, classes=list(range(proba.shape[1]))))
+    if ties == "half":
+        return float(auc(y, proba, classes=list(range(proba.shape[1]))))
+    if proba.shape[1] != 2:
+        raise ValueError("ties other than 'half' need a binary class")
+    return binary_auc(y == 1, proba[:, 1], ties)
 
 
-def _ama_vs_gtt(train, test, target: str, k: int, n: int) -> dict:
-    """AUC of AMA (k, n; order = topological sort of GTT) and of GTT, and delta in percent."""
+def _ama_vs_gtt(train, test, target: str, k: int, n: int, ties="half"):
+    """AUC of AMA (k, n; order = topological sort of GTT) and of GTT, and delta in percent.
+
+    A tuple ``ties`` gives a list of such dicts, one per convention, from the same fits.
+    """
     from ..averaging import OrderedAveraging
     from ..metrics import delta
     from ..networks import BayesNet
 
     res, order = _gtt_order(train)
     gtt = BayesNet.fit(res.dag, train, prior="K2")
-    r_gtt = _auc(test, target, gtt.predict_proba(test, target))
+    p_gtt = gtt.predict_proba(test, target)
     avg = OrderedAveraging(train, order=order, max_parents=k)
-    r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
-    d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
-    return {"auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)}
+    p_ama = avg.summary_network(n).predict_proba(test, target)
+    out = []
+    for t in (ties,) if isinstance(ties, str) else ties:
+        r_gtt, r_ama = _auc(test, target, p_gtt, t), _auc(test, target, p_ama, t)
+        d = 100.0 * delta(r_ama, r_gtt) if r_gtt < 1 else 0.0
+        out.append({"auc_ama": r_ama, "auc_gtt": r_gtt, "delta_pct": float(d)})
+    return out[0] if isinstance(ties, str) else out
 
 
-def table2_trial(n_nodes: int, k: int, n_records: int, seed: int) -> list[dict]:
-    """Exact MA over L_k(pi) vs AMA over L_k^n(pi|D): percent ROC-area difference per n."""
+def table2_trial(n_nodes: int, k: int, n_records: int, seed: int, ties: str = "half",
+                 class_node: str = "random") -> list[dict]:
+    """Exact MA over L_k(pi) vs AMA over L_k^n(pi|D): percent ROC-area difference per n.
+
+    ``ties`` and ``class_node``: see the module docstring; ``ties="each"`` returns the
+    rows of all three tie conventions (a ``ties`` column) from the same fits.
+    """
+    import numpy as np
+
     from ..averaging import OrderedAveraging
 
-    train, test, target, K = _synthetic(n_nodes, None, n_records, seed)
+    train, test, target, K = _synthetic(n_nodes, None, n_records, seed, class_node)
     _, order = _gtt_order(train)
     avg = OrderedAveraging(train, order=order, max_parents=k)
-    r_exact = _auc(test, target, avg.predict_proba(test, target))
+    p_exact = avg.predict_proba(test, target)
+    conventions = TIES if ties == "each" else (ties,)
     rows = []
     for n in T2_N_VALUES:
-        r_ama = _auc(test, target, avg.summary_network(n).predict_proba(test, target))
-        rows.append({"n": n, "K": K, "auc_exact": r_exact, "auc_ama": r_ama,
-                     "delta_pct": 100.0 * (r_exact - r_ama) / r_exact})
+        p_ama = avg.summary_network(n).predict_proba(test, target)
+        for t in conventions:
+            r_exact, r_ama = _auc(test, target, p_exact, t), _auc(test, target, p_ama, t)
+            row = {"n": n, "K": K, "auc_exact": r_exact, "auc_ama": r_ama,
+                   "delta_pct": 100.0 * (r_exact - r_ama) / r_exact}
+            if ties == "each":
+                row = {"ties": t, **row, "distinct_ama_scores": int(len(np.unique(p_ama[:, 1])))}
+            rows.append(row)
     return rows
 
 
 def table3_trial(part: str, n_nodes: int, k: int, K, n_records: int, seed: int,
-                 n: int = 12) -> dict:
-    """AMA (summary network, n = 12) vs GTT on one random graph: delta in percent."""
-    train, test, target, K_used = _synthetic(n_nodes, K, n_records, seed)
-    return {"K_used": K_used, **_ama_vs_gtt(train, test, target, k, n)}
+                 n: int = 12, ties: str = "half", class_node: str = "random") -> dict | list[dict]:
+    """AMA (summary network, n = 12) vs GTT on one random graph: delta in percent.
+
+    ``ties="each"`` returns one row per tie convention (a ``ties`` column).
+    """
+    train, test, target, K_used = _synthetic(n_nodes, K, n_records, seed, class_node)
+    if ties != "each":
+        return {"K_used": K_used, **_ama_vs_gtt(train, test, target, k, n, ties)}
+    return [{"ties": t, "K_used": K_used, **r}
+            for t, r in zip(TIES, _ama_vs_gtt(train, test, target, k, n, TIES))]
+
+
+def conventions_trial(table: str, n_nodes: int, k: int, K, n_records: int, class_node: str,
+                      seed: int) -> list[dict]:
+    """One Table 2 or Table 3 trial with every tie convention (``ties`` column).
+
+    Table 2 rows carry ``n`` (the summary-network size); Table 3 rows ``n`` = 12.
+    The same seed and ``class_node="random"`` give the trials of
+    ``dash_cooper_table2`` / ``dash_cooper_table3`` exactly.
+    """
+    if table == "2":   # K is a setting here: Table 2's drawn in-degree bound is K_used
+        return [{("K_used" if c == "K" else c): v for c, v in r.items()}
+                for r in table2_trial(n_nodes, k, n_records, seed, ties="each",
+                                      class_node=class_node)]
+    rows = table3_trial("", n_nodes, k, K, n_records, seed, ties="each", class_node=class_node)
+    return [{"n": 12, **r} for r in rows]
 
 
 def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10) -> dict:
@@ -250,6 +340,17 @@ register("dash_cooper_table3", table3_trial, grid=_T3_FULL,
                        {"part": "N_r", "n_nodes": 10, "k": 2, "K": "uniform", "n_records": 50}],
          seeds=range(40), reduced_seeds=(0, 1),
          description="Dash & Cooper Table 3: AMA (n=12) vs GTT, delta as N, k, K, N_r vary")
+
+_CONV_FULL = ([{"table": "2", "n_nodes": N, "k": 1, "K": "uniform", "n_records": 100,
+                "class_node": c} for c in CLASS_NODES for N in (15, 20, 30, 40, 50, 60, 80, 100)]
+              + [{"table": "3", "n_nodes": N, "k": 2, "K": K, "n_records": 100, "class_node": c}
+                 for c in CLASS_NODES for N, K in ((80, "uniform"), (50, 8), (50, 16))])
+register("dash_cooper_conventions", conventions_trial, grid=_CONV_FULL,
+         reduced_grid=[{"table": t, "n_nodes": 10, "k": 1, "K": "uniform", "n_records": 100,
+                        "class_node": c} for t in ("2", "3") for c in CLASS_NODES],
+         seeds=range(40), reduced_seeds=(0,),
+         description="Dash & Cooper Tables 2-3 under each tie convention of the ROC area "
+                     "(half / none / full credit) and class node (random / root)")
 
 register("dash_cooper_table4", table4_trial,
          grid={"target": ["KINKEDTUBE", "ANAPHYLAXIS"], "n_records": [50, 100, 200, 400, 800, 3200]},
