@@ -182,23 +182,9 @@ class ODECounts:
 
 @numba.njit(cache=True, nogil=True)
 def _count_kernel(codes, y, n_attr, A, K):
-    N = codes.shape[0]
-    pair = np.zeros((n_attr, A, K), dtype=np.float64)
-    triple = np.zeros((n_attr, n_attr, A, A, K), dtype=np.float64)
-    for m in range(N):
-        c = y[m]
-        for u in range(n_attr):
-            i = codes[m, u]
-            pair[u, i, c] += 1.0
-            for v in range(n_attr):
-                triple[u, v, i, codes[m, v], c] += 1.0
-    return pair, triple
-
-
-@numba.njit(cache=True, nogil=True)
-def _count_kernel_missing(codes, y, n_attr, A, K):
-    # available cases: code -1 (a missing cell) is skipped, so pair[u] counts the rows
-    # where u is observed and triple[u, v] those where u and v are
+    """N_{C,u}(c, i) and N_{C,u,v}(c, i, j) in one pass over the rows. A missing cell
+    (code -1) is skipped: pair[u] counts the rows where u is observed and triple[u, v]
+    those where u and v are (available cases)."""
     N = codes.shape[0]
     pair = np.zeros((n_attr, A, K), dtype=np.float64)
     triple = np.zeros((n_attr, n_attr, A, A, K), dtype=np.float64)
@@ -272,7 +258,7 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
         return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
                          class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y)
     codes[data.missing[:, attrs]] = -1
-    pair, triple = _count_kernel_missing(codes, y, n_attr, A, K)
+    pair, triple = _count_kernel(codes, y, n_attr, A, K)
     return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
                      class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y,
                      n_observed=pair.sum(axis=(1, 2)), pair_given=triple.sum(axis=3))

@@ -135,6 +135,30 @@ def weak_features(n: int, n_weak: int = 10, n_noise: int = 20, p_match: float = 
     return X, y
 
 
+def _dbn_model_rows(train, test, ess: float, bma_k2: bool) -> list[dict]:
+    """Mean test log-likelihood per slice and fit time of the Section 5.1 models."""
+    import time
+
+    from bnexplore.forests import DBNSCF
+
+    models = [("No structure", dict(max_parents=0, intra="none")),
+              ("Intra", dict(max_parents=0)),
+              ("Inter(1)", dict(max_parents=1, intra="none")),
+              ("Inter(2)", dict(max_parents=2, intra="none")),
+              ("MAP SCF(1)", dict(max_parents=1)),
+              ("MAP SCF(2)", dict(max_parents=2)),
+              ("BMA SCF(1)", dict(max_parents=1, averaging="bma"))]
+    if bma_k2:
+        models.append(("BMA SCF(2)", dict(max_parents=2, averaging="bma")))
+    rows = []
+    for name, kw in models:
+        t = time.perf_counter()
+        m = DBNSCF(ess=ess, **kw).fit(train)
+        rows.append({"model": name, "log_prob": m.mean_log_prob(test),
+                     "seconds": time.perf_counter() - t})
+    return rows
+
+
 def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, seed: int,
                ess: float = 10.0) -> list[dict]:
     """SFAN accuracy against the exclusion penalty on the weak-features set (Figure 10).
@@ -172,32 +196,15 @@ def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: flo
     >>> {r["model"] for r in rows} >= {"No structure", "MAP SCF(1)", "BMA SCF(1)"}
     True
     """
-    import time
-
     import numpy as np
 
-    from bnexplore.forests import DBNSCF, random_dbn, sample_dbn
+    from bnexplore.forests import random_dbn, sample_dbn
 
     rng = np.random.default_rng(seed)
     dbn = random_dbn(n_vars, max_inter=2, seed=rng)
     train = sample_dbn(dbn, n_train, seed=rng)
     test = sample_dbn(dbn, n_test, seed=rng)
-    models = [("No structure", dict(max_parents=0, intra="none")),
-              ("Intra", dict(max_parents=0)),
-              ("Inter(1)", dict(max_parents=1, intra="none")),
-              ("Inter(2)", dict(max_parents=2, intra="none")),
-              ("MAP SCF(1)", dict(max_parents=1)),
-              ("MAP SCF(2)", dict(max_parents=2)),
-              ("BMA SCF(1)", dict(max_parents=1, averaging="bma"))]
-    if bma_k2:
-        models.append(("BMA SCF(2)", dict(max_parents=2, averaging="bma")))
-    rows = []
-    for name, kw in models:
-        t = time.perf_counter()
-        m = DBNSCF(ess=ess, **kw).fit(train)
-        rows.append({"model": name, "log_prob": m.mean_log_prob(test),
-                     "seconds": time.perf_counter() - t})
-    return rows
+    return _dbn_model_rows(train, test, ess, bma_k2)
 
 
 def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
@@ -292,32 +299,13 @@ def bat_trial(n_train: int, seed: int, cpts: str = "bnt", n_test: int = 1000, es
     >>> [r["model"] for r in rows][-1], bool(rows[4]["log_prob"] > best_inter)   # doctest: +SKIP
     ('BMA SCF(1)', True)
     """
-    import time
-
     import numpy as np
-
-    from bnexplore.forests import DBNSCF
 
     rng = np.random.default_rng(seed)
     bat = bat_dbn(cpts, seed=rng)
     train = sample_bat(bat, n_train, seed=rng)
     test = sample_bat(bat, n_test, seed=rng)
-    models = [("No structure", dict(max_parents=0, intra="none")),
-              ("Intra", dict(max_parents=0)),
-              ("Inter(1)", dict(max_parents=1, intra="none")),
-              ("Inter(2)", dict(max_parents=2, intra="none")),
-              ("MAP SCF(1)", dict(max_parents=1)),
-              ("MAP SCF(2)", dict(max_parents=2)),
-              ("BMA SCF(1)", dict(max_parents=1, averaging="bma"))]
-    if bma_k2:
-        models.append(("BMA SCF(2)", dict(max_parents=2, averaging="bma")))
-    rows = []
-    for name, kw in models:
-        t = time.perf_counter()
-        m = DBNSCF(ess=ess, **kw).fit(train)
-        rows.append({"model": name, "log_prob": m.mean_log_prob(test),
-                     "seconds": time.perf_counter() - t})
-    return rows
+    return _dbn_model_rows(train, test, ess, bma_k2)
 
 
 register("ziebart_uci", uci_trial,
