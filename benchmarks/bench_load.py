@@ -550,7 +550,13 @@ def main(argv=None) -> int:
     with Server() as server:
         if args.client == "python":
             sys.path.insert(0, str(REPO / "apps"))
-            import panel.models  # noqa: F401  (Panel's Bokeh models, to read the documents)
+            import importlib
+            import pkgutil
+
+            import panel.models
+            # every Panel Bokeh model (some register lazily), to read the documents
+            for mod in pkgutil.iter_modules(panel.models.__path__):
+                importlib.import_module(f"panel.models.{mod.name}")
 
             import _common
             # the apps' own generated model, built on first use, must be known here too
