@@ -26,7 +26,8 @@ def posterior_difference_heatmap(diff: pd.DataFrame, title: str = "All orders mi
                                  width: int = 620, height: int = 560):
     """Heat map of a difference of two arc-posterior matrices, colours fixed to [-1, 1]
     (red: more probable over all orders, blue: more probable under the fixed order)."""
-    return heatmap(diff, title=title, cmap="RdBu_r", clim=(-1.0, 1.0), width=width, height=height)
+    return heatmap(diff, title=title, cmap="RdBu_r", clim=(-1.0, 1.0), width=width, height=height,
+                   clabel="difference in P(arc)")
 
 
 def log_score_traces(traces: np.ndarray, thin: int = 1, burn_in: int = 0,
