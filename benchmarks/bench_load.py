@@ -220,16 +220,19 @@ def _progress(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def _wait_all(pages, pred: Callable[[object, int], bool], t0: list[float], deadline_s: float,
-              on_poll: Callable[[], None]) -> list[float]:
-    """Poll until ``pred(page, i)`` for every page; seconds since ``t0[i]`` (nan: timed out)."""
-    out = [float("nan")] * len(pages)
-    left = set(range(len(pages)))
+def _wait_all(items, pred: Callable[[object, int], bool], t0: list[float], deadline_s: float,
+              on_poll: Callable[[], None], pause: Callable[[], None] | None = None) -> list[float]:
+    """Poll until ``pred(item, i)`` for every item (a page or a :class:`PySession`); seconds
+    since ``t0[i]`` (nan: timed out). ``pause`` waits between polls (default: 100 ms
+    through the first page, which keeps Playwright's event loop running)."""
+    pause = pause or (lambda: items[0].wait_for_timeout(100))
+    out = [float("nan")] * len(items)
+    left = set(range(len(items)))
     deadline = time.monotonic() + deadline_s
     while left and time.monotonic() < deadline:
         for i in sorted(left):
             try:
-                ok = pred(pages[i], i)
+                ok = pred(items[i], i)
             except Exception:  # noqa: BLE001 - a page mid-render
                 ok = False
             if ok:
@@ -237,7 +240,7 @@ def _wait_all(pages, pred: Callable[[object, int], bool], t0: list[float], deadl
                 left.discard(i)
         on_poll()
         if left:
-            pages[0].wait_for_timeout(100)
+            pause()
     return out
 
 
@@ -438,19 +441,9 @@ class PySession:
 
 def _wait_docs(sessions: list[PySession], pred: Callable[[object, int], bool], t0: list[float],
                deadline_s: float, poll: Callable[[], None]) -> list[float]:
-    """Poll until ``pred(doc, i)`` for every session; seconds since ``t0[i]`` (nan: timed out)."""
-    out = [float("nan")] * len(sessions)
-    left = set(range(len(sessions)))
-    deadline = time.monotonic() + deadline_s
-    while left and time.monotonic() < deadline:
-        for i in sorted(left):
-            if sessions[i].has(lambda doc: pred(doc, i)):
-                out[i] = time.monotonic() - t0[i]
-                left.discard(i)
-        poll()
-        if left:
-            time.sleep(0.05)
-    return out
+    """:func:`_wait_all` over the sessions' documents: until ``pred(doc, i)`` for every one."""
+    return _wait_all(sessions, lambda s, i: s.has(lambda doc: pred(doc, i)), t0, deadline_s,
+                     poll, pause=lambda: time.sleep(0.05))
 
 
 def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
