@@ -72,14 +72,25 @@ def test_a_failed_build_is_cached_and_raised_again(render):
 def test_rendering_leaves_the_calling_sessions_document_alone(render):
     # Views run in worker threads with Panel's curdoc set to the session's document;
     # a render into that document off its lock breaks the session
+    # (in a server, HoloViews' renderer is in "server" mode and renders into curdoc())
+    import holoviews as hv
     from bokeh.document import Document
+    from bokeh.io.doc import patch_curdoc
     from panel.io.state import set_curdoc
 
     session_doc = Document()
-    with set_curdoc(session_doc):
-        pic = render.rendered(lambda: _heatmap(3.0))
-        pane = render.shared_fixed_pane(lambda: _heatmap(3.0))
+    theme = session_doc.theme
+    renderer = hv.renderer("bokeh")
+    mode, renderer.mode = renderer.mode, "server"
+    try:
+        with set_curdoc(session_doc), patch_curdoc(session_doc):
+            pic = render.rendered(lambda: _heatmap(3.0))
+            pane = render.shared_fixed_pane(lambda: _heatmap(3.0))
+    finally:
+        renderer.mode = mode
     assert not session_doc.roots and not list(session_doc.models)
+    # HoloViews would set the document's theme and add a session callback to it
+    assert session_doc.theme is theme and not session_doc.callbacks.session_destroyed_callbacks
     assert "scale 3.0" in pic.doc_json and type(pane[0]).__name__ == "Bokeh"
 
 
