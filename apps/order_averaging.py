@@ -13,7 +13,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
-from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
 from _render import shared_dag_pane, shared_fixed_pane, shared_pane  # noqa: E402
 
@@ -93,15 +93,13 @@ def _positive(classes, yte):
     return min(present, key=lambda c: (yte == c).sum())
 
 
+@guarded
 def summary_view(kind, dataset, network, n_rows, target, k, n):
     from bnexplore.metrics import auc
 
     name = network if kind == NETWORK else dataset
-    try:
-        post, net, probas, yte, classes, avg = summary(kind, name, n_rows, target, k, n)
-        aucs = ", ".join(f"{m} {auc(yte, p, classes=list(classes)):.3f}" for m, p in probas.items())
-    except Exception as exc:  # shown to the user; the page keeps working
-        return error_box(exc)
+    post, net, probas, yte, classes, avg = summary(kind, name, n_rows, target, k, n)
+    aucs = ", ".join(f"{m} {auc(yte, p, classes=list(classes)):.3f}" for m, p in probas.items())
     n_arcs = net.dag.number_of_edges()
     # the source and the class come from the user (an uploaded file): literal text
     text = (f"<strong>{describe_source(kind, name, n_rows)}</strong>, class {md_strong(target)} "
@@ -154,31 +152,25 @@ def roc_plot(kind, name, n_rows, target, k, n):
 
 # The pictures are rendered once per setting for all sessions (apps/_render.py): a
 # class of students moving to the same setting costs one render, not one each.
+@guarded
 def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
     """The arc posteriors; they do not depend on ``n`` (unused), so the page does not
     bind it and moving n does not redraw the heatmap."""
     name = network if kind == NETWORK else dataset
-    try:
-        return shared_fixed_pane(heatmap_plot, kind, name, n_rows, target, k)
-    except Exception as exc:
-        return error_box(exc)
+    return shared_fixed_pane(heatmap_plot, kind, name, n_rows, target, k)
 
 
+@guarded
 def network_view(kind, dataset, network, n_rows, target, k, n):
     name = network if kind == NETWORK else dataset
-    try:
-        return shared_dag_pane(network_plot, kind, name, n_rows, target, k, n)
-    except Exception as exc:
-        return error_box(exc)
+    return shared_dag_pane(network_plot, kind, name, n_rows, target, k, n)
 
 
+@guarded
 def roc_view(kind, dataset, network, n_rows, target, k, n):
     name = network if kind == NETWORK else dataset
-    try:
-        return shared_pane(roc_plot, kind, name, n_rows, target, k, n,
-                           height=470, sizing_mode="stretch_width")
-    except Exception as exc:
-        return error_box(exc)
+    return shared_pane(roc_plot, kind, name, n_rows, target, k, n,
+                       height=470, sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:
