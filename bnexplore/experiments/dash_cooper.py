@@ -72,7 +72,7 @@ def lazy_random_sample(n_nodes: int, max_indegree: int, n_rows: int, rng):
     import numpy as np
 
     from ..data.core import DiscreteData
-    from ..networks import _uniform_dag
+    from ..networks._random import _uniform_dag
 
     parents = _uniform_dag(int(n_nodes), int(max_indegree), rng)
     import networkx as nx
