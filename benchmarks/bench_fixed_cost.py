@@ -68,10 +68,13 @@ def naive_bayes_vs_categorical_nb(calls: int, repeat: int) -> None:
     print(f"{'set':>18} {'rows':>5} {'cols':>4}   codes: NB ms  CNB ms  ratio   "
           f"frame: NB ms  OE+CNB ms  ratio")
     for name, X, y in uci_sets():
-        Xc = np.column_stack([X[c].cat.codes.to_numpy() for c in X.columns]).astype(np.int64)
-        arities = [len(X[c].cat.categories) for c in X.columns]
-        yc = y.cat.remove_unused_categories().cat.codes.to_numpy()
-        k = int(yc.max()) + 1
+        # dense codes: the states a column takes (NaiveBayes on codes knows no others)
+        Xc = np.column_stack([np.unique(X[c].cat.codes.to_numpy(), return_inverse=True)[1]
+                              for c in X.columns]).astype(np.int64)
+        n_states = [int(Xc[:, j].max()) + 1 for j in range(Xc.shape[1])]
+        arities = [len(X[c].cat.categories) for c in X.columns]   # a frame's categories
+        classes, yc = np.unique(np.asarray(y, dtype=object), return_inverse=True)
+        k = len(classes)                     # yc: codes in the sorted order of classes_
         n_c = np.bincount(yc, minlength=k)
         prior = (n_c + 1.0) / (n_c.sum() + k)            # the K2 (Laplace) class prior
 
@@ -79,7 +82,7 @@ def naive_bayes_vs_categorical_nb(calls: int, repeat: int) -> None:
             return bx.classifiers.NaiveBayes().fit(Xc, yc).predict_proba(Xc)
 
         def peer_codes():
-            return CategoricalNB(min_categories=arities, class_prior=prior).fit(Xc, yc) \
+            return CategoricalNB(min_categories=n_states, class_prior=prior).fit(Xc, yc) \
                 .predict_proba(Xc)
 
         def ours_frame():
