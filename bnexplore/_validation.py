@@ -10,8 +10,8 @@ A constraint is a small callable ``constraint(value, name) -> value`` that retur
 value in its canonical form (``"bdeu"`` -> ``"BDeu"``, ``np.int64(3)`` -> ``3``) or raises
 an error naming the parameter:
 
-* ``TypeError`` when an integer parameter gets a non-integer (``True``, ``2.5``, ``"3"``);
-* ``ValueError`` for everything else (out of range, unknown option, bad prior or ess).
+:class:`InvalidParameterError`, a subclass of both ``ValueError`` and ``TypeError`` (as
+scikit-learn's), so that callers catching either keep working.
 
 These are plain Python checks: they cost a few microseconds per ``fit``, where
 ``sklearn.utils._param_validation.validate_parameter_constraints`` costs tens.
@@ -33,7 +33,7 @@ Examples
 >>> Interval(int, 0, None)(-1, "max_parents")
 Traceback (most recent call last):
 ...
-ValueError: max_parents must be an int >= 0, got -1
+bnexplore._validation.InvalidParameterError: max_parents must be an int >= 0, got -1
 >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
 np.True_
 """
@@ -44,12 +44,16 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-__all__ = ["Interval", "Options", "Prior", "ESS", "RandomState", "Satisfies", "check_random_state",
+__all__ = ["InvalidParameterError", "Interval", "Options", "Prior", "ESS", "RandomState", "Satisfies", "check_random_state",
            "check_positive_int", "check_int", "check_number", "check_probability",
            "check_prior", "check_ess", "check_prior_ess", "validate_params"]
 
 #: canonical spelling of every Dirichlet prior, by its lower-case spelling
 _PRIOR_SPELLING = {"k2": "K2", "bdeu": "BDeu", "mle": "mle"}
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of the wrong type or out of its range (the message names it)."""
 
 
 def _is_int(value) -> bool:
@@ -102,18 +106,18 @@ class Interval:
         shown = f"{name} ({self.label})" if self.label else name
         if self.kind is int:
             if not _is_int(value):
-                raise TypeError(f"{shown} must be {self.describe()}, got {value!r}")
+                raise InvalidParameterError(f"{shown} must be {self.describe()}, got {value!r}")
             value = int(value)
         else:
             if not _is_real(value):
-                raise ValueError(f"{shown} must be {self.describe()}, got {value!r}")
+                raise InvalidParameterError(f"{shown} must be {self.describe()}, got {value!r}")
             value = float(value)
             if math.isnan(value) or (math.isinf(value) and not self.allow_inf):
-                raise ValueError(f"{shown} must be {self.describe()}, got {value!r}")
+                raise InvalidParameterError(f"{shown} must be {self.describe()}, got {value!r}")
         lo, hi, c = self.low, self.high, self.closed
         if (lo is not None and (value < lo or (value == lo and c in ("right", "neither")))) or \
                 (hi is not None and (value > hi or (value == hi and c in ("left", "neither")))):
-            raise ValueError(f"{shown} must be {self.describe()}, got {value!r}")
+            raise InvalidParameterError(f"{shown} must be {self.describe()}, got {value!r}")
         return value
 
 
@@ -136,7 +140,7 @@ class Options:
             return value
         listed = ", ".join(repr(o) for o in self.options[:-1]) + f" or {self.options[-1]!r}" \
             if len(self.options) > 1 else repr(self.options[0])
-        raise ValueError(f"{name} must be {listed}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be {listed}, got {value!r}")
 
 
 class Prior:
@@ -168,12 +172,12 @@ class RandomState:
 class Satisfies:
     """Any value accepted by a predicate; ``what`` says what the predicate accepts."""
 
-    def __init__(self, predicate: Callable[[Any], bool], what: str, error: type = ValueError):
-        self.predicate, self.what, self.error = predicate, what, error
+    def __init__(self, predicate: Callable[[Any], bool], what: str):
+        self.predicate, self.what = predicate, what
 
     def __call__(self, value, name: str):
         if not self.predicate(value):
-            raise self.error(f"{name} must be {self.what}, got {value!r}")
+            raise InvalidParameterError(f"{name} must be {self.what}, got {value!r}")
         return value
 
 
@@ -192,19 +196,19 @@ def check_random_state(seed, name: str = "seed") -> np.random.Generator:
     >>> check_random_state(-1)
     Traceback (most recent call last):
     ...
-    ValueError: seed must be a non-negative int, got -1
+    bnexplore._validation.InvalidParameterError: seed must be a non-negative int, got -1
     """
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is None or isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
     if isinstance(seed, (bool, np.bool_)):
-        raise TypeError(f"{name} must be None, a non-negative int or a numpy Generator, got {seed!r}")
+        raise InvalidParameterError(f"{name} must be None, a non-negative int or a numpy Generator, got {seed!r}")
     if isinstance(seed, (int, np.integer)):
         if int(seed) < 0:
-            raise ValueError(f"{name} must be a non-negative int, got {seed}")
+            raise InvalidParameterError(f"{name} must be a non-negative int, got {seed}")
         return np.random.default_rng(int(seed))
-    raise TypeError(f"{name} must be None, a non-negative int or a numpy Generator, got "
+    raise InvalidParameterError(f"{name} must be None, a non-negative int or a numpy Generator, got "
                     f"{type(seed).__name__} {seed!r}")
 
 
@@ -217,9 +221,9 @@ def check_positive_int(value, name: str) -> int:
     3
     """
     if not _is_int(value):
-        raise TypeError(f"{name} must be a positive integer, got {type(value).__name__} {value!r}")
+        raise InvalidParameterError(f"{name} must be a positive integer, got {type(value).__name__} {value!r}")
     if int(value) <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
+        raise InvalidParameterError(f"{name} must be a positive integer, got {value}")
     return int(value)
 
 
@@ -269,7 +273,7 @@ def check_prior(prior, name: str = "prior", allowed=("K2", "BDeu"),
     >>> check_prior("k2")
     Traceback (most recent call last):
     ...
-    ValueError: prior must be 'K2' or 'BDeu', got 'k2'
+    bnexplore._validation.InvalidParameterError: prior must be 'K2' or 'BDeu', got 'k2'
     """
     if isinstance(prior, str):
         if prior in allowed:
@@ -279,7 +283,7 @@ def check_prior(prior, name: str = "prior", allowed=("K2", "BDeu"),
             if canon in allowed:
                 return canon
     listed = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
-    raise ValueError(f"{name} must be {listed}, got {prior!r}")
+    raise InvalidParameterError(f"{name} must be {listed}, got {prior!r}")
 
 
 def check_ess(ess, name: str = "ess") -> float:
@@ -292,10 +296,10 @@ def check_ess(ess, name: str = "ess") -> float:
     >>> check_ess(0)
     Traceback (most recent call last):
     ...
-    ValueError: ess (equivalent sample size) must be a positive number, got 0
+    bnexplore._validation.InvalidParameterError: ess (equivalent sample size) must be a positive number, got 0
     """
     if not _is_real(ess) or not math.isfinite(ess) or not ess > 0:
-        raise ValueError(f"{name} (equivalent sample size) must be a positive number, got {ess!r}")
+        raise InvalidParameterError(f"{name} (equivalent sample size) must be a positive number, got {ess!r}")
     return float(ess)
 
 

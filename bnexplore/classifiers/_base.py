@@ -227,7 +227,7 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         full[:, m] = y_codes
         if mask is not None:
             mask = np.concatenate([mask, np.zeros((n, 1), dtype=bool)], axis=1)
-        data = DiscreteData(full, names + [self.class_column], states + [list(pd.Index(classes))],
+        data = DiscreteData(full, names + [self.class_column], states + [classes.tolist()],
                             target=self.class_column, missing=mask)
         self.classes_ = classes
         self.n_features_in_ = m

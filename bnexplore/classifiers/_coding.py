@@ -28,6 +28,28 @@ from ..data.core import MAX_STATES, DiscreteData, _continuous_error
 __all__ = ["int_array_codes", "categorical_frame_codes", "class_codes", "encode_rows"]
 
 
+def _column_arrays(X: pd.DataFrame) -> list:
+    """The arrays behind the columns of ``X`` (a ``Categorical`` for a categorical column).
+
+    ``DataFrame._get_column_array`` reads them without building a Series per column (a
+    Series copies ``X.attrs`` deeply: tens of microseconds a column); the public spelling
+    is the fallback for a pandas without it.
+    """
+    get = getattr(X, "_get_column_array", None)
+    if get is None:  # pragma: no cover - other pandas versions
+        return [X.iloc[:, j].array for j in range(X.shape[1])]
+    return [get(j) for j in range(X.shape[1])]
+
+
+def _categoricals(X) -> list | None:
+    """The Categoricals of a non-empty DataFrame whose every column is categorical, or None."""
+    if not isinstance(X, pd.DataFrame) or X.shape[0] == 0 or X.shape[1] == 0 or \
+            not all(isinstance(t, pd.CategoricalDtype) for t in X.dtypes):
+        return None
+    cols = _column_arrays(X)
+    return cols if all(isinstance(c, pd.Categorical) for c in cols) else None
+
+
 def _as_int_array(X) -> np.ndarray | None:
     """``X`` as a 2-D int64 array when it is a numpy array of integers, bools or whole
     finite floats with at least one row and column; otherwise None."""
@@ -69,17 +91,12 @@ def categorical_frame_codes(X) -> tuple[np.ndarray, list[list], np.ndarray | Non
     None when ``X`` is not a non-empty DataFrame whose every column is a Categorical, or
     when a column has no observed value (the checked path raises for it).
     """
-    if not isinstance(X, pd.DataFrame) or X.shape[0] == 0 or X.shape[1] == 0:
+    cols = _categoricals(X)
+    if cols is None:
         return None
-    cols = []
-    for j in range(X.shape[1]):
-        s = X.iloc[:, j]
-        if not isinstance(s.dtype, pd.CategoricalDtype):
-            return None
-        cols.append(s)
     codes = np.empty(X.shape, dtype=np.int32)
-    for j, s in enumerate(cols):
-        codes[:, j] = s.cat.codes.to_numpy()
+    for j, c in enumerate(cols):
+        codes[:, j] = c.codes
     mask = codes < 0
     if mask.any():
         if mask.all(axis=0).any():
@@ -87,7 +104,7 @@ def categorical_frame_codes(X) -> tuple[np.ndarray, list[list], np.ndarray | Non
         codes[mask] = 0                      # the placeholder of a missing cell
     else:
         mask = None
-    return codes, [list(s.cat.categories) for s in cols], mask
+    return codes, [c.categories.tolist() for c in cols], mask
 
 
 def class_codes(y) -> tuple[np.ndarray, np.ndarray] | None:
@@ -146,12 +163,13 @@ def encode_rows(X, data: DiscreteData, columns: list | None) -> np.ndarray | Non
         return out
     if isinstance(X, pd.DataFrame) and columns is not None and X.shape[1] == m \
             and X.shape[0] > 0 and list(X.columns) == columns:
+        cols = _categoricals(X)
+        if cols is None:
+            return None
         out = np.empty(X.shape, dtype=np.int32)
-        for j in range(m):
-            s = X.iloc[:, j]
-            if not isinstance(s.dtype, pd.CategoricalDtype) or \
-                    list(s.cat.categories) != data.states[j]:
+        for j, c in enumerate(cols):
+            if c.categories.tolist() != data.states[j]:
                 return None
-            out[:, j] = s.cat.codes.to_numpy()
+            out[:, j] = c.codes
         return out
     return None
