@@ -33,7 +33,7 @@ Examples
 >>> Interval(int, 0, None)(-1, "max_parents")
 Traceback (most recent call last):
 ...
-bnexplore._validation.InvalidParameterError: max_parents must be an int >= 0, got -1
+bnexplore._validation.InvalidParameterError: max_parents must be >= 0, got -1
 >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
 np.True_
 """
@@ -85,20 +85,26 @@ class Interval:
         self.kind, self.low, self.high, self.closed = kind, low, high, closed
         self.allow_none, self.allow_inf, self.label = allow_none, allow_inf, label
 
-    def describe(self) -> str:
-        """What the range is, in words (``"an int >= 0"``, ``"a number in [0, 1]"``)."""
-        what = "an int" if self.kind is int else "a number"
+    def _range(self) -> str:
+        """The range in symbols (``">= 0"``, ``"in (0, 1]"``), or ``""`` without bounds."""
         if self.low is not None and self.high is not None:
             lb = "[" if self.closed in ("both", "left") else "("
             rb = "]" if self.closed in ("both", "right") else ")"
-            rng = f" in {lb}{self.low}, {self.high}{rb}"
-        elif self.low is not None:
-            rng = f" {'>=' if self.closed in ('both', 'left') else '>'} {self.low}"
-        elif self.high is not None:
-            rng = f" {'<=' if self.closed in ('both', 'right') else '<'} {self.high}"
+            return f"in {lb}{self.low}, {self.high}{rb}"
+        if self.low is not None:
+            return f"{'>=' if self.closed in ('both', 'left') else '>'} {self.low}"
+        if self.high is not None:
+            return f"{'<=' if self.closed in ('both', 'right') else '<'} {self.high}"
+        return ""
+
+    def describe(self) -> str:
+        """What the parameter must be, in words (``"a non-negative int"``, ``"a number > 0"``)."""
+        lower_only = self.high is None and self.closed in ("both", "left")
+        if self.kind is int and lower_only and self.low in (0, 1):
+            what = "a non-negative int" if self.low == 0 else "a positive int"
         else:
-            rng = ""
-        return what + rng + (" or None" if self.allow_none else "")
+            what = ("an int " if self.kind is int else "a number ") + self._range()
+        return what.strip() + (" or None" if self.allow_none else "")
 
     def __call__(self, value, name: str):
         if value is None and self.allow_none:
@@ -117,7 +123,7 @@ class Interval:
         lo, hi, c = self.low, self.high, self.closed
         if (lo is not None and (value < lo or (value == lo and c in ("right", "neither")))) or \
                 (hi is not None and (value > hi or (value == hi and c in ("left", "neither")))):
-            raise InvalidParameterError(f"{shown} must be {self.describe()}, got {value!r}")
+            raise InvalidParameterError(f"{shown} must be {self._range()}, got {value!r}")
         return value
 
 
@@ -273,7 +279,7 @@ def check_prior(prior, name: str = "prior", allowed=("K2", "BDeu"),
     >>> check_prior("k2")
     Traceback (most recent call last):
     ...
-    bnexplore._validation.InvalidParameterError: prior must be 'K2' or 'BDeu', got 'k2'
+    bnexplore._validation.InvalidParameterError: prior must be one of ('K2', 'BDeu'), got 'k2'
     """
     if isinstance(prior, str):
         if prior in allowed:
@@ -282,8 +288,7 @@ def check_prior(prior, name: str = "prior", allowed=("K2", "BDeu"),
             canon = _PRIOR_SPELLING.get(prior.lower())
             if canon in allowed:
                 return canon
-    listed = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
-    raise InvalidParameterError(f"{name} must be {listed}, got {prior!r}")
+    raise InvalidParameterError(f"{name} must be one of {tuple(allowed)}, got {prior!r}")
 
 
 def check_ess(ess, name: str = "ess") -> float:

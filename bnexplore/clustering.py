@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import squareform
 
+from ._validation import check_random_state
 from .data.core import DiscreteData, as_discrete
 from .scores import LocalScore
 from .search import SearchResult, hill_climb
@@ -304,7 +305,7 @@ def random_strategy(variables: Sequence[str], cluster_size: int, seed=None) -> l
     variables = list(variables)
     if not variables:
         raise ValueError("random_strategy needs at least one variable")
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     perm = [variables[i] for i in rng.permutation(len(variables))]
     return [perm[i:i + cs] for i in range(0, len(perm), cs)]
 
@@ -592,7 +593,7 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
         raise ValueError(f"concentration must be positive, got {concentration!r}")
     if not 0.0 <= dependence <= 1.0:
         raise ValueError(f"dependence must lie in [0, 1], got {dependence!r}")
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     parents: dict[str, list[str]] = {}
     cells = []
     for c in range(n_cells):

@@ -17,6 +17,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ._validation import check_int
 from .data.core import DiscreteData
 from .scores import LocalScore
 
@@ -163,8 +164,7 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     p = ls.n_nodes
     if max_indegree is None:
         max_indegree = p - 1
-    if not isinstance(max_indegree, (int, np.integer)) or max_indegree < 0:
-        raise ValueError(f"max_indegree must be a non-negative integer, got {max_indegree!r}")
+    max_indegree = check_int(max_indegree, "max_indegree", low=0)
     if max_steps is not None and max_steps < 0:
         raise ValueError(f"max_steps must be non-negative, got {max_steps!r}")
     mask = _allowed_matrix(ls, order, allowed)

@@ -18,8 +18,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .._validation import check_positive_int, check_random_state
-from ..data.core import DiscreteData, check_table_size
+from .._validation import check_ess, check_positive_int, check_prior, check_random_state
+from ..data.core import DiscreteData, check_table_size, config_index
 from ._graph import _lexicographic_topological_order, markov_blanket
 
 #: tolerance on CPT row sums accepted by :class:`BayesNet` (rows are then renormalised).
@@ -303,17 +303,14 @@ class BayesNet:
             comp = []
             for v in self._topo:
                 ps = self._parents[v]
-                par = np.array([len(self.states[p]) for p in ps], dtype=np.int64)
-                strides = np.ones(len(ps), dtype=np.int64)
-                if len(ps) > 1:
-                    strides[:-1] = np.cumprod(par[::-1])[::-1][1:]
+                par = [len(self.states[p]) for p in ps]
                 t = self.cpts[v]
                 # thresholds: state k is drawn when thr[k-1] <= u < thr[k]; states after the
                 # last one with positive probability get an unreachable threshold.
                 cum = np.cumsum(t, axis=1)[:, :-1]
                 tail = np.cumsum(t[:, ::-1], axis=1)[:, ::-1][:, 1:]  # mass strictly after k
                 thr = np.where(tail > 0, np.minimum(cum, 1.0), np.inf)
-                comp.append((pos[v], np.array([pos[p] for p in ps], dtype=np.int64), strides,
+                comp.append((pos[v], np.array([pos[p] for p in ps], dtype=np.int64), par,
                              np.ascontiguousarray(thr.T)))
             self._compiled = (pos, comp)
         return self._compiled
@@ -326,13 +323,6 @@ class BayesNet:
             self._log_cpts[v] = lt
         return lt
 
-    @staticmethod
-    def _config(codes: np.ndarray, pidx: np.ndarray, strides: np.ndarray, n: int) -> np.ndarray:
-        cfg = np.zeros(n, dtype=np.int64)
-        for p, s in zip(pidx, strides):
-            cfg += codes[p] * s
-        return cfg
-
     # ------------------------------------------------------------------ sampling
     def _sample_codes(self, n: int, seed) -> np.ndarray:
         n = check_positive_int(n, "n (number of rows)")
@@ -340,12 +330,12 @@ class BayesNet:
         pos, comp = self._compile()
         codes = np.empty((len(comp), n), dtype=np.int32)
         uniforms = rng.random((len(comp), n))
-        for i, pidx, strides, thr in comp:
+        for i, pidx, par, thr in comp:
             u = uniforms[i]
             out = codes[i]
             out[:] = 0
             if pidx.size:
-                cfg = self._config(codes, pidx, strides, n)
+                cfg = config_index([codes[p] for p in pidx], par, n)
                 for k in range(thr.shape[0]):  # thr is (r - 1, q): one gather per threshold
                     out += u >= thr[k][cfg]
             else:
@@ -465,9 +455,7 @@ class BayesNet:
         with np.errstate(divide="ignore"):
             for v in self._topo:
                 ps = self._parents[v]
-                cfg = np.zeros(n, dtype=np.int64)
-                for p in ps:
-                    cfg = cfg * len(self.states[p]) + enc[p]
+                cfg = config_index([enc[p] for p in ps], [len(self.states[p]) for p in ps], n)
                 total += self._log_cpt(v)[cfg, enc[v]]
         return total
 
@@ -566,14 +554,9 @@ class BayesNet:
         >>> fitted.cpts["smoke"].round(1).tolist()
         [[0.5, 0.5]]
         """
-        if isinstance(prior, str) and prior.lower() in ("bdeu", "k2", "mle"):
-            prior_l = prior.lower()
-        else:
-            raise ValueError(f"prior must be 'BDeu', 'K2' or 'mle', got {prior!r}")
-        if prior_l == "bdeu":
-            if isinstance(ess, bool) or not isinstance(ess, (int, float, np.number)) or not ess > 0 \
-                    or not np.isfinite(ess):
-                raise ValueError(f"ess (equivalent sample size) must be a positive number, got {ess!r}")
+        prior = check_prior(prior, allowed=("BDeu", "K2", "mle"), ignore_case=True)
+        if prior == "BDeu":
+            ess = check_ess(ess)
         if isinstance(dag, BayesNet):
             parents = {v: dag.parents(v) for v in dag._declared}
         elif isinstance(dag, nx.DiGraph):
@@ -608,11 +591,9 @@ class BayesNet:
             par = [len(states[p]) for p in ps]
             size = check_table_size(par + [r], ps + [v], what=f"CPT of {v!r}")
             q = size // r
-            cfg = np.zeros(data.n_rows, dtype=np.int64)
-            for p in ps:
-                cfg = cfg * len(states[p]) + data.column(p)
+            cfg = config_index([data.column(p) for p in ps], par, data.n_rows)
             counts = np.bincount(cfg * r + data.column(v), minlength=q * r).reshape(q, r)
-            cpts[v] = standard_parameters(counts, {"k2": "K2", "bdeu": "BDeu", "mle": "mle"}[prior_l], ess)
+            cpts[v] = standard_parameters(counts, prior, ess)
         return cls(parents, states, cpts, name=name)
 
     # ------------------------------------------------------------- conversion

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data.core import check_table_size
+from ..data.core import check_table_size, config_strides
 from ._bayesnet import BayesNet
 
 _NETWORK_DIR = Path(__file__).resolve().parent.parent / "data" / "files" / "networks"
@@ -150,7 +150,7 @@ def _parse_bif(text: str, name: str | None = None, row_tol: float = 1e-3) -> Bay
         par = [len(states[p]) for p in ps]
         size = check_table_size(par + [r], ps + [child], what=f"CPT of {child!r}")
         q = size // r
-        strides = [int(np.prod(par[i + 1:], dtype=np.int64)) for i in range(len(ps))]
+        strides = config_strides(par).tolist()
         cpt = np.full((q, r), np.nan)
         default = None
         for stmt in _split_statements(m.group(2)):

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_positive_int, check_random_state
+from .._validation import check_int, check_number, check_positive_int, check_random_state
 from ..data.core import check_table_size
 from ._bayesnet import BayesNet
 
@@ -218,15 +218,10 @@ def random_network(n_nodes: int, max_indegree: int, arity=2, seed=None, method: 
     (True, 10)
     """
     n = check_positive_int(n_nodes, "n_nodes")
-    if isinstance(max_indegree, (bool, np.bool_)) or not isinstance(max_indegree, (int, np.integer)):
-        raise TypeError(f"max_indegree must be a non-negative int, got {max_indegree!r}")
-    if max_indegree < 0:
-        raise ValueError(f"max_indegree must be >= 0, got {max_indegree}")
+    max_indegree = check_int(max_indegree, "max_indegree", low=0)
     if method not in ("uniform", "order"):
         raise ValueError(f"method must be 'uniform' or 'order', got {method!r}")
-    if not (isinstance(concentration, (int, float, np.number)) and np.isfinite(concentration)
-            and concentration > 0):
-        raise ValueError(f"concentration must be a positive number, got {concentration!r}")
+    concentration = check_number(concentration, "concentration", low=0, closed="neither")
     rng = check_random_state(seed)
     k = int(min(max_indegree, n - 1))
     ar = _arities(arity, n, rng)
