@@ -116,16 +116,15 @@ def class_codes(y) -> tuple[np.ndarray, np.ndarray] | None:
             return None
         return np.unique(y, return_inverse=True)
     if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
-        cat = y.cat
+        cat = y.array                        # the Categorical itself: no Series per access
     elif isinstance(y, pd.Categorical):
         cat = y
     else:
         return None
     cats = cat.categories
-    if cats.dtype.kind not in "iubOUS" or (cats.dtype.kind == "O" and
-                                            pd.api.types.infer_dtype(cats) != "string"):
-        return None
-    codes = np.asarray(cat.codes)
+    if cats.dtype.kind not in "iub" and cats.inferred_type != "string":
+        return None                          # floats, mixed objects: the checked path
+    codes = cat.codes
     if codes.size == 0 or codes.min() < 0:
         return None
     present = np.flatnonzero(np.bincount(codes, minlength=len(cats)))
