@@ -40,11 +40,11 @@ np.True_
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
-__all__ = ["InvalidParameterError", "Interval", "Options", "Prior", "ESS", "RandomState", "Satisfies", "check_random_state",
+__all__ = ["InvalidParameterError", "Interval", "Options", "Prior", "ESS", "RandomState", "check_random_state",
            "check_positive_int", "check_int", "check_number", "check_probability",
            "check_prior", "check_ess", "check_prior_ess", "validate_params"]
 
@@ -172,18 +172,6 @@ class RandomState:
 
     def __call__(self, value, name: str = "seed"):
         check_random_state(value, name)   # the value itself is stored: fit draws from it
-        return value
-
-
-class Satisfies:
-    """Any value accepted by a predicate; ``what`` says what the predicate accepts."""
-
-    def __init__(self, predicate: Callable[[Any], bool], what: str):
-        self.predicate, self.what = predicate, what
-
-    def __call__(self, value, name: str):
-        if not self.predicate(value):
-            raise InvalidParameterError(f"{name} must be {self.what}, got {value!r}")
         return value
 
 

@@ -271,8 +271,10 @@ def _continuous_error(name, n_distinct: int) -> ValueError:
 
 
 def _is_continuous(series: pd.Series) -> bool:
+    if isinstance(series.dtype, pd.CategoricalDtype) or series.dtype.kind not in "iuf":
+        return False                        # labels: no need to look at the values
     s = series.dropna()
-    if isinstance(series.dtype, pd.CategoricalDtype) or s.empty:
+    if s.empty:
         return False
     if pd.api.types.is_bool_dtype(s):
         return False
