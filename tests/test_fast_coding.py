@@ -10,7 +10,7 @@ import pytest
 from sklearn.naive_bayes import CategoricalNB
 
 import bnexplore as bx
-from bnexplore.classifiers import AODE, TAN, NaiveBayes
+from bnexplore.classifiers import AODE, BMAAODE, FAN, TAN, NaiveAveraging, NaiveBayes
 from bnexplore.classifiers._coding import categorical_frame_codes, class_codes, int_array_codes
 
 
@@ -43,7 +43,7 @@ def test_naive_bayes_equals_categorical_nb(name, X, y):
         np.column_stack([X[c].cat.codes for c in X.columns])), rtol=0, atol=1e-14)
 
 
-@pytest.mark.parametrize("make", [NaiveBayes, AODE, TAN])
+@pytest.mark.parametrize("make", [NaiveBayes, NaiveAveraging, AODE, BMAAODE, TAN, FAN])
 def test_fast_paths_equal_checked_path(make):
     rng = np.random.default_rng(0)
     Xi = rng.integers(0, 3, size=(60, 4)) * 10 + 1         # states 1, 11, 21
