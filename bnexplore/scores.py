@@ -193,10 +193,8 @@ def standard_parameters(counts: np.ndarray, prior: str = "K2", ess: float = 1.0)
 
 def _check_prior(prior: str, ess: float) -> None:
     """The Dirichlet prior of a score: K2 or BDeu with a positive equivalent sample size."""
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
-    if not (isinstance(ess, (int, float, np.floating, np.integer)) and math.isfinite(ess) and ess > 0):
-        raise ValueError(f"ess (equivalent sample size) must be a positive number, got {ess!r}")
+    from ._validation import check_prior_ess   # the one set of checks (bnexplore._validation)
+    check_prior_ess(prior, ess, PRIORS)
 
 
 class LocalScore:

@@ -38,6 +38,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .. import forests as _F
+from .._validation import ESS, Interval, Options, Prior
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 from ._missing import cpt_log_joint, enumerate_log_joint
 
@@ -47,14 +48,12 @@ __all__ = ["TAN", "FAN", "STAN", "SFAN"]
 class _SCFClassifier(DiscreteClassifier):
     _intra = "forest"
 
+    _parameter_constraints = {"averaging": Options("map", "bma"), "prior": Prior("K2", "BDeu"),
+                              "ess": ESS()}
+
     # subclasses expose the parameters they have; these are the resolved values
     def _settings(self) -> tuple[float, int]:
-        pen, k = self.penalty, getattr(self, "max_parents", 1)
-        if isinstance(pen, (bool, np.bool_)) or not isinstance(pen, (int, float, np.number)):
-            raise TypeError(f"penalty must be a number >= 0 (float('inf') for FAN/TAN), got {pen!r}")
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"max_parents must be an int >= 0, got {k!r}")
-        return float(pen), int(k)
+        return float(self.penalty), int(getattr(self, "max_parents", 1))
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "_SCFClassifier":
         """Learn the structure (MAP) or the structure posterior (BMA) from ``X, y``.
@@ -72,10 +71,8 @@ class _SCFClassifier(DiscreteClassifier):
         -------
         self
         """
-        if self.averaging not in ("map", "bma"):
-            raise ValueError(f"averaging must be 'map' or 'bma', got {self.averaging!r}")
+        data = self._fit_data(X, y)        # checks the parameters too
         penalty, k = self._settings()
-        data = self._fit_data(X, y)
         features = data.names[:-1]
         fam = _F.SCFFamilies(data, features, [self.class_column], max_parents=k, penalty=penalty,
                              prior=self.prior, ess=self.ess, intra=self._intra)
@@ -202,6 +199,9 @@ class SFAN(_SCFClassifier):
     True
     """
 
+    _parameter_constraints = {"penalty": Interval(float, 0, None, allow_inf=True),
+                              "max_parents": Interval(int, 0, None)}
+
     def __init__(self, penalty: float = 0.0, max_parents: int = 1, averaging: str = "map",
                  prior: str = "BDeu", ess: float = 10.0, handle_unknown: str = "missing"):
         self.penalty = penalty
@@ -260,6 +260,7 @@ class STAN(_SCFClassifier):
     """
 
     _intra = "tree"
+    _parameter_constraints = {"penalty": Interval(float, 0, None, allow_inf=True)}
 
     def __init__(self, penalty: float = 0.0, averaging: str = "map", prior: str = "BDeu",
                  ess: float = 10.0, handle_unknown: str = "missing"):
