@@ -63,17 +63,22 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
 from scipy.special import gammaln
 
 from ._bits import _compress, _fetch_add, _popcount
-from ._order_walks import _binary_subtree, _binary_whole, _config_subtree, _ones, _score_block
+from ._order_walks import (BinaryLists, ConfigCounts, OrderTables, PackedRows, PairConfigs, Placement, SetList,
+                           WalkStacks, _binary_subtree, _binary_whole, _config_subtree, _ones, _score_block)
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, get_table_budget
 
 __all__ = ["order_family_scores"]
+
+#: what :func:`_order_index` knows of one order: the kernel's tables and the Python side's
+OrderIndex = namedtuple("OrderIndex", ["max_parents", "out_off", "max_sets", "row_node", "row_state", "tables"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -102,6 +107,7 @@ def _row_bitsets(cols, arities):
                 bits[v, x, w] = word
     return bits
 
+
 @numba.njit(cache=True, nogil=True)
 def _mask_words(mask, W, words, pk):
     """List the non-zero words of ``mask[:W]`` and their popcounts; returns (count, rows)."""
@@ -117,6 +123,7 @@ def _mask_words(mask, W, words, pk):
             nw += 1
     return nw, m
 
+
 @numba.njit(cache=True, nogil=True)
 def _first_row(u, i0, rowstart, nodepos):
     """First child-value row a work item below ``u`` reads: its admissible children's
@@ -127,16 +134,19 @@ def _first_row(u, i0, rowstart, nodepos):
         lo = min(lo, rowstart[nodepos[x]])
     return lo
 
+
 @numba.njit(cache=True, nogil=True)
-def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
-                  set_last, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing):
+def _subtree_sets(pel, sP, first, max_extra, tables, bdeu, ess, sets):
     """Preorder list of the sets P + T of one work item (P = ``pel[:sP]``, T any subset of
-    ``first .. p-1`` with at most ``maxext`` members, in lexicographic depth-first
+    ``first .. p-1`` with at most ``max_extra`` members, in lexicographic depth-first
     order), leaving out the members of the last level (a set with one has no child;
     the walks skip them too).  Per set: last member (the others are its parent's),
     size, first admissible child (position in ``vorder``: the latest ``node_i0`` of its
     members), parent in the list and subtree size, and under BDeu its q; also zeroes
     its accumulators and fills the BDeu constants.  Returns the number of sets."""
+    arities, node_i0, vorder = tables.arities, tables.node_i0, tables.vorder
+    set_last, set_s, set_q, set_i0, set_par = sets.last, sets.size, sets.q, sets.i0, sets.parent
+    subsz, nsing, acc, cst = sets.subtree_size, sets.singles, sets.acc, sets.bdeu_consts
     p = arities.shape[0]
     q = 1.0
     i0 = 0
@@ -150,14 +160,14 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
     set_par[0] = -1
     subsz[0] = 1
     n = 1
-    if maxext > 0 and first < p:
-        st = np.zeros(maxext + 1, dtype=np.int64)
-        nx = np.zeros(maxext + 1, dtype=np.int64)
+    if max_extra > 0 and first < p:
+        st = np.zeros(max_extra + 1, dtype=np.int64)
+        nx = np.zeros(max_extra + 1, dtype=np.int64)
         nx[0] = first
         t = 0
         while t >= 0:
             cur = st[t]
-            if t >= maxext or nx[t] >= p:
+            if t >= max_extra or nx[t] >= p:
                 subsz[cur] = n - cur
                 t -= 1
                 continue
@@ -193,9 +203,9 @@ def _subtree_sets(pel, sP, first, maxext, arities, node_i0, vorder, bdeu, ess,
             cst[j, i, 3] = math.lgamma(aj)
     return n
 
+
 @numba.njit(cache=True, nogil=True)
-def _write_sets(nsets, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase, rk,
-                sing, nxt, out):
+def _write_sets(nsets, psingles, pel, sets, mlogr, tables, bdeu, placement):
     """Final scores of a work item's sets: the accumulated terms plus -log r per
     single-row configuration (``mlogr[i]`` = -log r of child ``vorder[i]``).  Under
     BDeu a set has the single-row configurations of its parent in the list
@@ -206,6 +216,10 @@ def _write_sets(nsets, psingles, pel, set_last, set_s, set_i0, set_par, nsing, a
     lexicographic order and holds every set with its first members, so v's sets of
     one size follow one another in ``out``: the place is worked out for the first of
     them only (``nxt[i, s]``: the next place, -1 before the first)."""
+    set_last, set_s, set_i0, set_par = sets.last, sets.size, sets.i0, sets.parent
+    nsing, sing, acc = sets.singles, sets.singles_total, sets.acc
+    vorder, obase, rk = tables.vorder, tables.obase, tables.rk
+    nxt, out = placement
     p = mlogr.shape[0]
     for i in range(p):
         for s in range(nxt.shape[1]):
@@ -239,10 +253,11 @@ def _write_sets(nsets, psingles, pel, set_last, set_s, set_i0, set_par, nsing, a
             out[at] = val
             nxt[i, s] = at + 1
 
+
 @numba.njit(cache=True, nogil=True)
-def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, rowstart, vorder, nodepos,
-                         obase, rk, items, maxsets, n_rows, n_workers, done, out):
-    """Every parent set of size <= k of every node under a (partial) order.
+def _order_family_scores(tables, max_parents, max_sets, bdeu, ess, logfact, bits, rbits, n_rows, n_workers, done,
+                         out):
+    """Every parent set of size <= ``max_parents`` of every node under a (partial) order.
 
     Work item ``u0`` (in ``items``; -1 is the empty set) scores {u0} and every set
     whose smallest member is u0.  The rows of each configuration of the first one or
@@ -258,13 +273,14 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
     allocated takes no item, so the caller checks ``done[0] == items.size`` (an item
     left undone would leave its places of ``out`` unwritten).
     """
+    arities, level, vorder, rowstart = tables.arities, tables.level, tables.vorder, tables.rowstart
+    nodepos, node_i0, items = tables.nodepos, tables.node_i0, tables.items
     p = arities.shape[0]
     D = rowstart[p]
     W = rbits.shape[1]
     mr = bits.shape[1]
     maxlev = level.max()
-    node_i0 = np.searchsorted(level[vorder], level, side="right")  # first position of a node's children
-    kx = max(k, 2)
+    kx = max(max_parents, 2)
     n_items = items.shape[0]
     binary_k2 = not bdeu  # every variable binary: the set-by-set path inside one-word pair configurations
     for v in range(p):
@@ -288,16 +304,16 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
         mlogr = np.empty(p)
         for i in range(p):
             mlogr[i] = -math.log(arities[vorder[i]])
-        set_last = np.zeros(maxsets, dtype=np.int64)
-        set_s = np.zeros(maxsets, dtype=np.int64)
-        set_q = np.zeros(maxsets)
-        set_i0 = np.zeros(maxsets, dtype=np.int64)
-        set_par = np.zeros(maxsets, dtype=np.int64)
-        subsz = np.zeros(maxsets, dtype=np.int64)
-        nsing = np.zeros(maxsets, dtype=np.int64)
-        sing = np.zeros(maxsets, dtype=np.int64)
-        acc = np.zeros((maxsets, p))
-        cst = np.zeros((maxsets if bdeu else 1, p, 4))
+        set_last = np.zeros(max_sets, dtype=np.int64)
+        set_s = np.zeros(max_sets, dtype=np.int64)
+        set_q = np.zeros(max_sets)
+        set_i0 = np.zeros(max_sets, dtype=np.int64)
+        set_par = np.zeros(max_sets, dtype=np.int64)
+        subsz = np.zeros(max_sets, dtype=np.int64)
+        nsing = np.zeros(max_sets, dtype=np.int64)
+        sing = np.zeros(max_sets, dtype=np.int64)
+        acc = np.zeros((max_sets, p))
+        cst = np.zeros((max_sets if bdeu else 1, p, 4))
         xs = np.zeros(kx + 1, dtype=np.int64)
         ds = np.zeros(kx + 1, dtype=np.int64)
         cid = np.zeros(kx + 1, dtype=np.int64)
@@ -320,6 +336,12 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
             for a in range(min(n_rows, 64) + 1):
                 for b in range(a + 1):
                     tt[a, b] = logfact[b] + logfact[a - b] - logfact[a + 1]
+        sets = SetList(set_last, set_s, set_q, set_i0, set_par, subsz, nsing, sing, acc, cst)
+        stacks = WalkStacks(xs, ds, cid, lft, bcnt, src, mem, i0d, accd)
+        counts = ConfigCounts(bb, cnt, cntd, celld)
+        lists = BinaryLists(lb2, lm2, nl2)
+        configs = PairConfigs(gm, cTs)
+        placement = Placement(wnxt, out)
         taken = -1  # the items this worker has taken (each is finished when it comes back here)
         while True:
             taken += 1
@@ -328,17 +350,15 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 break
             u0 = items[ii]
             if u0 < 0:  # the empty set: one configuration, every row
-                ns = _subtree_sets(pel, 0, 0, 0, arities, node_i0, vorder, bdeu, ess, set_last, set_s,
-                                   set_q, set_i0, set_par, subsz, cst, acc, nsing)
+                ns = _subtree_sets(pel, 0, 0, 0, tables, bdeu, ess, sets)
                 psingles = 0
                 if n_rows == 1:
                     psingles = 1
                 elif n_rows >= 2:
                     i0 = set_i0[0]
-                    _score_block(n_rows, W, rbits, compT, rowstart[i0], i0, bb, rowstart, vorder, arities, bdeu,
-                                 logfact, cst, acc, cnt, cntd, celld)
-                _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase,
-                            rk, sing, wnxt, out)
+                    _score_block(n_rows, PackedRows(rbits, compT, W), rowstart[i0], i0, tables, bdeu, logfact,
+                                 counts, sets)
+                _write_sets(ns, psingles, pel, sets, mlogr, tables, bdeu, placement)
                 continue
             # ---- pack u0's configurations: every child-value row a later set may need
             lo = _first_row(u0, node_i0[u0], rowstart, nodepos)
@@ -352,12 +372,11 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         _compress(rbits[d], bits[u0, a], words, pk, nw, blk[d, boff[a]:])
             # ---- the single parent {u0}; with every state of u0 in one word (binary K2),
             # every set below it too, in one walk over both states (no pairs packed apart)
-            whole = binary_k2 and k >= 2
+            whole = binary_k2 and max_parents >= 2
             for a in range(au0):
                 whole = whole and bm[a] <= 64
             pel[0] = u0
-            ns = _subtree_sets(pel, 1, 0, 0, arities, node_i0, vorder, bdeu, ess, set_last, set_s, set_q, set_i0,
-                               set_par, subsz, cst, acc, nsing)
+            ns = _subtree_sets(pel, 1, 0, 0, tables, bdeu, ess, sets)
             psingles = 0
             i0 = set_i0[0]
             d0 = lo if whole else rowstart[i0]  # the rows the walk reads, or the children's
@@ -371,18 +390,16 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 for d in range(d0, D):
                     for w in range(Wa):
                         comp[d, w] = blk[d, boff[a] + w]
-                _score_block(m, Wa, comp, compT, d0, i0, bb, rowstart, vorder, arities, bdeu, logfact,
-                             cst, acc, cnt, cntd, celld)
+                _score_block(m, PackedRows(comp, compT, Wa), d0, i0, tables, bdeu, logfact, counts, sets)
                 if whole:  # keep state a's packed rows for the walk below
                     for dd in range(d0, D):
                         cTs[a, dd] = compT[0, dd]
             if i0 < p:
-                _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu,
-                            obase, rk, sing, wnxt, out)
+                _write_sets(ns, psingles, pel, sets, mlogr, tables, bdeu, placement)
                 if whole:  # every set below {u0}: one walk over both states, written as it goes
-                    _binary_whole(pel, 1, k - 1, au0, bm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d,
-                                  nodepos, node_i0, vorder, obase, rk, wnxt, tt, out)
-            if k < 2 or whole:
+                    _binary_whole(pel, 1, max_parents - 1, au0, PairConfigs(bm, cTs), lists, stacks, acc[0], i0,
+                                  tables, tt, placement)
+            if max_parents < 2 or whole:
                 continue
             # ---- pairs {u0, u1} and the sets below them
             for u1 in range(u0 + 1, p):
@@ -392,15 +409,14 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                 rs1 = rowstart[nodepos[u1]]
                 # binary K2 with every configuration of the pair in one word: the sets below
                 # it in one walk (_binary_whole), as below a single parent
-                fused = binary_k2 and k >= 3
+                fused = binary_k2 and max_parents >= 3
                 for a in range(au0 if fused else 0):
                     if bm[a] >= 2:
                         c0 = 0
                         for w in range((bm[a] + 63) // 64):
                             c0 += np.int64(_popcount(blk[rs1, boff[a] + w]))
                         fused = fused and c0 <= 64 and bm[a] - c0 <= 64
-                ns = _subtree_sets(pel, 2, u1 + 1, 0 if fused else k - 2, arities, node_i0, vorder, bdeu, ess,
-                                   set_last, set_s, set_q, set_i0, set_par, subsz, cst, acc, nsing)
+                ns = _subtree_sets(pel, 2, u1 + 1, 0 if fused else max_parents - 2, tables, bdeu, ess, sets)
                 ng = 0
                 i0 = set_i0[0]
                 lo1 = _first_row(u1, i0, rowstart, nodepos)
@@ -437,8 +453,8 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                         Wc = (m + 63) // 64
                         for d in range(lo1, D):
                             _compress(blk[d, off:off + Wa], pm, words, pk, nw, comp[d])
-                        _score_block(m, Wc, comp, compT, lo1, i0, bb, rowstart, vorder, arities, bdeu, logfact,
-                                     cst, acc, cnt, cntd, celld)
+                        packed = PackedRows(comp, compT, Wc)
+                        _score_block(m, packed, lo1, i0, tables, bdeu, logfact, counts, sets)
                         if fused:  # keep this configuration's packed rows for the walk below
                             for dd in range(lo1, D):
                                 cTs[ng, dd] = compT[0, dd]
@@ -446,17 +462,15 @@ def _order_family_scores(arities, level, k, bdeu, ess, logfact, bits, rbits, row
                             ng += 1
                         if ns > 1 and i0 < p:
                             if binary_k2 and Wc == 1:
-                                _binary_subtree(m, u1, k - 2, comp, compT, lb2[0], lm2[0], nl2[0], xs, cid, nodepos,
-                                                node_i0, set_i0, subsz, acc, tt)
+                                first_lists = BinaryLists(lb2[0], lm2[0], nl2[0])
+                                _binary_subtree(m, u1, max_parents - 2, packed, first_lists, stacks, tables, sets, tt)
                             else:
-                                _config_subtree(m, Wc, u1, k - 2, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src,
-                                                cntd, celld, arities, rowstart, nodepos, node_i0, vorder, set_i0,
-                                                subsz, nsing, acc, cst, bdeu, logfact)
-                _write_sets(ns, psingles, pel, set_last, set_s, set_i0, set_par, nsing, acc, mlogr, vorder, bdeu, obase,
-                            rk, sing, wnxt, out)
+                                _config_subtree(m, u1, max_parents - 2, packed, counts, stacks, tables, sets, bdeu,
+                                                logfact)
+                _write_sets(ns, psingles, pel, sets, mlogr, tables, bdeu, placement)
                 if fused and i0 < p:
-                    _binary_whole(pel, 2, k - 2, ng, gm, cTs, lb2, lm2, nl2, accd, acc[0], i0, xs, mem, i0d, nodepos,
-                                  node_i0, vorder, obase, rk, wnxt, tt, out)
+                    _binary_whole(pel, 2, max_parents - 2, ng, configs, lists, stacks, acc[0], i0, tables, tt,
+                                  placement)
         _fetch_add(done, 0, taken)
     return out
 
@@ -496,15 +510,16 @@ def _order_sizes(level: np.ndarray, k: int) -> tuple[int, int, int]:
 
 
 @functools.lru_cache(maxsize=32)
-def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
-    """Index tables of :func:`_score_order_flat` for one (partial) order, arities and k;
-    they depend on nothing else, so they are kept between calls (read only).
+def _order_index(level_key: bytes, arity_key: bytes, k: int) -> OrderIndex:
+    """Index tables of :func:`order_family_scores` for one (partial) order, arities and
+    k; they depend on nothing else, so they are kept between calls (read only).
 
-    Returns (kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node,
-    row_state, obase, rk): kk = min(k, most candidates); the offsets of each node's
-    scores; the work items; the most sets below a pair; the nodes by level and each
-    node's position there; the first child-value row of each position; each
-    child-value row's node and state; and the place tables of :func:`_write_sets`."""
+    Returns an :data:`OrderIndex`: ``max_parents`` = min(k, most candidates); the
+    offsets of each node's scores; the most sets below a pair; each child-value row's
+    node and state; and the kernel's :data:`~bnexplore._order_walks.OrderTables` (the
+    nodes by level and each node's position there, the first child position of each
+    node's children, the first child-value row of each position, the place tables of
+    :func:`_write_sets` and the work items)."""
     level = np.frombuffer(level_key, dtype=np.int64)
     arities = np.frombuffer(arity_key, dtype=np.int64)
     p = level.size
@@ -536,7 +551,9 @@ def _order_index(level_key: bytes, arity_key: bytes, k: int) -> tuple:
     below = np.where(lower, n_cand[:, None] - 1 - cand_pos, 0)
     for t in range(1, kk + 1):
         rk[:, :, t] = np.where(lower, binom[below, t], 0)
-    return kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk
+    node_i0 = np.searchsorted(level[vorder], level, side="right").astype(np.int64)  # first child position
+    tables = OrderTables(arities, level, vorder, nodepos, node_i0, rowstart, obase, rk, items)
+    return OrderIndex(kk, out_off, maxsets, row_node, row_state, tables)
 
 
 def order_family_scores(data: DiscreteData, level: np.ndarray, k: int, bdeu: bool,
@@ -572,22 +589,22 @@ def order_family_scores(data: DiscreteData, level: np.ndarray, k: int, bdeu: boo
             f"scoring every family (k={k}) gives {n_out:,} scores, over the budget of {budget:,} cells: "
             f"use a smaller k (max_parents), an order with fewer candidate parents, or raise the budget "
             f"(bnexplore.data.set_table_budget)")
-    kk, out_off, items, maxsets, vorder, nodepos, rowstart, row_node, row_state, obase, rk = _order_index(
-        level.tobytes(), arities.tobytes(), k)
+    index = _order_index(level.tobytes(), arities.tobytes(), k)
+    items = index.tables.items
     bits = _row_bitsets(data.columns, arities)
-    rbits = np.ascontiguousarray(bits[row_node, row_state])  # child-value rows: states but the last
+    rbits = np.ascontiguousarray(bits[index.row_node, index.row_state])  # child-value rows: states but the last
     logfact = _logfact(n + mr + 1)
-    out = np.empty(int(out_off[-1]))  # every place is written
+    out = np.empty(int(index.out_off[-1]))  # every place is written
     done = np.zeros(1, dtype=np.int64)
     with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
         try:
-            _order_family_scores(arities, level, kk, bdeu, float(ess), logfact, bits, rbits, rowstart,
-                                 vorder, nodepos, obase, rk, items, maxsets, n, n_threads, done, out)
+            _order_family_scores(index.tables, index.max_parents, index.max_sets, bdeu, float(ess), logfact, bits,
+                                 rbits, n, n_threads, done, out)
         except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
             raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size)) from exc
     if done[0] != items.size:  # a worker could not allocate its arrays: never return unwritten scores
         raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size))
-    return out, out_off
+    return out, index.out_off
 
 
 _KERNEL_ALLOC_FAILED = (

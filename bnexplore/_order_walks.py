@@ -75,13 +75,38 @@ lb, lm, nl, tt
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numba
 import numpy as np
 
 from ._bits import _popcount
 
-__all__: list[str] = []
+__all__ = ["OrderTables", "SetList", "WalkStacks", "ConfigCounts", "PackedRows", "BinaryLists", "PairConfigs",
+           "Placement"]
+
+# The state of the kernels travels in named bundles of arrays (numba passes them as
+# tuples; each kernel unpacks what it reads into the local names used above).
+
+#: read-only tables of one order (:func:`bnexplore._order_scores._order_index`)
+OrderTables = namedtuple("OrderTables", ["arities", "level", "vorder", "nodepos", "node_i0", "rowstart",
+                                         "obase", "rk", "items"])
+#: the sets of one work item in preorder and what is accumulated per (set, child position)
+SetList = namedtuple("SetList", ["last", "size", "q", "i0", "parent", "subtree_size", "singles",
+                                 "singles_total", "acc", "bdeu_consts"])
+#: the depth-first stacks of the walks (one entry per depth)
+WalkStacks = namedtuple("WalkStacks", ["next_member", "state", "set_index", "rows_left", "rows", "counts_from",
+                                       "member", "first_child", "scores"])
+#: per depth: the configuration's bitset; per child-value row counts (BDeu); K2 counts and cell sums
+ConfigCounts = namedtuple("ConfigCounts", ["bitsets", "counts", "k2_counts", "k2_cells"])
+#: the packed child-value rows of one configuration, their word-major copy and their width in words
+PackedRows = namedtuple("PackedRows", ["rows", "rows_t", "n_words"])
+#: the binary set walk's configuration lists per depth: bitsets, row counts, how many
+BinaryLists = namedtuple("BinaryLists", ["bitsets", "rows", "count"])
+#: the configurations of a pair walked at once by :func:`_binary_whole`: rows, packed rows (word-major)
+PairConfigs = namedtuple("PairConfigs", ["rows", "rows_t"])
+#: where the scores go: the next place of each (child position, size), and the output
+Placement = namedtuple("Placement", ["next_place", "out"])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -92,6 +117,7 @@ def _ones(B, m):
         B[w] = ~np.uint64(0)
     if m % 64:
         B[full] = (np.uint64(1) << np.uint64(m % 64)) - np.uint64(1)
+
 
 @numba.njit(cache=True, nogil=True)
 def _count_rows(B, Wc, comp, compT, d0, D, cnt):
@@ -136,11 +162,14 @@ def _count_rows(B, Wc, comp, compT, d0, D, cnt):
         cnt[d] = c0
         d += 1
 
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _bdeu_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, cst, acc, cnt):
+def _bdeu_config(tot, B, packed, i0, tables, cst, acc, cnt):
     """Add the BDeu term of one configuration (``tot`` rows, bitset ``B`` of ``Wc`` words
     over the packed rows ``comp`` / ``compT``) to ``acc[i]`` of every child
     ``vorder[i]``, ``i >= i0``; ``cst[i]`` = (a_ijk, a_ij, lgamma(a_ijk), lgamma(a_ij))."""
+    comp, compT, Wc = packed
+    arities, vorder, rowstart = tables.arities, tables.vorder, tables.rowstart
     p = vorder.shape[0]
     _count_rows(B, Wc, comp, compT, rowstart[i0], rowstart[p], cnt)
     for i in range(i0, p):
@@ -159,12 +188,14 @@ def _bdeu_config(tot, B, Wc, comp, compT, i0, rowstart, vorder, arities, cst, ac
             cell += math.lgamma(a + rest) - lga
         acc[i] += cst[i, 3] - math.lgamma(cst[i, 1] + tot) + cell
 
+
 @numba.njit(cache=True, nogil=True)
 def _transpose_rows(comp, Wc, d0, D, compT):
     if Wc <= 8:
         for d in range(d0, D):
             for w in range(Wc):
                 compT[w, d] = comp[d, w]
+
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _rows_in(bb, b, Wc, comp, compT, d):
@@ -179,12 +210,16 @@ def _rows_in(bb, b, Wc, comp, compT, d):
             c += _popcount(bb[b, w] & comp[d, w])
     return np.int64(c)
 
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _k2_part(m, bb, b, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j):
+def _k2_part(m, b, packed, i0, tables, logfact, counts, acc, j):
     """Add the K2 term of one configuration (``m`` rows, bitset ``bb[b]``) to ``acc[j, i]``
     of every child ``vorder[i]``, ``i >= i0``; keep its counts in ``cntd[b]`` (per
     child-value row) and the sum of log n_ijk! per child in ``celld[b]``, for the
     splits below it."""
+    comp, compT, Wc = packed
+    bb, cntd, celld = counts.bitsets, counts.k2_counts, counts.k2_cells
+    arities, vorder, rowstart = tables.arities, tables.vorder, tables.rowstart
     p = vorder.shape[0]
     for i in range(i0, p):
         r = arities[vorder[i]]
@@ -200,21 +235,26 @@ def _k2_part(m, bb, b, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, 
         celld[b, i] = s
         acc[j, i] += logfact[r - 1] - logfact[r - 1 + m] + s
 
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _k2_unterm(m, i0, vorder, arities, logfact, celld, st, acc, j):
+def _k2_unterm(m, i0, tables, logfact, celld, st, acc, j):
     """Take the K2 term of a configuration (``m`` rows, ``celld[st]`` from
     :func:`_k2_part`) out of ``acc[j, i]``, ``i >= i0``: the configuration is split."""
+    arities, vorder = tables.arities, tables.vorder
     for i in range(i0, vorder.shape[0]):
         r = arities[vorder[i]]
         acc[j, i] -= logfact[r - 1] - logfact[r - 1 + m] + celld[st, i]
 
+
 @numba.njit(cache=True, nogil=True, inline="always")
-def _k2_binary_split(bb, t, Wc, m, c0, rs, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, st,
-                     acc, j):
+def _k2_binary_split(t, m, c0, rs, packed, i0, tables, logfact, counts, st, acc, j):
     """K2 change of ``acc[j, i]`` for every child ``vorder[i]``, ``i >= i0``, when a
     binary parent (packed row ``rs`` = its first state) splits the configuration
     ``bb[t]`` (``m`` rows; counts and cell sums at ``st``) into ``c0`` and ``m - c0``
     rows: the first part (into ``bb[t + 1]``) is counted, the second is the rest."""
+    comp, compT, Wc = packed
+    bb, cntd, celld = counts.bitsets, counts.k2_counts, counts.k2_cells
+    arities, vorder, rowstart = tables.arities, tables.vorder, tables.rowstart
     m1 = m - c0
     p = vorder.shape[0]
     for w in range(Wc):
@@ -235,27 +275,33 @@ def _k2_binary_split(bb, t, Wc, m, c0, rs, comp, compT, i0, rowstart, vorder, ar
         acc[j, i] += (logfact[r - 1] - logfact[r - 1 + c0] - logfact[r - 1 + m1] + logfact[r - 1 + m] + s
                       - celld[st, i])
 
+
 @numba.njit(cache=True, nogil=True)
-def _score_block(m, Wc, comp, compT, d_from, i0, bb, rowstart, vorder, arities, bdeu, logfact, cst, acc, cnt,
-                 cntd, celld):
+def _score_block(m, packed, d_from, i0, tables, bdeu, logfact, counts, sets):
     """Score one configuration whose ``m`` rows are all of the packed rows ``comp``
     (``Wc`` words, rows from ``d_from`` filled): the word-major copy, the all-rows
     bitset in ``bb[0]``, and its term in ``acc[0]`` for every child from position
     ``i0`` (under K2 its counts and cell sums go to ``cntd[0]`` and ``celld[0]``)."""
+    comp, compT, Wc = packed
+    bb, cnt = counts.bitsets, counts.counts
+    vorder, rowstart = tables.vorder, tables.rowstart
+    cst, acc = sets.bdeu_consts, sets.acc
     p = vorder.shape[0]
     _transpose_rows(comp, Wc, d_from, rowstart[p], compT)
     _ones(bb[0], m)
     if i0 >= p:
         return
     if bdeu:
-        _bdeu_config(m, bb[0], Wc, comp, compT, i0, rowstart, vorder, arities, cst[0], acc[0], cnt)
+        _bdeu_config(m, bb[0], packed, i0, tables, cst[0], acc[0], cnt)
     else:
-        _k2_part(m, bb, 0, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, 0)
+        _k2_part(m, 0, packed, i0, tables, logfact, counts, acc, 0)
+
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _low_bits(m):
     """The word with bits 0 .. m - 1 set (m <= 64): the rows of a packed configuration."""
     return np.uint64(0xFFFFFFFFFFFFFFFF) if m == 64 else (np.uint64(1) << np.uint64(m)) - np.uint64(1)
+
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _split_list(lb, lm, du, n, X0, cT, i0, p, tt, accj, deeper):
@@ -292,12 +338,13 @@ def _split_list(lb, lm, du, n, X0, cT, i0, p, tt, accj, deeper):
             n1 += np.uint64(m1 >= 2)
     return n1
 
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, node_i0, set_i0, subsz, acc, tt):
+def _binary_subtree(m, u1, max_extra, packed, lists, stacks, tables, sets, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the
     configuration of the pair whose sets below are walked has
     at most 64 rows (one word; ``u1`` its last member, the walk's sets add up to
-    ``maxext`` later ones): the same differences, set by set instead of configuration
+    ``max_extra`` later ones): the same differences, set by set instead of configuration
     by configuration.  Each set holds the list of its configurations of two rows or
     more (bitset ``lb``, rows ``lm``); x splits each configuration in one AND, and a
     split changes ``acc[j, i]`` by the terms of its two parts less its own, from two
@@ -307,6 +354,11 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
     :func:`_split_list`.  (Child position i has packed row i: every child is binary.)
     The hot loops index with unsigned ints, so numba adds no negative-index wraparound
     (about a fifth of this walk's time)."""
+    comp, compT = packed.rows, packed.rows_t
+    lb, lm, nl = lists
+    xs, cid = stacks.next_member, stacks.set_index
+    nodepos, node_i0 = tables.nodepos, tables.node_i0
+    set_i0, subsz, acc = sets.i0, sets.subtree_size, sets.acc
     p = nodepos.shape[0]
     lb[0, 0] = _low_bits(m)
     lm[0, 0] = m
@@ -319,7 +371,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
     while d >= 0:
         du = np.uint64(d)
         x = xs[du]
-        if d >= maxext or x >= p:
+        if d >= max_extra or x >= p:
             d -= 1
             continue
         xs[du] = x + 1
@@ -330,7 +382,7 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
         cid[du] = jj + subsz[j]
         i0 = set_i0[j]
         X0 = comp[np.uint64(nodepos[np.uint64(x)]), 0]  # rows where x takes its first state
-        deeper = d + 1 < maxext and subsz[j] > 1
+        deeper = d + 1 < max_extra and subsz[j] > 1
         d1 = du + one
         n1 = _split_list(lb, lm, du, nl[du], X0, cT, i0, p, tt, acc[j], deeper)
         if deeper:
@@ -339,11 +391,11 @@ def _binary_subtree(m, u1, maxext, comp, compT, lb, lm, nl, xs, cid, nodepos, no
             cid[d1] = jj + 1
             d += 1
 
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0root, xs, mem, i0d, nodepos,
-                  node_i0, vorder, obase, rk, nxt, tt, out):
+def _binary_whole(pel, sP, max_extra, ng, configs, lists, stacks, acc0, i0root, tables, tt, placement):
     """Every set P + T below P = ``pel[:sP]`` (one or two members; T of later members,
-    at most ``maxext``) under K2 with every variable binary and each configuration g of
+    at most ``max_extra``) under K2 with every variable binary and each configuration g of
     P in one word (``gm[g]`` rows, packed rows ``cTs[g]``, ``ng`` of them): the binary
     set walk of :func:`_binary_subtree` over all of P's configuration lists at once,
     so that a set is done when it is visited: its scores (its parent's, ``accd`` of
@@ -352,6 +404,11 @@ def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0roo
     P (children from position ``i0root``), ``nxt`` as in :func:`_write_sets`, carried
     on from P's own.  The sets come in the same order and their scores are summed in
     the same order as through the set list, so the results are the same bit for bit."""
+    gm, cTs = configs
+    lb2, lm2, nl2 = lists
+    xs, mem, i0d, accd = stacks.next_member, stacks.member, stacks.first_child, stacks.scores
+    nodepos, node_i0, vorder, obase, rk = tables.nodepos, tables.node_i0, tables.vorder, tables.obase, tables.rk
+    nxt, out = placement
     p = nodepos.shape[0]
     one = np.uint64(1)
     for g in range(ng):
@@ -374,7 +431,7 @@ def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0roo
     while d >= 0:
         du = np.uint64(d)
         x = xs[du]
-        if d >= maxext or x >= p:
+        if d >= max_extra or x >= p:
             d -= 1
             continue
         xs[du] = x + 1
@@ -382,7 +439,7 @@ def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0roo
             continue
         i0 = max(i0d[du], node_i0[np.uint64(x)])
         xp = np.uint64(nodepos[np.uint64(x)])
-        deeper = d + 1 < maxext and x < lastlive
+        deeper = d + 1 < max_extra and x < lastlive
         d1 = du + one
         dj = accd[d1]  # the differences, then the set's scores
         for i in range(np.uint64(i0), np.uint64(p)):
@@ -411,12 +468,12 @@ def _binary_whole(pel, sP, maxext, ng, gm, cTs, lb2, lm2, nl2, accd, acc0, i0roo
             xs[d1] = x + 1
             d += 1
 
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, bcnt, src, cntd, celld,
-                    arities, rowstart, nodepos, node_i0, vorder, set_i0, subsz, nsing, acc, cst, bdeu, logfact):
+def _config_subtree(m, u1, max_extra, packed, counts, stacks, tables, sets, bdeu, logfact):
     """Inside one configuration of a pair P (its ``m`` rows packed in ``comp``; under K2
     its counts and cell sums in ``cntd[0]``, ``celld[0]``): every configuration of every
-    set P + T (T of members after ``u1``, at most ``maxext``), depth first, one bitset
+    set P + T (T of members after ``u1``, at most ``max_extra``), depth first, one bitset
     per depth.  Single-row configurations are only counted (``nsing``).
 
     K2 (``bdeu`` false) works by differences: ``acc`` of a set gets the terms of the
@@ -426,6 +483,12 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
     member with nothing below is counted on one side only.  BDeu terms depend on the
     number of parent configurations, so there every configuration of every set is
     scored in full.  All arrays are indexed in place (no row views in the loop)."""
+    comp, compT, Wc = packed
+    bb, cnt = counts.bitsets, counts.counts
+    xs, ds, cid = stacks.next_member, stacks.state, stacks.set_index
+    lft, bcnt, src = stacks.rows_left, stacks.rows, stacks.counts_from
+    arities, rowstart, nodepos, node_i0 = tables.arities, tables.rowstart, tables.nodepos, tables.node_i0
+    set_i0, subsz, nsing, acc, cst = sets.i0, sets.subtree_size, sets.singles, sets.acc, sets.bdeu_consts
     p = arities.shape[0]
     delta = not bdeu
     t = 0
@@ -456,8 +519,7 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
                     rs = rowstart[nodepos[x]]
                     c0 = _rows_in(bb, t, Wc, comp, compT, rs)
                     if c0 > 0 and c0 < mt:
-                        _k2_binary_split(bb, t, Wc, mt, c0, rs, comp, compT, i0, rowstart, vorder, arities,
-                                         logfact, cntd, celld, st, acc, j)
+                        _k2_binary_split(t, mt, c0, rs, packed, i0, tables, logfact, counts, st, acc, j)
                     x += 1
                     while x < p and node_i0[x] >= p:
                         x += 1
@@ -503,15 +565,15 @@ def _config_subtree(m, Wc, u1, maxext, comp, compT, bb, cnt, xs, ds, cid, lft, b
             ds[t] = ax
         else:
             if delta and first:
-                _k2_unterm(mt, i0, vorder, arities, logfact, celld, src[t], acc, j)
+                _k2_unterm(mt, i0, tables, logfact, counts.k2_cells, src[t], acc, j)
             if c == 1:
                 nsing[j] += 1
                 ds[t] += 1
                 continue
             if delta:
-                _k2_part(c, bb, t1, Wc, comp, compT, i0, rowstart, vorder, arities, logfact, cntd, celld, acc, j)
+                _k2_part(c, t1, packed, i0, tables, logfact, counts, acc, j)
             else:
-                _bdeu_config(c, bb[t1], Wc, comp, compT, i0, rowstart, vorder, arities, cst[j], acc[j], cnt)
+                _bdeu_config(c, bb[t1], packed, i0, tables, cst[j], acc[j], cnt)
         if subsz[j] > 1:  # one level down (the return moves this level on)
             xs[t1] = x + 1
             ds[t1] = 0

@@ -78,7 +78,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from ._ismb_predict import MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows, _MissingInstance, _Prediction  # noqa: F401
+from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
+                            _MissingInstance, _Prediction)
 from ._ismb_search import ModelsInR, nismb_sequence, phase2
 from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
     _successor_masks
