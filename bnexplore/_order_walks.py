@@ -71,6 +71,11 @@ xs, ds, cid, lft, bcnt, src
 lb, lm, nl, tt
     Binary set walk: per depth the listed configurations (bitset, rows), how many,
     and the K2 term table above.
+bundles
+    The kernels take these arrays in named bundles (:data:`OrderTables`,
+    :data:`SetList`, :data:`WalkStacks`, :data:`ConfigCounts`, :data:`PackedRows`,
+    :data:`BinaryLists`, :data:`PairConfigs`, :data:`Placement`) and unpack them into
+    the short names above at their top.
 """
 from __future__ import annotations
 
@@ -401,7 +406,7 @@ def _binary_whole(pel, sP, max_extra, ng, configs, lists, stacks, acc0, i0root, 
     so that a set is done when it is visited: its scores (its parent's, ``accd`` of
     the depth above, plus its differences) go straight to ``out`` and stay in ``accd``
     for the sets below it; no set list, no accumulator per set.  ``acc0``: the scores of
-    P (children from position ``i0root``), ``nxt`` as in :func:`_write_sets`, carried
+    P (children from position ``i0root``), ``nxt`` as in :func:`bnexplore._order_scores._write_sets`, carried
     on from P's own.  The sets come in the same order and their scores are summed in
     the same order as through the set list, so the results are the same bit for bit."""
     gm, cTs = configs

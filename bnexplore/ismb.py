@@ -59,6 +59,8 @@ over every completion of every missing variable, however many are missing.
 Everything that does not depend on the test instance (phase 1, the scores of phase-1
 successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
 test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
+The engine: :mod:`bnexplore._mb_space` (structures as parent masks),
+:mod:`bnexplore._ismb_predict` (Eq. 6, missing sums), :mod:`bnexplore._ismb_search` (phase 2).
 
 References
 ----------
@@ -80,7 +82,7 @@ from scipy.special import logsumexp
 
 from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
                             _MissingInstance, _Prediction)
-from ._ismb_search import ModelsInR, nismb_sequence, phase2
+from ._ismb_search import ModelsInR, _check_search_params, nismb_sequence, phase2
 from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
     _successor_masks
 from .data.core import DiscreteData, as_discrete
@@ -792,18 +794,3 @@ class MBModel(_Prediction):
             out.append(np.exp(_logsumexp_rows((w[:, None] + L).T)[:, 0]))
         return np.array(out)
 
-
-def _check_search_params(queue_width, epsilon, patience, time_limit) -> None:
-    if isinstance(queue_width, bool) or not isinstance(queue_width, (int, np.integer)) \
-            or queue_width < 1:
-        raise ValueError(f"queue_width must be a positive integer, got {queue_width!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)) \
-            or not np.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(f"epsilon must be a non-negative number, got {epsilon!r}")
-    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
-        raise ValueError(f"patience must be a positive integer, got {patience!r}")
-    if time_limit is not None and (isinstance(time_limit, bool)
-                                   or not isinstance(time_limit, (int, float, np.number))
-                                   or not time_limit > 0):
-        raise ValueError(f"time_limit must be None or a positive number of seconds, "
-                         f"got {time_limit!r}")

@@ -24,7 +24,7 @@ This module computes, from one pass of counting,
   distributions (Eq. 10) by constrained optimisation with the gradient of Eq. 13
   (:func:`maplmg_weights`).
 
-Everything is in natural-log space.
+Everything is in natural-log space.  The kernels are in :mod:`bnexplore._ode_kernels`.
 
 Missing values.  :func:`ode_counts` of data with missing cells counts by available
 case: ``N_{C,u}(c, i)`` over the rows where ``u`` is observed, ``N_{C,u,v}(c, i, j)``

@@ -10,7 +10,9 @@ with ``a_ijk = 1`` (K2) or ``a_ijk = ess / (q_i r_i)`` (BDeu), ``a_ij = sum_k a_
 Parent configurations that never occur contribute exactly zero.
 
 Counting runs in numba kernels over mixed-radix codes, one pass over the rows per
-family; scores are cached per (child, parent set).
+family; scores are cached per (child, parent set).  Every family under an order at once
+(:func:`score_order_families`) is the engine of :mod:`bnexplore._order_scores` and
+:mod:`bnexplore._order_walks`.
 """
 from __future__ import annotations
 
