@@ -113,8 +113,8 @@ class _SCFClassifier(DiscreteClassifier):
         K = len(self.classes_)
         cls = d.n_cols - 1
         cnt = np.bincount(d.codes[:, cls], minlength=K).astype(float)
-        a = fam.ess / K if fam.prior == "BDeu" else 1.0
-        factors = [((cls,), np.log((cnt + a) / (d.n_rows + K * a)))]
+        pc = fam.ess / K if fam.prior == "BDeu" else 1.0   # Dirichlet pseudo-count of a class
+        factors = [((cls,), np.log((cnt + pc) / (d.n_rows + K * pc)))]
         for j, ps, ar, logcpt in self._tables.items:
             t = logcpt.reshape(tuple(ar) + (logcpt.shape[1],))
             factors.append(((j,) + tuple(int(p) for p in ps), np.moveaxis(t, -1, 0)))
@@ -157,7 +157,7 @@ class SFAN(_SCFClassifier):
     Parameters
     ----------
     penalty : float, default 0.0
-        Exclusion penalty ``alpha`` (Eq. 13), subtracted for every feature without the
+        Exclusion penalty (the paper's alpha, Eq. 13), subtracted for every feature without the
         class as a parent; ``float('inf')`` gives FAN.
     max_parents : int, default 1
         Condition parents per feature (with the class as the only condition, 0 or 1).
@@ -219,7 +219,7 @@ class STAN(_SCFClassifier):
     Parameters
     ----------
     penalty : float, default 0.0
-        Exclusion penalty ``alpha`` (Eq. 13) for every feature without the class as a
+        Exclusion penalty (the paper's alpha, Eq. 13) for every feature without the class as a
         parent; ``float('inf')`` gives TAN.
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every STAN.
