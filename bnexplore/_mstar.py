@@ -64,11 +64,12 @@ import numba
 import numpy as np
 
 from ._bits import _popcount
-from ._mstar_counts import (BINARY_WORDS, SubsetCounts, TrainingRows, binary_extend, eq3_table_binary,
+from ._mstar_counts import (BINARY_WORDS, SubsetCounts, binary_extend, eq3_table_binary,
                             eq3_table_bits, eq3_table_keys, extend_set, full_keys, start_counts)
 
-__all__ = ["Star", "StarWalk", "MoebiusTables", "ParentSetLists", "moebius_scatter", "zeta_cpt", "eq15_star_cpt",
-           "eq15_star_cpts", "mstar_work", "psi_scratch"]
+__all__ = ["Star", "StarWalk", "MoebiusTables", "Stars", "Batches", "CPTCells", "moebius_scatter", "zeta_cpt",
+           "binary_leaf_block", "fold_binary", "star_walk", "star_weights", "eq15_star_cpt", "eq15_star_cpts",
+           "mstar_work", "psi_scratch"]
 
 #: the star of one child and the weights of its subsets
 Star = namedtuple("Star", ["members", "stride", "n_configs", "max_size", "weight", "binom", "size_off"])
@@ -79,8 +80,14 @@ StarWalk = namedtuple("StarWalk", ["members", "colex_rank", "n_configs", "next_p
 #: the tables of the Moebius forms and the Moebius table Psi
 MoebiusTables = namedtuple("MoebiusTables", ["table", "depth_tables", "second_state", "psi"])
 
-#: every node's parent-set list of the order averaging: candidates, log weights, C(a, b)
-ParentSetLists = namedtuple("ParentSetLists", ["cand_flat", "cand_off", "log_weight", "set_off", "binom"])
+#: the summary network's parents: row v of ``members`` holds node v's star, ``length[v]`` of them
+Stars = namedtuple("Stars", ["members", "length"])
+
+#: the nodes dealt to the threads: batch b is ``nodes[off[b]:off[b + 1]]``, with its row of ``scratch`` for Psi
+Batches = namedtuple("Batches", ["nodes", "off", "scratch"])
+
+#: every node's CPT, node v's at ``cells[off[v]:off[v + 1]]``; ``done[v]`` once written
+CPTCells = namedtuple("CPTCells", ["cells", "off", "done"])
 
 
 # --------------------------------------------------------------------------- Moebius and zeta
@@ -473,19 +480,20 @@ def star_weights(members, max_parents, candidates, log_weight, binom):
 
 
 @numba.njit(cache=True, nogil=True)
-def eq15_star_cpt(rows, child, members, max_parents, candidates, log_weight, binom, bdeu, ess, bitset_cap,
-                  scratch, out):
+def eq15_star_cpt(rows, sets, child, members, max_parents, bdeu, ess, bitset_cap, scratch, out):
     """CPT (Q, r) of ``child`` in M*, row-major into ``out``: Eq. 15 over the parent
     sets inside the star ``members`` (see the module's docstring), whose weights
-    ``log_weight`` follow the parent-set list of the candidates ``candidates``;
+    follow the child's list in ``sets`` (:class:`~bnexplore._order_posterior.ParentSetLists`);
     ``scratch`` holds Psi."""
+    candidates = sets.cand_flat[sets.cand_off[child]:sets.cand_off[child + 1]]
+    log_weight = sets.log_weight[sets.set_off[child]:sets.set_off[child + 1]]
     arities = rows.arities
     n = rows.codes.shape[1]
     ns = members.shape[0]
     r = arities[child]
     rm = r - 1
     max_size = min(max_parents, ns)
-    wr, star_binom, size_off = star_weights(members, max_parents, candidates, log_weight, binom)
+    wr, star_binom, size_off = star_weights(members, max_parents, candidates, log_weight, sets.binom)
     # star strides (the last position fastest); the largest configuration count per depth
     ar = np.empty(ns, dtype=np.int64)
     stride = np.empty(ns, dtype=np.int64)
@@ -534,21 +542,17 @@ def eq15_star_cpt(rows, child, members, max_parents, candidates, log_weight, bin
 
 
 @numba.njit(cache=True, nogil=True)
-def eq15_star_cpts(rows, sets, stars, star_len, max_parents, bdeu, ess, bitset_cap, batches, batch_off, cpt_off,
-                   scratch, done, out):
-    """Every node's M* CPT into ``out[cpt_off[v]:cpt_off[v + 1]]`` (``stars[v,
-    :star_len[v]]`` its parents, ``sets`` the parent-set lists); node ``batches`` (one
-    per thread, ``batch_off`` where each begins, balanced by cells) each with its row of
-    ``scratch``.  ``done[v]`` is set once node v's CPT is written (a failed allocation
-    leaves it unset)."""
-    for b in numba.prange(batch_off.shape[0] - 1):
-        for i in range(batch_off[b], batch_off[b + 1]):
-            v = batches[i]
-            eq15_star_cpt(rows, v, stars[v, :star_len[v]], max_parents,
-                          sets.cand_flat[sets.cand_off[v]:sets.cand_off[v + 1]],
-                          sets.log_weight[sets.set_off[v]:sets.set_off[v + 1]], sets.binom, bdeu, ess, bitset_cap,
-                          scratch[b], out[cpt_off[v]:cpt_off[v + 1]])
-            done[v] = True
+def eq15_star_cpts(rows, sets, stars, max_parents, bdeu, ess, bitset_cap, batches, cpts):
+    """Every node's M* CPT into ``cpts`` (:class:`CPTCells`; ``stars`` the parents,
+    ``sets`` the parent-set lists); the node ``batches`` (one per thread, balanced by
+    cells) each with its row of scratch.  ``cpts.done[v]`` is set once node v's CPT is
+    written (a failed allocation leaves it unset)."""
+    for b in numba.prange(batches.off.shape[0] - 1):
+        for i in range(batches.off[b], batches.off[b + 1]):
+            v = batches.nodes[i]
+            eq15_star_cpt(rows, sets, v, stars.members[v, :stars.length[v]], max_parents, bdeu, ess, bitset_cap,
+                          batches.scratch[b], cpts.cells[cpts.off[v]:cpts.off[v + 1]])
+            cpts.done[v] = True
 
 
 def mstar_work(star_arities: list[int], r: int, max_parents: int) -> int:

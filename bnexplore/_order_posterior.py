@@ -49,19 +49,68 @@ test variants
 """
 from __future__ import annotations
 
+import functools
+from collections import namedtuple
 import math
 
 import numba
 import numpy as np
+import pandas as pd
 
-__all__ = ["lex_parent_sets", "unrank_parent_set", "all_parent_sets", "log_normalisers", "eq13_node_factor",
+__all__ = ["ParentSetLists", "count_parent_sets", "family_log_prior", "lex_parent_sets", "unrank_parent_set",
+           "all_parent_sets", "log_normalisers", "eq3_family_table", "eq3_sparse_lookup", "eq13_node_factor",
            "DENSE_CELLS"]
+
+#: every node's parent-set list: its candidates ``cand_flat[cand_off[v]:cand_off[v + 1]]``, the
+#: log weights ``log_weight[set_off[v]:set_off[v + 1]]`` of its sets, and ``binom``
+ParentSetLists = namedtuple("ParentSetLists", ["cand_flat", "cand_off", "log_weight", "set_off", "binom"])
 
 # dense count tables up to this many cells in the Eq. 13 kernel (larger: sorted keys)
 DENSE_CELLS = 1 << 16
 
 
 # --------------------------------------------------------------------------- the parent-set list
+def count_parent_sets(n_candidates: int, k: int) -> int:
+    """Number of parent sets of size <= ``k`` drawn from ``n_candidates`` nodes.
+
+    Examples
+    --------
+    >>> count_parent_sets(36, 3)
+    7807
+    """
+    return _count_parent_sets(int(n_candidates), int(k))
+
+
+@functools.lru_cache(maxsize=4096)
+def _count_parent_sets(m: int, k: int) -> int:
+    return sum(math.comb(m, s) for s in range(min(k, m) + 1))
+
+
+def family_log_prior(names: list[str], v: int, sets: np.ndarray, sizes: np.ndarray, sp) -> np.ndarray | float:
+    """log p_s(X_v, P) (Assumption 1) of each parent set (rows of ``sets`` padded with -1) under a structure
+    prior given as None (uniform: 0), a callable ``f(child, parents)`` or a (p, p) matrix
+    (rows parent, columns child) of per-arc log weights."""
+    if sp is None:
+        return 0.0
+    if callable(sp):
+        out = np.empty(sets.shape[0])
+        for i in range(sets.shape[0]):
+            out[i] = float(sp(names[v], tuple(names[u] for u in sets[i, :sizes[i]])))
+        return out
+    W = sp
+    if isinstance(W, pd.DataFrame):
+        if set(map(str, W.index)) != set(names) or set(map(str, W.columns)) != set(names):
+            raise ValueError("structure_prior DataFrame must have every column name as index and columns")
+        W = W.loc[names, names].to_numpy(dtype=float)
+    W = np.asarray(W, dtype=float)
+    p = len(names)
+    if W.shape != (p, p):
+        raise ValueError(f"structure_prior matrix must have shape {(p, p)} (rows parent, columns "
+                         f"child), got {W.shape}")
+    col = np.append(W[:, v], 0.0)  # index -1 (padding) -> 0
+    return col[sets].sum(axis=1)
+
+
 @numba.njit(cache=True, nogil=True)
 def lex_parent_sets(candidates, max_parents, out, sizes):
     """Every subset of ``candidates`` of size <= ``max_parents`` into the rows of ``out``:

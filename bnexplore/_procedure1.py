@@ -121,12 +121,13 @@ def procedure1_union(sets, sizes, weight, n, union, candidates, max_parents, bin
 
 
 @numba.njit(cache=True, nogil=True)
-def procedure1_all(weight, set_off, n, unions, cand_flat, cand_off, max_parents, binom, n_threads):
-    """Procedure 1 for every node (weights ``weight[set_off[v]:set_off[v + 1]]`` of the
-    sets of :func:`~bnexplore._order_posterior.lex_parent_sets` over its candidates
-    ``cand_flat[cand_off[v]:cand_off[v + 1]]``; ``unions[v]`` marks those that occur in
-    its sets): row v of the result lists P_v^* (padded with -1).  The nodes are dealt
-    to ``n_threads`` threads in turn, most sets first."""
+def procedure1_all(sets, n, unions, max_parents, n_threads):
+    """Procedure 1 for every node (``sets`` its parent-set list, a
+    :class:`~bnexplore._order_posterior.ParentSetLists`; ``unions[v]`` marks the parents
+    that occur in its sets): row v of the result lists P_v^* (padded with -1).  The
+    nodes are dealt to ``n_threads`` threads in turn, most sets first."""
+    set_off = sets.set_off
+    cand_off = sets.cand_off
     p = set_off.shape[0] - 1
     out = np.full((p, max(n, 1)), -1, dtype=np.int64)
     none = np.zeros((0, 1), dtype=np.int64)
@@ -135,9 +136,9 @@ def procedure1_all(weight, set_off, n, unions, cand_flat, cand_off, max_parents,
     for t in numba.prange(nt):
         for i in range(t, p, nt):
             v = big[i]
-            cand = cand_flat[cand_off[v]:cand_off[v + 1]]
-            star = procedure1_union(none, none[:, 0], weight[set_off[v]:set_off[v + 1]], n, unions[v], cand,
-                                    min(max_parents, cand.shape[0]), binom)
+            cand = sets.cand_flat[cand_off[v]:cand_off[v + 1]]
+            star = procedure1_union(none, none[:, 0], sets.log_weight[set_off[v]:set_off[v + 1]], n, unions[v], cand,
+                                    min(max_parents, cand.shape[0]), sets.binom)
             out[v, :star.shape[0]] = star
     return out
 
