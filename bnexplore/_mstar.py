@@ -561,8 +561,8 @@ def mstar_work(star_arities: list[int], r: int, max_parents: int) -> int:
 
     Examples
     --------
-    >>> mstar_work([2, 2, 3], 2, 2)
-    18
+    >>> mstar_work([2, 2, 3], 2, 2)   # Psi: 12 cells; the largest subset: 5 x 6
+    42
     """
     max_size = min(max_parents, len(star_arities))
     qmax = math.prod(sorted(star_arities, reverse=True)[:max_size])
