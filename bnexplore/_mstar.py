@@ -64,11 +64,14 @@ import numba
 import numpy as np
 
 from ._bits import _popcount
-from ._mstar_counts import (BINARY_WORDS, SubsetCounts, binary_extend, eq3_table_binary,
+from ._order_posterior import ParentSetLists
+from ._mstar_counts import (BINARY_WORDS, SubsetCounts, TrainingRows, binary_extend, eq3_table_binary,
                             eq3_table_bits, eq3_table_keys, extend_set, full_keys, start_counts)
 
-__all__ = ["Star", "StarWalk", "MoebiusTables", "Stars", "Batches", "CPTCells", "moebius_scatter", "zeta_cpt",
+__all__ = ["Star", "StarWalk", "MoebiusTables", "Stars", "Batches", "CPTCells", "prefix_places", "moebius_scatter",
+           "zeta_cpt",
            "binary_leaf_block", "fold_binary", "star_walk", "star_weights", "eq15_star_cpt", "eq15_star_cpts",
+           "eq15_star_cpts_of",
            "mstar_work", "psi_scratch"]
 
 #: the star of one child and the weights of its subsets
@@ -91,27 +94,35 @@ CPTCells = namedtuple("CPTCells", ["cells", "off", "done"])
 
 
 # --------------------------------------------------------------------------- Moebius and zeta
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
+def prefix_places(star, walk, size):
+    """(where the places of the prefix's configurations begin, the stride of the last
+    member) of the set of ``size`` members on the walk; (0, 0) for the empty set."""
+    if size > 0:
+        return walk.places_off[size - 1], star.stride[walk.next_position[size - 1] - 1]
+    return np.int64(0), np.int64(0)
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def moebius_scatter(table, n_configs, n_planes, size, shift, arities, star, walk, psi):
+def moebius_scatter(table, n_configs, n_planes, size, shift, arities, members, places, places_start, last_stride,
+                    psi, n_star_configs):
     """Moebius form (state 0 of each member as the reference) of ``table`` (``n_planes``
-    child states x ``n_configs`` configurations of the members ``walk.members[:size]``,
-    the last fastest), added into ``psi`` at the star configurations: configuration
-    j a + d (a the last member's states) at ``places[start + j] + d stride + shift``,
-    where ``start`` and ``stride`` are those of the set's prefix and last member.  The
+    child states x ``n_configs`` configurations of ``members[:size]``, the last
+    fastest), added into ``psi`` (planes of ``n_star_configs`` cells) at the star
+    configurations: configuration j a + d (a the last member's states) at
+    ``places[places_start + j] + d last_stride + shift`` (the prefix's places and the
+    last member's stride, :func:`prefix_places`).  Plain arrays, not the walk's
+    bundles: it runs once per subset and passing a bundle costs its every field.  The
     hot loops index with unsigned ints, so numba adds no negative-index wraparound."""
     tb = table
     q = n_configs
     rm = n_planes
     s = size
-    elems = walk.members
-    if s > 0:  # the places of the prefix's configurations, and the last member's stride
-        io = walk.places_off[s - 1]
-        st = star.stride[walk.next_position[s - 1] - 1]
-    else:
-        io = 0
-        st = 0
-    idx = walk.places
-    Q = star.n_configs
+    elems = members
+    io = places_start
+    st = last_stride
+    idx = places
+    Q = n_star_configs
     ls = 1
     top = s - 1
     if s >= 3 and arities[elems[s - 1]] == 2 and arities[elems[s - 2]] == 2 and arities[elems[s - 3]] == 2:
@@ -247,6 +258,7 @@ def binary_leaf_block(size, rows, child, bdeu, ess, star, walk, counts, tables):
     members = star.members
     ns = members.shape[0]
     colex = walk.colex_rank[s]
+    places_start, last_stride = prefix_places(star, walk, s)
     W = hb.shape[1]
     two = W == 2  # up to 128 rows: two words, no word loop
     ag = ess / (4 * q) if bdeu else 1.0  # BDeu: ess / (a leaf's configurations x 2 child states)
@@ -282,11 +294,12 @@ def binary_leaf_block(size, rows, child, bdeu, ess, star, walk, counts, tables):
             t0 = (c0 + ag) * f0
             tb[c] += t0
             lt[c] = (hc[c] - c0 + ag) * f1 - t0
-        moebius_scatter(lt, q, 1, s, star.stride[pos], rows.arities, star, walk, tables.psi)
+        moebius_scatter(lt, q, 1, s, star.stride[pos], rows.arities, walk.members, walk.places, places_start,
+                        last_stride, tables.psi, star.n_configs)
     walk.next_position[s] = ns
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 def fold_binary(depth, arities, star, walk, tables):
     """All-binary stars: the set g = h + {u} at ``depth`` whose sets below are done, its
     table (h's configurations x u's state, u fastest, with the first-state parts of
@@ -303,8 +316,9 @@ def fold_binary(depth, arities, star, walk, tables):
         t0 = tg[c + c]
         th[c] += t0
         lt[c] = tg[c + c + np.uint64(1)] - t0
-    moebius_scatter(lt, walk.n_configs[h], 1, h, star.stride[walk.next_position[h] - 1], arities, star, walk,
-                    tables.psi)
+    places_start, last_stride = prefix_places(star, walk, h)
+    moebius_scatter(lt, walk.n_configs[h], 1, h, star.stride[walk.next_position[h] - 1], arities, walk.members,
+                    walk.places, places_start, last_stride, tables.psi, star.n_configs)
 
 
 # --------------------------------------------------------------------------- the walk
@@ -373,7 +387,8 @@ def star_walk(rows, child, bdeu, ess, star, walk, counts, tables):
                 else:
                     eq3_table_keys(tb, w, q, r, a, counts.keys[s1], counts.key_counts, counts.k2_inverse)
                 # its configurations' places: its prefix's plus the last member's state
-                moebius_scatter(tb, q, rm, s1, 0, arities, star, walk, psi)
+                places_start, last_stride = prefix_places(star, walk, s1)
+                moebius_scatter(tb, q, rm, s1, 0, arities, elems, idx, places_start, last_stride, psi, star.n_configs)
             depth = s1
         if depth >= max_size or nxt[depth] >= ns:
             if allbin and depth > 0:  # the set and all below it done: into its prefix's table and psi
@@ -542,7 +557,21 @@ def eq15_star_cpt(rows, sets, child, members, max_parents, bdeu, ess, bitset_cap
 
 
 @numba.njit(cache=True, nogil=True)
-def eq15_star_cpts(rows, sets, stars, max_parents, bdeu, ess, bitset_cap, batches, cpts):
+def eq15_star_cpts(codes, bits, arities, cand_flat, cand_off, log_weight, set_off, binom, star_members, star_len,
+                   max_parents, bdeu, ess, bitset_cap, batch_nodes, batch_off, scratch, cpt_cells, cpt_off, done):
+    """Every node's M* CPT (called from Python, so the bundles come as plain arrays:
+    numba types a namedtuple argument in Python at every call, some microseconds each).
+    The arguments, in order, are the fields of :class:`~bnexplore._mstar_counts.TrainingRows`,
+    of :class:`~bnexplore._order_posterior.ParentSetLists` and of :class:`Stars`, then
+    ``max_parents``, the prior, the bitset capacity, and the fields of :class:`Batches`
+    and :class:`CPTCells`; see :func:`eq15_star_cpts_of`."""
+    sets = ParentSetLists(cand_flat, cand_off, log_weight, set_off, binom)
+    eq15_star_cpts_of(TrainingRows(codes, bits, arities), sets, Stars(star_members, star_len), max_parents, bdeu,
+                      ess, bitset_cap, Batches(batch_nodes, batch_off, scratch), CPTCells(cpt_cells, cpt_off, done))
+
+
+@numba.njit(cache=True, nogil=True)
+def eq15_star_cpts_of(rows, sets, stars, max_parents, bdeu, ess, bitset_cap, batches, cpts):
     """Every node's M* CPT into ``cpts`` (:class:`CPTCells`; ``stars`` the parents,
     ``sets`` the parent-set lists); the node ``batches`` (one per thread, balanced by
     cells) each with its row of scratch.  ``cpts.done[v]`` is set once node v's CPT is

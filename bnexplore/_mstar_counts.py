@@ -210,7 +210,7 @@ def start_counts(rows, child, counts):
         counts.n_bitsets[0] = 1
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 def binary_extend(counts, depth, n_configs, member_first, child_first, keep):
     """Binary child and binary new member u: the configurations of S + {u} from the
     ``n_configs`` of S at ``depth`` (u fastest: 2 j + its state), each with its rows and
@@ -241,12 +241,14 @@ def binary_extend(counts, depth, n_configs, member_first, child_first, keep):
         bc[s1, j + 1] = bc[depth, c] - c0
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 def extend_set(rows, members, depth, counts):
     """Configurations of the set ``members[:depth + 1]`` from those of
     ``members[:depth]`` (not in binary mode): row bitsets while they fit
     (:func:`extend_bitsets`), otherwise row keys ``y q + j`` (the new member fastest).
-    Sets ``use_bitsets`` and the bitsets or the keys at ``depth + 1``."""
+    Sets ``use_bitsets`` and the bitsets or the keys at ``depth + 1``.  Inlined, as
+    :func:`binary_extend` is: it runs once per subset, and a bundle passed to a call
+    costs its every field."""
     s1 = depth + 1
     u = members[depth]
     arities = rows.arities

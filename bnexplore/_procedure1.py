@@ -121,13 +121,12 @@ def procedure1_union(sets, sizes, weight, n, union, candidates, max_parents, bin
 
 
 @numba.njit(cache=True, nogil=True)
-def procedure1_all(sets, n, unions, max_parents, n_threads):
-    """Procedure 1 for every node (``sets`` its parent-set list, a
-    :class:`~bnexplore._order_posterior.ParentSetLists`; ``unions[v]`` marks the parents
-    that occur in its sets): row v of the result lists P_v^* (padded with -1).  The
-    nodes are dealt to ``n_threads`` threads in turn, most sets first."""
-    set_off = sets.set_off
-    cand_off = sets.cand_off
+def procedure1_all(cand_flat, cand_off, log_weight, set_off, binom, n, unions, max_parents, n_threads):
+    """Procedure 1 for every node (the fields of
+    :class:`~bnexplore._order_posterior.ParentSetLists` as plain arrays: called from
+    Python, where numba types a namedtuple argument at every call; ``unions[v]`` marks
+    the parents that occur in node v's sets): row v of the result lists P_v^* (padded
+    with -1).  The nodes are dealt to ``n_threads`` threads in turn, most sets first."""
     p = set_off.shape[0] - 1
     out = np.full((p, max(n, 1)), -1, dtype=np.int64)
     none = np.zeros((0, 1), dtype=np.int64)
@@ -136,9 +135,9 @@ def procedure1_all(sets, n, unions, max_parents, n_threads):
     for t in numba.prange(nt):
         for i in range(t, p, nt):
             v = big[i]
-            cand = sets.cand_flat[cand_off[v]:cand_off[v + 1]]
-            star = procedure1_union(none, none[:, 0], sets.log_weight[set_off[v]:set_off[v + 1]], n, unions[v], cand,
-                                    min(max_parents, cand.shape[0]), sets.binom)
+            cand = cand_flat[cand_off[v]:cand_off[v + 1]]
+            star = procedure1_union(none, none[:, 0], log_weight[set_off[v]:set_off[v + 1]], n, unions[v], cand,
+                                    min(max_parents, cand.shape[0]), binom)
             out[v, :star.shape[0]] = star
     return out
 

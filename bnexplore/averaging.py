@@ -52,10 +52,10 @@ from ._parallel import PARALLEL_LOCK
 from .data.core import (DiscreteData, MemoryBudgetError, _check_budget, as_discrete, check_table_size,
                         get_table_budget)
 from ._lazy_mixture import LazyCPT, MixtureSpec, lex_set_index, mixture_rows, star_sets
-from ._mstar import Batches, CPTCells, Stars, eq15_star_cpts, mstar_work, psi_scratch
-from ._mstar_counts import TrainingRows, bitset_capacity
-from ._order_posterior import (ParentSetLists, all_parent_sets, count_parent_sets, eq13_node_factor,
-                               family_log_prior, log_normalisers)
+from ._mstar import eq15_star_cpts, mstar_work, psi_scratch
+from ._mstar_counts import bitset_capacity
+from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_factor, family_log_prior,
+                               log_normalisers)
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
 from ._procedure1 import procedure1_all, procedure1_union
 from .scores import _check_prior, _pascal, _row_bitsets, _score_order_flat
@@ -767,13 +767,14 @@ class OrderedAveraging:
         # nothing (Procedure 1 then keeps every candidate) and is clamped before the (p, n) result
         n = min(int(n), int(np.diff(self._cand_off).max(initial=0)))
         with PARALLEL_LOCK:
-            out = procedure1_all(self._parent_set_lists, n, unions, self.k, numba.get_num_threads())
+            out = procedure1_all(*self._parent_set_lists, n, unions, self.k, numba.get_num_threads())
         return out, (out >= 0).sum(axis=1).astype(np.int64)
 
     @property
-    def _parent_set_lists(self) -> ParentSetLists:
-        """Every node's candidates and the log weights of its parent sets, for the kernels."""
-        return ParentSetLists(self._cand_flat, self._cand_off, self._flat_logw, self._off, self._binom)
+    def _parent_set_lists(self) -> tuple:
+        """The fields of :class:`~bnexplore._order_posterior.ParentSetLists` (every node's
+        candidates and the log weights of its parent sets), as the kernels take them."""
+        return self._cand_flat, self._cand_off, self._flat_logw, self._off, self._binom
 
     @property
     def _bits(self) -> np.ndarray:
@@ -806,12 +807,12 @@ class OrderedAveraging:
         done = np.zeros(p, dtype=np.bool_)
         with PARALLEL_LOCK:
             try:
-                rows = TrainingRows(self.data.columns, self._bits, self.data.arities.astype(np.int64))
-                batches = Batches(np.array([v for b in bins for v in b], dtype=np.int64),  # one batch per thread
-                                  np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64),
-                                  psi_scratch(n_bins, work))
-                eq15_star_cpts(rows, self._parent_set_lists, Stars(star_arr, star_len), self.k, self.prior == "BDeu",
-                               self.ess, bitset_capacity(self.data.n_rows), batches, CPTCells(out, cpt_off, done))
+                batch_nodes = np.array([v for b in bins for v in b], dtype=np.int64)  # one batch per thread
+                batch_off = np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64)
+                eq15_star_cpts(self.data.columns, self._bits, self.data.arities.astype(np.int64),  # TrainingRows
+                               *self._parent_set_lists, star_arr, star_len, self.k, self.prior == "BDeu", self.ess,
+                               bitset_capacity(self.data.n_rows), batch_nodes, batch_off, psi_scratch(n_bins, work),
+                               out, cpt_off, done)
             except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
                 raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum()))) from exc
         if not done.all():  # never return a CPT that was not written
