@@ -424,7 +424,8 @@ def star_walk(rows, child, bdeu, ess, star, walk, counts, tables):
             counts.use_bitsets[s1] = False
             full_keys(rows, elems, s1, counts.keys)
         else:
-            extend_set(rows, elems, depth, counts)
+            extend_set(rows, elems, depth, counts.bitsets, counts.meta, counts.n_bitsets, counts.use_bitsets,
+                       counts.keys)
         nxt[s1] = pos + 1
     if allbin:
         psi[0] += tbd[0]  # the empty set's table, with the first-state parts of the sets below

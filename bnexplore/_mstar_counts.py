@@ -241,28 +241,27 @@ def binary_extend(counts, depth, n_configs, member_first, child_first, keep):
         bc[s1, j + 1] = bc[depth, c] - c0
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-def extend_set(rows, members, depth, counts):
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def extend_set(rows, members, depth, bitsets, meta, n_bitsets, use_bitsets, keys):
     """Configurations of the set ``members[:depth + 1]`` from those of
     ``members[:depth]`` (not in binary mode): row bitsets while they fit
     (:func:`extend_bitsets`), otherwise row keys ``y q + j`` (the new member fastest).
-    Sets ``use_bitsets`` and the bitsets or the keys at ``depth + 1``.  Inlined, as
-    :func:`binary_extend` is: it runs once per subset, and a bundle passed to a call
-    costs its every field."""
+    Sets ``use_bitsets`` and the bitsets or the keys at ``depth + 1``.  Takes the
+    fields of :class:`SubsetCounts` it uses, not the bundle: it runs once per subset,
+    and a bundle passed to a call costs its every field."""
     s1 = depth + 1
     u = members[depth]
     arities = rows.arities
-    counts.use_bitsets[s1] = False
-    if counts.use_bitsets[depth]:
-        nz = extend_bitsets(counts.bitsets[depth], counts.meta[depth], counts.n_bitsets[depth], rows.bits[u],
-                            arities[u], counts.bitsets[s1], counts.meta[s1])
+    use_bitsets[s1] = False
+    if use_bitsets[depth]:
+        nz = extend_bitsets(bitsets[depth], meta[depth], n_bitsets[depth], rows.bits[u], arities[u], bitsets[s1],
+                            meta[s1])
         if nz >= 0:
-            counts.use_bitsets[s1] = True
-            counts.n_bitsets[s1] = nz
+            use_bitsets[s1] = True
+            n_bitsets[s1] = nz
             return
-        full_keys(rows, members, s1, counts.keys)  # the first set past the bitsets
+        full_keys(rows, members, s1, keys)  # the first set past the bitsets
         return
-    keys = counts.keys
     au = arities[u]
     cu = rows.codes[u]
     for t in range(keys.shape[1]):
