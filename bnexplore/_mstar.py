@@ -69,10 +69,8 @@ from ._mstar_counts import (BINARY_WORDS, SubsetCounts, TrainingRows, binary_ext
                             eq3_table_bits, eq3_table_keys, extend_set, full_keys, start_counts)
 
 __all__ = ["Star", "StarWalk", "MoebiusTables", "Stars", "Batches", "CPTCells", "prefix_places", "moebius_scatter",
-           "zeta_cpt",
-           "binary_leaf_block", "fold_binary", "star_walk", "star_weights", "eq15_star_cpt", "eq15_star_cpts",
-           "eq15_star_cpts_of",
-           "mstar_work", "psi_scratch"]
+           "zeta_cpt", "binary_leaf_block", "fold_binary", "star_walk", "star_weights", "eq15_star_cpt",
+           "eq15_star_cpts", "eq15_star_cpts_of", "mstar_work", "psi_scratch"]
 
 #: the star of one child and the weights of its subsets
 Star = namedtuple("Star", ["members", "stride", "n_configs", "max_size", "weight", "binom", "size_off"])
