@@ -255,7 +255,7 @@ def mixture_rows(spec: MixtureSpec, codes: np.ndarray) -> np.ndarray:
 
 def lex_set_index(cand_pos: np.ndarray, m: int, k: int) -> np.ndarray:
     """Index of each set (rows of candidate positions, increasing, -1 padded) in the
-    :func:`bnexplore.averaging._lex_sets` list of ``m`` candidates and sizes <= ``k``:
+    :func:`bnexplore._order_posterior.lex_parent_sets` list of ``m`` candidates and sizes <= ``k``:
     the sets of smaller sizes, then the lexicographic rank, which counts the sets
     after it from the end (``C(m, s) - 1 - sum_e C(m - 1 - c_e, s - e)``)."""
     cand_pos = np.asarray(cand_pos, dtype=np.int64)

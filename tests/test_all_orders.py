@@ -235,7 +235,7 @@ def nx_is_dag(g) -> bool:
 
 
 def test_diagnostics_detect_disagreement():
-    from bnexplore.averaging import _ess, _split_rhat
+    from bnexplore._all_orders import _ess, _split_rhat
     rng = np.random.default_rng(0)
     iid = rng.normal(size=(4, 4000, 2))
     assert np.all(np.abs(_split_rhat(iid) - 1) < 0.01)

@@ -103,7 +103,8 @@ def test_no_kernel_is_parallel_and_calls_are_unliteral():
     from bnexplore import _parallel
 
     n = 0
-    for name in ("scores", "averaging", "mixtures", "_mtree", "_bits", "clustering", "search"):
+    for name in ("scores", "averaging", "_order_posterior", "_procedure1", "_mstar", "_mstar_counts", "mixtures", "_mtree",
+                 "_bits", "clustering", "search"):
         mod = importlib.import_module(f"bnexplore.{name}")
         for attr, obj in vars(mod).items():
             if isinstance(obj, CPUDispatcher):

@@ -277,21 +277,21 @@ def test_summary_cpt_key_fallback_and_many_rows():
 def test_segment_logsumexp_against_scipy():
     from scipy.special import logsumexp
 
-    from bnexplore.averaging import _lse_segments
+    from bnexplore._order_posterior import log_normalisers
     rng = np.random.default_rng(11)
     sizes = [0, 1, 5, 2047, 2048, 2049, 7000, 3, 0, 12_345]
     x = rng.normal(scale=50.0, size=sum(sizes)) - 1000.0
     off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     x[off[2]:off[3]] = -np.inf            # a segment of zeros only
     x[off[6] + 4000:off[6] + 6000] = -np.inf  # whole chunks of zeros inside a segment
-    got = _lse_segments(x, off)
+    got = log_normalisers(x, off)
     want = [logsumexp(x[off[v]:off[v + 1]]) if sizes[v] else -np.inf for v in range(len(sizes))]
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
 
 
 def test_zeta_transform_of_the_summary_cpt():
     # theta*(x) = sum over z <= x (z_j in {0, x_j}) of Psi(z), against the sum written out
-    from bnexplore.averaging import _zeta_cpt
+    from bnexplore._mstar import zeta_cpt
     rng = np.random.default_rng(3)
     for trial in range(40):
         ar = rng.integers(2, 5, int(rng.integers(0, 6))).astype(np.int64)
@@ -308,7 +308,7 @@ def test_zeta_transform_of_the_summary_cpt():
                 ref[J, :r - 1] += psi.reshape(r - 1, Q)[:, int(np.dot(z, stride))]
         ref[:, r - 1] = 1.0 - ref[:, :r - 1].sum(axis=1)
         out = np.empty(Q * r)
-        _zeta_cpt(psi.copy(), Q, r, ar, stride, out)
+        zeta_cpt(psi.copy(), Q, r, ar, stride, out)
         np.testing.assert_allclose(out.reshape(Q, r), ref, atol=1e-12)
 
 
@@ -346,7 +346,7 @@ def test_procedure1_against_literal_transcription():
 def test_procedure1_of_the_order_kernel_finds_each_set_from_its_index():
     # OrderedAveraging's Procedure 1 finds the members of each ranked set from its index
     # in the node's list; the public procedure1 reads them from the listed sets
-    from bnexplore.averaging import _all_lex_sets, _unrank_lex
+    from bnexplore._order_posterior import unrank_parent_set
     import itertools as it
     binom = np.array([[math.comb(a, b) for b in range(6)] for a in range(12)], dtype=np.int64)
     for m in range(0, 9):
@@ -355,7 +355,7 @@ def test_procedure1_of_the_order_kernel_finds_each_set_from_its_index():
             cand = np.arange(m, dtype=np.int64) * 3 + 1
             mem = np.empty(max(kk, 1), dtype=np.int64)
             for i, c in enumerate(sets):
-                s = _unrank_lex(i, m, kk, binom, cand, mem)
+                s = unrank_parent_set(i, m, kk, binom, cand, mem)
                 assert tuple(mem[:s]) == tuple(cand[list(c)])
     df = _frame(120, (2, 3, 2, 2, 4, 2, 2, 3), seed=7, skew=0.4)
     for k, levels in ((1, None), (2, None), (3, None), (2, [["V0", "V1", "V2"], ["V3", "V4"], ["V5", "V6", "V7"]])):
