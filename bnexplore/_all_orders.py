@@ -40,7 +40,8 @@ from . import _order_dp
 from ._order_posterior import all_parent_sets, count_parent_sets, family_log_prior
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
-from .scores import _check_prior, _pascal, _score_order_flat
+from ._order_scores import _pascal
+from .scores import _check_prior, _score_order_flat
 
 __all__ = ["AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells"]
 

@@ -52,7 +52,8 @@ import numba
 import numpy as np
 
 from ._bits import _popcount
-from .scores import _keys_of, _ones
+from ._order_walks import _ones
+from .scores import _keys_of
 
 __all__ = ["TrainingRows", "SubsetCounts", "BINARY_WORDS", "KEY_ROWS", "bitset_capacity", "and_popcount",
            "full_keys", "binary_extend", "extend_set", "eq3_table_binary", "eq3_table_bits", "eq3_table_keys",

@@ -58,7 +58,8 @@ from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_fac
                                log_normalisers)
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
 from ._procedure1 import procedure1_all, procedure1_union
-from .scores import _check_prior, _pascal, _row_bitsets, _score_order_flat
+from ._order_scores import _pascal, _row_bitsets
+from .scores import _check_prior, _score_order_flat
 
 __all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets",
            "procedure1"]

@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-# the order-scoring engine; _ones, _pascal, _row_bitsets are imported from here by bnexplore.averaging
-from ._order_scores import _ones, _pascal, _row_bitsets, order_family_scores  # noqa: F401
+from ._order_scores import order_family_scores
 from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
 
 __all__ = ["LocalScore", "family_counts", "standard_parameters", "score_order_families", "PRIORS"]
