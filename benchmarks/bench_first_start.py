@@ -21,6 +21,7 @@ Run: python benchmarks/bench_first_start.py [--apps order_averaging,forests] [--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import socket
@@ -50,8 +51,10 @@ def fresh_copy(root: Path) -> Path:
 
 
 def _env(cache: Path, pkg: Path) -> dict:
+    # numba's kernels and bnexplore's results (bnexplore.cache) both cached next to each
+    # other, so a new cache folder is a fresh install and a reused one a later start
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONUNBUFFERED="1", BOKEH_BROWSER="none",
-               PYTHONPATH=str(pkg))
+               PYTHONPATH=str(pkg), BNX_CACHE_DIR=str(cache / "bnexplore-results"))
     return env
 
 
@@ -70,13 +73,18 @@ def _cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
-def time_first_plot(browser, pkg: Path, cache: Path, app: str,
-                    timeout: float) -> tuple[float, float, float]:
+def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
+                    profile: Path | None = None) -> tuple[float, float, float]:
     """Seconds to the server's first answer and to the app's first canvas, and the
-    server's CPU seconds by then (a figure that depends less on the machine's load)."""
+    server's CPU seconds by then (a figure that depends less on the machine's load).
+
+    With ``profile``, the server runs under ``benchmarks/_sampler.py``, which writes
+    every thread's stacks to that file (see :func:`_sampler.summarise`)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(port),
            "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"]
+    if profile is not None:
+        cmd[1:1] = [str(Path(__file__).resolve().parent / "_sampler.py"), str(profile)]
     log = open(pkg.parent / f"serve-{app}.log", "a")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=pkg, env=_env(cache, pkg), stdout=log, stderr=subprocess.STDOUT,
@@ -113,36 +121,80 @@ def time_first_plot(browser, pkg: Path, cache: Path, app: str,
         log.close()
 
 
-def bench_apps(apps: list[str], warm: bool, timeout: float) -> None:
+def _sync_copy(pkg: Path) -> None:
+    """Bring the copy up to date, file by file (unchanged files keep their time stamps,
+    so numba's cache of their kernels stays valid)."""
+    import filecmp
+
+    for sub in ("bnexplore", "apps"):
+        for src in (REPO / sub).rglob("*"):
+            if "__pycache__" in src.parts or src.is_dir() or src.suffix in (".nbi", ".nbc", ".pyc"):
+                continue
+            dst = pkg / src.relative_to(REPO)
+            if not dst.exists() or not filecmp.cmp(src, dst, shallow=False):
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
+def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = None,
+               repeat: int = 1, profile: bool = False) -> None:
+    """Cold and warm first plots of ``apps``.
+
+    With ``root`` (a folder kept between runs), an app whose cache there is already
+    filled is measured warm only (``repeat`` times): profiling a later start needs no
+    new compilation. ``profile`` samples the warm servers' stacks (``_sampler``) and
+    prints where their busy seconds went up to the first plot.
+    """
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="bnx-first-start-") as tmp, sync_playwright() as p:
-        root = Path(tmp)
-        pkg = fresh_copy(root)
+    with contextlib.ExitStack() as stack:
+        if root is None:
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bnx-first-start-")))
+        root.mkdir(parents=True, exist_ok=True)
+        p = stack.enter_context(sync_playwright())
+        pkg = root / "pkg"
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             for app in apps:
                 cache = root / f"numba-cache-{app}"
-                cache.mkdir()
-                shutil.rmtree(pkg / "bnexplore", ignore_errors=True)   # no __pycache__ left
-                shutil.copytree(REPO / "bnexplore", pkg / "bnexplore",
-                                ignore=shutil.ignore_patterns("__pycache__"))
+                filled = cache.exists() and any(cache.iterdir())
                 line = f"first start {app}:"
-                try:
-                    load = os.getloadavg()[0]
-                    srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
-                    line += (f" cold {cold:.1f} s (server up {srv:.1f} s, server CPU {cpu:.1f} s, "
-                             f"load {load:.1f})")
-                except Exception as exc:  # noqa: BLE001 - report and go on
-                    line += f" cold FAILED ({type(exc).__name__}: {str(exc)[:200]})"
-                if warm:
+                if filled:
+                    _sync_copy(pkg)
+                else:
+                    shutil.rmtree(cache, ignore_errors=True)
+                    cache.mkdir()
+                    for sub in ("bnexplore", "apps"):   # no __pycache__ left
+                        shutil.rmtree(pkg / sub, ignore_errors=True)
+                        shutil.copytree(REPO / sub, pkg / sub, ignore=shutil.ignore_patterns(
+                            "__pycache__", "*.nbi", "*.nbc", "*.pyc"))
                     try:
-                        load = os.getloadavg()[0]
-                        srv, hot, cpu = time_first_plot(browser, pkg, cache, app, timeout)
-                        line += (f", warm {hot:.1f} s (server up {srv:.1f} s, server CPU "
-                                 f"{cpu:.1f} s, load {load:.1f})")
-                    except Exception as exc:  # noqa: BLE001
-                        line += f", warm FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                        load = _load()
+                        srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
+                        line += (f" cold {cold:.1f} s (server up {srv:.1f} s, server CPU {cpu:.1f} s, "
+                                 f"load {load:.1f}-{_load():.1f})")
+                    except Exception as exc:  # noqa: BLE001 - report and go on
+                        line += f" cold FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                if warm:
+                    for i in range(repeat):
+                        prof = root / f"stacks-{app}-{i}.txt" if profile else None
+                        try:
+                            load = _load()
+                            srv, hot, cpu = time_first_plot(browser, pkg, cache, app, timeout, prof)
+                            line += (f", warm {hot:.1f} s (server up {srv:.1f} s, server CPU "
+                                     f"{cpu:.1f} s, load {load:.1f}-{_load():.1f})")
+                        except Exception as exc:  # noqa: BLE001
+                            line += f", warm FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                            continue
+                        if prof is not None:
+                            sys.path.insert(0, str(Path(__file__).resolve().parent))
+                            from _sampler import summarise
+                            print(f"--- {app} warm start {i}: busy seconds up to the first plot "
+                                  f"({prof})\n{summarise(str(prof), until=hot)}", flush=True)
                 print(line, flush=True)
         finally:
             browser.close()
@@ -240,6 +292,12 @@ def main() -> int:
     ap.add_argument("--kernels", action="store_true", help="first calls and compile times only")
     ap.add_argument("--no-warm", action="store_true")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per page")
+    ap.add_argument("--root", type=Path, default=None,
+                    help="keep the copy and the caches in this folder; an app whose cache "
+                         "is filled there is measured warm only")
+    ap.add_argument("--repeat", type=int, default=1, help="warm starts per app")
+    ap.add_argument("--profile", action="store_true",
+                    help="sample the warm servers' stacks and print where the time went")
     args = ap.parse_args()
     if args.kernels:
         bench_kernels()
@@ -247,7 +305,8 @@ def main() -> int:
     if not os.path.exists(CHROMIUM):
         print(f"first start: skipped ({CHROMIUM} not found)")
         return 0
-    bench_apps([a for a in args.apps.split(",") if a], not args.no_warm, args.timeout)
+    bench_apps([a for a in args.apps.split(",") if a], not args.no_warm, args.timeout,
+               root=args.root, repeat=args.repeat, profile=args.profile)
     return 0
 
 
