@@ -9,7 +9,20 @@ app
 * starts ``panel serve apps/`` and opens ``/apps?app=NAME`` in headless Chromium, timing
   from the server's start to the first Bokeh canvas on the page (**cold**: empty cache,
   a new cache per app, so no app profits from another's compilation);
-* does the same again with the cache that start left behind (**warm**: a later start).
+* keeps that server running until its warm-up has cached every kernel (as a server in
+  use does), then starts a new server with the caches the first one left behind, numba's
+  kernels and bnexplore's results (``BNX_CACHE_DIR``), and times it the same way
+  (**warm**: a later start).
+
+The load average before and after each figure is printed with it: the machine is
+shared, and a figure taken at load 12 on two cores is about six times the idle one;
+the server's CPU seconds depend much less on the load.
+
+``--root DIR`` keeps the copy and one cache for all apps in ``DIR``: the first app
+measured fills it (cold), the others, and every app of a later run, are measured warm
+only (``--repeat`` times), and ``--profile`` samples the warm
+servers' stacks (``_sampler.py``) and prints where the busy seconds went up to the first
+plot.
 
 ``--kernels`` instead times, in one cold process, the first call of each heavy public
 function the apps use and lists the kernels (and type specialisations) whose
@@ -17,6 +30,7 @@ compilation took longest, from numba's compile events.
 
 Run: python benchmarks/bench_first_start.py [--apps order_averaging,forests] [--kernels]
                                             [--no-warm] [--timeout 900]
+                                            [--root DIR [--repeat 3] [--profile]]
 """
 from __future__ import annotations
 
@@ -74,11 +88,13 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
-                    profile: Path | None = None) -> tuple[float, float, float]:
+                    profile: Path | None = None,
+                    wait_warm: bool = False) -> tuple[float, float, float]:
     """Seconds to the server's first answer and to the app's first canvas, and the
     server's CPU seconds by then (a figure that depends less on the machine's load).
 
-    With ``profile``, the server runs under ``benchmarks/_sampler.py``, which writes
+    ``wait_warm``: keep the server running after the plot until its kernel warm-up
+    is done. With ``profile``, the server runs under ``benchmarks/_sampler.py``, which writes
     every thread's stacks to that file (see :func:`_sampler.summarise`)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(port),
@@ -110,6 +126,18 @@ def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
             cpu = _cpu_seconds(proc.pid)
         finally:
             ctx.close()
+        if wait_warm:
+            # a first start's server runs until its warm-up has cached every kernel (the
+            # stamp bnexplore.warmup leaves), as a server that is used does; stopped
+            # earlier, its warm-up process would go on compiling during the next figure
+            end = time.perf_counter() + timeout
+            while not list(cache.rglob("bnexplore-warm-up-*.stamp")) and time.perf_counter() < end:
+                if proc.poll() is not None:
+                    break
+                time.sleep(1.0)
+            warm_up_s = time.perf_counter() - t0
+            print(f"  ({app}: every kernel cached {warm_up_s:.0f} s after the server's start)",
+                  flush=True)
         return t_server, t_plot, cpu
     finally:
         proc.terminate()
@@ -151,6 +179,7 @@ def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = 
     """
     from playwright.sync_api import sync_playwright
 
+    keep = root is not None
     with contextlib.ExitStack() as stack:
         if root is None:
             root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bnx-first-start-")))
@@ -160,7 +189,8 @@ def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = 
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             for app in apps:
-                cache = root / f"numba-cache-{app}"
+                # kept (--root): one cache for all apps, filled by the first app's cold start
+                cache = root / ("numba-cache" if keep else f"numba-cache-{app}")
                 filled = cache.exists() and any(cache.iterdir())
                 line = f"first start {app}:"
                 if filled:
@@ -174,7 +204,8 @@ def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = 
                             "__pycache__", "*.nbi", "*.nbc", "*.pyc"))
                     try:
                         load = _load()
-                        srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
+                        srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout,
+                                                         wait_warm=warm)
                         line += (f" cold {cold:.1f} s (server up {srv:.1f} s, server CPU {cpu:.1f} s, "
                                  f"load {load:.1f}-{_load():.1f})")
                     except Exception as exc:  # noqa: BLE001 - report and go on

@@ -454,12 +454,15 @@ def is_warm() -> bool:
     True
     """
     path = stamp_path()
-    if path is None or not os.path.exists(path):
-        return False
-    try:   # the sentinel's own index too: a cache folder emptied by hand is not warm
+    return path is not None and os.path.exists(path) and _sentinel_cached()
+
+
+def _sentinel_cached() -> bool:
+    """The sentinel kernel's cache index is there (a cache emptied by hand is not warm)."""
+    try:
         from . import scores
         return os.path.exists(getattr(scores, _SENTINEL[1])._cache._cache_file._index_path)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - another numba layout: trust the stamp
         return True
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import tempfile
 import time
 from pathlib import Path
@@ -114,3 +115,68 @@ def test_no_kernel_is_parallel_and_calls_are_unliteral():
     dp = importlib.import_module("bnexplore._order_dp")
     if any(isinstance(o, CPUDispatcher) and o.targetoptions.get("parallel") for o in vars(dp).values()):
         assert _parallel.PARALLEL_KERNELS is True   # the guard must lock on workqueue
+
+
+def test_stamp_names_the_code_and_sits_in_the_kernel_cache():
+    path = warmup.stamp_path()
+    assert path is not None and path.endswith(".stamp")
+    from bnexplore import scores
+    assert os.path.dirname(path) == scores._count_rows._cache.cache_path
+    assert warmup.stamp_path() == path                 # the same code: the same stamp
+
+
+def test_a_later_start_skips_the_warm_up(tmp_path, monkeypatch):
+    """With the stamp of a complete warm-up, starting the warm-up spawns no process and
+    loads nothing: the status is "ready" at once. Without it, the process runs."""
+    import subprocess
+
+    stamp = tmp_path / "bnexplore-warm-up-x.stamp"
+    monkeypatch.setattr(warmup, "stamp_path", lambda: str(stamp))
+    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: True)
+    spawned, loaded = [], []
+
+    class NoProcess:
+        def __init__(self, *a, **k):
+            spawned.append(a)
+            self.stdout = iter(["ready\n"])
+
+        def wait(self):
+            return 0
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", NoProcess)
+    monkeypatch.setattr(warmup, "warm_up", lambda *a, **k: loaded.append(1) or {})
+    for warm in (False, True):
+        if warm:
+            warmup._write_stamp()
+            assert stamp.exists() and warmup.is_warm()
+        spawned.clear(), loaded.clear()
+        monkeypatch.setattr(warmup, "_THREAD", [])
+        monkeypatch.setattr(warmup, "_DONE", threading.Event())
+        monkeypatch.setitem(warmup._STATE, "status", "not started")
+        warmup.start_warm_up().join(60)
+        assert warmup.status() == "ready"
+        assert (len(spawned), len(loaded)) == ((0, 0) if warm else (1, 1))
+
+
+def test_a_new_stamp_replaces_the_old_ones(tmp_path, monkeypatch):
+    old = tmp_path / "bnexplore-warm-up-old.stamp"
+    old.write_text("")
+    monkeypatch.setattr(warmup, "stamp_path", lambda: str(tmp_path / "bnexplore-warm-up-new.stamp"))
+    warmup._write_stamp()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bnexplore-warm-up-new.stamp"]
+
+
+def test_no_stamp_or_no_cache_is_not_warm(tmp_path, monkeypatch):
+    stamp = tmp_path / "bnexplore-warm-up-x.stamp"
+    monkeypatch.setattr(warmup, "stamp_path", lambda: str(stamp))
+    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: True)
+    assert not warmup.is_warm()
+    stamp.write_text("")
+    assert warmup.is_warm()
+    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: False)   # cache emptied by hand
+    assert not warmup.is_warm()
+    monkeypatch.setattr(warmup, "stamp_path", lambda: None)           # no numba cache at all
+    assert not warmup.is_warm()
