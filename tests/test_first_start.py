@@ -180,3 +180,44 @@ def test_no_stamp_or_no_cache_is_not_warm(tmp_path, monkeypatch):
     assert not warmup.is_warm()
     monkeypatch.setattr(warmup, "stamp_path", lambda: None)           # no numba cache at all
     assert not warmup.is_warm()
+
+
+def test_nominal_data_sets_load_without_scikit_learn():
+    """The apps' default data (vote) needs no discretiser: scikit-learn's import (a second
+    or more of a first view) is left for the data that has numeric columns."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bnexplore as bx\n"
+            "df = bx.datasets.load('vote', discretize='mdl', missing='state')\n"
+            "print(df.attrs['cut_points'], 'sklearn' in sys.modules)\n")
+    repo = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
+                         check=True, env=dict(os.environ, PYTHONPATH=str(repo)))
+    assert out.stdout.split() == ["{}", "False"]
+
+
+@pytest.mark.parametrize("discretize", ["mdl", "quantile"])
+def test_nominal_data_sets_are_what_the_discretisers_give(discretize):
+    import pandas as pd
+
+    import bnexplore as bx
+    from bnexplore.data import EqualFrequencyDiscretizer, MDLDiscretizer
+
+    nominal = 0
+    for name in bx.datasets.names():
+        raw = bx.datasets.load(name, missing="state")
+        target = raw.attrs["target"]
+        X = raw.drop(columns=[target])
+        if any(not isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns):
+            continue
+        nominal += 1
+        tr = (MDLDiscretizer(columns="numeric").fit(X, raw[target]) if discretize == "mdl"
+              else EqualFrequencyDiscretizer(columns="numeric").fit(X))
+        expected = raw.copy()
+        for c, col in tr.transform(X).items():
+            expected[c] = col
+        got = bx.datasets.load(name, discretize=discretize, missing="state")
+        pd.testing.assert_frame_equal(got, expected)
+        assert got.attrs["cut_points"] == tr.cut_points_ == {}
+    assert nominal >= 3
