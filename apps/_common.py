@@ -777,6 +777,11 @@ class BackgroundView:
     next-tick callback of the session's document (the thread-safe way to change a
     Bokeh document), so the loop stays free for other sessions.
 
+    The first computation starts as soon as the page is built, while the browser is
+    still loading it (a first visit's slowest seconds); its result is applied once the
+    page has loaded, unless a setting changed meanwhile (then the new setting is
+    computed). Pages opened with settings in the URL compute those only.
+
     Changes that arrive while a computation runs are coalesced: when it finishes,
     only the latest settings are computed (a dragged slider costs two computations,
     not one per value passed), and a superseded result is never shown.

@@ -9,18 +9,20 @@ app
 * starts ``panel serve apps/`` and opens ``/apps?app=NAME`` in headless Chromium, timing
   from the server's start to the first Bokeh canvas on the page (**cold**: empty cache,
   a new cache per app, so no app profits from another's compilation);
-* keeps that server running until its warm-up has cached every kernel (as a server in
-  use does), then starts a new server with the caches the first one left behind, numba's
-  kernels and bnexplore's results (``BNX_CACHE_DIR``), and times it the same way
-  (**warm**: a later start).
+  The server's warm-up process is killed with the server (it must not compile on
+  during the next figure);
+* then fills one cache with every kernel (``python -m bnexplore.warmup``, what a
+  server's warm-up leaves behind) and starts each app twice with it, timed the same
+  way (**warm**: a later start; the first of the two also fills bnexplore's results
+  cache, ``BNX_CACHE_DIR``, which only the Compare app uses, so its second figure is
+  the later start).
 
 The load average before and after each figure is printed with it: the machine is
 shared, and a figure taken at load 12 on two cores is about six times the idle one;
 the server's CPU seconds depend much less on the load.
 
-``--root DIR`` keeps the copy and one cache for all apps in ``DIR``: the first app
-measured fills it (cold), the others, and every app of a later run, are measured warm
-only (``--repeat`` times), and ``--profile`` samples the warm
+``--root DIR`` keeps the copy and the warm cache in ``DIR``: a later run with the same
+folder measures warm starts only (``--repeat`` times), and ``--profile`` samples the warm
 servers' stacks (``_sampler.py``) and prints where the busy seconds went up to the first
 plot.
 
@@ -88,13 +90,11 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
-                    profile: Path | None = None,
-                    wait_warm: bool = False) -> tuple[float, float, float]:
+                    profile: Path | None = None) -> tuple[float, float, float]:
     """Seconds to the server's first answer and to the app's first canvas, and the
     server's CPU seconds by then (a figure that depends less on the machine's load).
 
-    ``wait_warm``: keep the server running after the plot until its kernel warm-up
-    is done. With ``profile``, the server runs under ``benchmarks/_sampler.py``, which writes
+    With ``profile``, the server runs under ``benchmarks/_sampler.py``, which writes
     every thread's stacks to that file (see :func:`_sampler.summarise`)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(port),
@@ -126,20 +126,9 @@ def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
             cpu = _cpu_seconds(proc.pid)
         finally:
             ctx.close()
-        if wait_warm:
-            # a first start's server runs until its warm-up has cached every kernel (the
-            # stamp bnexplore.warmup leaves), as a server that is used does; stopped
-            # earlier, its warm-up process would go on compiling during the next figure
-            end = time.perf_counter() + timeout
-            while not list(cache.rglob("bnexplore-warm-up-*.stamp")) and time.perf_counter() < end:
-                if proc.poll() is not None:
-                    break
-                time.sleep(1.0)
-            warm_up_s = time.perf_counter() - t0
-            print(f"  ({app}: every kernel cached {warm_up_s:.0f} s after the server's start)",
-                  flush=True)
         return t_server, t_plot, cpu
     finally:
+        _stop_children(proc.pid)    # the warm-up process: it must not go on compiling
         proc.terminate()
         try:
             proc.wait(timeout=20)
@@ -147,6 +136,19 @@ def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
             proc.kill()
             proc.wait()
         log.close()
+
+
+def _stop_children(pid: int) -> None:
+    """Kill the child processes of ``pid`` (Linux /proc; elsewhere nothing)."""
+    import signal
+
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            continue
 
 
 def _sync_copy(pkg: Path) -> None:
@@ -168,14 +170,32 @@ def _load() -> float:
     return os.getloadavg()[0]
 
 
+def _fresh_pkg(pkg: Path) -> None:
+    for sub in ("bnexplore", "apps"):   # no __pycache__ left
+        shutil.rmtree(pkg / sub, ignore_errors=True)
+        shutil.copytree(REPO / sub, pkg / sub, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.nbi", "*.nbc", "*.pyc"))
+
+
+def _fill_cache(pkg: Path, cache: Path) -> None:
+    """Every kernel cached, as a server whose warm-up has finished leaves it."""
+    t0, load = time.perf_counter(), _load()
+    subprocess.run([sys.executable, "-m", "bnexplore.warmup"], cwd=pkg, env=_env(cache, pkg),
+                   stdout=subprocess.DEVNULL, check=True)
+    print(f"  (every kernel cached by python -m bnexplore.warmup in "
+          f"{time.perf_counter() - t0:.0f} s, load {load:.1f}-{_load():.1f})", flush=True)
+
+
 def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = None,
-               repeat: int = 1, profile: bool = False) -> None:
+               repeat: int = 2, profile: bool = False) -> None:
     """Cold and warm first plots of ``apps``.
 
-    With ``root`` (a folder kept between runs), an app whose cache there is already
-    filled is measured warm only (``repeat`` times): profiling a later start needs no
-    new compilation. ``profile`` samples the warm servers' stacks (``_sampler``) and
-    prints where their busy seconds went up to the first plot.
+    Cold: each app with a new, empty numba cache. Warm: one cache that holds every
+    kernel (``python -m bnexplore.warmup``, what a server's warm-up leaves), each app
+    started ``repeat`` times (its first start there fills bnexplore's results cache:
+    the second is a later start of that app). With ``root`` (a folder kept between
+    runs) the cold starts are skipped once that cache exists. ``profile`` samples the
+    warm servers' stacks (``_sampler``) and prints where their CPU went up to the plot.
     """
     from playwright.sync_api import sync_playwright
 
@@ -186,46 +206,49 @@ def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = 
         root.mkdir(parents=True, exist_ok=True)
         p = stack.enter_context(sync_playwright())
         pkg = root / "pkg"
+        warm_cache = root / "numba-cache-warm"
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            for app in apps:
-                # kept (--root): one cache for all apps, filled by the first app's cold start
-                cache = root / ("numba-cache" if keep else f"numba-cache-{app}")
-                filled = cache.exists() and any(cache.iterdir())
-                line = f"first start {app}:"
-                if filled:
-                    _sync_copy(pkg)
-                else:
+            if not (keep and warm_cache.exists()):
+                for app in apps:
+                    cache = root / f"numba-cache-{app}"
                     shutil.rmtree(cache, ignore_errors=True)
                     cache.mkdir()
-                    for sub in ("bnexplore", "apps"):   # no __pycache__ left
-                        shutil.rmtree(pkg / sub, ignore_errors=True)
-                        shutil.copytree(REPO / sub, pkg / sub, ignore=shutil.ignore_patterns(
-                            "__pycache__", "*.nbi", "*.nbc", "*.pyc"))
+                    _fresh_pkg(pkg)
                     try:
                         load = _load()
-                        srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout,
-                                                         wait_warm=warm)
-                        line += (f" cold {cold:.1f} s (server up {srv:.1f} s, server CPU {cpu:.1f} s, "
-                                 f"load {load:.1f}-{_load():.1f})")
+                        srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
+                        print(f"first start {app}: cold {cold:.1f} s (server up {srv:.1f} s, "
+                              f"server CPU {cpu:.1f} s, load {load:.1f}-{_load():.1f})", flush=True)
                     except Exception as exc:  # noqa: BLE001 - report and go on
-                        line += f" cold FAILED ({type(exc).__name__}: {str(exc)[:200]})"
-                if warm:
-                    for i in range(repeat):
-                        prof = root / f"stacks-{app}-{i}.txt" if profile else None
-                        try:
-                            load = _load()
-                            srv, hot, cpu = time_first_plot(browser, pkg, cache, app, timeout, prof)
-                            line += (f", warm {hot:.1f} s (server up {srv:.1f} s, server CPU "
-                                     f"{cpu:.1f} s, load {load:.1f}-{_load():.1f})")
-                        except Exception as exc:  # noqa: BLE001
-                            line += f", warm FAILED ({type(exc).__name__}: {str(exc)[:200]})"
-                            continue
-                        if prof is not None:
-                            sys.path.insert(0, str(Path(__file__).resolve().parent))
-                            from _sampler import summarise
-                            print(f"--- {app} warm start {i}: busy seconds up to the first plot "
-                                  f"({prof})\n{summarise(str(prof), until=hot)}", flush=True)
+                        print(f"first start {app}: cold FAILED ({type(exc).__name__}: "
+                              f"{str(exc)[:200]})", flush=True)
+                    shutil.rmtree(cache, ignore_errors=True)
+            if not warm:
+                return
+            if warm_cache.exists():
+                _sync_copy(pkg)
+            else:
+                _fresh_pkg(pkg)
+                warm_cache.mkdir()
+                _fill_cache(pkg, warm_cache)
+            for app in apps:
+                line = f"later start {app}:"
+                for i in range(repeat):
+                    prof = root / f"stacks-{app}-{i}.txt" if profile else None
+                    try:
+                        load = _load()
+                        srv, hot, cpu = time_first_plot(browser, pkg, warm_cache, app, timeout, prof)
+                        line += (f"{',' if i else ''} warm {hot:.1f} s (server up {srv:.1f} s, "
+                                 f"server CPU {cpu:.1f} s, load {load:.1f}-{_load():.1f})")
+                    except Exception as exc:  # noqa: BLE001
+                        line += f", warm FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                        continue
+                    if prof is not None:
+                        sys.path.insert(0, str(Path(__file__).resolve().parent))
+                        from _sampler import summarise
+                        print(f"--- {app} warm start {i}: CPU up to the first plot "
+                              f"({prof})\n{summarise(str(prof), until=hot)}", flush=True)
                 print(line, flush=True)
         finally:
             browser.close()
@@ -326,7 +349,7 @@ def main() -> int:
     ap.add_argument("--root", type=Path, default=None,
                     help="keep the copy and the caches in this folder; an app whose cache "
                          "is filled there is measured warm only")
-    ap.add_argument("--repeat", type=int, default=1, help="warm starts per app")
+    ap.add_argument("--repeat", type=int, default=2, help="warm starts per app")
     ap.add_argument("--profile", action="store_true",
                     help="sample the warm servers' stacks and print where the time went")
     args = ap.parse_args()
