@@ -310,6 +310,7 @@ def test_compare_app_cancel_and_bad_input(panel_server, page):
 
 
 @browser_test
+@pytest.mark.slow
 def test_compare_app_shows_finished_classifiers_while_the_others_run(panel_server, page):
     """The first plot comes with the first classifier: SNN's ROC curve is on the page
     while ISMB (slow) still cross-validates."""
