@@ -388,7 +388,18 @@ def _child_main() -> int:
 # the server costs as much again. So a complete warm-up leaves a stamp next to numba's
 # cache files, and a start that finds it (and finds the cache still there) skips the
 # warm-up.
-_SENTINEL = ("scores", "_count_rows")   # a kernel every app needs: its cache folder holds the stamp
+def _sentinel():
+    """A kernel of :mod:`bnexplore.scores` with an on-disk cache (every app needs that
+    module): the first by name, so every process picks the same. Its cache folder (that
+    of the module) holds the stamp."""
+    from numba.core.registry import CPUDispatcher
+
+    from . import scores
+
+    kernels = sorted((name, obj) for name, obj in vars(scores).items()
+                     if isinstance(obj, CPUDispatcher)
+                     and hasattr(getattr(obj, "_cache", None), "cache_path"))
+    return kernels[0][1]
 
 
 def _stamp_key() -> str:
@@ -435,11 +446,7 @@ def stamp_path() -> str | None:
     True
     """
     try:
-        import importlib
-
-        mod = importlib.import_module(f".{_SENTINEL[0]}", __package__)
-        cache = getattr(mod, _SENTINEL[1])._cache
-        folder = cache.cache_path
+        folder = _sentinel()._cache.cache_path
         return os.path.join(folder, f"bnexplore-warm-up-{_stamp_key()}.stamp")
     except Exception:  # noqa: BLE001 - no cache (NUMBA_DISABLE_JIT...), other numba versions
         return None
@@ -458,10 +465,11 @@ def is_warm() -> bool:
 
 
 def _sentinel_cached() -> bool:
-    """The sentinel kernel's cache index is there (a cache emptied by hand is not warm)."""
+    """The folder still holds cached kernels of bnexplore.scores (a cache emptied by hand
+    is not warm)."""
     try:
-        from . import scores
-        return os.path.exists(getattr(scores, _SENTINEL[1])._cache._cache_file._index_path)
+        folder = _sentinel()._cache.cache_path
+        return any(f.startswith("scores.") and f.endswith(".nbi") for f in os.listdir(folder))
     except Exception:  # noqa: BLE001 - another numba layout: trust the stamp
         return True
 
