@@ -157,6 +157,15 @@ def read_app_info(path: Path) -> AppInfo:
     'structure'
     """
     path = Path(path)
+    try:   # every page load asks (routing, links): parse a file again only when it changes
+        st = path.stat()
+        return _read_app_info(path, st.st_mtime_ns, st.st_size)
+    except OSError:
+        return _read_app_info(path, 0, 0)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_app_info(path: Path, _mtime_ns: int, _size: int) -> AppInfo:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (SyntaxError, UnicodeDecodeError, OSError):
@@ -774,6 +783,11 @@ class BackgroundView:
     next-tick callback of the session's document (the thread-safe way to change a
     Bokeh document), so the loop stays free for other sessions.
 
+    The first computation starts as soon as the page is built, while the browser is
+    still loading it (a first visit's slowest seconds); its result is applied once the
+    page has loaded, unless a setting changed meanwhile (then the new setting is
+    computed). Pages opened with settings in the URL compute those only.
+
     Changes that arrive while a computation runs are coalesced: when it finishes,
     only the latest settings are computed (a dragged slider costs two computations,
     not one per value passed), and a superseded result is never shown.
@@ -822,10 +836,22 @@ class BackgroundView:
         # would keep its placeholder. By then the URL values are applied too, so a
         # shared link computes its own setting, not the defaults first.
         self._loaded = False
+        # The browser takes seconds to load a first page: compute the defaults meanwhile
+        # (once this page is built) and apply the result once it has loaded - unless a
+        # setting changed first (a shared link's URL values do: such a page computes
+        # its own setting only).
+        self._prefetch: Any = None
+        self._changed = False
+        if not set(pn.state.session_args or {}) - RESERVED_QUERY:
+            on_document(doc, self._start_prefetch)
         try:
             pn.state.onload(self._on_load)
         except Exception:  # noqa: BLE001 - no onload support: start at once
             self._on_load()
+
+    def _start_prefetch(self) -> None:
+        if not (self._loaded or self._changed or self._closed):
+            self._prefetch = view_pool().submit(contextvars.copy_context().run, self._compute)
 
     def _kernels_changed(self, _status: str) -> None:
         # any thread (the warm-up's or a compiling one): only a next-tick callback may
@@ -842,7 +868,9 @@ class BackgroundView:
         self._loaded = True
         self._request()
 
-    def _request(self, *_events: Any) -> None:
+    def _request(self, *events: Any) -> None:
+        if events:                     # a setting changed: the prefetched result is stale
+            self._changed, self._prefetch = True, None
         self._gen += 1
         self.panel.loading = True
         if self._loaded and not (self._running or self._scheduled):
@@ -855,8 +883,10 @@ class BackgroundView:
             return
         self._running = True
         gen = self._gen
-        ctx = contextvars.copy_context()   # pn.state.curdoc etc. in the worker thread
-        fut = view_pool().submit(ctx.run, self._compute)
+        fut, self._prefetch = self._prefetch, None
+        if fut is None or self._changed:
+            ctx = contextvars.copy_context()   # pn.state.curdoc etc. in the worker thread
+            fut = view_pool().submit(ctx.run, self._compute)
         fut.add_done_callback(functools.partial(self._deliver, gen=gen))
 
     def _compute(self) -> Any:
@@ -1643,9 +1673,22 @@ def _upload_context():
         return ctx
 
 
+#: seconds after the first page before the upload fork server starts: its imports take
+#: a core for seconds, which the first views need more (an earlier upload starts it).
+UPLOAD_WARM_UP_DELAY_S = 30.0
+_UPLOAD_WARM_UP: list = []      # once per server process
+
+
 def warm_up_upload_workers() -> None:
-    """Start the upload fork server now (in the background), not at the first upload."""
+    """Start the upload fork server soon (in the background), not at the first upload."""
+    with _FORKSERVER_LOCK:
+        if _UPLOAD_WARM_UP:
+            return
+        _UPLOAD_WARM_UP.append(True)
+
     def _start():
+        import time
+        time.sleep(UPLOAD_WARM_UP_DELAY_S)
         ctx = _upload_context()
         if ctx.get_start_method() == "forkserver":
             from multiprocessing import forkserver

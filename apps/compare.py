@@ -18,6 +18,7 @@ from _common import (serve, NETWORK, PREPARING_TEXT, DataSource, describe_source
                      download_csv, error_box, fixed_pane, guarded, load_data, make_template,
                      md_strong, md_text, pending_text, shared_cache, widget)
 
+from bnexplore.cache import DiskCache  # noqa: E402
 from bnexplore.experiments import compare as cmp  # noqa: E402
 from bnexplore.viz import compare as vc  # noqa: E402
 
@@ -188,9 +189,12 @@ def create_app() -> pn.template.FastListTemplate:
     problems = pn.Column(sizing_mode="stretch_width")
     source_note = pn.pane.HTML("", margin=(0, 10))
 
-    cache = shared_cache("compare-oof", maxsize=256)
+    # finished classifiers' out-of-fold results, in memory and on disk: a later start of
+    # the server shows the default comparison without cross-validating again
+    cache = DiskCache("compare-oof", front=shared_cache("compare-oof", maxsize=256))
     state = {"thread": None, "cancel": None, "done": 0, "total": 1, "msg": "",
-             "result": None, "error": None, "finished": False, "started": 0.0, "gen": 0}
+             "result": None, "error": None, "finished": False, "started": 0.0, "gen": 0,
+             "partial": None}
     results = pn.Column(sizing_mode="stretch_width")
     lock = threading.Lock()
 
@@ -237,12 +241,17 @@ def create_app() -> pn.template.FastListTemplate:
             with lock:
                 if state["gen"] == gen:
                     state.update(done=done, total=total, msg=msg)
+
+        def partial(res):   # the classifiers finished so far: their ROC curves show at once
+            with lock:
+                if state["gen"] == gen:
+                    state.update(partial=res)
         try:
             df, tgt = frame_and_target(st["kind"], st["name"], st["n"], st["target"])
             res = cmp.cross_validate_classifiers(
                 df, tgt, st["classifiers"], n_splits=st["n_splits"], seed=st["seed"],
                 k=st["k"], n=st["n_par"], alpha=st["alpha"], w=st["w"],
-                progress_callback=cb, cancel_event=cancel,
+                progress_callback=cb, cancel_event=cancel, result_callback=partial,
                 backend="dask" if st["dask"] else "inline",
                 scheduler=SCHEDULER or None, cache=cache)
             out = {"result": res, "error": None}
@@ -262,7 +271,7 @@ def create_app() -> pn.template.FastListTemplate:
             state["gen"] += 1
             gen = state["gen"]
             state.update(cancel=cancel, done=0, total=1, msg="starting", result=None,
-                         error=None, finished=False, started=time.monotonic())
+                         error=None, finished=False, started=time.monotonic(), partial=None)
         source_note.object = (f"<span class='bnx-source'>"
                               f"{describe_source(st['kind'], st['name'], st['n'])}"
                               f"</span>, class <b>{md_text(st['target'])}</b>")
@@ -294,6 +303,15 @@ def create_app() -> pn.template.FastListTemplate:
             status.object = (f"{prep}Cross-validating: {snap['done']}/{snap['total']} fits "
                              f"({md_text(snap['msg'])}), "
                              f"{time.monotonic() - snap['started']:.0f} s")
+            part = snap["partial"]
+            if part is not None and part.proba and snap.get("partial_shown") is not part:
+                with lock:
+                    state["partial_shown"] = part
+                results.objects = [
+                    pn.pane.Markdown(f"### ROC curves of the {len(part.proba)} classifiers "
+                                     "finished so far", margin=(10, 10, 0, 10)),
+                    pn.bind(roc_view, part, positive)]
+                results.loading = False
             return
         if snap.get("shown") == snap["gen"]:
             return

@@ -9,7 +9,22 @@ app
 * starts ``panel serve apps/`` and opens ``/apps?app=NAME`` in headless Chromium, timing
   from the server's start to the first Bokeh canvas on the page (**cold**: empty cache,
   a new cache per app, so no app profits from another's compilation);
-* does the same again with the cache that start left behind (**warm**: a later start).
+  The server's warm-up process is killed with the server (it must not compile on
+  during the next figure);
+* then fills one cache with every kernel (``python -m bnexplore.warmup``, what a
+  server's warm-up leaves behind) and starts each app twice with it, timed the same
+  way (**warm**: a later start; the first of the two also fills bnexplore's results
+  cache, ``BNX_CACHE_DIR``, which only the Compare app uses, so its second figure is
+  the later start).
+
+The load average before and after each figure is printed with it: the machine is
+shared, and a figure taken at load 12 on two cores is about six times the idle one;
+the server's CPU seconds depend much less on the load.
+
+``--root DIR`` keeps the copy and the warm cache in ``DIR``: a later run with the same
+folder measures warm starts only (``--repeat`` times), and ``--profile`` samples the warm
+servers' stacks (``_sampler.py``) and prints where the busy seconds went up to the first
+plot.
 
 ``--kernels`` instead times, in one cold process, the first call of each heavy public
 function the apps use and lists the kernels (and type specialisations) whose
@@ -17,10 +32,12 @@ compilation took longest, from numba's compile events.
 
 Run: python benchmarks/bench_first_start.py [--apps order_averaging,forests] [--kernels]
                                             [--no-warm] [--timeout 900]
+                                            [--root DIR [--repeat 3] [--profile]]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import socket
@@ -50,8 +67,10 @@ def fresh_copy(root: Path) -> Path:
 
 
 def _env(cache: Path, pkg: Path) -> dict:
+    # numba's kernels and bnexplore's results (bnexplore.cache) both cached next to each
+    # other, so a new cache folder is a fresh install and a reused one a later start
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONUNBUFFERED="1", BOKEH_BROWSER="none",
-               PYTHONPATH=str(pkg))
+               PYTHONPATH=str(pkg), BNX_CACHE_DIR=str(cache / "bnexplore-results"))
     return env
 
 
@@ -70,13 +89,18 @@ def _cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
-def time_first_plot(browser, pkg: Path, cache: Path, app: str,
-                    timeout: float) -> tuple[float, float, float]:
+def time_first_plot(browser, pkg: Path, cache: Path, app: str, timeout: float,
+                    profile: Path | None = None) -> tuple[float, float, float]:
     """Seconds to the server's first answer and to the app's first canvas, and the
-    server's CPU seconds by then (a figure that depends less on the machine's load)."""
+    server's CPU seconds by then (a figure that depends less on the machine's load).
+
+    With ``profile``, the server runs under ``benchmarks/_sampler.py``, which writes
+    every thread's stacks to that file (see :func:`_sampler.summarise`)."""
     port = _free_port()
     cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(port),
            "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}"]
+    if profile is not None:
+        cmd[1:1] = [str(Path(__file__).resolve().parent / "_sampler.py"), str(profile)]
     log = open(pkg.parent / f"serve-{app}.log", "a")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=pkg, env=_env(cache, pkg), stdout=log, stderr=subprocess.STDOUT,
@@ -104,6 +128,7 @@ def time_first_plot(browser, pkg: Path, cache: Path, app: str,
             ctx.close()
         return t_server, t_plot, cpu
     finally:
+        _stop_children(proc.pid)    # the warm-up process: it must not go on compiling
         proc.terminate()
         try:
             proc.wait(timeout=20)
@@ -113,36 +138,117 @@ def time_first_plot(browser, pkg: Path, cache: Path, app: str,
         log.close()
 
 
-def bench_apps(apps: list[str], warm: bool, timeout: float) -> None:
+def _stop_children(pid: int) -> None:
+    """Kill the child processes of ``pid`` (Linux /proc; elsewhere nothing)."""
+    import signal
+
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            continue
+
+
+def _sync_copy(pkg: Path) -> None:
+    """Bring the copy up to date, file by file (unchanged files keep their time stamps,
+    so numba's cache of their kernels stays valid)."""
+    import filecmp
+
+    for sub in ("bnexplore", "apps"):
+        for src in (REPO / sub).rglob("*"):
+            if "__pycache__" in src.parts or src.is_dir() or src.suffix in (".nbi", ".nbc", ".pyc"):
+                continue
+            dst = pkg / src.relative_to(REPO)
+            if not dst.exists() or not filecmp.cmp(src, dst, shallow=False):
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
+def _fresh_pkg(pkg: Path) -> None:
+    for sub in ("bnexplore", "apps"):   # no __pycache__ left
+        shutil.rmtree(pkg / sub, ignore_errors=True)
+        shutil.copytree(REPO / sub, pkg / sub, ignore=shutil.ignore_patterns(
+            "__pycache__", "*.nbi", "*.nbc", "*.pyc"))
+
+
+def _fill_cache(pkg: Path, cache: Path) -> None:
+    """Every kernel cached, as a server whose warm-up has finished leaves it."""
+    t0, load = time.perf_counter(), _load()
+    subprocess.run([sys.executable, "-m", "bnexplore.warmup"], cwd=pkg, env=_env(cache, pkg),
+                   stdout=subprocess.DEVNULL, check=True)
+    print(f"  (every kernel cached by python -m bnexplore.warmup in "
+          f"{time.perf_counter() - t0:.0f} s, load {load:.1f}-{_load():.1f})", flush=True)
+
+
+def bench_apps(apps: list[str], warm: bool, timeout: float, root: Path | None = None,
+               repeat: int = 2, profile: bool = False) -> None:
+    """Cold and warm first plots of ``apps``.
+
+    Cold: each app with a new, empty numba cache. Warm: one cache that holds every
+    kernel (``python -m bnexplore.warmup``, what a server's warm-up leaves), each app
+    started ``repeat`` times (its first start there fills bnexplore's results cache:
+    the second is a later start of that app). With ``root`` (a folder kept between
+    runs) the cold starts are skipped once that cache exists. ``profile`` samples the
+    warm servers' stacks (``_sampler``) and prints where their CPU went up to the plot.
+    """
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="bnx-first-start-") as tmp, sync_playwright() as p:
-        root = Path(tmp)
-        pkg = fresh_copy(root)
+    keep = root is not None
+    with contextlib.ExitStack() as stack:
+        if root is None:
+            root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bnx-first-start-")))
+        root.mkdir(parents=True, exist_ok=True)
+        p = stack.enter_context(sync_playwright())
+        pkg = root / "pkg"
+        warm_cache = root / "numba-cache-warm"
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            for app in apps:
-                cache = root / f"numba-cache-{app}"
-                cache.mkdir()
-                shutil.rmtree(pkg / "bnexplore", ignore_errors=True)   # no __pycache__ left
-                shutil.copytree(REPO / "bnexplore", pkg / "bnexplore",
-                                ignore=shutil.ignore_patterns("__pycache__"))
-                line = f"first start {app}:"
-                try:
-                    load = os.getloadavg()[0]
-                    srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
-                    line += (f" cold {cold:.1f} s (server up {srv:.1f} s, server CPU {cpu:.1f} s, "
-                             f"load {load:.1f})")
-                except Exception as exc:  # noqa: BLE001 - report and go on
-                    line += f" cold FAILED ({type(exc).__name__}: {str(exc)[:200]})"
-                if warm:
+            if not (keep and warm_cache.exists()):
+                for app in apps:
+                    cache = root / f"numba-cache-{app}"
+                    shutil.rmtree(cache, ignore_errors=True)
+                    cache.mkdir()
+                    _fresh_pkg(pkg)
                     try:
-                        load = os.getloadavg()[0]
-                        srv, hot, cpu = time_first_plot(browser, pkg, cache, app, timeout)
-                        line += (f", warm {hot:.1f} s (server up {srv:.1f} s, server CPU "
-                                 f"{cpu:.1f} s, load {load:.1f})")
+                        load = _load()
+                        srv, cold, cpu = time_first_plot(browser, pkg, cache, app, timeout)
+                        print(f"first start {app}: cold {cold:.1f} s (server up {srv:.1f} s, "
+                              f"server CPU {cpu:.1f} s, load {load:.1f}-{_load():.1f})", flush=True)
+                    except Exception as exc:  # noqa: BLE001 - report and go on
+                        print(f"first start {app}: cold FAILED ({type(exc).__name__}: "
+                              f"{str(exc)[:200]})", flush=True)
+                    shutil.rmtree(cache, ignore_errors=True)
+            if not warm:
+                return
+            if warm_cache.exists():
+                _sync_copy(pkg)
+            else:
+                _fresh_pkg(pkg)
+                warm_cache.mkdir()
+                _fill_cache(pkg, warm_cache)
+            for app in apps:
+                line = f"later start {app}:"
+                for i in range(repeat):
+                    prof = root / f"stacks-{app}-{i}.txt" if profile else None
+                    try:
+                        load = _load()
+                        srv, hot, cpu = time_first_plot(browser, pkg, warm_cache, app, timeout, prof)
+                        line += (f"{',' if i else ''} warm {hot:.1f} s (server up {srv:.1f} s, "
+                                 f"server CPU {cpu:.1f} s, load {load:.1f}-{_load():.1f})")
                     except Exception as exc:  # noqa: BLE001
                         line += f", warm FAILED ({type(exc).__name__}: {str(exc)[:200]})"
+                        continue
+                    if prof is not None:
+                        sys.path.insert(0, str(Path(__file__).resolve().parent))
+                        from _sampler import summarise
+                        print(f"--- {app} warm start {i}: CPU up to the first plot "
+                              f"({prof})\n{summarise(str(prof), until=hot)}", flush=True)
                 print(line, flush=True)
         finally:
             browser.close()
@@ -240,6 +346,12 @@ def main() -> int:
     ap.add_argument("--kernels", action="store_true", help="first calls and compile times only")
     ap.add_argument("--no-warm", action="store_true")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per page")
+    ap.add_argument("--root", type=Path, default=None,
+                    help="keep the copy and the caches in this folder; an app whose cache "
+                         "is filled there is measured warm only")
+    ap.add_argument("--repeat", type=int, default=2, help="warm starts per app")
+    ap.add_argument("--profile", action="store_true",
+                    help="sample the warm servers' stacks and print where the time went")
     args = ap.parse_args()
     if args.kernels:
         bench_kernels()
@@ -247,7 +359,8 @@ def main() -> int:
     if not os.path.exists(CHROMIUM):
         print(f"first start: skipped ({CHROMIUM} not found)")
         return 0
-    bench_apps([a for a in args.apps.split(",") if a], not args.no_warm, args.timeout)
+    bench_apps([a for a in args.apps.split(",") if a], not args.no_warm, args.timeout,
+               root=args.root, repeat=args.repeat, profile=args.profile)
     return 0
 
 

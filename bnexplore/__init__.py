@@ -7,7 +7,8 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _SUBMODULES = ("data", "datasets", "networks", "scores", "search", "metrics", "experiments",
-               "averaging", "mixtures", "forests", "clustering", "ismb", "classifiers", "viz", "warmup")
+               "averaging", "mixtures", "forests", "clustering", "ismb", "classifiers", "viz", "warmup",
+               "cache")
 
 __all__ = list(_SUBMODULES)
 

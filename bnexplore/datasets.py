@@ -151,7 +151,14 @@ def load(name: str, discretize: str | None = None, n_bins: int = 5, missing: str
             attrs = df.attrs
             df = df.loc[~bad].reset_index(drop=True)
             df.attrs = attrs
-    if discretize is not None:
+    # a data set with no numeric attribute (vote, soybean, ...) is left as it is: the
+    # discretisers would pass every column through and find no cut point, and importing
+    # them costs scikit-learn's import (seconds of a server's first start)
+    numeric = [c for c in df.columns if c != target and pd.api.types.is_numeric_dtype(df[c].dtype)
+               and not isinstance(df[c].dtype, pd.CategoricalDtype)]
+    if discretize is not None and not numeric:
+        df.attrs["cut_points"] = {}
+    elif discretize is not None:
         from .data.discretize import EqualFrequencyDiscretizer, MDLDiscretizer
         X = df.drop(columns=[target])
         if discretize == "mdl":

@@ -16,7 +16,9 @@ process-wide lock), so a warm-up thread in the server would make a view wait for
 kernels it does not use; with a process, a view that needs a kernel the warm-up has not
 cached yet compiles it at once, and every later view loads from the cache what the
 warm-up wrote. When that process is done, the server loads every kernel from the
-cache (milliseconds each). :func:`status` tells a page whether kernels are being
+cache (milliseconds each). A complete warm-up leaves a stamp next to numba's cache
+(:func:`stamp_path`); a later start that finds it (:func:`is_warm`) starts no process
+and loads nothing ahead: each view loads only the kernels it calls. :func:`status` tells a page whether kernels are being
 compiled for the first time (``"compiling"``: a cache miss was seen), only loaded
 (``"loading"``), or ready (``"ready"``). Results do not depend on the warm-up.
 
@@ -40,7 +42,8 @@ import numpy as np
 from ._validation import check_random_state
 import pandas as pd
 
-__all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "STEPS"]
+__all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "is_warm", "stamp_path",
+           "STEPS"]
 
 #: environment variable naming a file: while it exists (at most ten minutes), the
 #: background warm-up holds numba's compiler lock in the "compiling" state before it
@@ -315,6 +318,10 @@ def _run(hold: str) -> None:
                 while os.path.exists(hold) and time.monotonic() < end:
                     time.sleep(0.05)
             _set_status("loading")
+        if is_warm():
+            # a later start: the kernels load from the cache when a view first calls
+            # them (only those it needs), so there is nothing to do
+            return
         # The kernels compile in a separate process (at a lower priority) that fills
         # numba's on-disk cache: numba compiles one kernel at a time per process, so a
         # warm-up thread here would make a view wait for kernels it does not need; a
@@ -364,11 +371,128 @@ def _child_main() -> int:
             pass
 
     event.register("numba:compile", _Say())
+    warm_up.errors.clear()
     warm_up()
+    if not warm_up.errors:
+        _write_stamp()        # every step ran: later starts skip the warm-up
     print("ready", flush=True)
     for name, err in warm_up.errors.items():
         print(f"warm-up step {name!r} failed: {err}", file=sys.stderr)
     return 0
+
+
+# --------------------------------------------------------------------------- stamp
+# A later start needs no warm-up: every kernel is in numba's cache and loads in
+# milliseconds when a view first calls it. Spawning the warm-up process anyway costs a
+# Python start, the imports and the loading of every kernel of every app (seconds of
+# CPU on a 2-core machine, taken from the first view), and loading every kernel into
+# the server costs as much again. So a complete warm-up leaves a stamp next to numba's
+# cache files, and a start that finds it (and finds the cache still there) skips the
+# warm-up.
+def _sentinel():
+    """A kernel of :mod:`bnexplore.scores` with an on-disk cache (every app needs that
+    module): the first by name, so every process picks the same. Its cache folder (that
+    of the module) holds the stamp."""
+    from numba.core.registry import CPUDispatcher
+
+    from . import scores
+
+    kernels = sorted((name, obj) for name, obj in vars(scores).items()
+                     if isinstance(obj, CPUDispatcher)
+                     and hasattr(getattr(obj, "_cache", None), "cache_path"))
+    return kernels[0][1]
+
+
+def _stamp_key() -> str:
+    """What the numba cache's validity depends on: versions and every source's stamp."""
+    import hashlib
+    import sys
+
+    import numba
+
+    from . import __version__
+
+    root = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256()
+    try:   # numba's cache entries are per CPU model too (a cache shared by machines)
+        from llvmlite import binding
+        cpu = binding.get_host_cpu_name()
+    except Exception:  # noqa: BLE001
+        cpu = "?"
+    h.update(f"{__version__}|{numba.__version__}|{sys.version}|{sys.executable}|{cpu}".encode())
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for fn in sorted(filenames):
+            if fn.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, fn))
+                # numba reuses a cached kernel while its source's time stamp and size hold
+                h.update(f"{os.path.relpath(os.path.join(dirpath, fn), root)}|"
+                         f"{st.st_mtime_ns}|{st.st_size}\n".encode())
+    return h.hexdigest()[:20]
+
+
+def stamp_path() -> str | None:
+    """The file that says "every kernel is cached" for this code, or None if unknown.
+
+    It lies in the folder of numba's cache files of bnexplore's kernels
+    (``__pycache__`` next to the sources, or under ``NUMBA_CACHE_DIR``), so removing
+    that cache removes the stamp too. Its name holds a hash of bnexplore's and numba's
+    versions and the time stamps of every source file, so an edit or an upgrade makes
+    the next start warm up again.
+
+    Examples
+    --------
+    >>> p = stamp_path()
+    >>> p is None or p.endswith(".stamp")
+    True
+    """
+    try:
+        folder = _sentinel()._cache.cache_path
+        return os.path.join(folder, f"bnexplore-warm-up-{_stamp_key()}.stamp")
+    except Exception:  # noqa: BLE001 - no cache (NUMBA_DISABLE_JIT...), other numba versions
+        return None
+
+
+def is_warm() -> bool:
+    """True when a complete warm-up of this code has filled numba's cache (a stamp is there).
+
+    Examples
+    --------
+    >>> is_warm() in (True, False)
+    True
+    """
+    path = stamp_path()
+    return path is not None and os.path.exists(path) and _sentinel_cached()
+
+
+def _sentinel_cached() -> bool:
+    """The folder still holds cached kernels of bnexplore.scores (a cache emptied by hand
+    is not warm)."""
+    try:
+        folder = _sentinel()._cache.cache_path
+        return any(f.startswith("scores.") and f.endswith(".nbi") for f in os.listdir(folder))
+    except Exception:  # noqa: BLE001 - another numba layout: trust the stamp
+        return True
+
+
+def _write_stamp() -> None:
+    path = stamp_path()
+    if path is None:
+        return
+    try:
+        folder = os.path.dirname(path)
+        for old in os.listdir(folder):      # stamps of other code versions
+            if old.startswith("bnexplore-warm-up-") and old.endswith(".stamp"):
+                try:
+                    os.unlink(os.path.join(folder, old))
+                except OSError:
+                    pass
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} every warm-up step cached\n")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def start_warm_up() -> threading.Thread:
@@ -407,4 +531,8 @@ if __name__ == "__main__":
     t0 = time.perf_counter()
     for step, sec in warm_up().items():
         print(f"{step}: {sec:.1f} s")
+    for step, err in warm_up.errors.items():
+        print(f"warm-up step {step!r} failed: {err}", file=sys.stderr)
+    if not warm_up.errors:
+        _write_stamp()
     print(f"kernels ready in {time.perf_counter() - t0:.1f} s")

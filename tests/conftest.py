@@ -26,6 +26,18 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
 SERVER_START_TIMEOUT = 90.0  # seconds; Panel imports are slow on a busy 2-core machine
 
+# Results the apps keep on disk between runs (bnexplore.cache) go to a folder of this
+# test session: tests neither read a developer's cached results nor leave any behind.
+_RESULTS_CACHE = tempfile.mkdtemp(prefix="bnx-test-results-")
+os.environ["BNX_CACHE_DIR"] = _RESULTS_CACHE
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_results_cache():
+    yield
+    import shutil
+    shutil.rmtree(_RESULTS_CACHE, ignore_errors=True)
+
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")

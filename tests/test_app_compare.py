@@ -309,6 +309,22 @@ def test_compare_app_cancel_and_bad_input(panel_server, page):
     assert page.console_errors == []
 
 
+@browser_test
+@pytest.mark.slow
+def test_compare_app_shows_finished_classifiers_while_the_others_run(panel_server, page):
+    """The first plot comes with the first classifier: SNN's ROC curve is on the page
+    while ISMB (slow) still cross-validates."""
+    page.goto(_url(panel_server, data_set="vote", classifiers=["SNN", "ISMB"], folds=5,
+                   w_ismb_queue_width=500, seed=3))
+    heading = page.get_by_text("ROC curves of the 1 classifiers finished so far")
+    heading.first.wait_for(timeout=120_000)
+    page.locator(".bk-Canvas, canvas").first.wait_for(state="attached", timeout=60_000)
+    assert _status(page).startswith("Cross-validating")       # ISMB still runs
+    page.locator("button:has-text('Cancel')").first.click()
+    assert "1 classifiers" in _wait_done(page, timeout_s=120)
+    assert page.console_errors == []
+
+
 # ------------------------------------------------------------------ paired test, W/D/L
 def _folds(values: dict) -> pd.DataFrame:
     return pd.DataFrame([{"classifier": c, "fold": f, "error": v, "auc": 1 - v}

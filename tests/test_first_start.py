@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import tempfile
 import time
 from pathlib import Path
@@ -115,3 +116,110 @@ def test_no_kernel_is_parallel_and_calls_are_unliteral():
     dp = importlib.import_module("bnexplore._order_dp")
     if any(isinstance(o, CPUDispatcher) and o.targetoptions.get("parallel") for o in vars(dp).values()):
         assert _parallel.PARALLEL_KERNELS is True   # the guard must lock on workqueue
+
+
+def test_stamp_names_the_code_and_sits_in_the_kernel_cache():
+    path = warmup.stamp_path()
+    assert path is not None and path.endswith(".stamp")
+    assert os.path.dirname(path) == warmup._sentinel()._cache.cache_path
+    from bnexplore import scores
+    assert warmup._sentinel() in vars(scores).values()
+    assert warmup.stamp_path() == path                 # the same code: the same stamp
+
+
+def test_a_later_start_skips_the_warm_up(tmp_path, monkeypatch):
+    """With the stamp of a complete warm-up, starting the warm-up spawns no process and
+    loads nothing: the status is "ready" at once. Without it, the process runs."""
+    import subprocess
+
+    stamp = tmp_path / "bnexplore-warm-up-x.stamp"
+    monkeypatch.setattr(warmup, "stamp_path", lambda: str(stamp))
+    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: True)
+    spawned, loaded = [], []
+
+    class NoProcess:
+        def __init__(self, *a, **k):
+            spawned.append(a)
+            self.stdout = iter(["ready\n"])
+
+        def wait(self):
+            return 0
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", NoProcess)
+    monkeypatch.setattr(warmup, "warm_up", lambda *a, **k: loaded.append(1) or {})
+    for warm in (False, True):
+        if warm:
+            warmup._write_stamp()
+            assert stamp.exists() and warmup.is_warm()
+        spawned.clear(), loaded.clear()
+        monkeypatch.setattr(warmup, "_THREAD", [])
+        monkeypatch.setattr(warmup, "_DONE", threading.Event())
+        monkeypatch.setitem(warmup._STATE, "status", "not started")
+        warmup.start_warm_up().join(60)
+        assert warmup.status() == "ready"
+        assert (len(spawned), len(loaded)) == ((0, 0) if warm else (1, 1))
+
+
+def test_a_new_stamp_replaces_the_old_ones(tmp_path, monkeypatch):
+    old = tmp_path / "bnexplore-warm-up-old.stamp"
+    old.write_text("")
+    monkeypatch.setattr(warmup, "stamp_path", lambda: str(tmp_path / "bnexplore-warm-up-new.stamp"))
+    warmup._write_stamp()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bnexplore-warm-up-new.stamp"]
+
+
+def test_no_stamp_or_no_cache_is_not_warm(tmp_path, monkeypatch):
+    stamp = tmp_path / "bnexplore-warm-up-x.stamp"
+    monkeypatch.setattr(warmup, "stamp_path", lambda: str(stamp))
+    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: True)
+    assert not warmup.is_warm()
+    stamp.write_text("")
+    assert warmup.is_warm()
+    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: False)   # cache emptied by hand
+    assert not warmup.is_warm()
+    monkeypatch.setattr(warmup, "stamp_path", lambda: None)           # no numba cache at all
+    assert not warmup.is_warm()
+
+
+def test_nominal_data_sets_load_without_scikit_learn():
+    """The apps' default data (vote) needs no discretiser: scikit-learn's import (a second
+    or more of a first view) is left for the data that has numeric columns."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bnexplore as bx\n"
+            "df = bx.datasets.load('vote', discretize='mdl', missing='state')\n"
+            "print(df.attrs['cut_points'], 'sklearn' in sys.modules)\n")
+    repo = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
+                         check=True, env=dict(os.environ, PYTHONPATH=str(repo)))
+    assert out.stdout.split() == ["{}", "False"]
+
+
+@pytest.mark.parametrize("discretize", ["mdl", "quantile"])
+def test_nominal_data_sets_are_what_the_discretisers_give(discretize):
+    import pandas as pd
+
+    import bnexplore as bx
+    from bnexplore.data import EqualFrequencyDiscretizer, MDLDiscretizer
+
+    nominal = 0
+    for name in bx.datasets.names():
+        raw = bx.datasets.load(name, missing="state")
+        target = raw.attrs["target"]
+        X = raw.drop(columns=[target])
+        if any(not isinstance(X[c].dtype, pd.CategoricalDtype) for c in X.columns):
+            continue
+        nominal += 1
+        tr = (MDLDiscretizer(columns="numeric").fit(X, raw[target]) if discretize == "mdl"
+              else EqualFrequencyDiscretizer(columns="numeric").fit(X))
+        expected = raw.copy()
+        for c, col in tr.transform(X).items():
+            expected[c] = col
+        got = bx.datasets.load(name, discretize=discretize, missing="state")
+        pd.testing.assert_frame_equal(got, expected)
+        assert got.attrs["cut_points"] == tr.cut_points_ == {}
+    assert nominal >= 3

@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, MutableMapping, Sequence
 
 import numpy as np
@@ -454,7 +454,8 @@ def cross_validate_classifiers(
         w: int = 100, progress_callback: Callable[[int, int, str], None] | None = None,
         cancel_event: threading.Event | None = None, backend: str = "inline",
         n_jobs: int = 1, scheduler: Any = None,
-        cache: MutableMapping | None = None) -> CVResult:
+        cache: MutableMapping | None = None,
+        result_callback: Callable[[CVResult], None] | None = None) -> CVResult:
     """Stratified cross-validation of several classifiers on the same folds.
 
     Parameters
@@ -490,7 +491,13 @@ def cross_validate_classifiers(
         Out-of-fold probabilities of finished classifiers, keyed on a fingerprint of
         the data, the target, the classifier, the parameters it uses, ``n_splits``
         and ``seed``: a classifier found there is not refitted (moving the ``alpha``
-        slider refits only STAN/SFAN).
+        slider refits only STAN/SFAN). Any mapping with ``get`` and item assignment
+        works, e.g. a :class:`bnexplore.cache.DiskCache` that keeps them between runs.
+    result_callback : callable, optional
+        Called with the result so far (a copy holding the classifiers finished until
+        then, in the order asked for) each time a classifier finishes, and once at the
+        start if the cache already holds some: a page can show the first ROC curves
+        while the other classifiers still run.
 
     Returns
     -------
@@ -540,12 +547,19 @@ def cross_validate_classifiers(
         uses = tuple((p, params[p]) for p in CLASSIFIERS[clf].uses)
         return (fingerprint, str(target), clf, uses, int(n_splits), int(seed))
 
+    def _partial() -> None:
+        if result_callback is not None:
+            result_callback(_ordered(replace(result, proba=dict(result.proba),
+                                             errors=dict(result.errors)), classifiers))
+
     if cache is not None:
         for key in classifiers:
             hit = cache.get(_key(key))
             if hit is not None:
                 result.proba[key] = hit
         todo = [c for c in classifiers if c not in result.proba]
+        if result.proba:
+            _partial()
     else:
         todo = list(classifiers)
 
@@ -553,6 +567,7 @@ def cross_validate_classifiers(
         result.proba[key] = proba
         if cache is not None:
             cache[_key(key)] = proba
+        _partial()
 
     if backend == "inline":
         total = max(len(todo) * len(folds), 1)
