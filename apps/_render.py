@@ -54,9 +54,9 @@ _MODEL_ID = re.compile(r'"id":"([^"]+)"')
 
 @dataclass(frozen=True)
 class RenderedPicture:
-    """A picture rendered once: its Bokeh document as JSON and the sizes panes need."""
+    """A picture rendered once: its Bokeh model tree as JSON and the sizes panes need."""
 
-    doc_json: str
+    model_json: str
     least_width: int | None = None
     height: int | None = None
     _parsed: list = field(default_factory=list, compare=False, repr=False)
@@ -64,7 +64,7 @@ class RenderedPicture:
     def root_json(self) -> dict:
         """The picture's root model as parsed JSON (parsed once; read-only)."""
         if not self._parsed:
-            self._parsed.append(json.loads(self.doc_json)["roots"][0])
+            self._parsed.append(json.loads(self.model_json))
         return self._parsed[0]
 
 
@@ -72,15 +72,17 @@ def render(plot: Any, least_width: int | None = None, height: int | None = None
            ) -> RenderedPicture:
     """Render a HoloViews ``plot`` with the Bokeh backend into a :class:`RenderedPicture`."""
     import holoviews as hv
+    from bokeh.core.serialization import Serializer
     from bokeh.document import Document
 
-    # a document of its own: left to itself, HoloViews would render into curdoc(),
-    # which Panel makes the calling session's document (changed here off its lock)
-    doc = Document()
+    # A document of its own (HoloViews would otherwise use curdoc(), in a server the
+    # calling session's document, and change it off its lock), which never gets the
+    # model as a root: adding or removing a root fires Bokeh's change callbacks under
+    # patch_curdoc, a process-wide stack that the event loop's thread uses too.
     with _RENDER_LOCK:
-        model = hv.renderer("bokeh").get_plot(plot, doc=doc).state
-    doc.add_root(model)
-    return RenderedPicture(json.dumps(doc.to_json(deferred=False), separators=(",", ":")), least_width, height)
+        model = hv.renderer("bokeh").get_plot(plot, doc=Document()).state
+    rep = Serializer(deferred=False).encode(model)
+    return RenderedPicture(json.dumps(rep, separators=(",", ":")), least_width, height)
 
 
 def bokeh_copy(picture: RenderedPicture) -> Any:
@@ -89,14 +91,13 @@ def bokeh_copy(picture: RenderedPicture) -> Any:
 
 
 def _copy(picture: RenderedPicture) -> tuple[Any, dict]:
-    # the root model and {id in the picture's JSON: model of the copy}
-    from bokeh.document import Document
+    # the root model and {id in the picture's JSON: model of the copy}; decoded with
+    # no document (see render), the session's document adopts the models
+    from bokeh.core.serialization import Deserializer
 
     suffix = f"-s{next(_COPIES)}"
-    text = _MODEL_ID.sub(lambda m: f'"id":"{m.group(1)}{suffix}"', picture.doc_json)
-    doc = Document.from_json(json.loads(text))
-    (model,) = doc.roots
-    doc.remove_root(model)     # detached: the session's document adopts it
+    text = _MODEL_ID.sub(lambda m: f'"id":"{m.group(1)}{suffix}"', picture.model_json)
+    model = Deserializer().decode(json.loads(text))
     n = len(suffix)
     return model, {m.id[:-n]: m for m in model.references()}
 

@@ -32,7 +32,7 @@ def _data(model):
 
 
 def test_a_setting_is_built_once_and_every_copy_has_its_own_ids(render):
-    from bokeh.document import Document
+    from bokeh.core.serialization import Deserializer
 
     calls = []
 
@@ -50,10 +50,10 @@ def test_a_setting_is_built_once_and_every_copy_has_its_own_ids(render):
     ids_b = {m.id for m in b.references()}
     assert len(ids_a) > 10 and not ids_a & ids_b      # a session never meets old ids
     # the same models and data as the rendered picture, ids aside
-    (original,) = Document.from_json(json.loads(first.doc_json)).roots
+    original = Deserializer().decode(json.loads(first.model_json))
     assert _kinds(a) == _kinds(original) and _data(a) == _data(original) != []
     # the values are the picture's: the heat map's colour values went through
-    assert "scale 1.5" in first.doc_json and "scale 2.5" not in first.doc_json
+    assert "scale 1.5" in first.model_json and "scale 2.5" not in first.model_json
 
 
 def test_a_failed_build_is_cached_and_raised_again(render):
@@ -91,7 +91,37 @@ def test_rendering_leaves_the_calling_sessions_document_alone(render):
     assert not session_doc.roots and not list(session_doc.models)
     # HoloViews would set the document's theme and add a session callback to it
     assert session_doc.theme is theme and not session_doc.callbacks.session_destroyed_callbacks
-    assert "scale 3.0" in pic.doc_json and type(pane[0]).__name__ == "Bokeh"
+    assert "scale 3.0" in pic.model_json and type(pane[0]).__name__ == "Bokeh"
+
+
+def test_worker_threads_never_patch_curdoc(render, common, monkeypatch):
+    # bokeh.io.doc.patch_curdoc keeps one stack for the whole process: a worker thread
+    # pushing a document of its own there while the event loop's thread runs a
+    # session callback hands that callback the wrong curdoc() (seen as "can't resolve
+    # reference" errors in the sessions' patches). Rendering, copying and updating in
+    # place must not touch it.
+    import contextlib
+
+    import bokeh.io.doc
+
+    used = []
+    original = bokeh.io.doc.patch_curdoc
+
+    @contextlib.contextmanager
+    def counting(doc):
+        used.append(doc)
+        with original(doc):
+            yield
+
+    monkeypatch.setattr(bokeh.io.doc, "patch_curdoc", counting)
+    shown = render.shared_pane(_heatmap, 7.0)
+    token = common.SHOWN_VIEW.set(shown)
+    try:
+        update = render.shared_pane(_heatmap, 8.0)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    render.shared_dag_pane(lambda: _dag((("a", "b"),)))
+    assert type(update).__name__ == "InPlace" and used == []
 
 
 def test_a_dag_pane_keeps_the_least_width_of_its_boxes(render):
