@@ -13,7 +13,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
-from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box, fixed_pane, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, guarded, fixed_pane, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
 
 TITLE = "Order averaging"
@@ -92,15 +92,13 @@ def _positive(classes, yte):
     return min(present, key=lambda c: (yte == c).sum())
 
 
+@guarded
 def summary_view(kind, dataset, network, n_rows, target, k, n):
     from bnexplore.metrics import auc
 
     name = network if kind == NETWORK else dataset
-    try:
-        post, net, probas, yte, classes, avg = summary(kind, name, n_rows, target, k, n)
-        aucs = ", ".join(f"{m} {auc(yte, p, classes=list(classes)):.3f}" for m, p in probas.items())
-    except Exception as exc:  # shown to the user; the page keeps working
-        return error_box(exc)
+    post, net, probas, yte, classes, avg = summary(kind, name, n_rows, target, k, n)
+    aucs = ", ".join(f"{m} {auc(yte, p, classes=list(classes)):.3f}" for m, p in probas.items())
     n_arcs = net.dag.number_of_edges()
     # the source and the class come from the user (an uploaded file): literal text
     text = (f"<strong>{describe_source(kind, name, n_rows)}</strong>, class {md_strong(target)} "
@@ -111,31 +109,27 @@ def summary_view(kind, dataset, network, n_rows, target, k, n):
     return pn.pane.Markdown(text, css_classes=["bnx-ama-summary"], margin=(0, 10))
 
 
+@guarded
 def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
     """The arc posteriors; they do not depend on ``n`` (unused), so the page does not
     bind it and moving n does not redraw the heatmap."""
     from bnexplore.viz.averaging import arc_posterior_heatmap
 
     name = network if kind == NETWORK else dataset
-    try:
-        post = posteriors(kind, name, n_rows, target, k)
-        order = averaging_order(kind, name, n_rows, target, k)
-    except Exception as exc:
-        return error_box(exc)
+    post = posteriors(kind, name, n_rows, target, k)
+    order = averaging_order(kind, name, n_rows, target, k)
     # rows and columns in the order averaged over: every arc lies above the diagonal
     plot = arc_posterior_heatmap(post, order=order, width=860, height=620,
                                  title=f"Arc posteriors over L_{k}(pi), in the order pi")
     return fixed_pane(plot)
 
 
+@guarded
 def network_view(kind, dataset, network, n_rows, target, k, n):
     from bnexplore.viz.averaging import summary_network_plot
 
     name = network if kind == NETWORK else dataset
-    try:
-        post, net, *_ = summary(kind, name, n_rows, target, k, n)
-    except Exception as exc:
-        return error_box(exc)
+    post, net, *_ = summary(kind, name, n_rows, target, k, n)
     import networkx as nx
     dag = nx.relabel_nodes(net.dag, {CLASS: target})
     plot = summary_network_plot(dag, post, target=target,
@@ -144,21 +138,19 @@ def network_view(kind, dataset, network, n_rows, target, k, n):
     return dag_pane(plot)
 
 
+@guarded
 def roc_view(kind, dataset, network, n_rows, target, k, n):
     from bnexplore.metrics import auc, roc_curve
     from bnexplore.viz import roc_plot
 
     name = network if kind == NETWORK else dataset
-    try:
-        _, _, probas, yte, classes, _ = summary(kind, name, n_rows, target, k, n)
-        pos = _positive(classes, yte)
-        j = list(classes).index(pos)
-        curves = {}
-        for m, p in probas.items():
-            fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
-            curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
-    except Exception as exc:
-        return error_box(exc)
+    _, _, probas, yte, classes, _ = summary(kind, name, n_rows, target, k, n)
+    pos = _positive(classes, yte)
+    j = list(classes).index(pos)
+    curves = {}
+    for m, p in probas.items():
+        fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
+        curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
     # stretch with the page (a fixed width in a stretching pane makes HoloViews warn)
     plot = roc_plot(curves, title=f"Held-out ROC, positive class {target} = {pos}", height=460,
                     responsive=True).opts(min_width=300, max_width=700)
