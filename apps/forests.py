@@ -15,15 +15,11 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bnexplore as bx  # noqa: E402
-from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
 from _common import (serve, DATASET, dag_pane, guarded, load_data, make_template, md_strong,  # noqa: E402
                      reactive, cached, widget)
 
-TITLE = "Forests"
-DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
-               "alpha (alpha = infinity is FAN), MAP or Bayesian model averaging, edge "
-               "posteriors, accuracy against alpha and ROC curves.")
+import bnexplore as bx  # noqa: E402
+from bnexplore.classifiers import FAN, SFAN, DiscreteClassifier, NaiveBayes  # noqa: E402
 
 #: what the page teaches, shown above the pictures.
 LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class and on at most "
@@ -31,6 +27,11 @@ LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class 
           "as a parent: small alpha drops irrelevant features from the class's Markov blanket "
           "(alpha = \u221e keeps them all, which is FAN). Watch the blanket shrink and the "
           "accuracy respond.")
+
+TITLE = "Forests"
+DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty alpha "
+               "(alpha = infinity is FAN), MAP or Bayesian model averaging, edge posteriors, "
+               "accuracy against alpha and ROC curves.")
 
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
@@ -55,8 +56,6 @@ def _xy(name: str):
 @cached(64)
 def fit(name: str, alpha: float, k: int, averaging: str):
     """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
-    from bnexplore.classifiers import SFAN
-
     X, y = _xy(name)
     clf = SFAN(penalty=alpha, max_parents=k, averaging=averaging).fit(X, y)
     return clf, clf.edge_posteriors()
@@ -66,8 +65,6 @@ def fit(name: str, alpha: float, k: int, averaging: str):
 def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_score
-
-    from bnexplore.classifiers import SFAN, NaiveBayes
 
     X, y = _xy(name)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
@@ -82,9 +79,6 @@ def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
 def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
-
-    import bnexplore as bx
-    from bnexplore.classifiers import FAN, SFAN, NaiveBayes
 
     X, y = _xy(name)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
@@ -156,8 +150,6 @@ def roc_view(name, alpha, k, averaging):
 
 def create_app() -> pn.template.FastListTemplate:
     """Build the page (one per session)."""
-    import bnexplore as bx
-
     names = [n for n in bx.datasets.names() if n not in ("labor", "weather.nominal", "contact-lenses")]
     dataset = widget(pn.widgets.Select, "Data set", options=names, value="vote")
     alpha = widget(pn.widgets.DiscreteSlider, "Exclusion penalty alpha", options=ALPHA_OPTIONS,

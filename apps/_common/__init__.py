@@ -1,15 +1,14 @@
 """Shared helpers for the bnexplore Panel apps (no algorithms here), one module per job.
 
-==============  =====================================================================
+===============  ============================================================================
 :mod:`.pages`    app discovery, routing, shareable URLs, export buttons, the template
 :mod:`.text`     user text shown literally (``md_text`` and the helpers built on it)
-:mod:`.views`    views off the event loop (``reactive``), the view wrapper ``guarded``,
-                 panes and the error box
+:mod:`.views`    views off the event loop (``reactive``), the view wrapper ``guarded``, panes
 :mod:`.caching`  results shared by every session (``cached``, ``shared_cache``)
 :mod:`.uploads`  uploaded files: checks, parsing, preparation, worker processes
-:mod:`.sources`  bundled data, network samples and uploads (``DataSource``, ``load_data``)
-:mod:`.params`   the range of every shared parameter and its slider (``param_slider``)
-==============  =====================================================================
+:mod:`.sources`  bundled data, network samples, uploads (``DataSource``, ``load_data``)
+:mod:`.params`   the one declaration of the parameter ranges (``param_slider``)
+===============  ============================================================================
 
 Apps import the names from here (``from _common import ...``): each app puts its own
 folder on ``sys.path``, so this package is found when ``panel serve apps/`` runs them.

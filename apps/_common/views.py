@@ -419,7 +419,10 @@ def serve(factory: Callable[[], Any]) -> Any:
 def guarded(func: Callable) -> Callable:
     """Wrap a view function so that an exception becomes an :func:`error_box`.
 
-    The failing panel shows the message; the rest of the page keeps working.
+    The one wrapper of every view of the apps (``@guarded`` above each ``*_view``
+    function): a view holds no error handling of its own. The failing panel shows the
+    message; the rest of the page keeps working. The same holds whether the view runs
+    in a worker thread (:func:`reactive` in a server) or in place (a notebook, a test).
 
     Examples
     --------
