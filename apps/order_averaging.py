@@ -13,8 +13,9 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
-from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, guarded, fixed_pane, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, load_data,  # noqa: E402
                      make_template, md_strong, reactive)
+from _render import shared_dag_pane, shared_fixed_pane, shared_pane  # noqa: E402
 
 TITLE = "Order averaging"
 DESCRIPTION = ("Exact Bayesian model averaging over all DAGs consistent with a GTT order "
@@ -109,41 +110,34 @@ def summary_view(kind, dataset, network, n_rows, target, k, n):
     return pn.pane.Markdown(text, css_classes=["bnx-ama-summary"], margin=(0, 10))
 
 
-@guarded
-def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
-    """The arc posteriors; they do not depend on ``n`` (unused), so the page does not
-    bind it and moving n does not redraw the heatmap."""
+def heatmap_plot(kind, name, n_rows, target, k):
+    """The arc posteriors, rows and columns in the order averaged over (every arc lies
+    above the diagonal)."""
     from bnexplore.viz.averaging import arc_posterior_heatmap
 
-    name = network if kind == NETWORK else dataset
     post = posteriors(kind, name, n_rows, target, k)
     order = averaging_order(kind, name, n_rows, target, k)
-    # rows and columns in the order averaged over: every arc lies above the diagonal
-    plot = arc_posterior_heatmap(post, order=order, width=860, height=620,
+    return arc_posterior_heatmap(post, order=order, width=860, height=620,
                                  title=f"Arc posteriors over L_{k}(pi), in the order pi")
-    return fixed_pane(plot)
 
 
-@guarded
-def network_view(kind, dataset, network, n_rows, target, k, n):
+def network_plot(kind, name, n_rows, target, k, n):
+    """The summary network M* with the class node under its own name."""
+    import networkx as nx
     from bnexplore.viz.averaging import summary_network_plot
 
-    name = network if kind == NETWORK else dataset
     post, net, *_ = summary(kind, name, n_rows, target, k, n)
-    import networkx as nx
     dag = nx.relabel_nodes(net.dag, {CLASS: target})
-    plot = summary_network_plot(dag, post, target=target,
+    return summary_network_plot(dag, post, target=target,
                                 title=f"Summary network M* (n = {n}); arc width = posterior",
                                 width=1000, responsive=True)
-    return dag_pane(plot)
 
 
-@guarded
-def roc_view(kind, dataset, network, n_rows, target, k, n):
+def roc_plot(kind, name, n_rows, target, k, n):
+    """Held-out ROC curves of the four models for the least frequent class."""
     from bnexplore.metrics import auc, roc_curve
-    from bnexplore.viz import roc_plot
+    from bnexplore.viz import roc_plot as plot_curves
 
-    name = network if kind == NETWORK else dataset
     _, _, probas, yte, classes, _ = summary(kind, name, n_rows, target, k, n)
     pos = _positive(classes, yte)
     j = list(classes).index(pos)
@@ -152,9 +146,31 @@ def roc_view(kind, dataset, network, n_rows, target, k, n):
         fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
         curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
     # stretch with the page (a fixed width in a stretching pane makes HoloViews warn)
-    plot = roc_plot(curves, title=f"Held-out ROC, positive class {target} = {pos}", height=460,
-                    responsive=True).opts(min_width=300, max_width=700)
-    return pn.pane.HoloViews(plot, backend="bokeh", height=470, sizing_mode="stretch_width")
+    return plot_curves(curves, title=f"Held-out ROC, positive class {target} = {pos}", height=460,
+                       responsive=True).opts(min_width=300, max_width=700)
+
+
+# The pictures are rendered once per setting for all sessions (apps/_render.py): a
+# class of students moving to the same setting costs one render, not one each.
+@guarded
+def heatmap_view(kind, dataset, network, n_rows, target, k, n=None):
+    """The arc posteriors; they do not depend on ``n`` (unused), so the page does not
+    bind it and moving n does not redraw the heatmap."""
+    name = network if kind == NETWORK else dataset
+    return shared_fixed_pane(heatmap_plot, kind, name, n_rows, target, k)
+
+
+@guarded
+def network_view(kind, dataset, network, n_rows, target, k, n):
+    name = network if kind == NETWORK else dataset
+    return shared_dag_pane(network_plot, kind, name, n_rows, target, k, n)
+
+
+@guarded
+def roc_view(kind, dataset, network, n_rows, target, k, n):
+    name = network if kind == NETWORK else dataset
+    return shared_pane(roc_plot, kind, name, n_rows, target, k, n,
+                       height=470, sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -34,6 +34,7 @@ Run: python benchmarks/bench_load.py [--client python] [--sessions 30] [--rounds
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import re
 import socket
@@ -157,8 +158,14 @@ def order_averaging_spec() -> AppSpec:
         ready=lambda pg, i: _has_text(pg, r"k = 2, n = 4 "),
         shows=lambda pg, i, v: _has_text(pg, rf"k = 2, n = {v} "),
         values=(4, 5), slider="n (max parents in M*)",
-        doc_ready=lambda doc, i: _doc_has_text(doc, r"k = 2, n = 4 "),
-        doc_shows=lambda doc, i, v: _doc_has_text(doc, rf"k = 2, n = {v} "))
+        doc_ready=lambda doc, i: _oa_shows(doc, 4),
+        doc_shows=lambda doc, i, v: _oa_shows(doc, v))
+
+
+def _oa_shows(doc, n: int) -> bool:
+    # the summary text and the M* picture's title (a Bokeh Title model) both show n
+    return (_doc_has_text(doc, rf"k = 2, n = {n} ")
+            and _doc_has_text(doc, rf"Summary network M\* \(n = {n}\)"))
 
 
 ST_DATA = ["vote", "iris", "breast-cancer", "contact-lenses", "weather.nominal"]
@@ -187,11 +194,16 @@ def structure_spec() -> AppSpec:
         return (loc.first.text_content() or "").strip() if loc.count() else ""
 
     def doc_text(doc) -> str:
-        texts = _doc_texts(doc, "bnx-score")
-        return texts[0] if texts else ""
+        # the score is a <span class='bnx-score'> inside the summary's Markdown, whose
+        # model holds the rendered HTML escaped
+        for t in _doc_texts(doc):
+            found = re.search(r"class=.bnx-score.>([^<]*)<", html.unescape(t))
+            if found:
+                return found.group(1).strip()
+        return ""
 
     def doc_score(doc, i: int, k: int) -> bool:
-        return f">{score(i, k)}<" in doc_text(doc).replace("&lt;", "<").replace("&gt;", ">")
+        return doc_text(doc) == score(i, k)
 
     return AppSpec(
         name="structure",

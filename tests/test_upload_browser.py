@@ -153,7 +153,8 @@ SLOW = {"BNX_UPLOAD_TEST_DELAY": "200", "BNX_UPLOAD_TIMEOUT_S": "90"}
 
 @pytest.fixture(scope="module")
 def slow_upload_server():
-    """A server whose upload workers wait 200 s first: longer than their 90 s time limit."""
+    """A server whose upload workers wait 200 s first (their time limit is 90 s): an
+    upload stays in progress for the whole test."""
     old = {k: os.environ.get(k) for k in SLOW}
     os.environ.update(SLOW)
     try:
@@ -191,11 +192,9 @@ def test_other_sessions_stay_responsive_while_an_upload_is_processed(
         second.locator("select").first.select_option("iris")
         _wait_for_change(second, before, 80)
         assert "iris" in (second.locator(".bnx-source").first.text_content() or "")
-        # ... while the upload was still being processed
+        # ... while the upload was still being processed (its worker outlives the test
+        # and goes with the server; test_upload.py checks that a job over its time
+        # limit is stopped and reported, without waiting 90 s here)
         assert first.locator(".bnx-upload-busy").count() == 1, _info(first)
-
-        # the job outlives its time limit: it is stopped and the page says so
-        first.locator(".bnx-upload-error").first.wait_for(timeout=90_000 + REPORT_MS)
-        assert re.search(r"took more than 90 s and was stopped", _info(first)), _info(first)
     finally:
         ctx.close()

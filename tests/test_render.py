@@ -1,0 +1,109 @@
+"""Pictures rendered once per setting and copied per session (``apps/_render.py``)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.fixture()
+def render(common):
+    import _render
+
+    return _render
+
+
+def _heatmap(scale):
+    import holoviews as hv
+
+    data = [(a, b, scale * (i + j)) for i, a in enumerate("abc") for j, b in enumerate("xyz")]
+    return hv.HeatMap(data).opts(width=300, height=200, title=f"scale {scale}")
+
+
+def _kinds(model):
+    return sorted(type(m).__name__ for m in model.references())
+
+
+def _data(model):
+    from bokeh.models import ColumnDataSource
+
+    return sorted(repr(sorted((k, list(map(str, v))) for k, v in m.data.items()))
+                  for m in model.references() if isinstance(m, ColumnDataSource))
+
+
+def test_a_setting_is_built_once_and_every_copy_has_its_own_ids(render):
+    from bokeh.document import Document
+
+    calls = []
+
+    def plot(scale):
+        calls.append(scale)
+        return _heatmap(scale)
+
+    first = render.rendered(plot, 1.5)
+    assert render.rendered(plot, 1.5) is first and calls == [1.5]
+    render.rendered(plot, 2.5)
+    assert calls == [1.5, 2.5]
+
+    a, b = render.bokeh_copy(first), render.bokeh_copy(first)
+    ids_a = {m.id for m in a.references()}
+    ids_b = {m.id for m in b.references()}
+    assert len(ids_a) > 10 and not ids_a & ids_b      # a session never meets old ids
+    # the same models and data as the rendered picture, ids aside
+    (original,) = Document.from_json(json.loads(first.doc_json)).roots
+    assert _kinds(a) == _kinds(original) and _data(a) == _data(original) != []
+    # the values are the picture's: the heat map's colour values went through
+    assert "scale 1.5" in first.doc_json and "scale 2.5" not in first.doc_json
+
+
+def test_a_failed_build_is_cached_and_raised_again(render):
+    calls = []
+
+    def plot(name):
+        calls.append(name)
+        raise ValueError(f"no picture of {name}")
+
+    for _ in range(3):
+        with pytest.raises(ValueError, match="no picture of x"):
+            render.rendered(plot, "x")
+    assert calls == ["x"]
+
+
+def test_rendering_leaves_the_calling_sessions_document_alone(render):
+    # Views run in worker threads with Panel's curdoc set to the session's document;
+    # a render into that document off its lock breaks the session
+    # (in a server, HoloViews' renderer is in "server" mode and renders into curdoc())
+    import holoviews as hv
+    from bokeh.document import Document
+    from bokeh.io.doc import patch_curdoc
+    from panel.io.state import set_curdoc
+
+    session_doc = Document()
+    theme = session_doc.theme
+    renderer = hv.renderer("bokeh")
+    mode, renderer.mode = renderer.mode, "server"
+    try:
+        with set_curdoc(session_doc), patch_curdoc(session_doc):
+            pic = render.rendered(lambda: _heatmap(3.0))
+            pane = render.shared_fixed_pane(lambda: _heatmap(3.0))
+    finally:
+        renderer.mode = mode
+    assert not session_doc.roots and not list(session_doc.models)
+    # HoloViews would set the document's theme and add a session callback to it
+    assert session_doc.theme is theme and not session_doc.callbacks.session_destroyed_callbacks
+    assert "scale 3.0" in pic.doc_json and type(pane[0]).__name__ == "Bokeh"
+
+
+def test_a_dag_pane_keeps_the_least_width_of_its_boxes(render):
+    import networkx as nx
+    from bnexplore.viz import dag_plot
+    from bnexplore.viz.graphs import plot_size
+
+    def plot(n):
+        return dag_plot(nx.DiGraph([(f"node {i}", f"node {i + 1}") for i in range(n)]),
+                        responsive=True)
+
+    column = render.shared_dag_pane(plot, 6)
+    width, height = plot_size(plot(6))
+    pane = column[0]
+    assert pane.styles["min-width"] == f"{width}px" and pane.height == height
