@@ -81,3 +81,17 @@ def test_guarded_turns_an_error_into_an_error_box(common):
     box = view(0)
     assert type(box).__name__ == "Alert" and "ZeroDivisionError" in box.object
     assert view(4) == 0.25 and view.__wrapped__ is not None
+
+
+def test_curated_choices_lie_in_the_declared_ranges(common):
+    """Apps that offer a list of values (queue widths, penalties) stay inside the ranges."""
+    import math
+
+    import forests
+    import ismb_trace
+
+    lo, hi = common.PARAMETERS["w"]
+    assert all(lo <= w <= hi for w in ismb_trace.QUEUE_WIDTHS)
+    lo, hi = common.PARAMETERS["alpha"]
+    finite = [forests._alpha(a) for a in forests.ALPHA_OPTIONS]
+    assert all(lo <= a <= hi or a == math.inf for a in finite)   # infinity: FAN
