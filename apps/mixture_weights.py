@@ -120,8 +120,9 @@ def classes_of(name: str) -> list[str]:
 # --------------------------------------------------------------------------- views
 @guarded
 def summary_view(name, n):
-    w, probas, yt = fit_all(name, int(n))
     from bnexplore.metrics import auc
+
+    w, probas, yt = fit_all(name, int(n))
     aucs = {m: auc(yt.to_numpy(), p, classes=list(c)) for m, (c, p) in probas.items()}
     bma = w[METHOD_LABELS["BMAAODE"]]
     txt = (f"{md_strong(name)}: {int(n)} training rows, {len(yt)} test rows, {len(w)} super-parents "
