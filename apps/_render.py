@@ -18,6 +18,14 @@ of :func:`_common.cached` and raised again for every session.
 Bokeh draws on a canvas in the browser and all interaction of these pictures (hover,
 pan, zoom, save) is client-side, so the copy behaves exactly as the picture rendered
 by a HoloViews pane.
+
+A move of a slider usually gives a picture of the same make: the same Bokeh models
+holding other values (M* with other arcs, ROC curves of other points). A pane then
+keeps its models and takes the new values: the two pictures' JSON are walked side by
+side, model by model, and each attribute that differs is set on the shown model
+(:class:`InPlace`, applied on the event loop), so the browser receives only the
+changed values and nothing is built. Any difference of make (another model type,
+another attribute set, a list of other length) falls back to a fresh copy.
 """
 from __future__ import annotations
 
@@ -25,12 +33,12 @@ import itertools
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import panel as pn
 
-from _common import shared_cache
+from _common import SHOWN_VIEW, shared_cache
 
 #: settings whose rendered pictures are kept (a DAG is 50-150 kB of JSON).
 RENDER_CACHE_SIZE = 192
@@ -51,6 +59,13 @@ class RenderedPicture:
     doc_json: str
     least_width: int | None = None
     height: int | None = None
+    _parsed: list = field(default_factory=list, compare=False, repr=False)
+
+    def root_json(self) -> dict:
+        """The picture's root model as parsed JSON (parsed once; read-only)."""
+        if not self._parsed:
+            self._parsed.append(json.loads(self.doc_json)["roots"][0])
+        return self._parsed[0]
 
 
 def render(plot: Any, least_width: int | None = None, height: int | None = None
@@ -70,6 +85,11 @@ def render(plot: Any, least_width: int | None = None, height: int | None = None
 
 def bokeh_copy(picture: RenderedPicture) -> Any:
     """A fresh Bokeh model tree of ``picture``, for one session's document."""
+    return _copy(picture)[0]
+
+
+def _copy(picture: RenderedPicture) -> tuple[Any, dict]:
+    # the root model and {id in the picture's JSON: model of the copy}
     from bokeh.document import Document
 
     suffix = f"-s{next(_COPIES)}"
@@ -77,7 +97,145 @@ def bokeh_copy(picture: RenderedPicture) -> Any:
     doc = Document.from_json(json.loads(text))
     (model,) = doc.roots
     doc.remove_root(model)     # detached: the session's document adopts it
-    return model
+    n = len(suffix)
+    return model, {m.id[:-n]: m for m in model.references()}
+
+
+# ------------------------------------------------------------------ in-place updates
+class _OtherMake(Exception):
+    """Two pictures differ in make (not only in values): no in-place update."""
+
+
+def _is_object(v: Any) -> bool:
+    return isinstance(v, dict) and v.get("type") == "object"
+
+
+def _is_ref(v: Any) -> bool:
+    return isinstance(v, dict) and len(v) == 1 and "id" in v
+
+
+def _holds_models(v: Any) -> bool:
+    if isinstance(v, dict):
+        return _is_object(v) or _is_ref(v) or any(_holds_models(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_holds_models(x) for x in v)
+    return False
+
+
+def _walk_models(old: dict, new: dict, ids: dict, changes: list) -> None:
+    """Pair the model ``old`` (shown) with ``new`` (to show); collect changed values.
+
+    ``ids`` maps the new picture's model ids to the old picture's; ``changes`` gets
+    ``(old id, attribute, new JSON value)``.
+    """
+    if _is_ref(new) or _is_ref(old):
+        if not (_is_ref(new) and _is_ref(old)) or ids.get(new["id"]) != old["id"]:
+            raise _OtherMake
+        return
+    if old.get("name") != new.get("name"):
+        raise _OtherMake
+    ids[new["id"]] = old["id"]
+    a, b = old.get("attributes", {}), new.get("attributes", {})
+    if a.keys() != b.keys():
+        raise _OtherMake
+    for key, nv in b.items():
+        ov = a[key]
+        if ov == nv:
+            continue
+        if _holds_models(ov) or _holds_models(nv):
+            _walk_value(ov, nv, ids, changes)
+        else:
+            changes.append((old["id"], key, nv))
+
+
+def _walk_value(old: Any, new: Any, ids: dict, changes: list) -> None:
+    # a value that holds models: the same shape, models paired, other values equal
+    if _is_object(new) or _is_ref(new):
+        _walk_models(old, new, ids, changes) if isinstance(old, dict) else _raise()
+    elif isinstance(new, list) and isinstance(old, list) and len(old) == len(new):
+        for o, n in zip(old, new):
+            if o != n:
+                _walk_value(o, n, ids, changes)
+    elif isinstance(new, dict) and isinstance(old, dict) and old.keys() == new.keys():
+        for k in new:
+            if old[k] != new[k]:
+                _walk_value(old[k], new[k], ids, changes)
+    else:
+        raise _OtherMake
+
+
+def _raise() -> None:
+    raise _OtherMake
+
+
+@dataclass
+class _Shown:
+    """What a picture pane shows: its picture and the session's models by picture id."""
+
+    picture: RenderedPicture
+    models: dict
+
+
+class InPlace:
+    """New values for the models a picture pane shows (made in a worker thread).
+
+    :meth:`apply_in_place` runs on the session's event loop (the document locked):
+    it sets each changed attribute on the shown model, which sends the browser the
+    new values only.
+    """
+
+    def __init__(self, shown: Any, state: _Shown, changes: list, pane_options: dict):
+        self.shown, self.state, self.changes = shown, state, changes
+        self.pane_options = pane_options
+
+    def apply_in_place(self) -> None:
+        for model, key, value in self.changes:
+            model.set_from_json(key, value)
+        for obj, options in self.pane_options.items():
+            changed = {k: v for k, v in options.items() if getattr(obj, k) != v}
+            if changed:
+                obj.param.update(**changed)
+        self.shown._bnx_shown = self.state
+
+
+def _in_place(shown: Any, picture: RenderedPicture, pane_options: Callable[[Any], dict]
+              ) -> InPlace | None:
+    """An :class:`InPlace` update of ``shown`` to ``picture``, or None if not possible."""
+    from bokeh.core.serialization import Deserializer
+
+    state = getattr(shown, "_bnx_shown", None)
+    if state is None:
+        return None
+    if state.picture is picture:
+        return InPlace(shown, state, [], {})
+    ids: dict = {}
+    found: list = []
+    try:
+        _walk_models(state.picture.root_json(), picture.root_json(), ids, found)
+        decode = Deserializer().decode
+        changes = [(state.models[old_id], key, decode(value)) for old_id, key, value in found]
+    except (_OtherMake, KeyError):
+        return None
+    except Exception:  # noqa: BLE001 - an attribute Bokeh cannot decode alone: copy
+        return None
+    models = {new_id: state.models[old_id] for new_id, old_id in ids.items()
+              if old_id in state.models}
+    return InPlace(shown, _Shown(picture, models), changes, pane_options(shown))
+
+
+def _picture_pane(picture: RenderedPicture, build: Callable[[Any], Any],
+                  pane_options: Callable[[Any], dict]) -> Any:
+    """The pane of ``picture``: the shown one updated in place when it can be, else
+    ``build(model)`` around a fresh copy."""
+    shown = SHOWN_VIEW.get()
+    if shown is not None:
+        update = _in_place(shown, picture, pane_options)
+        if update is not None:
+            return update
+    model, models = _copy(picture)
+    out = build(model)
+    out._bnx_shown = _Shown(picture, models)
+    return out
 
 
 def rendered(make_plot: Callable[..., Any], *args: Hashable,
@@ -107,27 +265,38 @@ def rendered(make_plot: Callable[..., Any], *args: Hashable,
     return shared_cache("rendered-pictures", RENDER_CACHE_SIZE).compute(key, build)
 
 
-def shared_dag_pane(make_plot: Callable[..., Any], *args: Hashable) -> pn.Column:
+def shared_dag_pane(make_plot: Callable[..., Any], *args: Hashable) -> Any:
     """:func:`_common.dag_pane` of the :func:`bnexplore.viz.dag_plot` picture
     ``make_plot(*args)``, rendered once for all sessions."""
     from bnexplore.viz.graphs import plot_size
 
     pic = rendered(make_plot, *args, sizes=plot_size)
-    pane = pn.pane.Bokeh(bokeh_copy(pic), sizing_mode="stretch_width", height=pic.height,
-                         styles={"min-width": f"{pic.least_width}px",
-                                 "max-width": f"{int(pic.least_width * 1.5)}px"})
-    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width",
-                     height=pic.height + 30, css_classes=["bnx-dag"])
+    styles = {"min-width": f"{pic.least_width}px", "max-width": f"{int(pic.least_width * 1.5)}px"}
+
+    def build(model: Any) -> pn.Column:
+        pane = pn.pane.Bokeh(model, sizing_mode="stretch_width", height=pic.height, styles=styles)
+        return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width",
+                         height=pic.height + 30, css_classes=["bnx-dag"])
+
+    def sizes(column: pn.Column) -> dict:
+        return {column[0]: {"height": pic.height, "styles": styles},
+                column: {"height": pic.height + 30}}
+
+    return _picture_pane(pic, build, sizes)
 
 
-def shared_fixed_pane(make_plot: Callable[..., Any], *args: Hashable) -> pn.Column:
+def shared_fixed_pane(make_plot: Callable[..., Any], *args: Hashable) -> Any:
     """:func:`_common.fixed_pane` of the fixed-size picture ``make_plot(*args)``,
     rendered once for all sessions."""
-    pane = pn.pane.Bokeh(bokeh_copy(rendered(make_plot, *args)), sizing_mode="fixed")
-    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", css_classes=["bnx-fixed"])
+    def build(model: Any) -> pn.Column:
+        return pn.Column(pn.pane.Bokeh(model, sizing_mode="fixed"), scroll="x-auto",
+                         sizing_mode="stretch_width", css_classes=["bnx-fixed"])
+
+    return _picture_pane(rendered(make_plot, *args), build, lambda column: {})
 
 
-def shared_pane(make_plot: Callable[..., Any], *args: Hashable, **options: Any) -> pn.pane.Bokeh:
+def shared_pane(make_plot: Callable[..., Any], *args: Hashable, **options: Any) -> Any:
     """A Bokeh pane (``options`` as for :class:`panel.pane.Bokeh`) of the picture
     ``make_plot(*args)``, rendered once for all sessions."""
-    return pn.pane.Bokeh(bokeh_copy(rendered(make_plot, *args)), **options)
+    return _picture_pane(rendered(make_plot, *args),
+                         lambda model: pn.pane.Bokeh(model, **options), lambda pane: {})

@@ -35,7 +35,7 @@ import math
 import numba
 import numpy as np
 
-from .data.core import MemoryBudgetError, get_table_budget
+from .data.core import MemoryBudgetError, config_strides, get_table_budget
 
 __all__ = ["MixtureSpec", "LazyCPT", "mixture_rows"]
 
@@ -305,7 +305,7 @@ class LazyCPT:
         q = math.prod(spec.star_arities)
         self.shape = (q, spec.r)
         ar = spec.star_arities
-        self._strides = [math.prod(ar[i + 1:]) for i in range(len(ar))]
+        self._strides = config_strides(ar).tolist()
 
     @property
     def size(self) -> int:

@@ -19,6 +19,8 @@ import pandas as pd
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import squareform
 
+from ._validation import (check_int, check_number, check_positive_int, check_probability,
+                          check_random_state)
 from .data.core import DiscreteData, as_discrete
 from .scores import LocalScore
 from .search import SearchResult, hill_climb
@@ -304,7 +306,7 @@ def random_strategy(variables: Sequence[str], cluster_size: int, seed=None) -> l
     variables = list(variables)
     if not variables:
         raise ValueError("random_strategy needs at least one variable")
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     perm = [variables[i] for i in rng.permutation(len(variables))]
     return [perm[i:i + cs] for i in range(0, len(perm), cs)]
 
@@ -584,15 +586,11 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
     """
     from .networks import BayesNet
 
-    if isinstance(n_cells, bool) or not isinstance(n_cells, (int, np.integer)) or n_cells < 1:
-        raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")
-    if isinstance(arity, bool) or not isinstance(arity, (int, np.integer)) or arity < 2:
-        raise ValueError(f"arity must be an integer >= 2, got {arity!r}")
-    if not concentration > 0:
-        raise ValueError(f"concentration must be positive, got {concentration!r}")
-    if not 0.0 <= dependence <= 1.0:
-        raise ValueError(f"dependence must lie in [0, 1], got {dependence!r}")
-    rng = np.random.default_rng(seed)
+    n_cells = check_positive_int(n_cells, "n_cells")
+    arity = check_int(arity, "arity", low=2)
+    concentration = check_number(concentration, "concentration", low=0, closed="neither")
+    dependence = check_probability(dependence, "dependence")
+    rng = check_random_state(seed)
     parents: dict[str, list[str]] = {}
     cells = []
     for c in range(n_cells):

@@ -15,9 +15,11 @@ parents can close a cycle,
   a subtraction-free (GTH-style) elimination in log space, see :mod:`bnexplore._mtree`,
   which stays accurate when the Laplacian is nearly singular.
 
-The exclusion penalty ``alpha`` (Eq. 13) is subtracted from the log family score of
-every target none of whose parents is a condition variable; with the class as the
-only condition this gives SFAN (``alpha = 0``) ... FAN (``alpha = inf``).
+The exclusion penalty ``penalty`` (the paper's alpha, Eq. 13) is subtracted from the
+log family score of every target none of whose parents is a condition variable; with the
+class as the only condition this gives SFAN (``penalty = 0``) ... FAN (``penalty = inf``).
+The Dirichlet hyperparameter of a parameter cell is its *pseudo-count* ``a_ijk`` (1 under
+K2, ``ess / (q r)`` under BDeu), a different thing: it only enters the posterior means.
 
 Missing values (data with :attr:`~bnexplore.data.DiscreteData.missing` cells) follow the
 package policy.  Every family score, and so the MAP SCF, the edge weights of Eq. 9-10
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import networkx as nx
@@ -46,8 +48,9 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from . import _mtree
+from ._arborescence import max_arborescence
 from .networks import markov_blanket
-from .data.core import DiscreteData, as_discrete, check_table_size
+from .data.core import as_discrete, check_table_size
 from .scores import PRIORS, LocalScore, family_counts, standard_parameters
 
 __all__ = ["ROOT", "SCFResult", "SCFAverage", "SCFFamilies", "map_scf", "edge_posteriors",
@@ -57,96 +60,6 @@ __all__ = ["ROOT", "SCFResult", "SCFAverage", "SCFFamilies", "map_scf", "edge_po
 ROOT = "(root)"
 
 _INTRA = ("forest", "tree", "none")
-
-
-# =========================================================================== Edmonds
-def _find_cycle(parent: np.ndarray, root: int) -> list[int] | None:
-    n = parent.shape[0]
-    state = np.zeros(n, dtype=np.int8)  # 0 new, 1 on current path, 2 done
-    state[root] = 2
-    for s in range(n):
-        if state[s]:
-            continue
-        path = []
-        v = s
-        while state[v] == 0:
-            state[v] = 1
-            path.append(v)
-            v = int(parent[v])
-        if state[v] == 1:  # closed a cycle
-            return path[path.index(v):]
-        for u in path:
-            state[u] = 2
-    return None
-
-
-def max_arborescence(weights: np.ndarray, root: int) -> np.ndarray:
-    """Maximum-weight spanning arborescence of a dense digraph (Chu-Liu/Edmonds).
-
-    Parameters
-    ----------
-    weights : ndarray (n, n)
-        ``weights[i, j]`` weight of the edge ``i -> j``; ``-inf`` marks a missing edge.
-    root : int
-        The root (it gets no parent).
-
-    Returns
-    -------
-    parent : ndarray of int (n,)
-        ``parent[j]`` of every node, ``-1`` for the root.
-
-    Raises
-    ------
-    ValueError
-        If some node cannot be reached from the root.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = np.array([[0, 5, 1], [0, 0, 2], [0, 9, 0.]]); w[:, 0] = -np.inf
-    >>> max_arborescence(w, 0).tolist()   # 0 -> 2 -> 1 weighs 1 + 9
-    [-1, 2, 0]
-    """
-    w = np.array(weights, dtype=np.float64, copy=True)
-    n = w.shape[0]
-    if w.ndim != 2 or w.shape[1] != n:
-        raise ValueError(f"weights must be square, got shape {w.shape}")
-    np.fill_diagonal(w, -np.inf)
-    w[:, root] = -np.inf
-    parent = np.argmax(w, axis=0)
-    parent[root] = -1
-    others = np.array([j for j in range(n) if j != root], dtype=np.int64)
-    if others.size and not np.isfinite(w[parent[others], others]).all():
-        bad = int(others[~np.isfinite(w[parent[others], others])][0])
-        raise ValueError(f"node {bad} has no incoming edge: no spanning arborescence exists")
-    cycle = _find_cycle(parent, root)
-    if cycle is None:
-        return parent
-    cyc = np.array(cycle, dtype=np.int64)
-    incyc = np.zeros(n, dtype=bool)
-    incyc[cyc] = True
-    rest = np.flatnonzero(~incyc)
-    nr = rest.size
-    w2 = np.full((nr + 1, nr + 1), -np.inf)
-    w2[:nr, :nr] = w[np.ix_(rest, rest)]
-    cyc_in = w[parent[cyc], cyc]
-    into = w[np.ix_(rest, cyc)] - cyc_in[None, :]
-    best_v = np.argmax(into, axis=1)
-    w2[:nr, nr] = into[np.arange(nr), best_v]
-    outof = w[np.ix_(cyc, rest)]
-    best_u = np.argmax(outof, axis=0)
-    w2[nr, :nr] = outof[best_u, np.arange(nr)]
-    new_root = int(np.flatnonzero(rest == root)[0])
-    p2 = max_arborescence(w2, new_root)
-    out = parent.copy()
-    for idx, v in enumerate(rest):
-        if v == root:
-            continue
-        pv = p2[idx]
-        out[v] = cyc[best_u[idx]] if pv == nr else rest[pv]
-    u_idx = int(p2[nr])
-    out[cyc[best_v[u_idx]]] = rest[u_idx]
-    return out
 
 
 # =========================================================================== families
@@ -183,7 +96,7 @@ class SCFFamilies:
     max_parents : int
         ``k``, the largest number of condition parents per target.
     penalty : float
-        Exclusion penalty ``alpha >= 0`` (``inf`` forces a condition parent).
+        Exclusion penalty ``>= 0`` (the paper's alpha, Eq. 13; ``inf`` forces a condition parent).
     prior, ess : see :class:`bnexplore.scores.LocalScore`
     intra : {"forest", "tree", "none"}
         Structure allowed among the targets ("none": inter-set parents only).
@@ -245,19 +158,19 @@ class SCFFamilies:
             self.ls = LocalScore(d.complete_cases(compared), prior=prior, ess=ess)
         else:
             self.score_rows = np.ones(d.n_rows, dtype=bool)
-        self.k = min(_check_k(max_parents), len(self.c_idx))
+        self.max_parents = min(_check_k(max_parents), len(self.c_idx))
         self.penalty = _check_penalty(penalty)
         if intra not in _INTRA:
             raise ValueError(f"intra must be one of {_INTRA}, got {intra!r}")
         self.intra = intra
-        if self.penalty == math.inf and self.k == 0:
+        if self.penalty == math.inf and self.max_parents == 0:
             raise ValueError("penalty=inf forces a condition parent on every target, which needs "
                              "max_parents >= 1 and at least one condition column")
         self.prior = self.ls.prior
         self.ess = self.ls.ess
         self.m = len(self.t_idx)
         self.subsets: list[tuple[int, ...]] = [()]
-        for size in range(1, self.k + 1):
+        for size in range(1, self.max_parents + 1):
             self.subsets += [tuple(sorted(s)) for s in itertools.combinations(self.c_idx, size)]
         self._check_budget()
         self.raw = self._score_all()           # without the penalty
@@ -267,13 +180,18 @@ class SCFFamilies:
             self.scores[:, :self.m, :] = -np.inf
         self._tables = None
 
+    @property
+    def k(self) -> int:
+        """Former name of :attr:`max_parents` (kept for old callers)."""
+        return self.max_parents
+
     # ------------------------------------------------------------------
     def _check_budget(self) -> None:
         ar = self.data.arities
         if not self.m:
             return
         tmax = [int(ar[j]) for j in self.t_idx]
-        conds = sorted((int(ar[c]), self.data.names[c]) for c in self.c_idx)[::-1][:self.k]
+        conds = sorted((int(ar[c]), self.data.names[c]) for c in self.c_idx)[::-1][:self.max_parents]
         # the largest family: the largest target with the largest other target as parent
         order = np.argsort(tmax)[::-1]
         names = [self.targets[order[0]]] + ([self.targets[order[1]]] if self.m > 1 else [])
@@ -284,7 +202,7 @@ class SCFFamilies:
     def _score_all(self) -> np.ndarray:
         m, nS = self.m, len(self.subsets)
         out = np.full((m, m + 1, nS), -np.inf)
-        width = max(self.k + 1, 1)
+        width = max(self.max_parents + 1, 1)
         for jj, j in enumerate(self.t_idx):
             rows = []
             for ii in range(m + 1):
@@ -378,7 +296,9 @@ class SCFFamilies:
         self._tables = (off, tar, N2, N1, N0, D1, D0)
         return self._tables
 
-    def _alpha(self, q: np.ndarray | int, r: np.ndarray | int):
+    def _pseudo_count(self, q: np.ndarray | int, r: np.ndarray | int):
+        """Dirichlet pseudo-count ``a_ijk`` of a cell of a family with ``q`` parent
+        configurations and ``r`` states: ``ess / (q r)`` (BDeu) or 1 (K2)."""
         if self.prior == "BDeu":
             return self.ess / (q * r)
         return np.ones_like(np.asarray(q * r, dtype=float))
@@ -402,18 +322,18 @@ class SCFFamilies:
             q = int(np.prod([ar[c] for c in s])) if s else 1
             # pairs: [t, i, j] = N2[z, ridx_i, ridx_j]
             num = N2[s_i][z[:, None, None], ridx[:, :, None], ridx[:, None, :]]
-            a = self._alpha(q * tar[:, None], tar[None, :])  # (m_i, m_j)
+            pc = self._pseudo_count(q * tar[:, None], tar[None, :])  # (m_i, m_j)
             if D1 is None:
                 den = N1[s_i][z[:, None], ridx][:, :, None]  # (T, m, 1) count of (z, x_i)
             else:     # available cases: count of (z, x_i) where x_j is observed too
                 den = D1[s_i][z[:, None, None], ridx[:, :, None], np.arange(m)[None, None, :]]
             with np.errstate(divide="ignore", invalid="ignore"):
-                lp = np.log(num + a[None]) - np.log(den + (a * tar[None, :])[None])
+                lp = np.log(num + pc[None]) - np.log(den + (pc * tar[None, :])[None])
             np.logaddexp(lWt, self.scores[:, :m, s_i].T[None] + lp, out=lWt)   # [t, i, j]
             num0 = N1[s_i][z[:, None], ridx]                  # (T, m)
             den0 = N0[s_i][z][:, None] if D0 is None else D0[s_i][z]
-            a0 = self._alpha(q, tar)
-            lp0 = np.log(num0 + a0[None]) - np.log(den0 + (a0 * tar)[None])
+            pc0 = self._pseudo_count(q, tar)
+            lp0 = np.log(num0 + pc0[None]) - np.log(den0 + (pc0 * tar)[None])
             np.logaddexp(lrt, self.scores[:, m, s_i][None] + lp0, out=lrt)
         idx = np.arange(m)
         lWt[:, idx, idx] = -np.inf
@@ -434,8 +354,8 @@ class SCFFamilies:
             if miss is not None and miss[:, c].any():    # available cases
                 col = col[~miss[:, c]]
             cnt = np.bincount(col, minlength=r).astype(float)
-            a = self.ess / r if self.prior == "BDeu" else 1.0
-            out += np.log((cnt[codes[:, c]] + a) / (col.shape[0] + r * a))
+            pc = self.ess / r if self.prior == "BDeu" else 1.0   # the pseudo-count of a state
+            out += np.log((cnt[codes[:, c]] + pc) / (col.shape[0] + r * pc))
         return out
 
 
@@ -533,10 +453,10 @@ def _result_from_choice(fam: SCFFamilies, parent, subset, total) -> SCFResult:
         if ip is not None:
             g.add_edge(ip, t, kind="intra")
         log_marg += float(fam.raw[jj, pi, int(subset[jj])])
-    g.graph.update(score=total, penalty=fam.penalty, max_parents=fam.k)
+    g.graph.update(score=total, penalty=fam.penalty, max_parents=fam.max_parents)
     return SCFResult(graph=g, score=total, log_marginal=log_marg, parents=parents,
                      intra_parent=intra, targets=list(fam.targets), conditions=list(fam.conditions),
-                     max_parents=fam.k, penalty=fam.penalty)
+                     max_parents=fam.max_parents, penalty=fam.penalty)
 
 
 def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_parents: int = 1,
@@ -556,7 +476,7 @@ def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_pa
     max_parents : int, default 1
         ``k``.
     penalty : float, default 0.0
-        Exclusion penalty ``alpha`` (Eq. 13), subtracted from the family score of every
+        Exclusion penalty (the paper's alpha, Eq. 13), subtracted from the family score of every
         target without a condition parent; ``float('inf')`` forces one.
     prior : {"BDeu", "K2"}, ess : float
         Local score (uniform structure prior).

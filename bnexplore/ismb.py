@@ -59,6 +59,8 @@ over every completion of every missing variable, however many are missing.
 Everything that does not depend on the test instance (phase 1, the scores of phase-1
 successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
 test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
+The engine: :mod:`bnexplore._mb_space` (structures as parent masks),
+:mod:`bnexplore._ismb_predict` (Eq. 6, missing sums), :mod:`bnexplore._ismb_search` (phase 2).
 
 References
 ----------
@@ -67,19 +69,22 @@ Journal of Machine Learning Research 11:3333-3369, 2010.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 import time
-from dataclasses import dataclass, field
-from itertools import combinations
-from typing import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Iterator, Sequence
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
+                            _MissingInstance, _Prediction)
+from ._ismb_search import ModelsInR, _check_search_params, nismb_sequence, phase2
+from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
+    _successor_masks
 from .data.core import DiscreteData, as_discrete
 from .scores import LocalScore
 
@@ -91,83 +96,6 @@ __all__ = [
 VARIANTS = ("ismb", "ms", "nismb")
 
 # --------------------------------------------------------------------------- bit helpers
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def _children_mask(pa: tuple[int, ...], t: int) -> int:
-    tb = 1 << t
-    m = 0
-    for i, pm in enumerate(pa):
-        if pm & tb:
-            m |= 1 << i
-    return m
-
-
-def _categories(pa: tuple[int, ...], t: int) -> tuple[int, int, int, int]:
-    """(P, C, S, O) node masks of a structure."""
-    p = len(pa)
-    cm = _children_mask(pa, t)
-    pm = pa[t]
-    sm = 0
-    for c in _bits(cm):
-        sm |= pa[c]
-    sm &= ~((1 << t) | pm | cm)
-    om = ((1 << p) - 1) & ~((1 << t) | pm | cm | sm)
-    return pm, cm, sm, om
-
-
-def _reaches(pa: tuple[int, ...], src: int, dst: int, within: int) -> bool:
-    """Is there a directed path src -> ... -> dst through nodes of mask ``within``?"""
-    if src == dst:
-        return True
-    seen = 1 << src
-    stack = [src]
-    while stack:
-        u = stack.pop()
-        ub = 1 << u
-        for v in _bits(within & ~seen):
-            if pa[v] & ub:
-                if v == dst:
-                    return True
-                seen |= 1 << v
-                stack.append(v)
-    return False
-
-
-def _is_acyclic(pa: Sequence[int]) -> bool:
-    p = len(pa)
-    indeg = [bin(m).count("1") for m in pa]
-    order = [i for i in range(p) if indeg[i] == 0]
-    done = 0
-    while order:
-        u = order.pop()
-        done += 1
-        ub = 1 << u
-        for v in range(p):
-            if pa[v] & ub:
-                indeg[v] -= 1
-                if indeg[v] == 0:
-                    order.append(v)
-    return done == p
-
-
-def _is_legal(pa: Sequence[int], t: int) -> bool:
-    """Legal MB structure: acyclic and every arc points into t or into a child of t."""
-    tb = 1 << t
-    for i, pm in enumerate(pa):
-        if pm and i != t and not (pm & tb):
-            return False
-        if pm & (1 << i):
-            return False
-    return _is_acyclic(pa)
 
 
 # --------------------------------------------------------------------------- structure type
@@ -344,62 +272,6 @@ OPERATOR_TABLE = pd.DataFrame(
 )
 
 
-def _successor_masks(pa: tuple[int, ...], t: int):
-    """Yield (op, tail, head, new_masks, changed_nodes) for every valid operation."""
-    p = len(pa)
-    tb = 1 << t
-    pm, cm, sm, om = _categories(pa, t)
-    children = _bits(cm)
-    # ---- add
-    for x in _bits(sm | om):                       # X -> Z
-        new = list(pa)
-        new[t] = pa[t] | (1 << x)
-        yield "add", x, t, tuple(new), (t,)
-    for x in _bits(sm | om):                       # Z -> X: X becomes a child
-        new = list(pa)
-        new[x] = tb
-        yield "add", t, x, tuple(new), (x,)
-    for c in children:                             # X -> C
-        cand = ((1 << p) - 1) & ~(pa[c] | tb | (1 << c))
-        for x in _bits(cand):
-            if (cm >> x) & 1 and _reaches(pa, c, x, cm):
-                continue                           # child -> child closing a cycle
-            new = list(pa)
-            new[c] = pa[c] | (1 << x)
-            yield "add", x, c, tuple(new), (c,)
-    # ---- delete
-    for x in _bits(pa[t]):
-        new = list(pa)
-        new[t] = pa[t] & ~(1 << x)
-        yield "delete", x, t, tuple(new), (t,)
-    for c in children:
-        new = list(pa)
-        new[c] = 0                                 # clean-up: arcs into c leave the blanket
-        yield "delete", t, c, tuple(new), (c,)
-        for x in _bits(pa[c] & ~tb):
-            new = list(pa)
-            new[c] = pa[c] & ~(1 << x)
-            yield "delete", x, c, tuple(new), (c,)
-    # ---- reverse
-    for x in _bits(pa[t]):                         # P -> Z  =>  Z -> P
-        new = list(pa)
-        new[t] = pa[t] & ~(1 << x)
-        new[x] = tb
-        yield "reverse", x, t, tuple(new), (t, x)
-    for c in children:
-        new = list(pa)                             # Z -> C  =>  C -> Z, C loses its parents
-        new[c] = 0
-        new[t] = pa[t] | (1 << c)
-        yield "reverse", t, c, tuple(new), (t, c)
-        for x in _bits(pa[c] & cm):                # C1 -> C2  =>  C2 -> C1
-            new = list(pa)
-            new[c] = pa[c] & ~(1 << x)
-            if _reaches(tuple(new), x, c, cm):
-                continue
-            new[x] = pa[x] | (1 << c)
-            yield "reverse", x, c, tuple(new), (x, c)
-
-
 def successors(mb: MarkovBlanket) -> list[tuple[str, tuple[str, str], MarkovBlanket]]:
     """Every structure one valid operation away from ``mb`` (Figures 4 and 5).
 
@@ -446,59 +318,6 @@ def apply_operator(mb: MarkovBlanket, operator: str, tail: str, head: str) -> Ma
 
 
 # --------------------------------------------------------------------------- counting
-
-
-def _n_labelled_dags(k: int) -> int:
-    # Robinson's recurrence
-    a = [1]
-    for n in range(1, k + 1):
-        a.append(sum((-1) ** (j + 1) * math.comb(n, j) * 2 ** (j * (n - j)) * a[n - j]
-                     for j in range(1, n + 1)))
-    return a[k]
-
-
-def _enumerate_masks(p: int, t: int) -> Iterator[tuple[int, ...]]:
-    """Every MB structure over p variables with target index t, as parent masks."""
-    preds = [i for i in range(p) if i != t]
-    n = len(preds)
-    tb = 1 << t
-    for k in range(n + 1):
-        for ch in combinations(preds, k):
-            cm = sum(1 << c for c in ch)
-            others = [i for i in preds if not (cm >> i) & 1]
-            # parents of the target: any subset of the non-children
-            tpas = [sum(1 << o for o, b in zip(others, bits) if b)
-                    for bits in _subsets_bits(len(others))]
-            # extra parents of each child: any subset of the other predictors, acyclic
-            opts = []
-            for c in ch:
-                pool = [i for i in preds if i != c]
-                opts.append([sum(1 << q for q, b in zip(pool, bits) if b)
-                             for bits in _subsets_bits(len(pool))])
-            for combo in _product(opts):
-                pa = [0] * p
-                for c, extra in zip(ch, combo):
-                    pa[c] = tb | extra
-                if k > 1 and not _is_acyclic(pa):
-                    continue
-                for tp in tpas:
-                    pa[t] = tp
-                    yield tuple(pa)
-
-
-def _subsets_bits(n: int):
-    for m in range(1 << n):
-        yield [(m >> i) & 1 for i in range(n)]
-
-
-def _product(lists):
-    if not lists:
-        yield ()
-        return
-    head, rest = lists[0], lists[1:]
-    for h in head:
-        for r in _product(rest):
-            yield (h,) + r
 
 
 def count_markov_blankets(n: int, method: str = "enumerate") -> int:
@@ -645,73 +464,7 @@ class ISMBResult:
 # --------------------------------------------------------------------------- the model
 
 
-def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    m = a.max(axis=-1, keepdims=True)
-    return (m + np.log(np.exp(a - m).sum(axis=-1, keepdims=True)))
-
-
-class _Instance:
-    """Per-test-instance caches: row matches and family contributions to log P(Z | x)."""
-
-    __slots__ = ("eq", "F", "have", "x")
-
-    def __init__(self, cols: np.ndarray, x: np.ndarray, r: int):
-        self.x = x
-        self.eq = cols == x[:, None]
-        self.F = np.zeros((256, r))      # row 0 is the all-zero padding family
-        self.have = np.zeros(256, dtype=bool)
-        self.have[0] = True
-
-
-class _MissingInstance:
-    """An instance with missing values, summed out within each Markov-blanket structure.
-
-    Within a structure G the parents of the target and the spouses are roots; they get
-    their K2 posterior-mean marginal ``(N_v(i) + 1) / (N + r_v)`` (available case), so
-    that G defines a joint over the target and its blanket.  A missing child keeps its
-    CPT; a missing non-member contributes only its marginal, which sums to one, so it
-    drops out.  Hence (with ``M_G`` the missing members of G's blanket)
-
-        P(Z, x_obs | G) ∝ sum over the completions m of M_G of
-            prod_{v in M_G, v not a child} P(v = m_v) · P(Z | pa_Z) · prod_C P(C | pa_C, Z)
-
-    which equals the sum over the completions of *every* missing variable (module notes).
-    The families without a missing variable factor out of the sum (``base``); the rest
-    enter through :meth:`MBModel._missing_sum`, cached per set of them (``terms``) and per
-    linked group (``groups``), so the structures of one search share them.
-
-    Attributes
-    ----------
-    x : ndarray
-        Codes, -1 where missing.
-    miss : int
-        Bit mask of the missing variables.
-    base : _Instance
-        Contributions of the families without a missing variable (the rows of ``eq`` of
-        the missing variables are all False and never read).
-    tables : dict fid -> (missing variables of the family, (prod arities, r) array)
-        Contribution of a family for every joint state of its missing variables.
-    terms : dict tuple of fids -> (r,) array
-        log sum over the missing members of one structure's families that hold them.
-    groups : dict tuple of fids -> (r,) array
-        The same for one group of families linked by shared missing variables.
-    """
-
-    __slots__ = ("x", "miss", "base", "tables", "terms", "groups")
-
-    def __init__(self, x: np.ndarray, miss: int, base: _Instance):
-        self.x, self.miss, self.base = x, miss, base
-        self.tables: dict[int, tuple[list[int], np.ndarray]] = {}
-        self.terms: dict[tuple[int, ...], np.ndarray] = {}
-        self.groups: dict[tuple[int, ...], np.ndarray] = {}
-
-
-#: largest number of joint states of the missing members of one Markov blanket that
-#: prediction with that structure sums over (an instance may have any number missing)
-MAX_MISSING_COMPLETIONS = 1 << 16
-
-
-class MBModel:
+class MBModel(_Prediction):
     """Markov-blanket model space over training data: scores, prediction, search.
 
     Parameters
@@ -887,215 +640,6 @@ class MBModel:
                              f"{self._arity[b]} states")
         return arr
 
-    def _family_id(self, v: int, mask: int) -> int:
-        key = (v, mask)
-        i = self._fid.get(key)
-        if i is None:
-            with self._lock:
-                i = self._fid.get(key)
-                if i is None:
-                    self._fams.append(key)          # listed before its id is visible
-                    i = self._fid[key] = len(self._fams) - 1
-        return i
-
-    def _pred_ids(self, pa: tuple[int, ...]) -> tuple[int, ...]:
-        """Ids of the families that enter P(Z | x, G): the target's and its children's."""
-        ids = self._ids_cache.get(pa)
-        if ids is None:
-            tb = 1 << self.t
-            ids = (self._family_id(self.t, pa[self.t]),) + tuple(
-                self._family_id(v, m) for v, m in enumerate(pa) if m & tb)
-            self._ids_cache[pa] = ids
-        return ids
-
-    def _contrib_one(self, inst: _Instance, v: int, mask: int) -> np.ndarray:
-        """Contribution of family (v, mask) to log P(Z = z | x, G, D) (K2 posterior means)."""
-        rest = _bits(mask & ~(1 << self.t))
-        if not rest:
-            sel = None
-        elif len(rest) == 1:
-            sel = inst.eq[rest[0]]
-        else:
-            sel = np.logical_and.reduce(inst.eq[rest])
-        z = self._zcol if sel is None else self._zcol[sel]
-        nj = np.bincount(z, minlength=self.r).astype(float)
-        if v == self.t:
-            return np.log(nj + 1.0) - math.log(nj.sum() + self.r)
-        hit = inst.eq[v] if sel is None else (sel & inst.eq[v])
-        nk = np.bincount(self._zcol[hit], minlength=self.r).astype(float)
-        if self._obs is not None:       # available cases: the rows where v is observed too
-            seen = self._obs[v] if sel is None else (sel & self._obs[v])
-            nj = np.bincount(self._zcol[seen], minlength=self.r).astype(float)
-        return np.log(nk + 1.0) - np.log(nj + self._arity[v])
-
-    def _ensure(self, inst: _Instance, ids: np.ndarray) -> None:
-        n = len(self._fams)
-        if inst.F.shape[0] < n:
-            cap = max(n, 2 * inst.F.shape[0])
-            F = np.zeros((cap, self.r))
-            F[:inst.F.shape[0]] = inst.F
-            have = np.zeros(cap, dtype=bool)
-            have[:inst.have.shape[0]] = inst.have
-            inst.F, inst.have = F, have
-        need = np.unique(ids[~inst.have[ids]])
-        for i in need:
-            v, m = self._fams[i]
-            inst.F[i] = self._contrib_one(inst, v, m)
-        inst.have[need] = True
-
-    def _log_pred_batch(self, inst: _Instance | _MissingInstance,
-                        id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
-        """log P(Z | x, G, D) of many structures given their family ids, shape (k, r).
-
-        For an instance with missing values, the families without a missing variable
-        are added as for a complete instance and those with one enter through
-        :meth:`_missing_term`, the log-sum-exp over the completions of the missing
-        members of the blanket (see :class:`_MissingInstance`).
-        """
-        if not id_lists:
-            return np.zeros((0, self.r))
-        width = max(len(ids) for ids in id_lists)
-        mat = np.zeros((len(id_lists), width), dtype=np.int64)
-        for row, ids in enumerate(id_lists):
-            mat[row, :len(ids)] = ids
-        if isinstance(inst, _MissingInstance):
-            tb = 1 << self.t
-            terms = np.zeros((len(id_lists), self.r))
-            for row, ids in enumerate(id_lists):
-                touched = []
-                for j, i in enumerate(ids):
-                    v, m = self._fams[i]
-                    if (m | 1 << v) & ~tb & inst.miss:
-                        touched.append(i)
-                        mat[row, j] = 0          # summed out with the missing members
-                if touched:
-                    key = tuple(sorted(touched))
-                    term = inst.terms.get(key)
-                    if term is None:
-                        term = inst.terms[key] = self._missing_sum(inst, key)
-                    terms[row] = term
-            self._ensure(inst.base, mat.ravel())
-            acc = inst.base.F[mat].sum(axis=1) + terms
-            return acc - _logsumexp_rows(acc)
-        self._ensure(inst, mat.ravel())
-        acc = inst.F[mat].sum(axis=1)
-        return acc - _logsumexp_rows(acc)
-
-    def _log_marginal(self, v: int) -> np.ndarray:
-        """log K2 posterior-mean marginal of variable ``v`` (available case), per state."""
-        out = self._logmarg.get(v)
-        if out is None:
-            col = self._cols[v] if self._obs is None else self._cols[v][self._obs[v]]
-            counts = np.bincount(col, minlength=self._arity[v])
-            out = np.log((counts + 1.0) / (self._n_obs[v] + self._arity[v]))
-            self._logmarg[v] = out
-        return out
-
-    def _missing_table(self, inst: _MissingInstance, i: int) -> tuple[list[int], np.ndarray]:
-        """Contribution of family ``i`` for every joint state of its missing variables
-        (C order over those variables), cached on the instance."""
-        hit = inst.tables.get(i)
-        if hit is not None:
-            return hit
-        v, m = self._fams[i]
-        fv = _bits((m | 1 << v) & ~(1 << self.t) & inst.miss)
-        part = _Instance.__new__(_Instance)
-        part.eq = inst.base.eq.copy()
-        table = np.empty((math.prod(self._arity[u] for u in fv), self.r))
-        for k, states in enumerate(itertools.product(*[range(self._arity[u]) for u in fv])):
-            for u, st in zip(fv, states):
-                part.eq[u] = self._cols[u] == st
-            table[k] = self._contrib_one(part, v, m)
-        inst.tables[i] = (fv, table)
-        return fv, table
-
-    def _missing_sum(self, inst: _MissingInstance, fids: tuple[int, ...]) -> np.ndarray:
-        """log of the sum over the missing members of a blanket of the families ``fids``
-        (those of one structure that hold a missing variable), shape (r,).
-
-        Barren variables go first: a missing child that no other family holds has a CPT
-        that sums to one over its states, so its family drops out (and then a missing
-        spouse that only it held drops out with its marginal), repeatedly.  What is left
-        splits into groups of families linked by shared missing variables; the sum is the
-        product of the sums over each group (:meth:`_missing_term`, cached per group).
-        """
-        tb = 1 << self.t
-        fam = {}
-        for i in fids:
-            v, m = self._fams[i]
-            fam[i] = (v, (m | 1 << v) & ~tb & inst.miss)
-        holders: dict[int, int] = {}         # missing variable -> families holding it
-        head = {}                            # missing child -> its family
-        for i, (v, mv) in fam.items():
-            for u in _bits(mv):
-                holders[u] = holders.get(u, 0) + 1
-            if v != self.t and mv >> v & 1:
-                head[v] = i
-        barren = [v for v in head if holders[v] == 1]
-        while barren:                        # drop the families of barren missing children
-            _, mv = fam.pop(head.pop(barren.pop()))
-            for u in _bits(mv):
-                holders[u] -= 1
-                if holders[u] == 1 and u in head:
-                    barren.append(u)
-        total = np.zeros(self.r)
-        left = dict(fam)
-        while left:                          # connected groups by shared missing variables
-            i, (_, reach) = left.popitem()
-            group = [i]
-            grown = True
-            while grown:
-                grown = False
-                for j, (_, mw) in list(left.items()):
-                    if mw & reach:
-                        reach |= mw
-                        group.append(j)
-                        del left[j]
-                        grown = True
-            key = tuple(sorted(group))
-            term = inst.groups.get(key)
-            if term is None:
-                term = inst.groups[key] = self._missing_term(inst, key)
-            total = total + term
-        return total
-
-    def _missing_term(self, inst: _MissingInstance, fids: tuple[int, ...]) -> np.ndarray:
-        """log sum over the completions of the missing members of a blanket of the product
-        of the families ``fids`` (those holding a missing variable) and of the marginals of
-        the missing members that are not children, shape (r,)."""
-        tb = 1 << self.t
-        members = children = 0
-        for i in fids:
-            v, m = self._fams[i]
-            members |= (m | 1 << v) & ~tb & inst.miss
-            if v != self.t:
-                children |= 1 << v
-        svars = _bits(members)
-        sizes = [self._arity[v] for v in svars]
-        total = math.prod(sizes)
-        if total > MAX_MISSING_COMPLETIONS:
-            raise ValueError(
-                f"a Markov blanket met by the ISMB search has {len(svars)} missing members "
-                f"({', '.join(self.names[v] for v in svars)}) with {total:,} joint states to sum "
-                f"over (limit {MAX_MISSING_COMPLETIONS:,} per structure): impute some of these "
-                f"features in this row, or drop some of them from the data")
-        grid = np.indices(sizes).reshape(len(svars), total)   # state of each member, C order
-        row_of = {v: j for j, v in enumerate(svars)}
-        acc = np.zeros((total, self.r))
-        for i in fids:
-            fv, table = self._missing_table(inst, i)
-            idx = np.ravel_multi_index([grid[row_of[u]] for u in fv],
-                                       [self._arity[u] for u in fv])
-            acc += table[idx]
-        for v in svars:
-            if not children >> v & 1:                # a root of the blanket: its marginal
-                acc += self._log_marginal(v)[grid[row_of[v]]][:, None]
-        top = acc.max(axis=0)
-        return top + np.log(np.exp(acc - top).sum(axis=0))
-
-    def _log_pred(self, inst: _Instance, pa: tuple[int, ...]) -> np.ndarray:
-        return self._log_pred_batch(inst, [self._pred_ids(pa)])[0]
-
     def predict_structure(self, mb: MarkovBlanket, x) -> np.ndarray:
         """P(Z | x, G, D) of one structure (Eq. 6 parameters, section 5.3), over ``classes``."""
         return np.exp(self._log_pred(self._instance(x), self._check_mb(mb)._pa))
@@ -1155,40 +699,7 @@ class MBModel:
         """The first ``n`` phase-2 models of NISMB: best-first search on the phase-1 score
         (instance independent, so cached and extended on demand)."""
         with self._lock:
-            return self._nismb_sequence_locked(n, queue_width)
-
-    def _nismb_sequence_locked(self, n: int, queue_width: int) -> list[tuple[tuple[int, ...], float]]:
-        st = self._nismb
-        if st is None or st["w"] != queue_width:
-            models, _ = self.phase1()
-            in_r = set(models)
-            queue: dict[tuple[int, ...], float] = {}
-            for m in models:
-                keys, s, _ = self._successors(m)
-                for k, v in zip(keys, s):
-                    if k not in in_r:
-                        queue[k] = float(v)
-            self._trim(queue, queue_width)
-            st = self._nismb = {"w": queue_width, "seq": [], "queue": queue, "in_r": in_r}
-        seq, queue, in_r = st["seq"], st["queue"], st["in_r"]
-        while len(seq) < n and queue:
-            best = max(queue, key=queue.__getitem__)
-            s = queue.pop(best)
-            seq.append((best, s))
-            in_r.add(best)
-            keys, sc, _ = self._successors(best)
-            for k, v in zip(keys, sc):
-                if k not in in_r and k not in queue:
-                    queue[k] = float(v)
-            self._trim(queue, queue_width)
-        return seq[:n]
-
-    @staticmethod
-    def _trim(queue: dict, w: int) -> None:
-        if len(queue) > w:
-            keep = sorted(queue.items(), key=lambda kv: -kv[1])[:w]
-            queue.clear()
-            queue.update(keep)
+            return nismb_sequence(self, n, queue_width)
 
     # ------------------------------------------------------------------ the search
     def search(self, x, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
@@ -1241,8 +752,8 @@ class MBModel:
             preds = self._log_pred_batch(inst, [self._pred_ids(m) for m in models])
             return self._result(models, phases, scores, preds, p2, "nismb", t0, "count")
         preds = list(self._log_pred_batch(inst, [self._pred_ids(m) for m in models]))
-        stopped = self._phase2(inst, models, scores, preds, phases, p2, queue_width, epsilon,
-                               patience, time_limit, t0)
+        stopped = phase2(self, inst, ModelsInR(models, scores, preds, phases, p2), queue_width, epsilon,
+                         patience, time_limit, t0)
         return self._result(models, phases, scores, np.vstack(preds), p2, "ismb", t0, stopped)
 
     def _result(self, models, phases, scores, preds, p2, variant, t0, stopped) -> ISMBResult:
@@ -1252,75 +763,6 @@ class MBModel:
             log_pred=np.asarray(preds, dtype=float), phase2_scores=np.asarray(p2, dtype=float),
             classes=self.classes, variant=variant, elapsed=time.perf_counter() - t0,
             stopped_by=stopped)
-
-    def _phase2(self, inst, models, scores, preds, phases, p2, w, epsilon, patience,
-                time_limit, t0) -> str:
-        in_r = set(models)
-        s_arr = np.asarray(scores)
-        l_arr = np.vstack(preds)
-        # running sums of Eq. 13 in log space
-        A = _logsumexp_rows((s_arr[:, None] + l_arr).T)[:, 0]   # log sum_G sc(G) P(Z|x,G,D)
-        B = float(_logsumexp_rows(s_arr)[0])                      # log sum_G sc(G)
-        # the queue Q as parallel arrays
-        Q_keys: list[tuple[int, ...]] = []
-        Q_S = np.zeros(0)
-        Q_L = np.zeros((0, self.r))
-
-        def successors_of(ms):
-            keys, S, ids = [], [], []
-            seen = set(Q_keys)
-            for m in ms:
-                k, s, i = self._successors(m)
-                for kk, ss, ii in zip(k, s, i):
-                    if kk in in_r or kk in seen:
-                        continue
-                    seen.add(kk)
-                    keys.append(kk)
-                    S.append(ss)
-                    ids.append(ii)
-            return keys, np.asarray(S, dtype=float), self._log_pred_batch(inst, ids)
-
-        def kl_all(S, L):
-            # Eq. 14: KL(p_R || p_{R + G*}) for every queued G*, vectorised
-            logp = A - B
-            logq = np.logaddexp(A[None, :], S[:, None] + L) - np.logaddexp(B, S)[:, None]
-            return np.maximum((np.exp(logp)[None, :] * (logp[None, :] - logq)).sum(axis=1), 0.0)
-
-        Q_keys, Q_S, Q_L = successors_of(models)
-        low = 0
-        stopped = "queue_empty"
-        while Q_keys:
-            kl = kl_all(Q_S, Q_L)
-            if len(Q_keys) > w:  # the queue holds at most w: drop the worst
-                keep = np.sort(np.argsort(-kl, kind="stable")[:w])
-                Q_keys = [Q_keys[i] for i in keep]
-                Q_S, Q_L, kl = Q_S[keep], Q_L[keep], kl[keep]
-            j = int(np.argmax(kl))
-            low = low + 1 if kl[j] <= epsilon else 0
-            best, sj, lj = Q_keys[j], float(Q_S[j]), Q_L[j]
-            Q_keys.pop(j)
-            Q_S = np.delete(Q_S, j)
-            Q_L = np.delete(Q_L, j, axis=0)
-            models.append(best)
-            scores.append(sj)
-            preds.append(lj)
-            phases.append(2)
-            p2.append(float(kl[j]))
-            in_r.add(best)
-            A = np.logaddexp(A, sj + lj)
-            B = float(np.logaddexp(B, sj))
-            if low >= patience:
-                stopped = "epsilon"
-                break
-            if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                stopped = "time_limit"
-                break
-            k, S, L = successors_of([best])
-            if k:
-                Q_keys = Q_keys + k
-                Q_S = np.concatenate([Q_S, S])
-                Q_L = np.vstack([Q_L, L])
-        return stopped
 
     # ------------------------------------------------------------------ complete averaging
     def complete_average(self, x, max_structures: int = 200_000) -> tuple[np.ndarray, int]:
@@ -1352,18 +794,3 @@ class MBModel:
             out.append(np.exp(_logsumexp_rows((w[:, None] + L).T)[:, 0]))
         return np.array(out)
 
-
-def _check_search_params(queue_width, epsilon, patience, time_limit) -> None:
-    if isinstance(queue_width, bool) or not isinstance(queue_width, (int, np.integer)) \
-            or queue_width < 1:
-        raise ValueError(f"queue_width must be a positive integer, got {queue_width!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)) \
-            or not np.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(f"epsilon must be a non-negative number, got {epsilon!r}")
-    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
-        raise ValueError(f"patience must be a positive integer, got {patience!r}")
-    if time_limit is not None and (isinstance(time_limit, bool)
-                                   or not isinstance(time_limit, (int, float, np.number))
-                                   or not time_limit > 0):
-        raise ValueError(f"time_limit must be None or a positive number of seconds, "
-                         f"got {time_limit!r}")

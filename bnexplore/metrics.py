@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from ._validation import check_int
+
 __all__ = ["roc_curve", "auc", "log_loss", "squared_error", "error_rate", "cal_score",
            "delta"]
 
@@ -420,9 +422,7 @@ def cal_score(y_true: Any, p_pos: Any, bin_size: int = 100, pos_label: Any = Non
     if (p < -_PROBA_TOL).any() or (p > 1 + _PROBA_TOL).any():
         raise ValueError(f"p_pos values must lie in [0, 1]; found min {p.min():g}, "
                          f"max {p.max():g}")
-    if isinstance(bin_size, bool) or not isinstance(bin_size, (int, np.integer)) \
-            or bin_size < 1:
-        raise ValueError(f"bin_size must be a positive integer, got {bin_size!r}")
+    bin_size = check_int(bin_size, "bin_size", low=1)
     if pos_label is None:
         uniq = set(pd.unique(y).tolist())
         if not uniq <= {0, 1}:

@@ -24,7 +24,7 @@ This module computes, from one pass of counting,
   distributions (Eq. 10) by constrained optimisation with the gradient of Eq. 13
   (:func:`maplmg_weights`).
 
-Everything is in natural-log space.
+Everything is in natural-log space.  The kernels are in :mod:`bnexplore._ode_kernels`.
 
 Missing values.  :func:`ode_counts` of data with missing cells counts by available
 case: ``N_{C,u}(c, i)`` over the rows where ``u`` is observed, ``N_{C,u,v}(c, i, j)``
@@ -61,11 +61,11 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import gammaln, logsumexp
 
+from ._ode_kernels import log_sum_over_models, loo_true_class, ode_family_counts, ode_log_joints
 from ._parallel import PARALLEL_LOCK
 from .data.core import DiscreteData, as_discrete, check_table_size
 
@@ -180,28 +180,6 @@ class ODECounts:
         return self._tables
 
 
-@numba.njit(cache=True, nogil=True)
-def _count_kernel(codes, y, n_attr, A, K):
-    """N_{C,u}(c, i) and N_{C,u,v}(c, i, j) in one pass over the rows. A missing cell
-    (code -1) is skipped: pair[u] counts the rows where u is observed and triple[u, v]
-    those where u and v are (available cases)."""
-    N = codes.shape[0]
-    pair = np.zeros((n_attr, A, K), dtype=np.float64)
-    triple = np.zeros((n_attr, n_attr, A, A, K), dtype=np.float64)
-    for m in range(N):
-        c = y[m]
-        for u in range(n_attr):
-            i = codes[m, u]
-            if i < 0:
-                continue
-            pair[u, i, c] += 1.0
-            for v in range(n_attr):
-                j = codes[m, v]
-                if j >= 0:
-                    triple[u, v, i, j, c] += 1.0
-    return pair, triple
-
-
 def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
     """Count ``N_C(c)``, ``N_{C,u}(c, i)`` and ``N_{C,u,v}(c, i, j)`` in one pass.
 
@@ -254,68 +232,17 @@ def ode_counts(data: DiscreteData, target: str | None = None) -> ODECounts:
     y = np.ascontiguousarray(data.codes[:, t], dtype=np.int32)
     class_counts = np.bincount(y, minlength=K).astype(float)
     if data.missing is None:
-        pair, triple = _count_kernel(codes, y, n_attr, A, K)
+        pair, triple = ode_family_counts(codes, y, n_attr, A, K)
         return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
                          class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y)
     codes[data.missing[:, attrs]] = -1
-    pair, triple = _count_kernel(codes, y, n_attr, A, K)
+    pair, triple = ode_family_counts(codes, y, n_attr, A, K)
     return ODECounts(names=names, arities=arities, n_classes=K, n=int(len(y)),
                      class_counts=class_counts, pair=pair, triple=triple, codes=codes, y=y,
                      n_observed=pair.sum(axis=(1, 2)), pair_given=triple.sum(axis=3))
 
 
 # --------------------------------------------------------------------------- ODE joints
-@numba.njit(cache=True, nogil=True)
-def _log_joint_kernel(codes_t, base, cond):
-    # codes_t is (n, M). Loop order u (parallel) -> v -> rows keeps the (A, A, K) slice
-    # cond[u, v] in cache and writes the (M, K) block of u sequentially.
-    n, M = codes_t.shape
-    K = base.shape[2]
-    out = np.empty((n, M, K))
-    for u in numba.prange(n):
-        cu = codes_t[u]
-        blk = out[u]
-        bu = base[u]
-        for m in range(M):
-            i = cu[m]
-            for c in range(K):
-                blk[m, c] = bu[i, c]
-        for v in range(n):
-            if v == u:
-                continue
-            tab = cond[u, v]
-            cv = codes_t[v]
-            for m in range(M):
-                i = cu[m]
-                j = cv[m]
-                for c in range(K):
-                    blk[m, c] += tab[i, j, c]
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _lse_kernel(lj, logw, mask):
-    M, n, K = lj.shape
-    out = np.empty((M, K))
-    for m in numba.prange(M):
-        for c in range(K):
-            best = -np.inf
-            for u in range(n):
-                if mask[m, u]:
-                    z = lj[m, u, c] + logw[u]
-                    if z > best:
-                        best = z
-            if best == -np.inf:
-                out[m, c] = -np.inf
-                continue
-            s = 0.0
-            for u in range(n):
-                if mask[m, u]:
-                    s += math.exp(lj[m, u, c] + logw[u] - best)
-            out[m, c] = best + math.log(s)
-    return out
-
-
 def _lse_over_models(lj: np.ndarray, logw: np.ndarray | None = None,
                      mask: np.ndarray | None = None) -> np.ndarray:
     """``log sum_u [mask] exp(lj[:, u, :] + logw[u])`` for (M, n, K) arrays (numba).
@@ -326,30 +253,7 @@ def _lse_over_models(lj: np.ndarray, logw: np.ndarray | None = None,
     logw = np.zeros(n) if logw is None else np.ascontiguousarray(logw, dtype=float)
     mask = np.ones((M, n), dtype=np.bool_) if mask is None else np.ascontiguousarray(mask)
     with PARALLEL_LOCK:
-        return _lse_kernel(np.ascontiguousarray(lj, dtype=float), logw, mask)
-
-
-@numba.njit(cache=True, nogil=True)
-def _loo_fix_kernel(out, codes, y, pair, triple, arities, N, K):
-    # replace the true-class entry by the leave-one-out estimate (Eq. 30-32)
-    M, n = codes.shape
-    for m in numba.prange(M):
-        c = y[m]
-        for u in range(n):
-            i = codes[m, u]
-            # every class: N -> N - 1 in the denominator of Eq. 31
-            shift = math.log(N + K * arities[u]) - math.log(N + K * arities[u] - 1.0)
-            for cc in range(K):
-                out[m, u, cc] += shift
-            npair = pair[u, i, c]          # includes instance m
-            s = math.log(npair) - math.log(N + K * arities[u] - 1.0)
-            for v in range(n):
-                if v == u:
-                    continue
-                j = codes[m, v]
-                s += math.log(triple[u, v, i, j, c]) - math.log(npair + arities[v] - 1.0)
-            out[m, u, c] = s
-    return out
+        return log_sum_over_models(np.ascontiguousarray(lj, dtype=float), logw, mask)
 
 
 def _refuse_missing(counts: ODECounts, who: str) -> None:
@@ -396,7 +300,7 @@ def ode_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
     codes = _check_codes(counts, codes)
     base, cond = counts.log_tables()
     with PARALLEL_LOCK:
-        out = _log_joint_kernel(np.ascontiguousarray(codes.T), base, cond)
+        out = ode_log_joints(np.ascontiguousarray(codes.T), base, cond)
     return np.ascontiguousarray(out.transpose(1, 0, 2))
 
 
@@ -431,7 +335,7 @@ def ode_log_joint_loo(counts: ODECounts, codes: np.ndarray | None = None,
         raise ValueError("ode_log_joint_loo: some rows are not training instances of "
                          "these counts (leave-one-out needs the counted rows)")
     with PARALLEL_LOCK:
-        return _loo_fix_kernel(out, codes, y, counts.pair, counts.triple,
+        return loo_true_class(out, codes, y, counts.pair, counts.triple,
                                counts.arities.astype(float), float(counts.n), counts.n_classes)
 
 
@@ -885,9 +789,3 @@ def maplmg_weights(log_joint: np.ndarray, y: np.ndarray, method: str = "softmax"
     if warn and not res.converged:
         _warn(f"MAPLMG ({method})", res, tol)
     return res
-
-
-# one compilation per argument type when the kernels call each other (see bnexplore._jit)
-from ._jit import unliteral_calls  # noqa: E402
-
-unliteral_calls(globals())

@@ -10,6 +10,7 @@ helps, then only removes arcs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Sequence
 
 import networkx as nx
@@ -17,10 +18,14 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ._validation import check_int
 from .data.core import DiscreteData
 from .scores import LocalScore
 
 __all__ = ["SearchResult", "hill_climb", "greedy_thick_thin", "transitive_closure"]
+
+#: the columns of :attr:`SearchResult.steps`
+_STEP_COLUMNS = ("step", "phase", "op", "edge", "delta", "score", "n_candidates", "n_improving")
 
 _NEG = -np.inf
 
@@ -46,10 +51,17 @@ class SearchResult:
 
     dag: nx.DiGraph
     score: float
-    steps: pd.DataFrame
+    #: the accepted moves as dicts; :attr:`steps` builds the DataFrame on first use (a
+    #: DataFrame costs milliseconds, more than a whole search on a small data set)
+    step_rows: list = field(default_factory=list, repr=False)
     final_candidates: int = 0
     n_families: int = 0
     extra: dict = field(default_factory=dict)
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """One row per accepted move (see the class attributes)."""
+        return pd.DataFrame(self.step_rows, columns=list(_STEP_COLUMNS))
 
     @property
     def q_trace(self) -> np.ndarray:
@@ -163,8 +175,7 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     p = ls.n_nodes
     if max_indegree is None:
         max_indegree = p - 1
-    if not isinstance(max_indegree, (int, np.integer)) or max_indegree < 0:
-        raise ValueError(f"max_indegree must be a non-negative integer, got {max_indegree!r}")
+    max_indegree = check_int(max_indegree, "max_indegree", low=0)
     if max_steps is not None and max_steps < 0:
         raise ValueError(f"max_steps must be non-negative, got {max_steps!r}")
     mask = _allowed_matrix(ls, order, allowed)
@@ -223,9 +234,7 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     dag = nx.DiGraph()
     dag.add_nodes_from(ls.names)
     dag.add_edges_from((ls.names[u], ls.names[v]) for u, v in zip(*np.nonzero(st.adj)))
-    steps = pd.DataFrame(rows, columns=["step", "phase", "op", "edge", "delta", "score",
-                                        "n_candidates", "n_improving"])
-    return SearchResult(dag=dag, score=float(st.fam.sum()), steps=steps, final_candidates=final_candidates,
+    return SearchResult(dag=dag, score=float(st.fam.sum()), step_rows=rows, final_candidates=final_candidates,
                         n_families=len(ls._cache) - n0)
 
 

@@ -37,6 +37,7 @@ import time
 from typing import Callable, Iterable
 
 import numpy as np
+from ._validation import check_random_state
 import pandas as pd
 
 __all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "STEPS"]
@@ -56,7 +57,7 @@ def tiny_frame(seed: int = 0) -> pd.DataFrame:
     >>> df.shape, df.attrs["target"]
     ((60, 7), 'class')
     """
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     n = 60
     cols = {}
     for j, r in enumerate((2, 3, 2, 4, 2, 3)):

@@ -51,6 +51,12 @@ def test_order_averaging_app_renders_and_reacts(panel_server, page):
     handle.focus()
     handle.press("ArrowRight")
     page.get_by_text(re.compile(r"k = 2, n = 5 ")).first.wait_for(timeout=120_000)
+    # the M* picture (drawn on a canvas) follows: its title model in BokehJS's document,
+    # whether the picture was rebuilt or updated in place
+    page.wait_for_function(
+        """() => Bokeh.documents.some(d => [...d.all_models].some(
+               m => typeof m.text === "string" && m.text.includes("Summary network M* (n = 5)")))""",
+        timeout=120_000)
     page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
     assert page.locator("canvas").count() >= 3
     assert not page.console_errors, page.console_errors

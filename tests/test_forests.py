@@ -434,3 +434,15 @@ def test_continuous_column_is_refused():
     df["X0"] = np.linspace(0, 1, 50)
     with pytest.raises(ValueError, match="X0"):
         F.map_scf(df, ["X0", "X1"], ["C0"])
+
+
+def test_max_parents_and_pseudo_count_have_their_own_names():
+    """The exclusion penalty is ``penalty``, the Dirichlet pseudo-count ``_pseudo_count``;
+    ``SCFFamilies.k`` is the old name of ``max_parents``."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({c: pd.Categorical(rng.integers(0, 2, 60)) for c in "abcd"})
+    fam = F.SCFFamilies(df, ["a", "b", "c"], ["d"], max_parents=1, penalty=2.0, prior="BDeu", ess=4.0)
+    assert fam.max_parents == fam.k == 1 and fam.penalty == 2.0
+    assert fam._pseudo_count(1, 2) == 4.0 / 2  # ess / (q r)
+    k2 = F.SCFFamilies(df, ["a", "b", "c"], ["d"], prior="K2")
+    np.testing.assert_array_equal(k2._pseudo_count(np.array([2, 4]), 2), [1.0, 1.0])

@@ -97,13 +97,12 @@ def test_order_scoring_allocation_failure_inside_the_kernel_raises():
     res = _run("""
         import numpy as np, pandas as pd
         import bnexplore.scores as sc
+        import bnexplore._order_scores as engine
         from bnexplore.data import set_table_budget
-        real = sc._order_index
-        def huge(*a):
-            t = list(real(*a))
-            t[3] = 10**12  # maxsets: every worker's set arrays (8 TB) fail to allocate
-            return tuple(t)
-        sc._order_index = huge
+        real = engine._order_index
+        def huge(*a):  # every worker's set arrays (8 TB) fail to allocate
+            return real(*a)._replace(max_sets=10**12)
+        engine._order_index = huge
         set_table_budget(10**18)
         df = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (64, 8)), columns=list("abcdefgh"))
         try:

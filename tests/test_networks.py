@@ -476,7 +476,7 @@ def test_count_dags_known():
     (4, 1, 5000, 190.0),   # 125 rooted forests, 124 dof
 ])
 def test_uniform_dag_sampler_is_uniform(n, k, draws, chi2_max):
-    from bnexplore.networks import _uniform_dag
+    from bnexplore.networks._random import _uniform_dag
 
     dags = _brute_dags(n, k)
     rng = np.random.default_rng(0)

@@ -392,7 +392,7 @@ def test_alarm_order_scores_match_localscore():
 def test_lexicographic_topological_order_matches_networkx():
     import networkx as nx
 
-    from bnexplore.networks import _lexicographic_topological_order
+    from bnexplore.networks._graph import _lexicographic_topological_order
     rng = np.random.default_rng(5)
     for _ in range(50):
         n = int(rng.integers(1, 15))

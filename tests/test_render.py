@@ -107,3 +107,84 @@ def test_a_dag_pane_keeps_the_least_width_of_its_boxes(render):
     width, height = plot_size(plot(6))
     pane = column[0]
     assert pane.styles["min-width"] == f"{width}px" and pane.height == height
+
+
+# ------------------------------------------------------------------ in-place updates
+def _shown_after(render, common, make, first, then):
+    """Show ``make(first)`` in a document, then ``make(then)`` as a view would; return
+    (the update, the shown object, the document's change events)."""
+    from bokeh.document import Document
+
+    shown = render.shared_pane(make, first)
+    doc = Document()
+    root = shown.get_root(doc)
+    doc.add_root(root)
+    events = []
+    doc.on_change(events.append)
+    token = common.SHOWN_VIEW.set(shown)
+    try:
+        update = render.shared_pane(make, then)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    shown._test_detach = lambda: doc.remove_root(root)
+    return update, shown, events
+
+
+def _root_json(model):
+    from bokeh.document import Document
+
+    doc = Document()
+    doc.add_root(model)
+    try:
+        return doc.to_json(deferred=False)["roots"][0]
+    finally:
+        doc.remove_root(model)
+
+
+def _dag(edges):
+    import networkx as nx
+    from bnexplore.viz import dag_plot
+
+    g = nx.DiGraph()
+    g.add_nodes_from("abcdef")
+    g.add_edges_from(edges)
+    return dag_plot(g, title=f"{len(edges)} arcs")
+
+
+@pytest.mark.parametrize("make, first, then", [
+    (_heatmap, 1.0, 4.0),
+    (_dag, (("a", "b"), ("b", "c")), (("a", "c"), ("d", "e"), ("e", "f"))),
+], ids=["heatmap", "dag"])
+def test_a_picture_of_the_same_make_is_updated_in_place_to_what_a_copy_shows(
+        render, common, make, first, then):
+    update, shown, events = _shown_after(render, common, make, first, then)
+    assert type(update).__name__ == "InPlace" and update.changes
+    model = shown.object
+    update.apply_in_place()
+    # only the changed values travel: far fewer events than models
+    assert 0 < len(events) <= len(update.changes) < len(model.references())
+    # the shown models now hold what a fresh copy of the new picture holds
+    fresh = render.bokeh_copy(render.rendered(make, then))
+    shown._test_detach()
+    left = []
+    render._walk_models(_root_json(model), _root_json(fresh), {}, left)
+    assert left == []
+    # and the next move starts from the new picture
+    assert shown._bnx_shown.picture is render.rendered(make, then)
+
+
+def test_a_picture_of_another_make_gets_a_fresh_copy(render, common):
+    import holoviews as hv
+
+    def make(n_curves):
+        return hv.Overlay([hv.Curve([0, i, 2 * i]) for i in range(1, n_curves + 1)])
+
+    update, shown, _ = _shown_after(render, common, make, 1, 3)
+    assert type(update).__name__ == "Bokeh" and update.object is not shown.object
+    # the same picture again: nothing to change
+    token = common.SHOWN_VIEW.set(shown)
+    try:
+        same = render.shared_pane(make, 1)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    assert type(same).__name__ == "InPlace" and same.changes == []

@@ -180,3 +180,18 @@ def test_standard_parameters_eq3():
         standard_parameters(counts, "BIC")
     with pytest.raises(ValueError, match=r"\(q, r\)"):
         standard_parameters(np.ones(3))
+
+
+def test_order_engine_names_stay_importable_from_scores():
+    """bnexplore.averaging imports these private names from bnexplore.scores; the order
+    engine moved to bnexplore._order_scores / _order_walks, and scores must keep them."""
+    from bnexplore import _order_scores, _order_walks, scores
+    assert scores._ones is _order_walks._ones
+    assert scores._pascal is _order_scores._pascal
+    assert scores._row_bitsets is _order_scores._row_bitsets
+    for name in ("_check_prior", "_keys_of", "_score_order_flat"):
+        assert callable(getattr(scores, name))
+    df = random_frame(40, 4, arity=(2, 3))
+    flat, off = scores._score_order_flat(df, [0, 1, 2, 3], 2)
+    assert off.tolist()[-1] == flat.size
+    np.testing.assert_array_equal(np.concatenate(scores.score_order_families(df, [0, 1, 2, 3], 2)), flat)

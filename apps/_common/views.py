@@ -142,6 +142,12 @@ def _watch_kernels(callback: Callable[[str], None]) -> Callable[[], None]:
     return lambda: None
 
 
+#: In a view's worker thread: the object its pane shows (None before its first result).
+#: A view may return an object with an ``apply_in_place()`` method instead of a new
+#: pane; it is then called on the event loop (document locked) to update what is shown.
+SHOWN_VIEW: "contextvars.ContextVar[Any]" = contextvars.ContextVar("bnx_shown_view", default=None)
+
+
 class BackgroundView:
     """A pane whose content ``func`` computes in :func:`view_pool`, never on the event loop.
 
@@ -245,6 +251,8 @@ class BackgroundView:
         # context variable: this thread sees the document set here, nothing else)
         import time
 
+        # what the pane shows now: a picture view may update it in place (apps/_render.py)
+        SHOWN_VIEW.set(self.panel.objects[0] if self.panel.objects else None)
         with set_curdoc(self._doc):
             for attempt in range(4):
                 try:
@@ -276,7 +284,10 @@ class BackgroundView:
         except BaseException as exc:  # noqa: BLE001 - e.g. the pool was shut down
             out = error_box(exc)
         self._unwatch()                # the placeholder is gone for good
-        self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
+        if callable(getattr(out, "apply_in_place", None)):
+            out.apply_in_place()       # the shown picture takes the new values
+        else:
+            self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
         self.panel.loading = False
 
     def _close(self, *_: Any) -> None:

@@ -35,7 +35,9 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ..data.core import DiscreteData, _as_2d_frame
+from .._validation import Options, validate_params
+from ..data.core import DiscreteData, _as_2d_frame, _check_unique_columns
+from ._coding import categorical_frame_codes, class_codes, encode_rows, int_array_codes
 
 __all__ = ["DiscreteClassifier", "normalize_log", "MatrixLike", "ArrayLike", "HANDLE_UNKNOWN"]
 
@@ -115,6 +117,10 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
     #: name given to the class column inside ``data_``
     class_column = "__class__"
 
+    #: checks of the constructor parameters, run once at the edge of ``fit`` (merged with
+    #: the subclasses' own, see :func:`bnexplore._validation.validate_params`)
+    _parameter_constraints: dict = {"handle_unknown": Options(*HANDLE_UNKNOWN)}
+
     def _reset(self) -> None:
         """Forget every fitted attribute (names ending in ``_``) of an earlier fit."""
         for k in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
@@ -160,13 +166,14 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         the counting policy).
         """
         self._reset()
-        self._check_handle_unknown()
+        validate_params(self)
+        data = self._fit_fast(X, y)
+        if data is not None:
+            return data
         frame = _as_frame(X, type(self).__name__)
         y = self._check_y(y, len(frame))
         classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(f"y has a single class ({classes[0]!r}), i.e. only one class: a "
-                             f"classifier needs at least two classes")
+        self._check_classes(classes)
         named = _has_string_names(X)
         labels = list(frame.columns) if isinstance(X, pd.DataFrame) else None
         frame = frame.copy()
@@ -181,6 +188,52 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         if named:
             self.feature_names_in_ = np.array(list(X.columns), dtype=object)
         self._column_labels_ = labels   # None after array input
+        self.data_ = data
+        return data
+
+    @staticmethod
+    def _check_classes(classes: np.ndarray) -> None:
+        if classes.size < 2:
+            raise ValueError(f"y has a single class ({classes[0]!r}), i.e. only one class: a "
+                             f"classifier needs at least two classes")
+
+    def _fit_fast(self, X, y) -> DiscreteData | None:
+        """:meth:`_fit_data` for input that is already codes (an integer array or a
+        DataFrame of Categoricals, with integer or Categorical labels), or None."""
+        yc = class_codes(y)
+        if yc is None:
+            return None
+        coded = int_array_codes(X)
+        if coded is not None:
+            codes, states = coded
+            mask, labels, names = None, None, [f"x{j}" for j in range(codes.shape[1])]
+        else:
+            coded = categorical_frame_codes(X)
+            if coded is None:
+                return None
+            codes, states, mask = coded
+            _check_unique_columns(X.columns)
+            labels = list(X.columns)
+            names = [str(c) for c in labels]
+            if self.class_column in names:
+                return None                              # the checked path says why
+        classes, y_codes = yc
+        if len(y_codes) != codes.shape[0]:
+            return None
+        self._check_classes(classes)
+        n, m = codes.shape
+        full = np.empty((n, m + 1), dtype=np.int32, order="F")
+        full[:, :m] = codes
+        full[:, m] = y_codes
+        if mask is not None:
+            mask = np.concatenate([mask, np.zeros((n, 1), dtype=bool)], axis=1)
+        data = DiscreteData(full, names + [self.class_column], states + [classes.tolist()],
+                            target=self.class_column, missing=mask)
+        self.classes_ = classes
+        self.n_features_in_ = m
+        if labels is not None and all(isinstance(c, str) for c in labels):
+            self.feature_names_in_ = np.array(labels, dtype=object)
+        self._column_labels_ = labels
         self.data_ = data
         return data
 
@@ -208,15 +261,19 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         a ``ValueError`` naming the column and the value.
         """
         check_is_fitted(self, "data_")
+        Options(*HANDLE_UNKNOWN)(self.handle_unknown, "handle_unknown")   # set_params after fit
+        labels = getattr(self, "_column_labels_", None)
+        if not (isinstance(X, np.ndarray) and hasattr(self, "feature_names_in_")):
+            codes = encode_rows(X, self.data_, labels)     # input that is already codes
+            if codes is not None and (self.handle_unknown != "error" or codes.min(initial=0) >= 0):
+                return codes
         who = type(self).__name__
-        self._check_handle_unknown()
         X_in = X
         X = _as_frame(X, who)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting "
                              f"{self.n_features_in_} features as input")
         names = self._feature_names
-        labels = getattr(self, "_column_labels_", None)
         named_fit = hasattr(self, "feature_names_in_")
         if isinstance(X_in, pd.DataFrame):
             cols = list(X.columns)
@@ -253,11 +310,6 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
         if self.handle_unknown == "error":
             self._raise_unseen(X, codes)
         return codes
-
-    def _check_handle_unknown(self) -> None:
-        h = getattr(self, "handle_unknown", "missing")
-        if not isinstance(h, str) or h not in HANDLE_UNKNOWN:
-            raise ValueError(f"handle_unknown must be 'missing' or 'error', got {h!r}")
 
     def _raise_unseen(self, X: pd.DataFrame, codes: np.ndarray) -> None:
         """With ``handle_unknown="error"``: name the first category never seen in training."""

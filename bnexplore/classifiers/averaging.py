@@ -24,6 +24,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .._lazy_mixture import LazyCPT
+from .._validation import ESS, Interval, Prior, RandomState, check_int, check_random_state
 from ..averaging import OrderedAveraging
 from ..data.core import DiscreteData
 from ..networks import BayesNet
@@ -36,25 +37,6 @@ __all__ = ["NaiveAveraging", "GreedyThickThin", "AMA", "CLASS"]
 
 #: the name of the class variable inside an explicit AMA order
 CLASS = DiscreteClassifier.class_column
-
-
-def _check_prior(prior, ess) -> None:
-    if prior not in ("K2", "BDeu"):
-        raise ValueError(f"prior must be 'K2' or 'BDeu', got {prior!r}")
-    if isinstance(ess, bool) or not isinstance(ess, (int, float, np.number)) or not np.isfinite(ess) \
-            or ess <= 0:
-        raise ValueError(f"ess must be a positive number, got {ess!r}")
-
-
-def _check_int(value, name: str, minimum: int, allow_none: bool = False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        kind = "an int or None" if allow_none else "an int"
-        raise TypeError(f"{name} must be {kind} >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 class _LazyFactor:
@@ -219,19 +201,21 @@ class NaiveAveraging(_BNClassifier):
     True
     """
 
+    _parameter_constraints = {"prior": Prior("K2", "BDeu"), "ess": ESS()}
+
     def __init__(self, prior: str = "K2", ess: float = 1.0, handle_unknown: str = "missing"):
         self.prior = prior
         self.ess = ess
         self.handle_unknown = handle_unknown
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "NaiveAveraging":
-        _check_prior(self.prior, self.ess)
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y)        # checks the parameters too
         feats = data.names[:-1]
         levels = [[self.class_column], feats] if feats else [[self.class_column]]
         self.averaging_ = OrderedAveraging(data, levels=levels, max_parents=1, prior=self.prior,
                                            ess=float(self.ess), missing="keep")
-        self.arc_posteriors_ = self.averaging_.arc_posteriors().loc[self.class_column, feats].to_numpy()
+        # the class is the last column of data_, the features the first ones
+        self.arc_posteriors_ = self.averaging_.arc_posteriors().to_numpy()[-1, :len(feats)]
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
@@ -275,6 +259,9 @@ class GreedyThickThin(_BNClassifier):
     True
     """
 
+    _parameter_constraints = {"max_indegree": Interval(int, 0, None, allow_none=True),
+                              "prior": Prior("K2", "BDeu"), "ess": ESS()}
+
     def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0,
                  handle_unknown: str = "missing"):
         self.max_indegree = max_indegree
@@ -283,9 +270,8 @@ class GreedyThickThin(_BNClassifier):
         self.handle_unknown = handle_unknown
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "GreedyThickThin":
-        _check_prior(self.prior, self.ess)
-        k = _check_int(self.max_indegree, "max_indegree", 0, allow_none=True)
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y)        # checks the parameters too
+        k = None if self.max_indegree is None else int(self.max_indegree)
         self.search_ = _structure_search(data, self.prior, float(self.ess), k)
         self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess))
         return self
@@ -357,6 +343,10 @@ class AMA(_BNClassifier):
     (232, 2)
     """
 
+    _parameter_constraints = {"max_parents": Interval(int, 0, None),
+                              "n": Interval(int, 0, None, allow_none=True),
+                              "prior": Prior("K2", "BDeu"), "ess": ESS(), "seed": RandomState()}
+
     def __init__(self, max_parents: int = 2, n: int | None = 12, order="gtt", prior: str = "K2",
                  ess: float = 1.0, seed=None, handle_unknown: str = "missing"):
         self.max_parents = max_parents
@@ -378,7 +368,7 @@ class AMA(_BNClassifier):
                 pos = {v: i for i, v in enumerate(names)}
                 return [list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))]
             if order in ("random", "two-random"):
-                rng = np.random.default_rng(self.seed)
+                rng = check_random_state(self.seed)
                 perm = [names[i] for i in rng.permutation(len(names))]
                 return [perm] if order == "random" else [perm, perm[::-1]]
             raise ValueError(f"order must be 'gtt', 'random', 'two-random' or a list of feature "
@@ -398,10 +388,8 @@ class AMA(_BNClassifier):
         return [given]
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "AMA":
-        _check_prior(self.prior, self.ess)
-        k = _check_int(self.max_parents, "max_parents", 0)
-        n = _check_int(self.n, "n", 0, allow_none=True)
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y)        # checks the parameters too
+        k, n = int(self.max_parents), None if self.n is None else int(self.n)
         self.orders_ = self._orders(data)
         self.averagings_ = [OrderedAveraging(data, order=o, max_parents=k, prior=self.prior,
                                              ess=float(self.ess), missing="keep") for o in self.orders_]
@@ -411,7 +399,7 @@ class AMA(_BNClassifier):
     def summary_proba(self, X, n: int | None) -> np.ndarray:
         """P(class | x) from summary networks with ``n`` parents (None: exact MA),
         reusing the fitted averaging (no refit); missing features are summed out."""
-        n = _check_int(n, "n", 0, allow_none=True)
+        n = check_int(n, "n", low=0, allow_none=True)
         codes = self._encode(X)
         if n is None:
             joints = [_averaging_log_joint(a, codes, "AMA") for a in self.averagings_]

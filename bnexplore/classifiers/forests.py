@@ -38,6 +38,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .. import forests as _F
+from .._validation import ESS, Interval, Options, Prior
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 from ._missing import cpt_log_joint, enumerate_log_joint
 
@@ -47,14 +48,12 @@ __all__ = ["TAN", "FAN", "STAN", "SFAN"]
 class _SCFClassifier(DiscreteClassifier):
     _intra = "forest"
 
+    _parameter_constraints = {"averaging": Options("map", "bma"), "prior": Prior("K2", "BDeu"),
+                              "ess": ESS()}
+
     # subclasses expose the parameters they have; these are the resolved values
     def _settings(self) -> tuple[float, int]:
-        pen, k = self.penalty, getattr(self, "max_parents", 1)
-        if isinstance(pen, (bool, np.bool_)) or not isinstance(pen, (int, float, np.number)):
-            raise TypeError(f"penalty must be a number >= 0 (float('inf') for FAN/TAN), got {pen!r}")
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"max_parents must be an int >= 0, got {k!r}")
-        return float(pen), int(k)
+        return float(self.penalty), int(getattr(self, "max_parents", 1))
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "_SCFClassifier":
         """Learn the structure (MAP) or the structure posterior (BMA) from ``X, y``.
@@ -72,10 +71,8 @@ class _SCFClassifier(DiscreteClassifier):
         -------
         self
         """
-        if self.averaging not in ("map", "bma"):
-            raise ValueError(f"averaging must be 'map' or 'bma', got {self.averaging!r}")
+        data = self._fit_data(X, y)        # checks the parameters too
         penalty, k = self._settings()
-        data = self._fit_data(X, y)
         features = data.names[:-1]
         fam = _F.SCFFamilies(data, features, [self.class_column], max_parents=k, penalty=penalty,
                              prior=self.prior, ess=self.ess, intra=self._intra)
@@ -116,8 +113,8 @@ class _SCFClassifier(DiscreteClassifier):
         K = len(self.classes_)
         cls = d.n_cols - 1
         cnt = np.bincount(d.codes[:, cls], minlength=K).astype(float)
-        a = fam.ess / K if fam.prior == "BDeu" else 1.0
-        factors = [((cls,), np.log((cnt + a) / (d.n_rows + K * a)))]
+        pc = fam.ess / K if fam.prior == "BDeu" else 1.0   # Dirichlet pseudo-count of a class
+        factors = [((cls,), np.log((cnt + pc) / (d.n_rows + K * pc)))]
         for j, ps, ar, logcpt in self._tables.items:
             t = logcpt.reshape(tuple(ar) + (logcpt.shape[1],))
             factors.append(((j,) + tuple(int(p) for p in ps), np.moveaxis(t, -1, 0)))
@@ -194,7 +191,7 @@ class SFAN(_SCFClassifier):
     Parameters
     ----------
     penalty : float, default 0.0
-        Exclusion penalty ``alpha`` (Eq. 13), subtracted for every feature without the
+        Exclusion penalty (the paper's alpha, Eq. 13), subtracted for every feature without the
         class as a parent; ``float('inf')`` gives FAN.
     max_parents : int, default 1
         Condition parents per feature (with the class as the only condition, 0 or 1).
@@ -236,6 +233,9 @@ class SFAN(_SCFClassifier):
     True
     """
 
+    _parameter_constraints = {"penalty": Interval(float, 0, None, allow_inf=True),
+                              "max_parents": Interval(int, 0, None)}
+
     def __init__(self, penalty: float = 0.0, max_parents: int = 1, averaging: str = "map",
                  prior: str = "BDeu", ess: float = 10.0, handle_unknown: str = "missing"):
         self.penalty = penalty
@@ -253,7 +253,7 @@ class STAN(_SCFClassifier):
     Parameters
     ----------
     penalty : float, default 0.0
-        Exclusion penalty ``alpha`` (Eq. 13) for every feature without the class as a
+        Exclusion penalty (the paper's alpha, Eq. 13) for every feature without the class as a
         parent; ``float('inf')`` gives TAN.
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every STAN.
@@ -294,6 +294,7 @@ class STAN(_SCFClassifier):
     """
 
     _intra = "tree"
+    _parameter_constraints = {"penalty": Interval(float, 0, None, allow_inf=True)}
 
     def __init__(self, penalty: float = 0.0, averaging: str = "map", prior: str = "BDeu",
                  ess: float = 10.0, handle_unknown: str = "missing"):

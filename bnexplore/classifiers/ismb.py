@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from ..ismb import VARIANTS, ISMBResult, MBModel, _check_search_params
+from .._validation import Interval, Options, validate_params
+from ..ismb import VARIANTS, ISMBResult, MBModel
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["ISMB", "ISMBReport"]
@@ -126,6 +127,13 @@ class ISMB(DiscreteClassifier):
     2
     """
 
+    _parameter_constraints = {"queue_width": Interval(int, 1, None),
+                              "epsilon": Interval(float, 0, None),
+                              "patience": Interval(int, 1, None),
+                              "time_limit": Interval(float, 0, None, closed="neither",
+                                                     allow_none=True, allow_inf=True),
+                              "variant": Options(*VARIANTS)}
+
     def __init__(self, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
                  time_limit: float | None = None, variant: str = "ismb", handle_unknown: str = "missing"):
         self.queue_width = queue_width
@@ -136,9 +144,9 @@ class ISMB(DiscreteClassifier):
         self.handle_unknown = handle_unknown
 
     def _check_params(self) -> None:
-        _check_search_params(self.queue_width, self.epsilon, self.patience, self.time_limit)
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        """The search parameters are read at predict time (the search runs per row), so
+        predict checks them again: ``set_params`` may have changed them after fit."""
+        validate_params(self)
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "ISMB":
         """Score the training data and run phase 1 (shared by every test instance).
@@ -156,8 +164,7 @@ class ISMB(DiscreteClassifier):
         -------
         self
         """
-        self._check_params()
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y)        # checks the parameters too
         self.model_ = MBModel(data, target=self.class_column)
         self.model_.phase1()
         return self

@@ -55,6 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 from scipy.special import logsumexp
 
 from .. import mixtures as mx
+from .._validation import Interval, Options
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
@@ -151,8 +152,7 @@ class _ODEMixture(DiscreteClassifier):
         -------
         self
         """
-        self._check_params()
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y)        # checks the parameters too
         self.counts_ = mx.ode_counts(data)     # available cases when cells are missing
         # the weights compare the ODEs: every ODE on the same rows, the complete cases
         self.weight_counts_ = self.counts_
@@ -174,27 +174,6 @@ class _ODEMixture(DiscreteClassifier):
 
     def _uniform_weights(self, counts) -> np.ndarray:
         return np.full(counts.n_attributes, 1.0 / counts.n_attributes)
-
-    def _check_params(self) -> None:
-        pass
-
-    def _encode(self, X: MatrixLike) -> np.ndarray:
-        # fast path: categoricals with exactly the training categories (no Python loop)
-        if isinstance(X, pd.DataFrame) and hasattr(self, "data_"):
-            names = list(self._feature_names)
-            labels = getattr(self, "_column_labels_", None)
-            if labels is not None and list(X.columns) == labels:
-                out = np.empty((len(X), len(names)), dtype=np.int32)
-                for k in range(len(names)):
-                    s = X.iloc[:, k]
-                    if not isinstance(s.dtype, pd.CategoricalDtype) or \
-                            list(s.cat.categories) != list(self.data_.states[k]):
-                        return super()._encode(X)
-                    out[:, k] = s.cat.codes.to_numpy()
-                if (out < 0).any():  # missing values: let the base class code them
-                    return super()._encode(X)
-                return out
-        return super()._encode(X)
 
     def log_joint_per_ode(self, X: MatrixLike) -> np.ndarray:
         """``log P_u(c, x)`` (Eq. 14-16) of every row, super-parent and class: (M, n, K).
@@ -248,15 +227,11 @@ class AODE(_ODEMixture):
     True
     """
 
+    _parameter_constraints = {"threshold": Interval(float, 0, None)}
+
     def __init__(self, threshold: float = 0, handle_unknown: str = "missing"):
         self.threshold = threshold
         self.handle_unknown = handle_unknown
-
-    def _check_params(self) -> None:
-        t = self.threshold
-        if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(t) or t < 0:
-            raise ValueError(f"threshold must be a non-negative number, got {t!r}")
 
     _compares_odes = False
 
@@ -323,8 +298,8 @@ class BMAAODE(_ODEMixture):
 
 
 class _MAPMixture(_ODEMixture):
-    def _check_params(self) -> None:
-        mx._check_iter(self.max_iter, self.tol)
+    _parameter_constraints = {"max_iter": Interval(int, 1, None),
+                              "tol": Interval(float, 0, None, closed="neither")}
 
     def loo_log_joint(self) -> np.ndarray:
         """Leave-one-out ``log P_u(c, x)`` of the training rows (Eq. 30-32): (M, n, K).
@@ -491,10 +466,7 @@ class MAPLMG(_MAPMixture):
         self.tol = tol
         self.handle_unknown = handle_unknown
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.method not in ("slsqp", "softmax"):
-            raise ValueError(f"method must be 'slsqp' or 'softmax', got {self.method!r}")
+    _parameter_constraints = {"method": Options("slsqp", "softmax")}
 
     def _fit_weights(self, counts):
         lj = mx.ode_log_joint_loo(counts)

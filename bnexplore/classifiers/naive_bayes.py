@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..scores import family_counts, standard_parameters
+from .._validation import ESS, Prior, check_prior
+from ..scores import standard_parameters
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["NaiveBayes", "dirichlet_log_cpt"]
@@ -24,8 +25,7 @@ def dirichlet_log_cpt(counts: np.ndarray, prior: str = "K2", ess: float = 1.0) -
     >>> np.exp(dirichlet_log_cpt(np.array([[3, 1]]))).round(3).tolist()
     [[0.667, 0.333]]
     """
-    if prior not in ("K2", "BDeu"):
-        raise ValueError(f"prior must be 'K2' or 'BDeu', got {prior!r}")
+    check_prior(prior)
     return np.log(standard_parameters(counts, prior, ess))
 
 
@@ -70,6 +70,8 @@ class NaiveBayes(DiscreteClassifier):
     True
     """
 
+    _parameter_constraints = {"prior": Prior("K2", "BDeu"), "ess": ESS()}
+
     def __init__(self, prior: str = "K2", ess: float = 1.0, handle_unknown: str = "missing"):
         self.prior = prior
         self.ess = ess
@@ -90,18 +92,24 @@ class NaiveBayes(DiscreteClassifier):
         -------
         self
         """
-        if self.prior not in ("K2", "BDeu"):
-            raise ValueError(f"prior must be 'K2' or 'BDeu', got {self.prior!r}")
-        ess = self.ess
-        if isinstance(ess, (bool, np.bool_)) or not isinstance(ess, (int, float, np.number)) \
-                or not np.isfinite(ess) or ess <= 0:
-            raise ValueError(f"ess must be a positive number, got {self.ess!r}")
-        data = self._fit_data(X, y)
+        data = self._fit_data(X, y)        # checks the parameters too
         c = data.n_cols - 1
-        self.log_class_prior_ = dirichlet_log_cpt(family_counts(data, c, []), self.prior, self.ess)[0]
-        # available cases: each feature is counted over the rows where it is observed
-        self.log_cpts_ = [dirichlet_log_cpt(family_counts(data, f, [c]), self.prior, self.ess)
-                          for f in range(c)]
+        K = int(data.arities[c])
+        cls = data.columns[c].astype(np.int64)
+        prior, ess = self.prior, float(self.ess)
+        self.log_class_prior_ = np.log(standard_parameters(
+            np.bincount(cls, minlength=K)[None, :], prior, ess))[0]
+        # available cases: each feature is counted over the rows where it is observed;
+        # cell (class, state) of feature f is count index class * r_f + state
+        tables = []
+        for f in range(c):
+            r = int(data.arities[f])
+            cell = cls * r + data.columns[f]
+            if data.missing is not None:
+                cell = cell[~data.missing[:, f]]
+            counts = np.bincount(cell, minlength=K * r).reshape(K, r)
+            tables.append(np.log(standard_parameters(counts, prior, ess)))
+        self.log_cpts_ = tables
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:

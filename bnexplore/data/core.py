@@ -18,6 +18,8 @@ __all__ = [
     "MemoryBudgetError",
     "as_discrete",
     "check_table_size",
+    "config_index",
+    "config_strides",
     "get_table_budget",
     "set_table_budget",
 ]
@@ -97,6 +99,47 @@ def check_table_size(arities: Sequence[int], names: Sequence[str] | None = None,
             f"merge states, or raise the budget with bnexplore.data.set_table_budget()"
         )
     return size
+
+
+def config_strides(arities: Sequence[int]) -> np.ndarray:
+    """Place values of a mixed-radix configuration index, the **last variable fastest**.
+
+    ``strides[i] = prod(arities[i + 1:])``, so configuration ``(x_0, ..., x_m)`` has index
+    ``sum_i x_i * strides[i]`` (C order, as ``numpy.ravel_multi_index``). This is the
+    row order of every CPT and count table in bnexplore.
+
+    Examples
+    --------
+    >>> config_strides([2, 3, 4]).tolist()
+    [12, 4, 1]
+    """
+    ar = np.asarray(arities, dtype=np.int64)
+    strides = np.ones(ar.size, dtype=np.int64)
+    if ar.size > 1:
+        strides[:-1] = np.cumprod(ar[::-1])[::-1][1:]
+    return strides
+
+
+def config_index(codes: Sequence[np.ndarray], arities: Sequence[int], n: int | None = None
+                 ) -> np.ndarray:
+    """Mixed-radix index of the configurations of several variables, row by row.
+
+    ``codes[i]`` holds the (n,) state codes of the i-th variable, ``arities[i]`` its number
+    of states; the last variable varies fastest (:func:`config_strides`). With no variable
+    every row is configuration 0 (give ``n``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> config_index([np.array([0, 1, 1]), np.array([2, 0, 1])], [2, 3]).tolist()
+    [2, 3, 4]
+    """
+    if len(codes) == 0:
+        return np.zeros(0 if n is None else n, dtype=np.int64)
+    cfg = np.array(codes[0], dtype=np.int64)       # a copy: callers may add to it
+    for col, a in zip(codes[1:], arities[1:]):
+        cfg = cfg * int(a) + col
+    return cfg
 
 
 def _as_2d_frame(X, who: str, series_ok: bool = False) -> pd.DataFrame:
@@ -220,9 +263,18 @@ def _clean_column(s: pd.Series, name) -> pd.Series:
     return s
 
 
+def _continuous_error(name, n_distinct: int) -> ValueError:
+    return ValueError(
+        f"column {name!r} is continuous ({n_distinct} distinct values): discretise it "
+        f"with bnexplore.data.MDLDiscretizer (supervised) or EqualFrequencyDiscretizer, "
+        f"or load with discretize='mdl'")
+
+
 def _is_continuous(series: pd.Series) -> bool:
+    if isinstance(series.dtype, pd.CategoricalDtype) or series.dtype.kind not in "iuf":
+        return False                        # labels: no need to look at the values
     s = series.dropna()
-    if isinstance(series.dtype, pd.CategoricalDtype) or s.empty:
+    if s.empty:
         return False
     if pd.api.types.is_bool_dtype(s):
         return False
@@ -409,11 +461,7 @@ class DiscreteData:
                 df.isetitem(j, t)
         for c in df.columns:
             if _is_continuous(df[c]):
-                raise ValueError(
-                    f"column {c!r} is continuous ({df[c].nunique()} distinct values): discretise it "
-                    f"with bnexplore.data.MDLDiscretizer (supervised) or EqualFrequencyDiscretizer, "
-                    f"or load with discretize='mdl'"
-                )
+                raise _continuous_error(c, df[c].nunique())
         na = df.isna()
         n_missing = int(na.values.sum())
         mask = None

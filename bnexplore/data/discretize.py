@@ -47,6 +47,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._validation import check_positive_int
 from .core import _as_2d_frame, _is_continuous, _repeated
 
 __all__ = ["MDLDiscretizer", "EqualFrequencyDiscretizer", "interval_labels"]
@@ -550,8 +551,7 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
         -------
         self
         """
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) or self.n_bins < 1:
-            raise ValueError(f"n_bins must be a positive integer, got {self.n_bins!r}")
+        check_positive_int(self.n_bins, "n_bins")
         df = self._start_fit(X)
         cols = self._select_columns(df)
         cuts = {c: equal_frequency_cut_points(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float),

@@ -16,6 +16,7 @@ Run: ``bnexplore run castelo_siebes_alarm --size full`` (see docs/reproduction/c
 from __future__ import annotations
 
 from .registry import register
+from .._validation import check_random_state
 
 __all__ = ["alarm_trial", "honeycomb_trial", "greedy_q_trial"]
 
@@ -87,7 +88,7 @@ def honeycomb_trial(n_rows: int, cluster_size: int, dependence: float, seed: int
                                       honeycomb_network, incremental_strategy)
     from bnexplore.scores import LocalScore
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     bn, cells = honeycomb_network(n_cells=int(n_cells), seed=rng, dependence=float(dependence))
     df = bn.sample(int(n_rows), seed=rng)
     order = list(nx.topological_sort(bn.dag))

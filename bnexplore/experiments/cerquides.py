@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .registry import register
+from .._validation import check_random_state
 
 __all__ = ["METHODS", "COMPARISONS", "METRICS", "aligned_proba", "evaluate",
            "random_bn_trial", "uci_trial", "wdl_table", "PAPER_TABLE1", "PAPER_TABLE2",
@@ -125,7 +126,7 @@ def random_bn_trial(n_attributes: int, max_arity: int, max_indegree: int, seed: 
     """One random network of section 7.1; one row per training size <= ``max_size``."""
     from .. import networks
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     arity = 2 if max_arity <= 2 else (2, int(max_arity))
     bn = networks.random_network(int(n_attributes) + 1, int(max_indegree), arity=arity,
                                  seed=rng, method="order")

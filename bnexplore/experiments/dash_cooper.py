@@ -27,6 +27,7 @@ node of a random graph is chosen ("random": any node; "root": a node without par
 from __future__ import annotations
 
 from .registry import register
+from .._validation import check_random_state
 
 __all__ = ["lazy_random_sample", "table2_trial", "table3_trial", "table4_trial", "table5_trial",
            "conventions_trial", "binary_auc", "choose_k"]
@@ -72,7 +73,7 @@ def lazy_random_sample(n_nodes: int, max_indegree: int, n_rows: int, rng):
     import numpy as np
 
     from ..data.core import DiscreteData
-    from ..networks import _uniform_dag
+    from ..networks._random import _uniform_dag
 
     parents = _uniform_dag(int(n_nodes), int(max_indegree), rng)
     import networkx as nx
@@ -114,7 +115,7 @@ def _synthetic(n_nodes, K, n_records, seed, class_node: str = "random"):
 
     if class_node not in CLASS_NODES:
         raise ValueError(f"class_node must be one of {CLASS_NODES}, got {class_node!r}")
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     K = int(rng.integers(1, n_nodes + 1)) if K is None or K == "uniform" else int(K)
     for _ in range(20):  # the class must take both values in training and test data
         data, parents = lazy_random_sample(n_nodes, K, n_records + N_TEST, rng)
@@ -231,7 +232,7 @@ def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10
     from .. import networks
 
     bn = networks.load("alarm")
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     for _ in range(20):
         data = bn.sample_data(n_records + N_TEST, seed=rng)
         col = data.column(target)

@@ -10,6 +10,7 @@ shrinks as ``n_samples`` grows.
 from __future__ import annotations
 
 from .registry import register
+from .._validation import check_random_state
 
 __all__ = ["demo_sampling"]
 
@@ -32,7 +33,7 @@ def demo_sampling(n_nodes: int, max_indegree: int, n_samples: int, seed: int) ->
 
     from bnexplore import networks
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     bn = networks.random_network(n_nodes, max_indegree, seed=rng)
     train = bn.sample(n_samples, seed=rng)
     test = bn.sample(N_TEST, seed=rng)

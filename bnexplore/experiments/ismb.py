@@ -35,6 +35,7 @@ from __future__ import annotations
 import itertools
 
 from .registry import register
+from .._validation import check_random_state
 
 __all__ = ["synthetic_split", "synthetic_domain", "ismb_synthetic", "ismb_uci", "ismb_uci_peers",
            "load_uci", "SPLIT_PAPER", "UCI_SETS", "PAPER_TABLE3", "PAPER_TABLE5", "WEKA_RIDGE",
@@ -263,7 +264,7 @@ def _cv_folds(dataset: str, n_folds: int, max_test: int, seed: int):
     X, y = df.drop(columns=[target]), df[target].astype(str).to_numpy()
     classes = np.unique(y)
     skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     for tr, te in skf.split(X, y):
         if max_test and len(te) > max_test:
             te = np.sort(rng.choice(te, max_test, replace=False))

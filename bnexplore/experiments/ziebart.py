@@ -27,6 +27,7 @@ Module-level imports are light; the trials import what they need.
 from __future__ import annotations
 
 from .registry import register
+from .._validation import check_random_state
 
 __all__ = ["uci_trial", "weak_trial", "dbn_trial", "bat_trial", "bat_dbn", "sample_bat",
            "weak_features", "UCI_SETS", "BAT_NODES", "BAT_INTRA", "BAT_INTER"]
@@ -96,7 +97,7 @@ def uci_trial(dataset: str, n_noise: int, n_folds: int, seed: int, ess: float = 
         df = bx.datasets.load(dataset, missing="drop")
     target = df.attrs["target"]
     X, y = df.drop(columns=[target]), df[target].astype(str).to_numpy()
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     for i in range(n_noise):
         X[f"noise{i:02d}"] = pd.Categorical(rng.integers(0, 2, len(X)), categories=[0, 1])
     if min_class_rows > 0:
@@ -124,7 +125,7 @@ def weak_features(n: int, n_weak: int = 10, n_noise: int = 20, p_match: float = 
     import numpy as np
     import pandas as pd
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     y = rng.integers(0, 2, n)
     cols = {}
     for i in range(n_weak):
@@ -200,7 +201,7 @@ def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: flo
 
     from bnexplore.forests import random_dbn, sample_dbn
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     dbn = random_dbn(n_vars, max_inter=2, seed=rng)
     train = sample_dbn(dbn, n_train, seed=rng)
     test = sample_dbn(dbn, n_test, seed=rng)
@@ -238,7 +239,7 @@ def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
     import networkx as nx
     import numpy as np
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     names = list(BAT_NODES)
     idx = {n: i for i, n in enumerate(names)}
     intra = [sorted(idx[p] for p, c in BAT_INTRA if c == n) for n in names]
@@ -265,7 +266,7 @@ def sample_bat(bat: dict, n_steps: int, seed=None, burn_in: int = 50):
     import numpy as np
     import pandas as pd
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     m = len(bat["names"])
     x = rng.integers(0, 2, size=m)
     out = np.empty((n_steps, m), dtype=np.int64)
@@ -301,7 +302,7 @@ def bat_trial(n_train: int, seed: int, cpts: str = "bnt", n_test: int = 1000, es
     """
     import numpy as np
 
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     bat = bat_dbn(cpts, seed=rng)
     train = sample_bat(bat, n_train, seed=rng)
     test = sample_bat(bat, n_test, seed=rng)

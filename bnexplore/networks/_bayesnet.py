@@ -1,101 +1,29 @@
-"""Discrete Bayesian networks: CPTs, sampling, log-probability, one-target inference.
-
-A :class:`BayesNet` is a DAG (``networkx.DiGraph``) plus one conditional probability
-table (CPT) per node. It is the generating model of every synthetic experiment in
-bnexplore and the output type of the model-averaging summary network.
+"""The :class:`BayesNet` class: a DAG plus one CPT per node, with vectorised forward
+sampling, log-probability, one-target inference through the Markov blanket, CPT
+estimation and pgmpy conversion.
 
 CPT layout
 ----------
 ``bn.cpts[name]`` has shape ``(q, r)``: ``r`` states of the node in the columns and
 ``q = prod(parent arities)`` parent configurations in the rows, in mixed radix over
-``bn.parents(name)`` with the **last parent varying fastest** (C order). Row ``j`` of
-a node with parents ``(A, B)`` of arities ``(2, 3)`` is ``j = 3 * a + b``. This is the
-transpose of pgmpy's ``TabularCPD.values`` reshaped to ``(r, q)``.
-
-Functions
----------
-:func:`read_bif`      parse a BIF file (own regex-based reader).
-:func:`load`          one of the bundled networks (:func:`names` lists them).
-:func:`random_network` random DAG with in-degree <= K and Dirichlet CPTs (Dash & Cooper).
-
-References
-----------
-D. Dash and G. F. Cooper, "Model averaging with discrete Bayesian network classifiers",
-AISTATS 2003, Section 4.1 and Procedure 2.
-
-J. Kuipers and G. Moffa, "Uniform random generation of large acyclic digraphs",
-Statistics and Computing 25 (2015) -- the sink-layer recursion used for uniform DAGs.
+``bn.parents(name)`` with the **last parent varying fastest** (C order), the layout of
+:func:`bnexplore._validation.config_index`.
 """
 from __future__ import annotations
 
-import heapq
-import math
-import random as _pyrandom
-import re
 import warnings
-from functools import lru_cache
-from pathlib import Path
 from typing import Hashable, Iterable, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .data.core import DiscreteData, check_table_size
-
-__all__ = ["BayesNet", "read_bif", "load", "names", "random_network", "count_dags",
-           "markov_blanket"]
-
-_NETWORK_DIR = Path(__file__).parent / "data" / "files" / "networks"
+from .._validation import check_ess, check_positive_int, check_prior, check_random_state
+from ..data.core import DiscreteData, check_table_size, config_index
+from ._graph import _lexicographic_topological_order, markov_blanket
 
 #: tolerance on CPT row sums accepted by :class:`BayesNet` (rows are then renormalised).
 ROW_SUM_TOL = 1e-6
-
-
-# ---------------------------------------------------------------------------- helpers
-def markov_blanket(dag: nx.DiGraph, node: Hashable) -> list:
-    """Markov blanket of ``node`` in ``dag``: its parents, children and the children's
-    other parents, in the order of ``dag.nodes``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> g = nx.DiGraph([("a", "c"), ("b", "c"), ("c", "d"), ("e", "d")])
-    >>> markov_blanket(g, "c")
-    ['a', 'b', 'd', 'e']
-    """
-    if node not in dag:
-        raise KeyError(f"{node!r} is not a node of the graph")
-    mb = set(dag.predecessors(node)) | set(dag.successors(node))
-    for child in dag.successors(node):
-        mb.update(dag.predecessors(child))
-    mb.discard(node)
-    return [v for v in dag.nodes if v in mb]
-
-
-def _check_rng(seed) -> np.random.Generator:
-    """Turn ``seed`` (None, non-negative int, SeedSequence or Generator) into a Generator."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or isinstance(seed, np.random.SeedSequence):
-        return np.random.default_rng(seed)
-    if isinstance(seed, (bool, np.bool_)):
-        raise TypeError(f"seed must be None, a non-negative int or a numpy Generator, got {seed!r}")
-    if isinstance(seed, (int, np.integer)):
-        if int(seed) < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed}")
-        return np.random.default_rng(int(seed))
-    raise TypeError(
-        f"seed must be None, a non-negative int or a numpy Generator, got {type(seed).__name__} {seed!r}"
-    )
-
-
-def _check_positive_int(value, what: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be a positive integer, got {type(value).__name__} {value!r}")
-    if int(value) <= 0:
-        raise ValueError(f"{what} must be a positive integer, got {value}")
-    return int(value)
 
 
 def _label_lookup(states: Sequence[Hashable]) -> dict:
@@ -139,29 +67,6 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
     m = np.where(finite, m, 0.0)
     with np.errstate(divide="ignore"):
         return (np.log(np.exp(a - m).sum(axis=1, keepdims=True)) + m)[:, 0]
-
-
-# --------------------------------------------------------------------------- BayesNet
-def _lexicographic_topological_order(declared: list[str], parents: Mapping[str, Sequence[str]]) -> list[str]:
-    """Topological order of an acyclic graph given by parent lists, ties broken by
-    declaration order (as ``networkx.lexicographical_topological_sort``)."""
-    pos = {v: i for i, v in enumerate(declared)}
-    children: dict[str, list[str]] = {v: [] for v in declared}
-    indeg = {v: len(parents[v]) for v in declared}
-    for v in declared:
-        for p in parents[v]:
-            children[p].append(v)
-    heap = [pos[v] for v in declared if indeg[v] == 0]
-    heapq.heapify(heap)
-    out = []
-    while heap:
-        v = declared[heapq.heappop(heap)]
-        out.append(v)
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                heapq.heappush(heap, pos[c])
-    return out
 
 
 class BayesNet:
@@ -398,17 +303,14 @@ class BayesNet:
             comp = []
             for v in self._topo:
                 ps = self._parents[v]
-                par = np.array([len(self.states[p]) for p in ps], dtype=np.int64)
-                strides = np.ones(len(ps), dtype=np.int64)
-                if len(ps) > 1:
-                    strides[:-1] = np.cumprod(par[::-1])[::-1][1:]
+                par = [len(self.states[p]) for p in ps]
                 t = self.cpts[v]
                 # thresholds: state k is drawn when thr[k-1] <= u < thr[k]; states after the
                 # last one with positive probability get an unreachable threshold.
                 cum = np.cumsum(t, axis=1)[:, :-1]
                 tail = np.cumsum(t[:, ::-1], axis=1)[:, ::-1][:, 1:]  # mass strictly after k
                 thr = np.where(tail > 0, np.minimum(cum, 1.0), np.inf)
-                comp.append((pos[v], np.array([pos[p] for p in ps], dtype=np.int64), strides,
+                comp.append((pos[v], np.array([pos[p] for p in ps], dtype=np.int64), par,
                              np.ascontiguousarray(thr.T)))
             self._compiled = (pos, comp)
         return self._compiled
@@ -421,26 +323,19 @@ class BayesNet:
             self._log_cpts[v] = lt
         return lt
 
-    @staticmethod
-    def _config(codes: np.ndarray, pidx: np.ndarray, strides: np.ndarray, n: int) -> np.ndarray:
-        cfg = np.zeros(n, dtype=np.int64)
-        for p, s in zip(pidx, strides):
-            cfg += codes[p] * s
-        return cfg
-
     # ------------------------------------------------------------------ sampling
     def _sample_codes(self, n: int, seed) -> np.ndarray:
-        n = _check_positive_int(n, "n (number of rows)")
-        rng = _check_rng(seed)
+        n = check_positive_int(n, "n (number of rows)")
+        rng = check_random_state(seed)
         pos, comp = self._compile()
         codes = np.empty((len(comp), n), dtype=np.int32)
         uniforms = rng.random((len(comp), n))
-        for i, pidx, strides, thr in comp:
+        for i, pidx, par, thr in comp:
             u = uniforms[i]
             out = codes[i]
             out[:] = 0
             if pidx.size:
-                cfg = self._config(codes, pidx, strides, n)
+                cfg = config_index([codes[p] for p in pidx], par, n)
                 for k in range(thr.shape[0]):  # thr is (r - 1, q): one gather per threshold
                     out += u >= thr[k][cfg]
             else:
@@ -560,9 +455,7 @@ class BayesNet:
         with np.errstate(divide="ignore"):
             for v in self._topo:
                 ps = self._parents[v]
-                cfg = np.zeros(n, dtype=np.int64)
-                for p in ps:
-                    cfg = cfg * len(self.states[p]) + enc[p]
+                cfg = config_index([enc[p] for p in ps], [len(self.states[p]) for p in ps], n)
                 total += self._log_cpt(v)[cfg, enc[v]]
         return total
 
@@ -661,14 +554,9 @@ class BayesNet:
         >>> fitted.cpts["smoke"].round(1).tolist()
         [[0.5, 0.5]]
         """
-        if isinstance(prior, str) and prior.lower() in ("bdeu", "k2", "mle"):
-            prior_l = prior.lower()
-        else:
-            raise ValueError(f"prior must be 'BDeu', 'K2' or 'mle', got {prior!r}")
-        if prior_l == "bdeu":
-            if isinstance(ess, bool) or not isinstance(ess, (int, float, np.number)) or not ess > 0 \
-                    or not np.isfinite(ess):
-                raise ValueError(f"ess (equivalent sample size) must be a positive number, got {ess!r}")
+        prior = check_prior(prior, allowed=("BDeu", "K2", "mle"), ignore_case=True)
+        if prior == "BDeu":
+            ess = check_ess(ess)
         if isinstance(dag, BayesNet):
             parents = {v: dag.parents(v) for v in dag._declared}
         elif isinstance(dag, nx.DiGraph):
@@ -695,7 +583,7 @@ class BayesNet:
         if not nx.is_directed_acyclic_graph(g):
             cycle = nx.find_cycle(g)
             raise ValueError(f"the graph has a cycle {' -> '.join(u for u, _ in cycle)} -> {cycle[0][0]}")
-        from .scores import standard_parameters  # Eq. 3; imported here to keep this module light
+        from ..scores import standard_parameters  # Eq. 3; imported here to keep this module light
 
         cpts = {}
         for v, ps in parents.items():
@@ -703,11 +591,9 @@ class BayesNet:
             par = [len(states[p]) for p in ps]
             size = check_table_size(par + [r], ps + [v], what=f"CPT of {v!r}")
             q = size // r
-            cfg = np.zeros(data.n_rows, dtype=np.int64)
-            for p in ps:
-                cfg = cfg * len(states[p]) + data.column(p)
+            cfg = config_index([data.column(p) for p in ps], par, data.n_rows)
             counts = np.bincount(cfg * r + data.column(v), minlength=q * r).reshape(q, r)
-            cpts[v] = standard_parameters(counts, {"k2": "K2", "bdeu": "BDeu", "mle": "mle"}[prior_l], ess)
+            cpts[v] = standard_parameters(counts, prior, ess)
         return cls(parents, states, cpts, name=name)
 
     # ------------------------------------------------------------- conversion
@@ -783,454 +669,3 @@ class BayesNet:
             states[str(var)] = list(cpd.state_names[var]) if cpd.state_names else list(range(r))
             cpts[str(var)] = vals.reshape(r, -1).T
         return cls(parents, states, cpts, name=name)
-
-
-# ----------------------------------------------------------------------------- BIF
-_COMMENT_RE = re.compile(r'("(?:[^"\\]|\\.)*")|/\*.*?\*/|//[^\n]*', re.DOTALL)
-_NETWORK_RE = re.compile(r'\bnetwork\s+("[^"]*"|[^\s{]+)\s*\{')
-_VARIABLE_RE = re.compile(r'\bvariable\s+("[^"]*"|[^\s{]+)\s*\{((?:[^{}"]|"[^"]*"|\{[^{}]*\})*)\}')
-_TYPE_RE = re.compile(r'\btype\s+discrete\s*\[\s*(\d+)\s*\]\s*\{((?:[^{}"]|"[^"]*")*)\}\s*;')
-_PROB_RE = re.compile(r'\bprobability\s*\(((?:[^()"]|"[^"]*")*)\)\s*\{((?:[^{}"]|"[^"]*")*)\}')
-_NUM_RE = re.compile(r'[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
-
-
-def _strip_comments(text: str) -> str:
-    return _COMMENT_RE.sub(lambda m: m.group(1) or " ", text)
-
-
-def _unquote(tok: str) -> str:
-    tok = tok.strip()
-    if len(tok) >= 2 and tok[0] == tok[-1] == '"':
-        return tok[1:-1]
-    return tok
-
-
-def _split_list(text: str) -> list[str]:
-    """Split a BIF list: by commas when any (outside quotes), else by whitespace."""
-    parts, cur, inq, commas = [], [], False, False
-    for ch in text:
-        if ch == '"':
-            inq = not inq
-            cur.append(ch)
-        elif ch == "," and not inq:
-            commas = True
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    if not commas:
-        toks = re.findall(r'"[^"]*"|[^\s"]+', text)
-        return [_unquote(t) for t in toks]
-    return [_unquote(p) for p in parts if p.strip()]
-
-
-def _split_statements(body: str) -> list[str]:
-    out, cur, inq = [], [], False
-    for ch in body:
-        if ch == '"':
-            inq = not inq
-        if ch == ";" and not inq:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    rest = "".join(cur).strip()
-    if rest:
-        out.append(rest)
-    return [s for s in out if s]
-
-
-def _numbers(text: str, where: str) -> list[float]:
-    toks = [t for t in re.split(r"[\s,]+", text.strip()) if t]
-    try:
-        return [float(t) for t in toks]
-    except ValueError:
-        raise ValueError(f"BIF: {where}: expected numbers, got {text.strip()!r}") from None
-
-
-def read_bif(path: str | Path, row_tol: float = 1e-3) -> BayesNet:
-    """Read a network in the Bayesian Interchange Format (BIF 0.15, as on bnlearn.com).
-
-    Handles ``table`` statements and ``(parent states) probabilities;`` lines,
-    ``default`` rows, quoted names and state labels with spaces, comments and any
-    whitespace. A ``table`` for a node with parents lists the child's states
-    slowest and the parent configurations fastest (pgmpy's convention).
-
-    Parameters
-    ----------
-    path : str or Path
-    row_tol : float
-        Rows whose probabilities sum to within ``row_tol`` of 1 are renormalised
-        (published files are rounded); others raise ``ValueError``.
-
-    Returns
-    -------
-    BayesNet
-        Parents in the order of the ``probability ( child | p1, p2 )`` header.
-
-    Examples
-    --------
-    >>> import bnexplore as bx
-    >>> from bnexplore.networks import read_bif, _NETWORK_DIR
-    >>> read_bif(_NETWORK_DIR / "asia.bif")
-    BayesNet('asia', 8 nodes, 8 arcs, 18 parameters)
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no BIF file at {str(path)!r}")
-    text = path.read_text(encoding="utf-8", errors="replace")
-    return _parse_bif(text, name=path.stem, row_tol=row_tol)
-
-
-def _parse_bif(text: str, name: str | None = None, row_tol: float = 1e-3) -> BayesNet:
-    text = _strip_comments(text)
-    states: dict[str, list[str]] = {}
-    for m in _VARIABLE_RE.finditer(text):
-        v = _unquote(m.group(1))
-        t = _TYPE_RE.search(m.group(2))
-        if t is None:
-            raise ValueError(f"BIF: variable {v!r} has no 'type discrete [k] {{...}};' declaration")
-        st = _split_list(t.group(2))
-        if len(st) != int(t.group(1)):
-            raise ValueError(f"BIF: variable {v!r} declares {t.group(1)} states but lists {len(st)}: {st}")
-        if v in states:
-            raise ValueError(f"BIF: variable {v!r} is declared twice")
-        states[v] = st
-    if not states:
-        raise ValueError("BIF: no 'variable' blocks found")
-    parents: dict[str, list[str]] = {}
-    cpts: dict[str, np.ndarray] = {}
-    for m in _PROB_RE.finditer(text):
-        head = m.group(1)
-        if "|" in head:
-            child_txt, par_txt = head.split("|", 1)
-            child = _unquote(child_txt)
-            ps = _split_list(par_txt)
-        else:
-            toks = _split_list(head)
-            if not toks:
-                raise ValueError("BIF: empty 'probability ( )' header")
-            child, ps = toks[0], toks[1:]
-        for u in [child] + ps:
-            if u not in states:
-                raise ValueError(f"BIF: probability block for {child!r} refers to undeclared variable {u!r}")
-        if child in cpts:
-            raise ValueError(f"BIF: two probability blocks for {child!r}")
-        r = len(states[child])
-        par = [len(states[p]) for p in ps]
-        size = check_table_size(par + [r], ps + [child], what=f"CPT of {child!r}")
-        q = size // r
-        strides = [int(np.prod(par[i + 1:], dtype=np.int64)) for i in range(len(ps))]
-        cpt = np.full((q, r), np.nan)
-        default = None
-        for stmt in _split_statements(m.group(2)):
-            where = f"CPT of {child!r}"
-            if stmt.startswith("("):
-                close = stmt.find(")")
-                if close < 0:
-                    raise ValueError(f"BIF: {where}: unclosed '(' in {stmt!r}")
-                labels = _split_list(stmt[1:close])
-                if len(labels) != len(ps):
-                    raise ValueError(f"BIF: {where}: configuration {labels} has {len(labels)} states "
-                                     f"for {len(ps)} parents {ps}")
-                j = 0
-                for p, lab, s in zip(ps, labels, strides):
-                    if lab not in states[p]:
-                        raise ValueError(f"BIF: {where}: {lab!r} is not a state of parent {p!r} "
-                                         f"(states {states[p]})")
-                    j += states[p].index(lab) * s
-                vals = _numbers(stmt[close + 1:], where)
-                if len(vals) != r:
-                    raise ValueError(f"BIF: {where}: configuration {labels} has {len(vals)} "
-                                     f"probabilities for {r} states")
-                if not np.isnan(cpt[j, 0]):
-                    raise ValueError(f"BIF: {where}: configuration {labels} is given twice")
-                cpt[j] = vals
-            elif re.match(r"table\b", stmt):
-                vals = _numbers(stmt[5:], where)
-                if len(vals) != q * r:
-                    raise ValueError(f"BIF: {where}: table has {len(vals)} numbers, expected {q * r}")
-                cpt = np.asarray(vals).reshape(r, q).T.copy()
-            elif re.match(r"default\b", stmt):
-                default = _numbers(stmt[7:], where)
-                if len(default) != r:
-                    raise ValueError(f"BIF: {where}: default row has {len(default)} numbers for {r} states")
-            elif re.match(r"property\b", stmt):
-                continue
-            else:
-                raise ValueError(f"BIF: {where}: cannot parse statement {stmt!r}")
-        unset = np.isnan(cpt[:, 0])
-        if unset.any():
-            if default is None:
-                j = int(np.argmax(unset))
-                labels = [states[p][(j // s) % a] for p, s, a in zip(ps, strides, par)]
-                raise ValueError(f"BIF: CPT of {child!r}: no probabilities for parent configuration "
-                                 f"{labels} and no 'default' row")
-            cpt[unset] = default
-        sums = cpt.sum(axis=1)
-        bad = np.nonzero(np.abs(sums - 1) > row_tol)[0]
-        if bad.size:
-            raise ValueError(f"BIF: CPT of {child!r}: row {int(bad[0])} sums to {sums[bad[0]]:.6g}, not 1 "
-                             f"(tolerance row_tol={row_tol})")
-        cpts[child] = cpt / sums[:, None]
-        parents[child] = ps
-    miss = [v for v in states if v not in cpts]
-    if miss:
-        raise ValueError(f"BIF: no probability block for variables {miss}")
-    net = _NETWORK_RE.search(text)
-    label = name
-    if net is not None and _unquote(net.group(1)) not in ("unknown", ""):
-        label = _unquote(net.group(1))
-    return BayesNet(parents, states, cpts, name=label)
-
-
-def names() -> list[str]:
-    """Names of the bundled networks.
-
-    Examples
-    --------
-    >>> import bnexplore as bx
-    >>> bx.networks.names()
-    ['alarm', 'asia', 'child', 'hailfinder', 'hepar2', 'insurance']
-    """
-    return sorted(p.stem for p in _NETWORK_DIR.glob("*.bif"))
-
-
-def load(name: str) -> BayesNet:
-    """Load a bundled network by name (case-insensitive).
-
-    Examples
-    --------
-    >>> import bnexplore as bx
-    >>> bx.networks.load("alarm")
-    BayesNet('alarm', 37 nodes, 46 arcs, 509 parameters)
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a string, one of {names()}; got {type(name).__name__}")
-    key = name.strip().lower()
-    if key.endswith(".bif"):
-        key = key[:-4]
-    avail = names()
-    if key not in avail:
-        raise ValueError(f"unknown network {name!r}; available networks are {avail} "
-                         f"(use read_bif(path) for other files)")
-    return read_bif(_NETWORK_DIR / f"{key}.bif")
-
-
-# ------------------------------------------------------------------- random networks
-def _n_parent_sets(m: int, k: int) -> int:
-    """Number of parent sets of size <= k drawn from m candidates."""
-    return sum(math.comb(m, j) for j in range(min(k, m) + 1))
-
-
-@lru_cache(maxsize=16)
-def _dag_counts(n_max: int, k: int) -> tuple:
-    """b[n][s]: labelled DAGs on n nodes with in-degree <= k and exactly s sinks.
-
-    With m = n - s non-sinks, each of the s sinks picks a parent set (size <= k)
-    among the m others, and together they must cover the sinks of the DAG on the
-    m non-sinks (inclusion-exclusion over uncovered ones):
-    ``b(n, s) = C(n, s) * sum_t b(m, t) * sum_i (-1)^i C(t, i) f(m - i)^s``.
-    """
-    f = [_n_parent_sets(m, k) for m in range(n_max + 1)]
-    b = [[0] * (n_max + 1) for _ in range(n_max + 1)]
-    # h[m][i] = sum_t C(t, i) b(m, t)
-    h = [[0] * (n_max + 1) for _ in range(n_max + 1)]
-    b[0][0] = 1
-    h[0][0] = 1
-    for n in range(1, n_max + 1):
-        for s in range(1, n + 1):
-            m = n - s
-            if m == 0:
-                b[n][s] = 1
-                continue
-            acc = 0
-            for i in range(0, m + 1):
-                if h[m][i]:
-                    term = h[m][i] * f[m - i] ** s
-                    acc += -term if i % 2 else term
-            b[n][s] = math.comb(n, s) * acc
-        for i in range(n + 1):
-            h[n][i] = sum(math.comb(t, i) * b[n][t] for t in range(max(i, 1), n + 1))
-    # h[m][0] counts b(m, t) for t >= 1 only; m = 0 keeps the empty graph.
-    return tuple(tuple(row) for row in b), tuple(f)
-
-
-def count_dags(n_nodes: int, max_indegree: int | None = None) -> int:
-    """Number of labelled DAGs on ``n_nodes`` nodes with in-degree <= ``max_indegree``.
-
-    Examples
-    --------
-    >>> from bnexplore.networks import count_dags
-    >>> [count_dags(n) for n in range(1, 6)]
-    [1, 3, 25, 543, 29281]
-    """
-    n = _check_positive_int(n_nodes, "n_nodes")
-    k = n - 1 if max_indegree is None else int(max_indegree)
-    if k < 0:
-        raise ValueError(f"max_indegree must be >= 0, got {max_indegree}")
-    b, _ = _dag_counts(n, min(k, n - 1))
-    return sum(b[n])
-
-
-def _cover_count(m: int, u: int, t: int, f: tuple) -> int:
-    """Ways for t nodes to pick parent sets among m nodes covering a fixed u-subset."""
-    return sum((-1) ** i * math.comb(u, i) * f[m - i] ** t for i in range(u + 1))
-
-
-def _draw_weighted(pyrng: _pyrandom.Random, weights: Sequence[int]) -> int:
-    total = sum(weights)
-    x = pyrng.randrange(total)
-    for i, w in enumerate(weights):
-        if x < w:
-            return i
-        x -= w
-    raise AssertionError("unreachable")
-
-
-def _uniform_dag(n: int, k: int, rng: np.random.Generator) -> list[list[int]]:
-    """Parent lists of a DAG drawn uniformly from all labelled DAGs with in-degree <= k."""
-    k = min(k, n - 1)
-    b, f = _dag_counts(n, k)
-    pyrng = _pyrandom.Random(int(rng.integers(2**63)))
-    parents: list[list[int]] = [[] for _ in range(n)]
-    remaining = list(range(n))
-    pyrng.shuffle(remaining)
-    s = _draw_weighted(pyrng, b[n])  # number of sinks of the whole graph
-    sinks, rest = remaining[:s], remaining[s:]
-    while rest:
-        m = len(rest)
-        # number t of sinks among the rest, weighted by DAGs on rest x coverings
-        weights = [0] + [b[m][t] * _cover_count(m, t, s, f) for t in range(1, m + 1)]
-        t = _draw_weighted(pyrng, weights)
-        pyrng.shuffle(rest)
-        sub_sinks = rest[:t]
-        uncovered = set(sub_sinks)
-        others_pool = rest
-        for idx, v in enumerate(sinks):
-            left = len(sinks) - idx - 1
-            u = len(uncovered)
-            unc_list = [w for w in others_pool if w in uncovered]
-            cov_list = [w for w in others_pool if w not in uncovered]
-            options, wts = [], []
-            for j in range(min(k, m) + 1):
-                for c in range(max(0, j - (m - u)), min(j, u) + 1):
-                    w = math.comb(u, c) * math.comb(m - u, j - c) * _cover_count(m, u - c, left, f)
-                    if w:
-                        options.append((j, c))
-                        wts.append(w)
-            j, c = options[_draw_weighted(pyrng, wts)]
-            chosen = pyrng.sample(unc_list, c) + pyrng.sample(cov_list, j - c)
-            parents[v] = sorted(chosen)
-            uncovered.difference_update(chosen)
-        assert not uncovered
-        sinks, rest, s = sub_sinks, rest[t:], t
-    return parents
-
-
-def _order_dag(n: int, k: int, rng: np.random.Generator) -> list[list[int]]:
-    """Random order; each node takes Uniform{0..min(k, #predecessors)} parents among them."""
-    order = rng.permutation(n)
-    parents: list[list[int]] = [[] for _ in range(n)]
-    for i in range(n):
-        n_par = int(rng.integers(0, min(k, i) + 1))
-        if n_par:
-            chosen = rng.choice(i, size=n_par, replace=False)
-            parents[order[i]] = sorted(int(order[c]) for c in chosen)
-    return parents
-
-
-def _arities(arity, n: int, rng: np.random.Generator) -> list[int]:
-    if isinstance(arity, (bool, np.bool_)):
-        raise TypeError(f"arity must be an int >= 2, a (min, max) tuple or a list of {n} ints, got {arity!r}")
-    if isinstance(arity, (int, np.integer)):
-        if arity < 2:
-            raise ValueError(f"arity must be >= 2, got {arity}")
-        return [int(arity)] * n
-    if isinstance(arity, tuple) and len(arity) == 2:
-        lo, hi = (int(a) for a in arity)
-        if not 2 <= lo <= hi:
-            raise ValueError(f"arity range (min, max) must have 2 <= min <= max, got {arity}")
-        return [int(a) for a in rng.integers(lo, hi + 1, size=n)]
-    if isinstance(arity, (list, np.ndarray, pd.Series)):
-        ar = [int(a) for a in arity]
-        if len(ar) != n:
-            raise ValueError(f"arity list has {len(ar)} entries for {n} nodes")
-        if min(ar) < 2:
-            raise ValueError(f"every arity must be >= 2, got {ar}")
-        return ar
-    raise TypeError(f"arity must be an int >= 2, a (min, max) tuple or a list of {n} ints, "
-                    f"got {type(arity).__name__}")
-
-
-def random_network(n_nodes: int, max_indegree: int, arity=2, seed=None, method: str = "uniform",
-                   concentration: float = 1.0, prefix: str = "X") -> BayesNet:
-    """Random Bayesian network G(N, K) with in-degree <= K and Dirichlet CPTs.
-
-    Follows Dash & Cooper (2003, Section 4.1): graphs are drawn "from a uniform
-    distribution over DAGs with fixed K" -- ``method="uniform"`` samples exactly
-    uniformly from all labelled DAGs on ``n_nodes`` nodes with in-degree <=
-    ``max_indegree`` (sink-layer counting recursion, exact integers). ``method="order"``
-    is the cheaper classical generator: a random node order, then for each node a
-    number of parents uniform in ``0..min(K, #predecessors)`` chosen uniformly among
-    its predecessors. Every CPT row is drawn from a symmetric Dirichlet
-    (``concentration=1``: uniform on the simplex). Unlike the paper, CPTs are built
-    eagerly, so very dense graphs hit the table budget
-    (:func:`bnexplore.data.set_table_budget`).
-
-    Parameters
-    ----------
-    n_nodes : int
-        Number of nodes N (> 0); they are named ``X0, X1, ...``.
-    max_indegree : int
-        Maximum number of parents K (>= 0).
-    arity : int, (min, max) tuple or list of ints
-        Number of states: the same for all nodes, uniform in ``[min, max]`` per
-        node (e.g. ``(2, 10)`` for Cerquides & Lopez de Mantaras' "maximum number of
-        values 10"), or one per node.
-    seed : None, int or numpy.random.Generator
-    method : {"uniform", "order"}
-    concentration : float
-        Dirichlet parameter of every CPT entry (> 0).
-    prefix : str
-        Node-name prefix.
-
-    Returns
-    -------
-    BayesNet
-        States are labelled ``"s0", "s1", ...``.
-
-    Examples
-    --------
-    >>> import bnexplore as bx
-    >>> bn = bx.networks.random_network(10, max_indegree=2, seed=0)
-    >>> max(d for _, d in bn.dag.in_degree()) <= 2, len(bn)
-    (True, 10)
-    """
-    n = _check_positive_int(n_nodes, "n_nodes")
-    if isinstance(max_indegree, (bool, np.bool_)) or not isinstance(max_indegree, (int, np.integer)):
-        raise TypeError(f"max_indegree must be a non-negative int, got {max_indegree!r}")
-    if max_indegree < 0:
-        raise ValueError(f"max_indegree must be >= 0, got {max_indegree}")
-    if method not in ("uniform", "order"):
-        raise ValueError(f"method must be 'uniform' or 'order', got {method!r}")
-    if not (isinstance(concentration, (int, float, np.number)) and np.isfinite(concentration)
-            and concentration > 0):
-        raise ValueError(f"concentration must be a positive number, got {concentration!r}")
-    rng = _check_rng(seed)
-    k = int(min(max_indegree, n - 1))
-    ar = _arities(arity, n, rng)
-    par = _uniform_dag(n, k, rng) if method == "uniform" else _order_dag(n, k, rng)
-    nm = [f"{prefix}{i}" for i in range(n)]
-    # budget check for every table before allocating any
-    for i in range(n):
-        check_table_size([ar[p] for p in par[i]] + [ar[i]], [nm[p] for p in par[i]] + [nm[i]],
-                         what=f"CPT of {nm[i]!r}")
-    parents = {nm[i]: [nm[p] for p in par[i]] for i in range(n)}
-    states = {nm[i]: [f"s{j}" for j in range(ar[i])] for i in range(n)}
-    cpts = {}
-    for i in range(n):
-        q = int(np.prod([ar[p] for p in par[i]], dtype=np.int64))
-        cpts[nm[i]] = rng.dirichlet(np.full(ar[i], float(concentration)), size=q)
-    return BayesNet(parents, states, cpts, name=f"random G({n}, {int(max_indegree)})")

@@ -1,0 +1,331 @@
+"""Instance-specific prediction with one Markov blanket structure (ISMB, Eq. 6).
+
+With one structure ``G`` only the families of the target ``Z`` and of its children
+depend on ``Z``, so for an instance ``x`` (Visweswaran & Cooper, section 5.3)
+
+    log P(Z = z | x, G, D) = f_Z(z) + sum_{C child} f_C(z) - log sum_z' exp(...)   (Eq. 6)
+
+with the K2 posterior means as parameters, counted over the training rows that match
+``x`` on the family's other members:
+
+    f_Z(z) = log (N_z + 1) - log (N + r_Z),
+    f_C(z) = log (N_{c,z} + 1) - log (N_z + r_C)                       (family terms)
+
+(``N_z`` rows that match the target's / child's parents with ``Z = z``, ``N_{c,z}``
+those that also have ``C = x_C``; with missing training cells each family counts the
+rows where its variables are observed: available case).  A family is identified by
+``(v, mask)`` and gets an id (``fid``); each instance caches its families' terms in
+``F[fid]`` (:class:`_Instance`), so the structures of one search share them.
+
+Missing values in ``x`` are summed out within the structure (module notes of
+:mod:`bnexplore.ismb`): with ``M_G`` the missing members of the blanket,
+
+    P(Z, x_obs | G)  ∝  sum_{m in states(M_G)} prod_{v in M_G root} P(v = m_v)
+                        · P(Z | pa_Z) · prod_C P(C | pa_C, Z)          (missing sum)
+
+after dropping barren missing children, grouped by shared missing variables
+(:meth:`_Prediction._missing_sum`, :meth:`_Prediction._missing_term`).
+
+Glossary
+--------
+inst
+    An :class:`_Instance` (``eq[v]``: training rows whose ``v`` equals ``x_v``; ``F``
+    and ``have``: the cached family terms) or a :class:`_MissingInstance`.
+fid, _fams, _fid
+    Family id; the families by id (id 0 the all-zero padding family); the ids by family.
+id_lists
+    Per structure, the ids of its prediction families (the target's, its children's).
+miss
+    Bit mask of the missing variables of an instance.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ._mb_space import _bits
+
+__all__: list[str] = []
+
+
+def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    m = a.max(axis=-1, keepdims=True)
+    return (m + np.log(np.exp(a - m).sum(axis=-1, keepdims=True)))
+
+
+class _Instance:
+    """Per-test-instance caches: row matches and family contributions to log P(Z | x)."""
+
+    __slots__ = ("eq", "F", "have", "x")
+
+    def __init__(self, cols: np.ndarray, x: np.ndarray, r: int):
+        self.x = x
+        self.eq = cols == x[:, None]
+        self.F = np.zeros((256, r))      # row 0 is the all-zero padding family
+        self.have = np.zeros(256, dtype=bool)
+        self.have[0] = True
+
+
+class _MissingInstance:
+    """An instance with missing values, summed out within each Markov-blanket structure.
+
+    Within a structure G the parents of the target and the spouses are roots; they get
+    their K2 posterior-mean marginal ``(N_v(i) + 1) / (N + r_v)`` (available case), so
+    that G defines a joint over the target and its blanket.  A missing child keeps its
+    CPT; a missing non-member contributes only its marginal, which sums to one, so it
+    drops out.  Hence (with ``M_G`` the missing members of G's blanket)
+
+        P(Z, x_obs | G) ∝ sum over the completions m of M_G of
+            prod_{v in M_G, v not a child} P(v = m_v) · P(Z | pa_Z) · prod_C P(C | pa_C, Z)
+
+    which equals the sum over the completions of *every* missing variable (module notes).
+    The families without a missing variable factor out of the sum (``base``); the rest
+    enter through :meth:`_Prediction._missing_sum`, cached per set of them (``terms``) and per
+    linked group (``groups``), so the structures of one search share them.
+
+    Attributes
+    ----------
+    x : ndarray
+        Codes, -1 where missing.
+    miss : int
+        Bit mask of the missing variables.
+    base : _Instance
+        Contributions of the families without a missing variable (the rows of ``eq`` of
+        the missing variables are all False and never read).
+    tables : dict fid -> (missing variables of the family, (prod arities, r) array)
+        Contribution of a family for every joint state of its missing variables.
+    terms : dict tuple of fids -> (r,) array
+        log sum over the missing members of one structure's families that hold them.
+    groups : dict tuple of fids -> (r,) array
+        The same for one group of families linked by shared missing variables.
+    """
+
+    __slots__ = ("x", "miss", "base", "tables", "terms", "groups")
+
+    def __init__(self, x: np.ndarray, miss: int, base: _Instance):
+        self.x, self.miss, self.base = x, miss, base
+        self.tables: dict[int, tuple[list[int], np.ndarray]] = {}
+        self.terms: dict[tuple[int, ...], np.ndarray] = {}
+        self.groups: dict[tuple[int, ...], np.ndarray] = {}
+
+
+#: largest number of joint states of the missing members of one Markov blanket that
+#: prediction with that structure sums over (an instance may have any number missing)
+MAX_MISSING_COMPLETIONS = 1 << 16
+
+
+class _Prediction:
+    """The prediction half of :class:`bnexplore.ismb.MBModel` (Eq. 6 and the missing
+    sums); it uses the model's training columns, arities, target and family caches."""
+
+    def _family_id(self, v: int, mask: int) -> int:
+        key = (v, mask)
+        i = self._fid.get(key)
+        if i is None:
+            with self._lock:
+                i = self._fid.get(key)
+                if i is None:
+                    self._fams.append(key)          # listed before its id is visible
+                    i = self._fid[key] = len(self._fams) - 1
+        return i
+
+    def _pred_ids(self, pa: tuple[int, ...]) -> tuple[int, ...]:
+        """Ids of the families that enter P(Z | x, G): the target's and its children's."""
+        ids = self._ids_cache.get(pa)
+        if ids is None:
+            tb = 1 << self.t
+            ids = (self._family_id(self.t, pa[self.t]),) + tuple(
+                self._family_id(v, m) for v, m in enumerate(pa) if m & tb)
+            self._ids_cache[pa] = ids
+        return ids
+
+    def _contrib_one(self, inst: _Instance, v: int, mask: int) -> np.ndarray:
+        """Contribution of family (v, mask) to log P(Z = z | x, G, D) (K2 posterior means)."""
+        rest = _bits(mask & ~(1 << self.t))
+        if not rest:
+            sel = None
+        elif len(rest) == 1:
+            sel = inst.eq[rest[0]]
+        else:
+            sel = np.logical_and.reduce(inst.eq[rest])
+        z = self._zcol if sel is None else self._zcol[sel]
+        nj = np.bincount(z, minlength=self.r).astype(float)
+        if v == self.t:
+            return np.log(nj + 1.0) - math.log(nj.sum() + self.r)
+        hit = inst.eq[v] if sel is None else (sel & inst.eq[v])
+        nk = np.bincount(self._zcol[hit], minlength=self.r).astype(float)
+        if self._obs is not None:       # available cases: the rows where v is observed too
+            seen = self._obs[v] if sel is None else (sel & self._obs[v])
+            nj = np.bincount(self._zcol[seen], minlength=self.r).astype(float)
+        return np.log(nk + 1.0) - np.log(nj + self._arity[v])
+
+    def _ensure(self, inst: _Instance, ids: np.ndarray) -> None:
+        n = len(self._fams)
+        if inst.F.shape[0] < n:
+            cap = max(n, 2 * inst.F.shape[0])
+            F = np.zeros((cap, self.r))
+            F[:inst.F.shape[0]] = inst.F
+            have = np.zeros(cap, dtype=bool)
+            have[:inst.have.shape[0]] = inst.have
+            inst.F, inst.have = F, have
+        need = np.unique(ids[~inst.have[ids]])
+        for i in need:
+            v, m = self._fams[i]
+            inst.F[i] = self._contrib_one(inst, v, m)
+        inst.have[need] = True
+
+    def _log_pred_batch(self, inst: _Instance | _MissingInstance,
+                        id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
+        """log P(Z | x, G, D) of many structures given their family ids, shape (k, r).
+
+        For an instance with missing values, the families without a missing variable
+        are added as for a complete instance and those with one enter through
+        :meth:`_missing_term`, the log-sum-exp over the completions of the missing
+        members of the blanket (see :class:`_MissingInstance`).
+        """
+        if not id_lists:
+            return np.zeros((0, self.r))
+        width = max(len(ids) for ids in id_lists)
+        mat = np.zeros((len(id_lists), width), dtype=np.int64)
+        for row, ids in enumerate(id_lists):
+            mat[row, :len(ids)] = ids
+        if isinstance(inst, _MissingInstance):
+            tb = 1 << self.t
+            terms = np.zeros((len(id_lists), self.r))
+            for row, ids in enumerate(id_lists):
+                touched = []
+                for j, i in enumerate(ids):
+                    v, m = self._fams[i]
+                    if (m | 1 << v) & ~tb & inst.miss:
+                        touched.append(i)
+                        mat[row, j] = 0          # summed out with the missing members
+                if touched:
+                    key = tuple(sorted(touched))
+                    term = inst.terms.get(key)
+                    if term is None:
+                        term = inst.terms[key] = self._missing_sum(inst, key)
+                    terms[row] = term
+            self._ensure(inst.base, mat.ravel())
+            acc = inst.base.F[mat].sum(axis=1) + terms
+            return acc - _logsumexp_rows(acc)
+        self._ensure(inst, mat.ravel())
+        acc = inst.F[mat].sum(axis=1)
+        return acc - _logsumexp_rows(acc)
+
+    def _log_marginal(self, v: int) -> np.ndarray:
+        """log K2 posterior-mean marginal of variable ``v`` (available case), per state."""
+        out = self._logmarg.get(v)
+        if out is None:
+            col = self._cols[v] if self._obs is None else self._cols[v][self._obs[v]]
+            counts = np.bincount(col, minlength=self._arity[v])
+            out = np.log((counts + 1.0) / (self._n_obs[v] + self._arity[v]))
+            self._logmarg[v] = out
+        return out
+
+    def _missing_table(self, inst: _MissingInstance, i: int) -> tuple[list[int], np.ndarray]:
+        """Contribution of family ``i`` for every joint state of its missing variables
+        (C order over those variables), cached on the instance."""
+        hit = inst.tables.get(i)
+        if hit is not None:
+            return hit
+        v, m = self._fams[i]
+        fv = _bits((m | 1 << v) & ~(1 << self.t) & inst.miss)
+        part = _Instance.__new__(_Instance)
+        part.eq = inst.base.eq.copy()
+        table = np.empty((math.prod(self._arity[u] for u in fv), self.r))
+        for k, states in enumerate(itertools.product(*[range(self._arity[u]) for u in fv])):
+            for u, st in zip(fv, states):
+                part.eq[u] = self._cols[u] == st
+            table[k] = self._contrib_one(part, v, m)
+        inst.tables[i] = (fv, table)
+        return fv, table
+
+    def _missing_sum(self, inst: _MissingInstance, fids: tuple[int, ...]) -> np.ndarray:
+        """log of the sum over the missing members of a blanket of the families ``fids``
+        (those of one structure that hold a missing variable), shape (r,).
+
+        Barren variables go first: a missing child that no other family holds has a CPT
+        that sums to one over its states, so its family drops out (and then a missing
+        spouse that only it held drops out with its marginal), repeatedly.  What is left
+        splits into groups of families linked by shared missing variables; the sum is the
+        product of the sums over each group (:meth:`_missing_term`, cached per group).
+        """
+        tb = 1 << self.t
+        fam = {}
+        for i in fids:
+            v, m = self._fams[i]
+            fam[i] = (v, (m | 1 << v) & ~tb & inst.miss)
+        holders: dict[int, int] = {}         # missing variable -> families holding it
+        head = {}                            # missing child -> its family
+        for i, (v, mv) in fam.items():
+            for u in _bits(mv):
+                holders[u] = holders.get(u, 0) + 1
+            if v != self.t and mv >> v & 1:
+                head[v] = i
+        barren = [v for v in head if holders[v] == 1]
+        while barren:                        # drop the families of barren missing children
+            _, mv = fam.pop(head.pop(barren.pop()))
+            for u in _bits(mv):
+                holders[u] -= 1
+                if holders[u] == 1 and u in head:
+                    barren.append(u)
+        total = np.zeros(self.r)
+        left = dict(fam)
+        while left:                          # connected groups by shared missing variables
+            i, (_, reach) = left.popitem()
+            group = [i]
+            grown = True
+            while grown:
+                grown = False
+                for j, (_, mw) in list(left.items()):
+                    if mw & reach:
+                        reach |= mw
+                        group.append(j)
+                        del left[j]
+                        grown = True
+            key = tuple(sorted(group))
+            term = inst.groups.get(key)
+            if term is None:
+                term = inst.groups[key] = self._missing_term(inst, key)
+            total = total + term
+        return total
+
+    def _missing_term(self, inst: _MissingInstance, fids: tuple[int, ...]) -> np.ndarray:
+        """log sum over the completions of the missing members of a blanket of the product
+        of the families ``fids`` (those holding a missing variable) and of the marginals of
+        the missing members that are not children, shape (r,)."""
+        tb = 1 << self.t
+        members = children = 0
+        for i in fids:
+            v, m = self._fams[i]
+            members |= (m | 1 << v) & ~tb & inst.miss
+            if v != self.t:
+                children |= 1 << v
+        svars = _bits(members)
+        sizes = [self._arity[v] for v in svars]
+        total = math.prod(sizes)
+        if total > MAX_MISSING_COMPLETIONS:
+            raise ValueError(
+                f"a Markov blanket met by the ISMB search has {len(svars)} missing members "
+                f"({', '.join(self.names[v] for v in svars)}) with {total:,} joint states to sum "
+                f"over (limit {MAX_MISSING_COMPLETIONS:,} per structure): impute some of these "
+                f"features in this row, or drop some of them from the data")
+        grid = np.indices(sizes).reshape(len(svars), total)   # state of each member, C order
+        row_of = {v: j for j, v in enumerate(svars)}
+        acc = np.zeros((total, self.r))
+        for i in fids:
+            fv, table = self._missing_table(inst, i)
+            idx = np.ravel_multi_index([grid[row_of[u]] for u in fv],
+                                       [self._arity[u] for u in fv])
+            acc += table[idx]
+        for v in svars:
+            if not children >> v & 1:                # a root of the blanket: its marginal
+                acc += self._log_marginal(v)[grid[row_of[v]]][:, None]
+        top = acc.max(axis=0)
+        return top + np.log(np.exp(acc - top).sum(axis=0))
+
+    def _log_pred(self, inst: _Instance, pa: tuple[int, ...]) -> np.ndarray:
+        return self._log_pred_batch(inst, [self._pred_ids(pa)])[0]
