@@ -14,6 +14,9 @@ SOURCES = sorted(APPS.glob("*.py")) + sorted((APPS / "_common").glob("*.py"))
 def _private_uses(path: Path) -> list[str]:
     """bnexplore names starting with ``_`` that ``path`` imports or reaches by attribute."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    # private attributes the file sets itself (``obj._bnx_shown = ...``) are its own
+    own = {n.attr for n in ast.walk(tree)
+           if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bnexplore"):
@@ -24,7 +27,7 @@ def _private_uses(path: Path) -> list[str]:
             out += [a.name for a in node.names if a.name.startswith("bnexplore")
                     and any(p.startswith("_") for p in a.name.split("."))]
         elif (isinstance(node, ast.Attribute) and node.attr.startswith("_")
-              and not node.attr.startswith("__")):
+              and not node.attr.startswith("__") and node.attr not in own):
             base = node.value
             # a module's or an estimator's private member: anything but the app's own
             # objects (self, a local class) and Panel's design class
