@@ -13,8 +13,8 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, describe_source, error_box, fixed_pane, load_data,  # noqa: E402
-                     make_template, md_text, reactive)
+from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, fixed_pane, load_data,  # noqa: E402
+                     make_template, md_text, param_slider, reactive)
 
 TITLE = "Averaging over orders"
 DESCRIPTION = ("Arc posteriors of Dash & Cooper's averaging over one greedy order beside the average "
@@ -63,13 +63,11 @@ def all_orders(kind: str, name: str, n_rows: int, k: int, method: str, n_iter: i
     return use, res.arc_posteriors(), res, None, time.perf_counter() - t0
 
 
+@guarded
 def summary_view(kind, dataset, network, n_rows, k, method, n_iter):
     name = network if kind == NETWORK else dataset
-    try:
-        use, post, res, logz, secs = all_orders(kind, name, n_rows, k, method, n_iter)
-        order, _ = fixed_order(kind, name, n_rows, k)
-    except Exception as exc:  # shown to the user; the page keeps working
-        return error_box(exc)
+    use, post, res, logz, secs = all_orders(kind, name, n_rows, k, method, n_iter)
+    order, _ = fixed_order(kind, name, n_rows, k)
     head = f"<strong>{describe_source(kind, name, n_rows)}</strong> &nbsp;·&nbsp; {post.shape[0]} variables, k = {k}"
     if res is None:
         body = (f"exact over all {post.shape[0]}! orders in {secs:.2f} s, log P(D) = {logz:.2f} "
@@ -85,16 +83,14 @@ def summary_view(kind, dataset, network, n_rows, k, method, n_iter):
     return pn.pane.Markdown(text, css_classes=["bnx-orders-summary"], margin=(0, 10))
 
 
+@guarded
 def heatmaps_view(kind, dataset, network, n_rows, k, method, n_iter):
     from bnexplore.viz.averaging import arc_posterior_heatmap
     from bnexplore.viz.orders import posterior_difference_heatmap
 
     name = network if kind == NETWORK else dataset
-    try:
-        use, post, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
-        _, fixed = fixed_order(kind, name, n_rows, k)
-    except Exception as exc:
-        return error_box(exc)
+    use, post, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
+    _, fixed = fixed_order(kind, name, n_rows, k)
     label = "exact" if use == EXACT else "order MCMC"
     size = dict(width=430, height=400)
     # one below the other, each in a panel that scrolls sideways on a narrow window (three
@@ -106,14 +102,12 @@ def heatmaps_view(kind, dataset, network, n_rows, k, method, n_iter):
         sizing_mode="stretch_width")
 
 
+@guarded
 def chains_view(kind, dataset, network, n_rows, k, method, n_iter):
     from bnexplore.viz.orders import arc_error_bars, log_score_traces
 
     name = network if kind == NETWORK else dataset
-    try:
-        use, post, res, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
-    except Exception as exc:
-        return error_box(exc)
+    use, post, res, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
     if res is None:
         return pn.pane.Markdown("The exact average has no Monte Carlo error: choose *Order MCMC* to see "
                                 "the chains, R-hat and error bars.", css_classes=["bnx-orders-chains"],
@@ -127,7 +121,7 @@ def chains_view(kind, dataset, network, n_rows, k, method, n_iter):
 
 def create_app() -> pn.template.FastListTemplate:
     src = DataSource(default_dataset="vote", default_network="asia", default_kind=NETWORK, default_n=1000)
-    k = pn.widgets.IntSlider(name="k (max parents)", start=1, end=3, value=2)
+    k = param_slider("k", "k (max parents)")
     method = pn.widgets.Select(name="All orders by", options=[AUTO, EXACT, MCMC], value=AUTO)
     n_iter = pn.widgets.IntSlider(name="MCMC iterations per chain", start=2_000, end=100_000, step=2_000,
                                   value=20_000)

@@ -11,7 +11,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, dag_pane, describe_source, error_box,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, dag_pane, describe_source, guarded,  # noqa: E402
                      load_data, make_template, md_join, reactive, cached, background)
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
@@ -99,12 +99,10 @@ def layout(kind: str, name: str, n: int, use_order: bool):
 
 
 # --------------------------------------------------------------------------- views
+@guarded
 def summary_view(kind, name, n, use_order, cs, strategy, seed):
-    try:
-        g = greedy(kind, name, n, use_order)
-        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
-    except Exception as exc:  # shown to the user, the page keeps working
-        return error_box(exc)
+    g = greedy(kind, name, n, use_order)
+    inc = incremental(kind, name, n, use_order, cs, strategy, seed)
     same = set(inc.dag.edges) == set(g.dag.edges)
     order_txt = "true topological order" if _order(kind, name, n, use_order) else "no order"
     text = (f"{describe_source(kind, name, n)} · {order_txt} · **greedy q = {g.q}** "
@@ -116,12 +114,10 @@ def summary_view(kind, name, n, use_order, cs, strategy, seed):
     return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
 
+@guarded
 def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
-    try:
-        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
-        root = tree(kind, name, n)
-    except Exception as exc:
-        return error_box(exc)
+    inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+    root = tree(kind, name, n)
     what = "clusters" if strategy == HIERARCHY else "random groups (they cut across the tree)"
     plot = dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy of the "
                                                      f"variables; coloured: the {what} for cluster "
@@ -129,12 +125,10 @@ def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
+@guarded
 def strategy_view(kind, name, n, use_order, cs, strategy, seed):
-    try:
-        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
-        cells = dataset(kind, name, n)[2]
-    except Exception as exc:
-        return error_box(exc)
+    inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+    cells = dataset(kind, name, n)[2]
     table = strategy_frame(inc.clusters, cells)
     table["q in own sub-space"] = [int(inc.subspace_q[i]) for i, k in enumerate(inc.kinds) if k == "cluster"]
     if "share in main group" in table:
@@ -148,13 +142,11 @@ def strategy_view(kind, name, n, use_order, cs, strategy, seed):
                                 height=min(40 + 30 * len(table), 420) + 20 * (len(table) // 2))
 
 
+@guarded
 def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     """Sub-space ``k`` (numbered from 1, as on the player) and the model found so far."""
-    try:
-        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
-        pos = layout(kind, name, n, use_order)
-    except Exception as exc:
-        return error_box(exc)
+    inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+    pos = layout(kind, name, n, use_order)
     i = max(0, min(int(k) - 1, len(inc.subspaces) - 1))
     sub = inc.subspaces[i]
     title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
@@ -166,12 +158,10 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     return pn.Column(caption, dag_pane(plot), sizing_mode="stretch_width")
 
 
+@guarded
 def timeline_view(kind, name, n, use_order, cs, strategy, seed):
-    try:
-        g = greedy(kind, name, n, use_order)
-        inc = incremental(kind, name, n, use_order, cs, strategy, seed)
-    except Exception as exc:
-        return error_box(exc)
+    g = greedy(kind, name, n, use_order)
+    inc = incremental(kind, name, n, use_order, cs, strategy, seed)
     traces = {"greedy": g.q_trace, "incremental": inc.q_trace}   # settings: in the summary
     starts = inc.steps.groupby("subspace").size().cumsum().tolist()[:-1] if len(inc.steps) else []
     norm = max(len(g.q_trace), 1)

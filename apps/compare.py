@@ -16,7 +16,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, PREPARING_TEXT, DataSource, describe_source,  # noqa: E402
                      download_csv, error_box, fixed_pane, guarded, load_data, make_template,
-                     md_strong, md_text, pending_text, shared_cache, widget)
+                     md_strong, md_text, param_slider, pending_text, shared_cache, widget)
 
 from bnexplore.cache import DiskCache  # noqa: E402
 from bnexplore.experiments import compare as cmp  # noqa: E402
@@ -159,15 +159,11 @@ def create_app() -> pn.template.FastListTemplate:
                      value=[k for k in cmp.DEFAULT_CLASSIFIERS if k in usable])
     folds = widget(pn.widgets.IntSlider, "Folds", start=2, end=10, value=5)
     seed = widget(pn.widgets.IntSlider, "Seed", start=0, end=20, value=0)
-    lo, hi = cmp.PARAM_RANGES["k"]
-    k = widget(pn.widgets.IntSlider, "k (max parents: AMA, GTT)", start=int(lo), end=5,
-               value=cmp.DEFAULT_PARAMS["k"])
-    n = widget(pn.widgets.IntSlider, "n (AMA summary-network parents)", start=1, end=30,
-               value=cmp.DEFAULT_PARAMS["n"])
-    alpha = widget(pn.widgets.FloatSlider, "alpha (exclusion penalty: STAN, SFAN)",
-                   start=0.0, end=20.0, step=0.5, value=cmp.DEFAULT_PARAMS["alpha"])
-    w = widget(pn.widgets.IntSlider, "w (ISMB queue width)", start=1, end=500,
-               value=cmp.DEFAULT_PARAMS["w"])
+    # ranges: the one declaration of every shared parameter (_common.params)
+    k = param_slider("k", "k (max parents: AMA, GTT)")
+    n = param_slider("n", "n (AMA summary-network parents)")
+    alpha = param_slider("alpha", "alpha (exclusion penalty: STAN, SFAN)")
+    w = param_slider("w", "w (ISMB queue width)")
     positive = widget(pn.widgets.Select, "ROC: positive class", options=[], value=None)
     metric = widget(pn.widgets.Select, "Compared metric",
                     options={vc.METRIC_LABELS[m]: m for m in cmp.FOLD_METRICS}, value="auc")

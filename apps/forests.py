@@ -15,15 +15,11 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bnexplore as bx  # noqa: E402
-from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
-from _common import (serve, DATASET, dag_pane, error_box, load_data, make_template, md_strong,  # noqa: E402
+from _common import (serve, DATASET, dag_pane, guarded, load_data, make_template, md_strong,  # noqa: E402
                      reactive, cached, widget)
 
-TITLE = "Forests"
-DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty "
-               "alpha (alpha = infinity is FAN), MAP or Bayesian model averaging, edge "
-               "posteriors, accuracy against alpha and ROC curves.")
+import bnexplore as bx  # noqa: E402
+from bnexplore.classifiers import FAN, SFAN, DiscreteClassifier, NaiveBayes  # noqa: E402
 
 #: what the page teaches, shown above the pictures.
 LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class and on at most "
@@ -31,6 +27,11 @@ LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class 
           "as a parent: small alpha drops irrelevant features from the class's Markov blanket "
           "(alpha = \u221e keeps them all, which is FAN). Watch the blanket shrink and the "
           "accuracy respond.")
+
+TITLE = "Forests"
+DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclusion penalty alpha "
+               "(alpha = infinity is FAN), MAP or Bayesian model averaging, edge posteriors, "
+               "accuracy against alpha and ROC curves.")
 
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
@@ -55,8 +56,6 @@ def _xy(name: str):
 @cached(64)
 def fit(name: str, alpha: float, k: int, averaging: str):
     """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
-    from bnexplore.classifiers import SFAN
-
     X, y = _xy(name)
     clf = SFAN(penalty=alpha, max_parents=k, averaging=averaging).fit(X, y)
     return clf, clf.edge_posteriors()
@@ -66,8 +65,6 @@ def fit(name: str, alpha: float, k: int, averaging: str):
 def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_score
-
-    from bnexplore.classifiers import SFAN, NaiveBayes
 
     X, y = _xy(name)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
@@ -83,9 +80,6 @@ def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-    import bnexplore as bx
-    from bnexplore.classifiers import FAN, SFAN, NaiveBayes
-
     X, y = _xy(name)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     pos = np.unique(y)[0]
@@ -100,11 +94,9 @@ def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     return out, pos
 
 
+@guarded
 def summary_view(name, alpha, k, averaging):
-    try:
-        clf, post = fit(name, _alpha(alpha), int(k), averaging)
-    except Exception as exc:  # shown to the user, the page keeps working
-        return error_box(exc)
+    clf, post = fit(name, _alpha(alpha), int(k), averaging)
     feats = list(clf.feature_names_in_)
     mb = clf.markov_blanket_
     n_class = int(sum(clf.graph_.has_edge(CLS, f) for f in feats))
@@ -117,25 +109,16 @@ def summary_view(name, alpha, k, averaging):
     return pn.pane.Markdown(text, margin=(0, 10))
 
 
+@guarded
 def forest_view(name, alpha, k, averaging, threshold):
     from bnexplore.viz.forests import forest_plot
 
-    try:
-        clf, post = fit(name, _alpha(alpha), int(k), averaging)
-    except Exception as exc:
-        return error_box(exc)
-    feats = list(clf.feature_names_in_)
+    clf, post = fit(name, _alpha(alpha), int(k), averaging)
     if averaging == "map":
         g = clf.graph_
         title = "MAP SFAN, arc width = BMA posterior"
     else:
-        import networkx as nx
-        g = nx.DiGraph()
-        g.add_nodes_from([CLS] + feats)
-        for p in feats + [CLS]:
-            for c in feats:
-                if p != c and post.loc[p, c] >= threshold:
-                    g.add_edge(p, c)
+        g = clf.posterior_graph(threshold)
         title = f"BMA SFAN: every arc with posterior >= {threshold:g}"
     weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges if u in post.index and v in post.columns}
     mb = clf.markov_blanket_ if averaging == "map" else bx.networks.markov_blanket(g, CLS)
@@ -144,25 +127,21 @@ def forest_view(name, alpha, k, averaging, threshold):
     return dag_pane(plot)
 
 
+@guarded
 def alpha_view(name, k, averaging):
     from bnexplore.viz.forests import alpha_accuracy_plot
 
-    try:
-        df, nb = alpha_curve(name, int(k), averaging)
-    except Exception as exc:
-        return error_box(exc)
+    df, nb = alpha_curve(name, int(k), averaging)
     plot = alpha_accuracy_plot(df, reference={"naive Bayes": nb}, height=420, responsive=True,
                                title=f"5-fold CV accuracy against alpha ({averaging.upper()}, k={k})")
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
+@guarded
 def roc_view(name, alpha, k, averaging):
     from bnexplore.viz import roc_plot
 
-    try:
-        curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
-    except Exception as exc:
-        return error_box(exc)
+    curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
     # no fixed width: the plot shares the row (a fixed width in a stretching pane warns)
     plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
                     responsive=True).opts(legend_position="bottom_right")
@@ -171,8 +150,6 @@ def roc_view(name, alpha, k, averaging):
 
 def create_app() -> pn.template.FastListTemplate:
     """Build the page (one per session)."""
-    import bnexplore as bx
-
     names = [n for n in bx.datasets.names() if n not in ("labor", "weather.nominal", "contact-lenses")]
     dataset = widget(pn.widgets.Select, "Data set", options=names, value="vote")
     alpha = widget(pn.widgets.DiscreteSlider, "Exclusion penalty alpha", options=ALPHA_OPTIONS,

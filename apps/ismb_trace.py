@@ -13,7 +13,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, cached, error_box, fixed_pane, make_template, md_text, reactive,  # noqa: E402
+from _common import (serve, cached, guarded, fixed_pane, make_template, md_text, reactive,  # noqa: E402
                      table_titles, widget)
 
 TITLE = "ISMB trace"
@@ -99,22 +99,18 @@ def _clamp(name: str, index: int) -> int:
     return max(0, min(int(index), n_instances(name) - 1))
 
 
+@guarded
 def instance_view(name, index):
-    try:
-        x = instance(name, _clamp(name, index))
-    except Exception as exc:
-        return error_box(exc)
+    x = instance(name, _clamp(name, index))
     frame = pd.DataFrame({"variable": x.index, "value": [str(v) for v in x.to_numpy()]})
     return pn.widgets.Tabulator(frame, show_index=False, disabled=True,
                                 height=min(36 + 29 * len(frame), 300),
                                 layout="fit_data_stretch", sizing_mode="stretch_width")
 
 
+@guarded
 def summary_view(name, index, width, epsilon):
-    try:
-        m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
-    except Exception as exc:
-        return error_box(exc)
+    m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
     truth = x[m.target]
     j = m.classes.index(truth)
     rows = pd.DataFrame({
@@ -131,26 +127,22 @@ def summary_view(name, index, width, epsilon):
                                           titles=table_titles(rows)))   # names the class
 
 
+@guarded
 def trace_view(name, index, width, epsilon):
     from bnexplore.viz.ismb import trace_pair
 
-    try:
-        m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
-        plot = trace_pair(res.trace(), nis.trace(), x[m.target])
-    except Exception as exc:
-        return error_box(exc)
+    m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
+    plot = trace_pair(res.trace(), nis.trace(), x[m.target])
     return fixed_pane(plot)
 
 
+@guarded
 def blankets_view(name, index, width, epsilon, k):
     from bnexplore.viz.ismb import blanket_grid
 
-    try:
-        m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
-        top = res.top_models(int(k))
-        plot = blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
-    except Exception as exc:
-        return error_box(exc)
+    m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
+    top = res.top_models(int(k))
+    plot = blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
     return fixed_pane(plot)
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, cached, error_box, make_template, md_strong, md_text,  # noqa: E402
+from _common import (serve, cached, guarded, make_template, md_strong, md_text,  # noqa: E402
                      reactive, widget)
 
 TITLE = "Mixture weights"
@@ -118,13 +118,12 @@ def classes_of(name: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- views
+@guarded
 def summary_view(name, n):
-    try:
-        w, probas, yt = fit_all(name, int(n))
-        from bnexplore.metrics import auc
-        aucs = {m: auc(yt.to_numpy(), p, classes=list(c)) for m, (c, p) in probas.items()}
-    except Exception as exc:
-        return error_box(exc)
+    from bnexplore.metrics import auc
+
+    w, probas, yt = fit_all(name, int(n))
+    aucs = {m: auc(yt.to_numpy(), p, classes=list(c)) for m, (c, p) in probas.items()}
     bma = w[METHOD_LABELS["BMAAODE"]]
     txt = (f"{md_strong(name)}: {int(n)} training rows, {len(yt)} test rows, {len(w)} super-parents "
            f"&nbsp;·&nbsp; BMA's largest weight **{bma.max():.3f}** on <code>{md_text(bma.idxmax())}</code> "
@@ -132,48 +131,42 @@ def summary_view(name, n):
     return pn.pane.Markdown(txt, css_classes=["bnx-mix-summary"], margin=(0, 10))
 
 
+@guarded
 def weights_view(name, n):
     from bnexplore.viz.mixtures import weights_bars
 
-    try:
-        w, _, _ = fit_all(name, int(n))
-        plot = weights_bars(w, title=f"Weight of each super-parent ({int(n)} training rows)",
-                            height=420, responsive=True)
-    except Exception as exc:
-        return error_box(exc)
+    w, _, _ = fit_all(name, int(n))
+    plot = weights_bars(w, title=f"Weight of each super-parent ({int(n)} training rows)",
+                        height=420, responsive=True)
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
+@guarded
 def collapse_view(name, n):
     from bnexplore.viz.mixtures import bma_collapse_plot
 
-    try:
-        plot = bma_collapse_plot(bma_path(name), current=int(n), height=440, responsive=True,
-                                 title="BMA weight of each super-parent against the sample size")
-    except Exception as exc:
-        return error_box(exc)
+    plot = bma_collapse_plot(bma_path(name), current=int(n), height=440, responsive=True,
+                             title="BMA weight of each super-parent against the sample size")
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=450)
 
 
+@guarded
 def roc_view(name, n, positive):
     from bnexplore.metrics import auc, roc_curve
     from bnexplore.viz import roc_plot
 
-    try:
-        _, probas, yt = fit_all(name, int(n))
-        y = yt.to_numpy()
-        if positive not in set(y):
-            positive = sorted(set(y))[-1]
-        curves = {}
-        for m, (cls, p) in probas.items():
-            cls = list(cls)
-            score = p[:, cls.index(positive)] if positive in cls else np.zeros(len(y))
-            fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
-            curves[m] = (fpr, tpr, auc(y == positive, score))
-        plot = roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
-                        height=460, responsive=True).opts(min_width=320, max_width=560)
-    except Exception as exc:
-        return error_box(exc)
+    _, probas, yt = fit_all(name, int(n))
+    y = yt.to_numpy()
+    if positive not in set(y):
+        positive = sorted(set(y))[-1]
+    curves = {}
+    for m, (cls, p) in probas.items():
+        cls = list(cls)
+        score = p[:, cls.index(positive)] if positive in cls else np.zeros(len(y))
+        fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
+        curves[m] = (fpr, tpr, auc(y == positive, score))
+    plot = roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
+                    height=460, responsive=True).opts(min_width=320, max_width=560)
     return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
                              height=470, styles={"flex": "1 1 360px"})
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, error_box,  # noqa: E402
-                     load_data, make_template, reactive, widget)
+from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, guarded,  # noqa: E402
+                     load_data, make_template, param_slider, reactive, widget)
 
 from bnexplore.viz import dag_plot  # noqa: E402
 
@@ -40,11 +40,9 @@ def _ess(prior: str, ess: float) -> float:
     return float(ess) if prior == "BDeu" else 1.0  # K2 ignores ess: keep cache keys stable
 
 
+@guarded
 def summary_view(kind, name, n, prior, ess, max_indegree):
-    try:
-        res, _, rows = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
-    except Exception as exc:  # shown to the user, the page keeps working
-        return error_box(exc)
+    res, _, rows = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
     text = (f"**log score ({prior})**: <span class='bnx-score'>{res.score:.3f}</span>"
             f" &nbsp;·&nbsp; **{res.dag.number_of_edges()} arcs** over "
             f"{res.dag.number_of_nodes()} variables &nbsp;·&nbsp; "
@@ -54,11 +52,9 @@ def summary_view(kind, name, n, prior, ess, max_indegree):
     return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
 
+@guarded
 def graph_view(kind, name, n, prior, ess, max_indegree):
-    try:
-        res, states, _ = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
-    except Exception as exc:
-        return error_box(exc)
+    res, states, _ = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
     # highlight the class variable of a data set
     target = None if kind == NETWORK else load_data(kind, name, n).attrs.get("target")
     plot = dag_plot(res.dag, states=states, highlight=[target] if target in res.dag else None,
@@ -67,11 +63,9 @@ def graph_view(kind, name, n, prior, ess, max_indegree):
     return dag_pane(plot)
 
 
+@guarded
 def steps_view(kind, name, n, prior, ess, max_indegree):
-    try:
-        res, _, _ = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
-    except Exception as exc:
-        return error_box(exc)
+    res, _, _ = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
     steps = res.steps.copy()
     if "edge" in steps:
         steps["edge"] = [f"{e[0]} \u2192 {e[1]}" if isinstance(e, tuple) and len(e) == 2
@@ -96,7 +90,7 @@ def create_app() -> pn.template.FastListTemplate:
     ess = widget(pn.widgets.FloatSlider, "Equivalent sample size (BDeu)", start=0.5, end=50.0,
                  step=0.5, value=1.0, visible=False)
     prior.param.watch(lambda e: setattr(ess, "visible", e.new == "BDeu"), "value")
-    indeg = widget(pn.widgets.IntSlider, "Max in-degree", start=1, end=5, value=3)
+    indeg = param_slider("k", "Max in-degree", value=3)
 
     def view(func):
         return reactive(src.bind(func, prior=prior, ess=ess, max_indegree=indeg))

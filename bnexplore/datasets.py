@@ -113,7 +113,8 @@ def load(name: str, discretize: str | None = None, n_bins: int = 5, missing: str
         :class:`~bnexplore.data.MDLDiscretizer` against the class (on all rows,
         as Weka's filter does); ``"quantile"`` with
         :class:`~bnexplore.data.EqualFrequencyDiscretizer` into ``n_bins`` bins.
-        Numeric attributes with no accepted cut become the single state ``"All"``.
+        Numeric attributes with no accepted cut become the single state ``"All"``
+        (the rules of :func:`bnexplore.data.prepare_frame`, which uploads follow too).
     n_bins : int, default 5
         Bins for ``discretize="quantile"``.
     missing : {"keep", "drop", "state"}
@@ -135,46 +136,11 @@ def load(name: str, discretize: str | None = None, n_bins: int = 5, missing: str
     >>> df.shape, df.attrs["target"]
     ((14, 5), 'play')
     """
-    key = _check_name(name)
-    if discretize not in (None, "mdl", "quantile"):
-        raise ValueError(f"discretize must be None, 'mdl' or 'quantile', got {discretize!r}")
-    if missing not in ("keep", "drop", "state"):
-        raise ValueError(f"missing must be 'keep', 'drop' or 'state', got {missing!r}")
-    df = _fresh(key)
-    target = df.attrs["target"]
-    if missing == "drop":
-        bad = df.isna().any(axis=1)
-        if bad.any():
-            hint = " (consider missing='state')" if 2 * int(bad.sum()) > len(df) else ""
-            warnings.warn(f"{key}: dropped {int(bad.sum())} of {len(df)} rows with missing values{hint}",
-                          UserWarning, stacklevel=2)
-            attrs = df.attrs
-            df = df.loc[~bad].reset_index(drop=True)
-            df.attrs = attrs
-    # a data set with no numeric attribute (vote, soybean, ...) is left as it is: the
-    # discretisers would pass every column through and find no cut point, and importing
-    # them costs scikit-learn's import (seconds of a server's first start)
-    numeric = [c for c in df.columns if c != target and pd.api.types.is_numeric_dtype(df[c].dtype)
-               and not isinstance(df[c].dtype, pd.CategoricalDtype)]
-    if discretize is not None and not numeric:
-        df.attrs["cut_points"] = {}
-    elif discretize is not None:
-        from .data.discretize import EqualFrequencyDiscretizer, MDLDiscretizer
-        X = df.drop(columns=[target])
-        if discretize == "mdl":
-            tr = MDLDiscretizer(columns="numeric").fit(X, df[target])
-        else:
-            tr = EqualFrequencyDiscretizer(n_bins=n_bins, columns="numeric").fit(X)
-        Xd = tr.transform(X)
-        for c in Xd.columns:
-            df[c] = Xd[c]
-        df.attrs["cut_points"] = tr.cut_points_
-    if missing == "state":
-        for c in df.columns:
-            s = df[c]
-            if isinstance(s.dtype, pd.CategoricalDtype) and s.isna().any():
-                df[c] = s.cat.add_categories(["?"]).fillna("?")
-    return df
+    from .data.frames import prepare_frame
+
+    df = _fresh(_check_name(name))
+    return prepare_frame(df, df.attrs["target"], discretize=discretize, n_bins=n_bins,
+                         missing=missing)
 
 
 def load_data(name: str, discretize: str | None = "mdl", n_bins: int = 5,

@@ -116,7 +116,7 @@ def running_panel_server(extra_args: Sequence[str] = ()):
 
 @pytest.fixture(scope="module")
 def common():
-    """The apps' shared helper module ``apps/_common.py``."""
+    """The apps' shared helper package ``apps/_common``."""
     sys.path.insert(0, str(REPO / "apps"))
     try:
         import _common

@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from bnexplore.experiments.compare import PARAM_RANGES
+
+#: the handle of the structure app's max in-degree slider (k's declared range)
+K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
+            .format(PARAM_RANGES["k"][1]))
+
 REPO = Path(__file__).resolve().parents[1]
 APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
               if p.stem != "main" and not p.name.startswith("_"))
@@ -92,8 +98,7 @@ def test_a_link_reproduces_the_view(panel_server, page, browser):
     assert q["max_in_degree"] == "2"
     assert "sample_size" in q and "source" in q        # every sidebar widget is in the link
     # moving a slider updates the address bar
-    handle = page.locator('.noUi-handle[aria-valuemax="5.0"], .noUi-handle[aria-valuemax="5"]'
-                          ).first
+    handle = page.locator(K_HANDLE).first
     handle.focus()
     handle.press("ArrowLeft")
     assert _wait(lambda: _query(page).get("max_in_degree") == "1", page=page)

@@ -12,6 +12,12 @@ from pathlib import Path
 import pytest
 from browser_checks import assert_fits_and_no_error
 
+from bnexplore.experiments.compare import PARAM_RANGES
+
+#: the handle of the structure app's max in-degree slider (k's declared range)
+K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
+            .format(PARAM_RANGES["k"][1]))
+
 REPO = Path(__file__).resolve().parents[1]
 APPS = REPO / "apps"
 
@@ -92,8 +98,7 @@ def test_structure_app_renders_and_reacts(panel_server, page):
     assert "iris" in (page.locator(".bnx-source").first.text_content() or "")
 
     # lower max in-degree -> the learned network (and its score) changes
-    handle = page.locator(
-        '.noUi-handle[aria-valuemax="5.0"], .noUi-handle[aria-valuemax="5"]').first
+    handle = page.locator(K_HANDLE).first
     handle.focus()
     handle.press("ArrowLeft")
     handle.press("ArrowLeft")

@@ -26,6 +26,12 @@ import pytest
 
 from conftest import running_panel_server
 
+from bnexplore.experiments.compare import PARAM_RANGES
+
+#: the handle of the structure app's max in-degree slider (k's declared range)
+K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
+            .format(PARAM_RANGES["k"][1]))
+
 REPO = Path(__file__).resolve().parents[1]
 N_SESSIONS = 10
 LOAD_SECONDS = 25.0
@@ -91,11 +97,11 @@ def test_ten_sessions_moving_sliders(browser):
             rss_mid = None
             while time.monotonic() < t_end:
                 for i, pg in enumerate(pages):
-                    handle = pg.locator('.noUi-handle[aria-valuemax="5.0"], '
-                                        '.noUi-handle[aria-valuemax="5"]').first
+                    handle = pg.locator(K_HANDLE).first
                     handle.focus()
                     cur = int(float(handle.get_attribute("aria-valuenow") or 3))
-                    key = "ArrowRight" if (moves // N_SESSIONS + i) % 2 == 0 and cur < 5 \
+                    up = (moves // N_SESSIONS + i) % 2 == 0 and cur < PARAM_RANGES["k"][1]
+                    key = "ArrowRight" if up \
                         else ("ArrowLeft" if cur > 1 else "ArrowRight")
                     handle.press(key)
                     moves += 1
@@ -108,8 +114,7 @@ def test_ten_sessions_moving_sliders(browser):
             checked = 0
             refs: dict[tuple[str, int], str] = {}
             for pg in pages:
-                handle = pg.locator('.noUi-handle[aria-valuemax="5.0"], '
-                                    '.noUi-handle[aria-valuemax="5"]').first
+                handle = pg.locator(K_HANDLE).first
                 handle_k = int(float(handle.get_attribute("aria-valuenow")))
                 while (time.monotonic() < deadline
                        and _query(pg).get("max_in_degree") != str(handle_k)):

@@ -150,6 +150,40 @@ class _SCFClassifier(DiscreteClassifier):
                                                                families=self.families_)
         return avg.edge_posteriors()
 
+    def posterior_graph(self, threshold: float = 0.5) -> "nx.DiGraph":
+        """The graph of every edge whose BMA posterior is at least ``threshold``.
+
+        Its nodes are the class (:attr:`class_column`) and the features; the ``ROOT``
+        row of :meth:`edge_posteriors` is left out. Its Markov blanket of the class is
+        :func:`bnexplore.networks.markov_blanket` ``(graph, clf.class_column)``.
+
+        Parameters
+        ----------
+        threshold : float, default 0.5
+            Least posterior of a drawn edge, in (0, 1].
+
+        Examples
+        --------
+        >>> import bnexplore as bx
+        >>> from bnexplore.classifiers import SFAN
+        >>> df = bx.datasets.load("weather.nominal")
+        >>> clf = SFAN(penalty=1.0, averaging="bma").fit(df.drop(columns="play"), df["play"])
+        >>> g = clf.posterior_graph(0.5)
+        >>> sorted(g.nodes) == sorted([clf.class_column, *clf.feature_names_in_])
+        True
+        """
+        import networkx as nx
+
+        if isinstance(threshold, bool) or not 0.0 < float(threshold) <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+        post = self.edge_posteriors()
+        features = list(self.feature_names_in_)
+        graph = nx.DiGraph()
+        graph.add_nodes_from([self.class_column, *features])
+        graph.add_edges_from((p, c) for p in [*features, self.class_column] for c in features
+                             if p != c and p in post.index and post.loc[p, c] >= threshold)
+        return graph
+
 
 class SFAN(_SCFClassifier):
     """Selective forest-augmented naive Bayes (Ziebart, Dey & Bagnell, Fig. 5e).

@@ -68,9 +68,12 @@ __all__ = ["ClassifierSpec", "CLASSIFIERS", "DEFAULT_CLASSIFIERS", "PARAM_RANGES
            "cross_validate_classifiers", "metric_table", "add_delta", "compare_trial",
            "CVCancelled", "FOLD_METRICS", "LOWER_IS_BETTER", "paired_test", "win_draw_loss"]
 
-#: allowed ranges of the shared parameters (inclusive).
+#: allowed ranges of the shared parameters (inclusive): the one declaration, also of the
+#: apps' sliders. k stops at 4: exact averaging scores every parent set of at most k of
+#: the other variables (C(36, 4) = 58,905 per variable of ALARM), and order MCMC on ALARM
+#: already takes minutes at k = 4.
 PARAM_RANGES: dict[str, tuple[float, float]] = {
-    "k": (1, 6), "n": (1, 60), "alpha": (0.0, 50.0), "w": (1, 10_000)}
+    "k": (1, 4), "n": (1, 60), "alpha": (0.0, 50.0), "w": (1, 10_000)}
 DEFAULT_PARAMS = {"k": 2, "n": 12, "alpha": 2.0, "w": 100}
 METRICS = ("error", "auc", "log_loss", "squared_error", "cal", "delta")
 #: metrics that :meth:`CVResult.fold_metrics` computes on each fold (CAL needs bins of
