@@ -40,7 +40,7 @@ import pandas as pd
 from .registry import register
 
 __all__ = ["METHODS", "COMPARISONS", "METRICS", "aligned_proba", "evaluate",
-           "bounded_width_network", "moral_width", "random_bn_trial", "random_bn_width_trial", "uci_trial", "wdl_table", "PAPER_TABLE1", "PAPER_TABLE2",
+           "blanket_summary", "BLANKET_BINS", "bounded_width_network", "moral_width", "random_bn_trial", "random_bn_width_trial", "uci_trial", "wdl_table", "PAPER_TABLE1", "PAPER_TABLE2",
            "SAMPLE_SIZES", "UCI_DATASETS"]
 
 SAMPLE_SIZES = (25, 100, 400, 1600, 6400)
@@ -334,6 +334,66 @@ def wdl_table(results: pd.DataFrame, by: list[str], alpha: float = 0.05,
     out = pd.DataFrame(table).T
     out.attrs["counts"] = counts
     return out
+
+
+#: bins of the class's Markov-blanket size in :func:`blanket_summary`
+BLANKET_BINS = ((0, 0, "0"), (1, 1, "1"), (2, 2, "2"), (3, 4, "3-4"), (5, 8, "5-8"),
+                (9, 10**9, "9+"))
+
+
+def blanket_summary(results: pd.DataFrame, first: str = "AODE0", second: str = "BMAAODE"
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``first``'s margin over ``second`` by the size of the class's Markov blanket.
+
+    ``results`` are rows of ``cerquides_random_bn`` (or ``cerquides_random_bn_width``),
+    one per network and training size, with the ``mb_size`` column.  Returns
+
+    * per blanket bin (:data:`BLANKET_BINS`): the share of networks, the number of rows,
+      the mean AUC margin and its standard error, the shares of rows where ``first`` /
+      ``second`` has the higher AUC, the mean error margin (``second``'s error minus
+      ``first``'s) and the mean log-likelihood margin;
+    * the mean AUC margin by blanket bin (rows) and training size (columns).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"trial_id": ["a", "a", "b"], "n_train": [25, 100, 25],
+    ...                    "mb_size": [0, 0, 3], "AODE0_auc": [.6, .7, .8],
+    ...                    "BMAAODE_auc": [.5, .7, .9], "AODE0_er": [.3, .3, .2],
+    ...                    "BMAAODE_er": [.4, .3, .2], "AODE0_logp": [-1, -1, -1],
+    ...                    "BMAAODE_logp": [-2, -1, -1]})
+    >>> by_bin, by_size = blanket_summary(df)
+    >>> by_bin.loc["0", ["networks_pct", "rows", "auc_margin"]].round(3).tolist()
+    [50.0, 2.0, 0.05]
+    """
+    labels = [b[2] for b in BLANKET_BINS]
+
+    def bin_of(sizes):
+        out = pd.Series(pd.NA, index=sizes.index, dtype=object)
+        for lo, hi, lab in BLANKET_BINS:
+            out[(sizes >= lo) & (sizes <= hi)] = lab
+        return pd.Categorical(out, categories=labels, ordered=True)
+
+    networks = results.drop_duplicates("trial_id")
+    share = (pd.Series(bin_of(networks["mb_size"])).value_counts(normalize=True)
+             .reindex(labels).fillna(0.0) * 100)
+    ok = results[f"{first}_auc"].notna() & results[f"{second}_auc"].notna()
+    x = results[ok]
+    margin = x[f"{first}_auc"] - x[f"{second}_auc"]
+    frame = pd.DataFrame({
+        "bin": bin_of(x["mb_size"]), "n_train": x["n_train"], "m": margin,
+        "first_higher": margin > 0, "second_higher": margin < 0,
+        "er": x[f"{second}_er"] - x[f"{first}_er"],
+        "logp": x[f"{first}_logp"] - x[f"{second}_logp"]})
+    g = frame.groupby("bin", observed=False)
+    by_bin = pd.DataFrame({
+        "networks_pct": share, "rows": g["m"].size().astype(float),
+        "auc_margin": g["m"].mean(), "auc_se": g["m"].sem(),
+        f"{first}_higher_pct": g["first_higher"].mean() * 100,
+        f"{second}_higher_pct": g["second_higher"].mean() * 100,
+        "er_margin": g["er"].mean(), "logp_margin": g["logp"].mean()})
+    by_size = frame.pivot_table(index="bin", columns="n_train", values="m", aggfunc="mean",
+                                observed=False)
+    return by_bin, by_size
 
 
 # --------------------------------------------------------------------------- registry
