@@ -8,6 +8,7 @@ Examples
     bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
     bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
     bnexplore run demo_sampling --size full --seeds 5-39   # some seeds, one at a time
+    bnexplore run demo_sampling --size full --where n=10     # some settings
     bnexplore report                  # regenerate docs/reproduction/README.md
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 import sys
 from typing import Sequence
 
-__all__ = ["main", "build_parser", "parse_seeds"]
+__all__ = ["main", "build_parser", "parse_seeds", "parse_where"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "trials")
     run.add_argument("--retry-errors", action="store_true",
                      help="rerun trials whose earlier run recorded an error")
+    run.add_argument("--where", metavar="KEY=V1,V2", action="append", default=None,
+                     type=parse_where,
+                     help="run only the settings whose grid parameter KEY has one of these "
+                          "values (repeatable, e.g. --where n_attributes=5,10); trials and "
+                          "results file as without --where")
     run.add_argument("--seeds", metavar="SPEC", default=None, type=parse_seeds,
                      help="run only these of the experiment's seeds, e.g. '5-39' or "
                           "'5,7,10-12', one seed after another (every setting of a seed "
@@ -92,6 +98,22 @@ def parse_seeds(spec: str) -> list[int]:
     if not seeds:
         raise argparse.ArgumentTypeError(f"seeds {spec!r} name no seed")
     return list(dict.fromkeys(seeds))
+
+
+def parse_where(spec: str) -> tuple[str, list[str]]:
+    """``"key=v1,v2"`` -> ``("key", ["v1", "v2"])``.
+
+    Examples
+    --------
+    >>> parse_where("n_attributes=5,10")
+    ('n_attributes', ['5', '10'])
+    """
+    key, eq, values = spec.partition("=")
+    vals = [v.strip() for v in values.split(",") if v.strip()]
+    if not eq or not key.strip() or not vals:
+        raise argparse.ArgumentTypeError(f"--where {spec!r}: write KEY=VALUE[,VALUE...], "
+                                         f"e.g. n_attributes=5,10")
+    return key.strip(), vals
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -148,7 +170,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 args.name, size=args.size, out=out, backend=backend, n_jobs=args.n_jobs,
                 scheduler=args.scheduler, progress=not args.no_progress,
                 resume=not args.no_resume or i > 0, retry_errors=args.retry_errors,
-                seeds=seeds))
+                seeds=seeds, where=dict(args.where) if args.where else None))
         df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished trials are saved in {out}; rerun the same command "

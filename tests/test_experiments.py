@@ -389,25 +389,36 @@ def test_cli_default_out(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "demo_sampling_reduced.csv").exists()
 
 
-def test_cli_seeds_runs_those_seeds_one_after_another(tmp_path, capsys):
+def test_cli_seeds_and_where_run_part_of_the_full_run(tmp_path, capsys):
     out = tmp_path / "demo.csv"
-    # demo_sampling's full run has seeds 0-9; run 3 and 1 only, in that order
-    assert main(["run", "demo_sampling", "--size", "full", "--seeds", "3,1", "--out",
-                 str(out), "--no-progress"]) == 0
+    part = ["--where", "n_nodes=10", "--where", "n_samples=100,1000"]
+    # demo_sampling's full run: 27 settings x seeds 0-9; run 6 settings, seeds 3 then 1
+    assert main(["run", "demo_sampling", "--size", "full", "--seeds", "3,1", *part,
+                 "--out", str(out), "--no-progress"]) == 0
     rows = _data_rows(out)
-    n_settings = len(rows) // 2
-    assert n_settings > 1 and sorted(set(rows["seed"])) == [1, 3]
-    assert rows["seed"].tolist() == [3] * n_settings + [1] * n_settings   # seed-major
-    # the same trials as a run without --seeds: that run skips them
-    full = ex.run_named("demo_sampling", size="full", out=out, progress=False)
-    assert set(rows["trial_id"]) <= set(full["trial_id"])
-    assert len(_data_rows(out)) == len(full) == 10 * n_settings
-    # a seed the experiment does not have is a usage error, and so is a bad spec
+    assert set(rows["n_nodes"]) == {10} and set(rows["n_samples"]) == {100, 1000}
+    assert rows["seed"].tolist() == [3] * 6 + [1] * 6          # one seed after another
+    # the same trials as the full run's: resuming it with the same filter skips them
+    again = ex.run_named("demo_sampling", size="full", out=out, progress=False,
+                         seeds=[1, 3], where={"n_nodes": [10], "n_samples": [100, 1000]})
+    pd.testing.assert_frame_equal(_data_rows(out), rows)
+    assert set(again["trial_id"]) == set(rows["trial_id"])
+    full_ids = set(ex.run_named("demo_sampling", size="full", out=None, progress=False,
+                                seeds=[1], where={"n_nodes": [10]})["trial_id"])
+    assert set(rows.loc[rows["seed"] == 1, "trial_id"]) <= full_ids
+    # usage errors: a seed or a parameter the experiment does not have, bad specs
     assert main(["run", "demo_sampling", "--seeds", "0-2", "--out", str(out),
                  "--no-progress"]) == 2
     assert "seeds [2] are not among them" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["run", "demo_sampling", "--seeds", "a-b"])
+    assert main(["run", "demo_sampling", "--where", "colour=red", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "no grid parameter 'colour'" in capsys.readouterr().err
+    assert main(["run", "demo_sampling", "--where", "n_nodes=7", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "no setting" in capsys.readouterr().err
+    for bad in (["--seeds", "a-b"], ["--where", "n_nodes"]):
+        with pytest.raises(SystemExit):
+            main(["run", "demo_sampling", *bad])
 
 
 def test_parse_seeds():

@@ -14,7 +14,7 @@ import os
 import pkgutil
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -205,13 +205,17 @@ def get(name: str) -> Experiment:
 def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = None,
               backend: str = "local", n_jobs: int = 1, scheduler: Any = None,
               progress: bool = True, resume: bool = True, retry_errors: bool = False,
-              seeds: Iterable[int] | None = None) -> pd.DataFrame:
+              seeds: Iterable[int] | None = None,
+              where: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """Run the registered experiment ``name`` at ``size`` ("reduced" or "full").
 
     ``seeds`` restricts the run to some of the experiment's seeds at ``size`` (a seed
     it does not have is a ValueError: its rows would not belong to the experiment);
     the trials keep their ``trial_id``, so they resume and count as part of the full
-    run.  The remaining parameters are those of :func:`bnexplore.experiments.run`;
+    run.  ``where`` likewise keeps only the settings whose parameter ``key`` has one of
+    the given values (compared as text, so ``{"n_attributes": ["5"]}`` matches 5); a
+    key the grid lacks, or a filter that keeps nothing, is a ValueError.  The
+    remaining parameters are those of :func:`bnexplore.experiments.run`;
     with ``out=None`` results are kept in memory only.
 
     Examples
@@ -230,6 +234,17 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
         if extra:
             raise ValueError(f"experiment {name!r} ({size}) has seeds {_span(all_seeds)}; "
                              f"seeds {extra} are not among them")
+    if where:
+        settings = expand_grid(grid)
+        for key, values in where.items():
+            if not any(key in st for st in settings):
+                raise ValueError(f"experiment {name!r} has no grid parameter {key!r}; its "
+                                 f"parameters: {sorted({k for st in settings for k in st})}")
+            wanted = {str(v) for v in values}
+            settings = [st for st in settings if str(st.get(key)) in wanted]
+        if not settings:
+            raise ValueError(f"no setting of experiment {name!r} ({size}) matches {dict(where)}")
+        grid = settings
     return run(exp.trial, grid, seeds=seeds, out=out, backend=backend, n_jobs=n_jobs,
                scheduler=scheduler, progress=progress, resume=resume,
                retry_errors=retry_errors, desc=f"{name} ({size})")
