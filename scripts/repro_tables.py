@@ -74,6 +74,42 @@ def cerquides(path: Path, config: list[str], what: str) -> None:
     print(_md(by_size.map(lambda v: f"{v:+.4f}"), "blanket") + "\n")
 
 
+def width_comparison() -> None:
+    """The bounded-width networks against the in-degree networks on the same
+    configurations (attributes x arity x bound) and seeds."""
+    from bnexplore.experiments.cerquides import blanket_summary, wdl_table
+
+    w = pd.read_csv(RESULTS / "cerquides_random_bn_width.csv")
+    d = pd.read_csv(RESULTS / "cerquides_random_bn.csv")
+    w, d = w[w["error"].isna()], d[d["error"].isna()]
+    w = w.rename(columns={"induced_width": "bound"})
+    d = d.rename(columns={"max_indegree": "bound"})
+    cfg = ["n_attributes", "max_arity", "bound"]
+    # whole seeds only: those every configuration of the width run has
+    done = w.drop_duplicates("trial_id").groupby("seed").size()
+    n_cfg = w.drop_duplicates(cfg).shape[0]
+    seeds = sorted(done[done == n_cfg].index)
+    w = w[w["seed"].isin(seeds)]
+    d = d[d["seed"].isin(seeds) & d["n_attributes"].isin(w["n_attributes"].unique())]
+    print(f"seeds {seeds[0]}-{seeds[-1]} ({len(seeds)} networks per configuration), "
+          f"{n_cfg} configurations, attributes {sorted(int(v) for v in w['n_attributes'].unique())}\n")
+    nets = w.drop_duplicates("trial_id")
+    print("realised moral treewidth (min-fill bound) by the bound:",
+          nets.groupby("bound")["moral_width"].value_counts().unstack(fill_value=0).to_dict("index"))
+    print("mean class blanket: width", round(nets["mb_size"].mean(), 2), "in-degree",
+          round(d.drop_duplicates("trial_id")["mb_size"].mean(), 2))
+    print("mean arcs: width", round(nets["n_arcs"].mean(), 2), "in-degree",
+          round(d.drop_duplicates("trial_id")["n_arcs"].mean(), 2), "\n")
+    for name, df in (("bounded width", w), ("in-degree", d)):
+        print(f"{name}:\n")
+        print(_md(wdl_table(df, cfg + ["n_train"]), "") + "\n")
+        m = (df["AODE0_auc"] - df["BMAAODE_auc"]).groupby(df["n_train"]).mean()
+        print("mean AODE0 - BMAAODE AUC by n:", m.round(4).to_dict())
+        by_bin, _ = blanket_summary(df)
+        print(by_bin[["networks_pct", "rows", "auc_margin", "auc_se"]].round(4).to_string(),
+              "\n")
+
+
 def conventions(path: Path) -> None:
     from bnexplore.experiments.dash_cooper import summarise_conventions
 
@@ -98,8 +134,7 @@ def main(argv=None) -> int:
     if args.what == "cerquides":
         cerquides(RESULTS / "cerquides_random_bn.csv", CONFIG, "cerquides_random_bn")
     elif args.what == "cerquides_width":
-        cerquides(RESULTS / "cerquides_random_bn_width.csv",
-                  ["n_attributes", "max_arity", "induced_width"], "cerquides_random_bn_width")
+        width_comparison()
     else:
         conventions(RESULTS / "dash_cooper_conventions.csv")
     return 0
