@@ -8,7 +8,7 @@ Examples
     bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
     bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
     bnexplore run demo_sampling --size full --seeds 5-39   # some seeds, one at a time
-    bnexplore run demo_sampling --size full --where n=10     # some settings
+    bnexplore run demo_sampling --size full --where n_nodes=10,20   # some settings
     bnexplore report                  # regenerate docs/reproduction/README.md
 """
 from __future__ import annotations
@@ -90,11 +90,13 @@ def parse_seeds(spec: str) -> list[int]:
     try:
         for part in spec.split(","):
             lo, _, hi = part.strip().partition("-")
+            if hi and int(hi) < int(lo):
+                raise ValueError(part)
             seeds += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"seeds {spec!r}: write non-negative integers and ranges such as "
-            f"'5-39' or '5,7,10-12'") from None
+            f"seeds {spec!r}: write non-negative integers and increasing ranges such "
+            f"as '5-39' or '5,7,10-12'") from None
     if not seeds:
         raise argparse.ArgumentTypeError(f"seeds {spec!r} name no seed")
     return list(dict.fromkeys(seeds))

@@ -426,6 +426,16 @@ def test_parse_seeds():
 
     assert parse_seeds("5-7,3,5") == [5, 6, 7, 3]
     assert parse_seeds("0") == [0]
+    for bad in ("5-3", "-1", "x", ""):
+        with pytest.raises(Exception, match="seeds"):
+            parse_seeds(bad)
+
+
+def test_where_matches_text_and_numbers():
+    from bnexplore.experiments.registry import _matches
+
+    assert _matches(1.0, ["1"]) and _matches(5, ["5"]) and _matches("uniform", ["8", "uniform"])
+    assert not _matches(5, ["50"]) and not _matches("8", ["uniform"])
 
 
 def test_cli_errors(capsys, tmp_path):

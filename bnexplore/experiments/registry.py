@@ -213,7 +213,7 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
     it does not have is a ValueError: its rows would not belong to the experiment);
     the trials keep their ``trial_id``, so they resume and count as part of the full
     run.  ``where`` likewise keeps only the settings whose parameter ``key`` has one of
-    the given values (compared as text, so ``{"n_attributes": ["5"]}`` matches 5); a
+    the given values (as text or as numbers: ``["5"]`` matches 5, ``["1"]`` matches 1.0); a
     key the grid lacks, or a filter that keeps nothing, is a ValueError.  The
     remaining parameters are those of :func:`bnexplore.experiments.run`;
     with ``out=None`` results are kept in memory only.
@@ -240,8 +240,7 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
             if not any(key in st for st in settings):
                 raise ValueError(f"experiment {name!r} has no grid parameter {key!r}; its "
                                  f"parameters: {sorted({k for st in settings for k in st})}")
-            wanted = {str(v) for v in values}
-            settings = [st for st in settings if str(st.get(key)) in wanted]
+            settings = [st for st in settings if key in st and _matches(st[key], values)]
         if not settings:
             raise ValueError(f"no setting of experiment {name!r} ({size}) matches {dict(where)}")
         grid = settings
@@ -256,3 +255,17 @@ def _span(seeds: Sequence[int]) -> str:
     if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2:
         return f"{seeds[0]}-{seeds[-1]}"
     return ", ".join(map(str, seeds))
+
+
+def _matches(value: Any, wanted: Sequence[Any]) -> bool:
+    """Whether a grid value equals one of ``wanted``, as text or as numbers."""
+    for w in wanted:
+        if str(value) == str(w):
+            return True
+        try:
+            if float(value) == float(w):
+                return True
+        except (TypeError, ValueError):
+            pass
+    return False
+
