@@ -7,6 +7,8 @@ Examples
     bnexplore list
     bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
     bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
+    bnexplore run demo_sampling --size full --seeds 5-39   # some seeds, one at a time
+    bnexplore run demo_sampling --size full --where n_nodes=10,20   # some settings
     bnexplore report                  # regenerate docs/reproduction/README.md
 """
 from __future__ import annotations
@@ -15,7 +17,7 @@ import argparse
 import sys
 from typing import Sequence
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "parse_seeds", "parse_where"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +53,16 @@ def build_parser() -> argparse.ArgumentParser:
                           "trials")
     run.add_argument("--retry-errors", action="store_true",
                      help="rerun trials whose earlier run recorded an error")
+    run.add_argument("--where", metavar="KEY=V1,V2", action="append", default=None,
+                     type=parse_where,
+                     help="run only the settings whose grid parameter KEY has one of these "
+                          "values (repeatable, e.g. --where n_attributes=5,10); trials and "
+                          "results file as without --where")
+    run.add_argument("--seeds", metavar="SPEC", default=None, type=parse_seeds,
+                     help="run only these of the experiment's seeds, e.g. '5-39' or "
+                          "'5,7,10-12', one seed after another (every setting of a seed "
+                          "before the next seed), so that a stopped run leaves whole "
+                          "seeds; trials and results file as without --seeds")
 
     rep = sub.add_parser(
         "report", help="regenerate docs/reproduction/README.md",
@@ -64,6 +76,46 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", metavar="FILE", default=None,
                      help="output file (default DOCS/README.md); '-' prints it")
     return parser
+
+
+def parse_seeds(spec: str) -> list[int]:
+    """Seeds from ``"5-39"``, ``"3"`` or ``"5,7,10-12"`` (ranges include both ends).
+
+    Examples
+    --------
+    >>> parse_seeds("5,7,10-12")
+    [5, 7, 10, 11, 12]
+    """
+    seeds: list[int] = []
+    try:
+        for part in spec.split(","):
+            lo, _, hi = part.strip().partition("-")
+            if hi and int(hi) < int(lo):
+                raise ValueError(part)
+            seeds += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"seeds {spec!r}: write non-negative integers and increasing ranges such "
+            f"as '5-39' or '5,7,10-12'") from None
+    if not seeds:
+        raise argparse.ArgumentTypeError(f"seeds {spec!r} name no seed")
+    return list(dict.fromkeys(seeds))
+
+
+def parse_where(spec: str) -> tuple[str, list[str]]:
+    """``"key=v1,v2"`` -> ``("key", ["v1", "v2"])``.
+
+    Examples
+    --------
+    >>> parse_where("n_attributes=5,10")
+    ('n_attributes', ['5', '10'])
+    """
+    key, eq, values = spec.partition("=")
+    vals = [v.strip() for v in values.split(",") if v.strip()]
+    if not eq or not key.strip() or not vals:
+        raise argparse.ArgumentTypeError(f"--where {spec!r}: write KEY=VALUE[,VALUE...], "
+                                         f"e.g. n_attributes=5,10")
+    return key.strip(), vals
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -97,6 +149,8 @@ def _cmd_list() -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from bnexplore import experiments
 
     if args.n_jobs == 0:
@@ -109,11 +163,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     out = args.out or f"{args.name}_{args.size}.csv"
     backend = "dask" if args.scheduler else "local"
+    # with --seeds: one seed after another, so that a stopped run leaves whole seeds
+    seed_groups = [None] if args.seeds is None else [[s] for s in args.seeds]
     try:
-        df = experiments.run_named(args.name, size=args.size, out=out, backend=backend,
-                                   n_jobs=args.n_jobs, scheduler=args.scheduler,
-                                   progress=not args.no_progress, resume=not args.no_resume,
-                                   retry_errors=args.retry_errors)
+        frames = []
+        for i, seeds in enumerate(seed_groups):
+            frames.append(experiments.run_named(
+                args.name, size=args.size, out=out, backend=backend, n_jobs=args.n_jobs,
+                scheduler=args.scheduler, progress=not args.no_progress,
+                resume=not args.no_resume or i > 0, retry_errors=args.retry_errors,
+                seeds=seeds, where=dict(args.where) if args.where else None))
+        df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished trials are saved in {out}; rerun the same command "
               f"to resume", file=sys.stderr)

@@ -475,3 +475,40 @@ def test_greedy_q_variants_on_asia():
     assert strict["q"] <= base["q"] and strict["n_arcs"] <= base["n_arcs"]
     with pytest.raises(ValueError, match="restrict"):
         greedy_q_trial(n_rows=100, seed=0, network="asia", restrict="cousins")
+
+
+@pytest.mark.parametrize("penalty", ["BIC", "AIC"])
+def test_penalised_score_against_counts(asia, penalty):
+    """The BIC / AIC family score of the greedy-q experiment, from pandas counts."""
+    from bnexplore.experiments.castelo_siebes import _penalised_score
+
+    df = asia[0].sample(500, seed=1)
+    ls = _penalised_score(df, penalty)
+    child, parents = "dysp", ["bronc", "either"]
+    n_jk = df.groupby(parents + [child], observed=True).size()
+    n_jk = n_jk[n_jk > 0]
+    n_j = df.groupby(parents, observed=True).size()
+    n_j = n_j[n_j > 0]
+    loglik = (n_jk * np.log(n_jk)).sum() - (n_j * np.log(n_j)).sum()
+    q = np.prod([df[p].cat.categories.size for p in parents])
+    r = df[child].cat.categories.size
+    per = np.log(len(df)) / 2 if penalty == "BIC" else 1.0
+    assert ls.score(child, parents) == pytest.approx(loglik - per * q * (r - 1), rel=1e-12)
+    assert ls.score(child, parents[::-1]) == ls.score(child, parents)
+    assert ls.score_many(child, [[], parents]).tolist() == [ls.score(child, []),
+                                                            ls.score(child, parents)]
+
+
+def test_greedy_q_penalised_scores_and_orders_on_asia():
+    from bnexplore.experiments.castelo_siebes import greedy_q_trial
+
+    bic = greedy_q_trial(n_rows=1000, seed=0, network="asia", prior="BIC")
+    aic = greedy_q_trial(n_rows=1000, seed=0, network="asia", prior="AIC")
+    assert 0 < bic["n_arcs"] <= aic["n_arcs"] and 0 < bic["q"] <= aic["q"]
+    orders = {greedy_q_trial(n_rows=1000, seed=0, network="asia", order="random",
+                             order_seed=k)["q"] for k in range(4)}
+    assert all(q > 0 for q in orders)
+    with pytest.raises(ValueError, match="penalty"):
+        from bnexplore.experiments.castelo_siebes import _penalised_score
+        _penalised_score(pd.DataFrame({"a": ["x", "y"]}), "MDL")
+

@@ -389,6 +389,55 @@ def test_cli_default_out(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "demo_sampling_reduced.csv").exists()
 
 
+def test_cli_seeds_and_where_run_part_of_the_full_run(tmp_path, capsys):
+    out = tmp_path / "demo.csv"
+    part = ["--where", "n_nodes=10", "--where", "n_samples=100,1000"]
+    # demo_sampling's full run: 27 settings x seeds 0-9; run 6 settings, seeds 3 then 1
+    assert main(["run", "demo_sampling", "--size", "full", "--seeds", "3,1", *part,
+                 "--out", str(out), "--no-progress"]) == 0
+    rows = _data_rows(out)
+    assert set(rows["n_nodes"]) == {10} and set(rows["n_samples"]) == {100, 1000}
+    assert rows["seed"].tolist() == [3] * 6 + [1] * 6          # one seed after another
+    # the same trials as the full run's: resuming it with the same filter skips them
+    again = ex.run_named("demo_sampling", size="full", out=out, progress=False,
+                         seeds=[1, 3], where={"n_nodes": [10], "n_samples": [100, 1000]})
+    pd.testing.assert_frame_equal(_data_rows(out), rows)
+    assert set(again["trial_id"]) == set(rows["trial_id"])
+    full_ids = set(ex.run_named("demo_sampling", size="full", out=None, progress=False,
+                                seeds=[1], where={"n_nodes": [10]})["trial_id"])
+    assert set(rows.loc[rows["seed"] == 1, "trial_id"]) <= full_ids
+    # usage errors: a seed or a parameter the experiment does not have, bad specs
+    assert main(["run", "demo_sampling", "--seeds", "0-2", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "seeds [2] are not among them" in capsys.readouterr().err
+    assert main(["run", "demo_sampling", "--where", "colour=red", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "no grid parameter 'colour'" in capsys.readouterr().err
+    assert main(["run", "demo_sampling", "--where", "n_nodes=7", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert "no setting" in capsys.readouterr().err
+    for bad in (["--seeds", "a-b"], ["--where", "n_nodes"]):
+        with pytest.raises(SystemExit):
+            main(["run", "demo_sampling", *bad])
+
+
+def test_parse_seeds():
+    from bnexplore.cli import parse_seeds
+
+    assert parse_seeds("5-7,3,5") == [5, 6, 7, 3]
+    assert parse_seeds("0") == [0]
+    for bad in ("5-3", "-1", "x", ""):
+        with pytest.raises(Exception, match="seeds"):
+            parse_seeds(bad)
+
+
+def test_where_matches_text_and_numbers():
+    from bnexplore.experiments.registry import _matches
+
+    assert _matches(1.0, ["1"]) and _matches(5, ["5"]) and _matches("uniform", ["8", "uniform"])
+    assert not _matches(5, ["50"]) and not _matches("8", ["uniform"])
+
+
 def test_cli_errors(capsys, tmp_path):
     assert main(["run", "no_such_experiment"]) == 2
     err = capsys.readouterr().err

@@ -612,6 +612,38 @@ def test_reduced_random_bn_reproduction_runs():
         assert sum(map(int, cell.split("/"))) <= 2      # at most two configurations
 
 
+@pytest.mark.parametrize("width", [1, 2, 3, 4])
+def test_bounded_width_networks_are_connected_with_bounded_moral_treewidth(width):
+    """An elimination order of width <= w (min-fill's) proves treewidth <= w; the bound
+    is reached, and the class always has a Markov blanket."""
+    import networkx as nx
+
+    from bnexplore.experiments.cerquides import bounded_width_network, moral_width
+    widths = []
+    for seed in range(40):
+        bn = bounded_width_network(8 + seed % 13, width, max_arity=4, seed=seed)
+        assert nx.is_directed_acyclic_graph(bn.dag) and nx.is_weakly_connected(bn.dag)
+        assert max(d for _, d in bn.dag.in_degree()) <= width
+        assert all(bn.markov_blanket(v) for v in bn.nodes)
+        assert all(2 <= len(bn.states[v]) <= 4 for v in bn.nodes)
+        widths.append(moral_width(bn.dag))
+    assert max(widths) == width and np.mean(np.array(widths) == width) > 0.25
+    with pytest.raises(ValueError, match="width"):
+        bounded_width_network(5, 0, 2, seed=0)
+
+
+def test_random_bn_width_trial_rows():
+    from bnexplore import experiments
+    from bnexplore.experiments.cerquides import random_bn_width_trial
+    assert experiments.get("cerquides_random_bn_width").n_trials("full") == 3600
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = random_bn_width_trial(n_attributes=5, max_arity=3, induced_width=2, seed=1,
+                                     max_size=100)
+    assert [r["n_train"] for r in rows] == [25, 100]
+    assert all(r["mb_size"] >= 1 and r["moral_width"] <= 2 for r in rows)
+
+
 def test_reduced_uci_trial_runs():
     from bnexplore.experiments.cerquides import uci_trial
     rows = uci_trial("labor", seed=0, n_folds=3)

@@ -41,7 +41,7 @@ from .registry import register
 from .._validation import check_random_state
 
 __all__ = ["METHODS", "COMPARISONS", "METRICS", "aligned_proba", "evaluate",
-           "random_bn_trial", "uci_trial", "wdl_table", "PAPER_TABLE1", "PAPER_TABLE2",
+           "blanket_summary", "BLANKET_BINS", "bounded_width_network", "moral_width", "random_bn_trial", "random_bn_width_trial", "uci_trial", "wdl_table", "PAPER_TABLE1", "PAPER_TABLE2",
            "SAMPLE_SIZES", "UCI_DATASETS"]
 
 SAMPLE_SIZES = (25, 100, 400, 1600, 6400)
@@ -121,6 +121,74 @@ def evaluate(X_train, y_train, X_test, y_test, classes=None) -> dict:
     return out
 
 
+def bounded_width_network(n_nodes: int, width: int, max_arity: int, seed,
+                          concentration: float = 1.0):
+    """A random connected Bayesian network whose moral graph has treewidth <= ``width``.
+
+    Stands in for BNGenerator's networks with a bounded induced width (Ide & Cozman),
+    which Cerquides & Lopez de Mantaras use.  The construction is a random *partial
+    k-tree*: the nodes come in a random order; the first has no parent; every later
+    node ``v`` picks an earlier node ``u`` and the clique ``K_u`` it was attached
+    with (``u`` and its attachment set, at most ``width + 1`` nodes), drops random
+    members until at most ``width`` are left (its attachment set ``C_v``) and takes a
+    non-empty random subset of ``C_v`` (size uniform in ``1..|C_v|``) as parents.
+
+    Why the width is bounded: let H be the graph joining every node to its attachment
+    set.  Each node's earlier neighbours in H form a clique of H (``C_v`` lies inside
+    ``K_u``, a clique), so the reverse node order eliminates H without fill-in and
+    H is chordal with cliques of at most ``width + 1`` nodes: treewidth(H) <= width.
+    The moral graph lies inside H - a node's parents are a subset of the clique
+    ``C_v``, so marrying them adds only edges of H - hence its treewidth, the least
+    induced width over elimination orders, is at most ``width``.  Every node after
+    the first has a parent, so the network is connected; in-degrees are <= ``width``.
+    Unlike BNGenerator's the graphs are not uniform over the constrained DAGs.
+
+    States per node uniform in ``2..max_arity``, CPT rows ~ Dirichlet(concentration).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> bn = bounded_width_network(12, width=2, max_arity=3, seed=0)
+    >>> nx.is_weakly_connected(bn.dag), max(d for _, d in bn.dag.in_degree()) <= 2
+    (True, True)
+    """
+    from ..networks import BayesNet
+
+    n, w = int(n_nodes), int(width)
+    if n < 1 or w < 1:
+        raise ValueError(f"n_nodes and width must be >= 1, got {n_nodes!r}, {width!r}")
+    rng = np.random.default_rng(seed)
+    names = [f"X{i}" for i in range(n)]
+    order = rng.permutation(n)               # construction order (names stay X0..)
+    arity = rng.integers(2, max(int(max_arity), 2) + 1, size=n)
+    parents: dict[int, list[int]] = {int(order[0]): []}
+    clique = {int(order[0]): [int(order[0])]}      # K_v = C_v + [v]
+    for i in range(1, n):
+        v = int(order[i])
+        u = int(order[rng.integers(i)])
+        members = list(clique[u])
+        rng.shuffle(members)
+        attach = sorted(members[:w])
+        k = int(rng.integers(1, len(attach) + 1))
+        parents[v] = sorted(int(x) for x in rng.choice(attach, size=k, replace=False))
+        clique[v] = attach + [v]
+    par = {names[v]: [names[p] for p in ps] for v, ps in parents.items()}
+    states = {names[v]: [f"s{j}" for j in range(arity[v])] for v in range(n)}
+    cpts = {names[v]: rng.dirichlet(np.full(arity[v], float(concentration)),
+                                    size=int(np.prod([arity[p] for p in parents[v]])))
+            for v in range(n)}
+    return BayesNet(par, states, cpts, name=f"random connected, treewidth <= {w}")
+
+
+def moral_width(dag) -> int:
+    """Upper bound on the treewidth of the moral graph of ``dag`` (min-fill heuristic)."""
+    import networkx as nx
+    from networkx.algorithms.approximation import treewidth_min_fill_in
+
+    moral = nx.moral_graph(dag)
+    return int(treewidth_min_fill_in(moral)[0]) if moral.number_of_edges() else 0
+
+
 def random_bn_trial(n_attributes: int, max_arity: int, max_indegree: int, seed: int,
                     max_size: int = 6400, n_test: int = N_TEST) -> list[dict]:
     """One random network of section 7.1; one row per training size <= ``max_size``."""
@@ -130,6 +198,32 @@ def random_bn_trial(n_attributes: int, max_arity: int, max_indegree: int, seed: 
     arity = 2 if max_arity <= 2 else (2, int(max_arity))
     bn = networks.random_network(int(n_attributes) + 1, int(max_indegree), arity=arity,
                                  seed=rng, method="order")
+    return _network_rows(bn, rng, max_size, n_test)
+
+
+def random_bn_width_trial(n_attributes: int, max_arity: int, induced_width: int, seed: int,
+                          max_size: int = 6400, n_test: int = N_TEST) -> list[dict]:
+    """Like :func:`random_bn_trial` on a connected network of treewidth <= ``induced_width``
+    (:func:`bounded_width_network`); rows add ``moral_width`` (min-fill upper bound).
+
+    Examples
+    --------
+    >>> rows = random_bn_width_trial(4, 2, 2, seed=0, max_size=25)
+    >>> rows[0]["mb_size"] > 0, rows[0]["moral_width"] <= 2
+    (True, True)
+    """
+    rng = np.random.default_rng([seed, 2005])
+    bn = bounded_width_network(int(n_attributes) + 1, int(induced_width), int(max_arity), rng)
+    rows = _network_rows(bn, rng, max_size, n_test)
+    width = moral_width(bn.dag)
+    for r in rows:
+        r["moral_width"] = width
+    return rows
+
+
+def _network_rows(bn, rng, max_size: int, n_test: int) -> list[dict]:
+    """A random class node of ``bn``, nested training samples and one test sample; one
+    row of :func:`evaluate` per training size."""
     target = bn.nodes[int(rng.integers(len(bn.nodes)))]
     sizes = [s for s in SAMPLE_SIZES if s <= max_size]
     train = bn.sample(max(sizes), seed=rng)
@@ -243,6 +337,66 @@ def wdl_table(results: pd.DataFrame, by: list[str], alpha: float = 0.05,
     return out
 
 
+#: bins of the class's Markov-blanket size in :func:`blanket_summary`
+BLANKET_BINS = ((0, 0, "0"), (1, 1, "1"), (2, 2, "2"), (3, 4, "3-4"), (5, 8, "5-8"),
+                (9, 10**9, "9+"))
+
+
+def blanket_summary(results: pd.DataFrame, first: str = "AODE0", second: str = "BMAAODE"
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``first``'s margin over ``second`` by the size of the class's Markov blanket.
+
+    ``results`` are rows of ``cerquides_random_bn`` (or ``cerquides_random_bn_width``),
+    one per network and training size, with the ``mb_size`` column.  Returns
+
+    * per blanket bin (:data:`BLANKET_BINS`): the share of networks, the number of rows,
+      the mean AUC margin and its standard error, the shares of rows where ``first`` /
+      ``second`` has the higher AUC, the mean error margin (``second``'s error minus
+      ``first``'s) and the mean log-likelihood margin;
+    * the mean AUC margin by blanket bin (rows) and training size (columns).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"trial_id": ["a", "a", "b"], "n_train": [25, 100, 25],
+    ...                    "mb_size": [0, 0, 3], "AODE0_auc": [.6, .7, .8],
+    ...                    "BMAAODE_auc": [.5, .7, .9], "AODE0_er": [.3, .3, .2],
+    ...                    "BMAAODE_er": [.4, .3, .2], "AODE0_logp": [-1, -1, -1],
+    ...                    "BMAAODE_logp": [-2, -1, -1]})
+    >>> by_bin, by_size = blanket_summary(df)
+    >>> by_bin.loc["0", ["networks_pct", "rows", "auc_margin"]].round(3).tolist()
+    [50.0, 2.0, 0.05]
+    """
+    labels = [b[2] for b in BLANKET_BINS]
+
+    def bin_of(sizes):
+        out = pd.Series(pd.NA, index=sizes.index, dtype=object)
+        for lo, hi, lab in BLANKET_BINS:
+            out[(sizes >= lo) & (sizes <= hi)] = lab
+        return pd.Categorical(out, categories=labels, ordered=True)
+
+    networks = results.drop_duplicates("trial_id")
+    share = (pd.Series(bin_of(networks["mb_size"])).value_counts(normalize=True)
+             .reindex(labels).fillna(0.0) * 100)
+    ok = results[f"{first}_auc"].notna() & results[f"{second}_auc"].notna()
+    x = results[ok]
+    margin = x[f"{first}_auc"] - x[f"{second}_auc"]
+    frame = pd.DataFrame({
+        "bin": bin_of(x["mb_size"]), "n_train": x["n_train"], "m": margin,
+        "first_higher": margin > 0, "second_higher": margin < 0,
+        "er": x[f"{second}_er"] - x[f"{first}_er"],
+        "logp": x[f"{first}_logp"] - x[f"{second}_logp"]})
+    g = frame.groupby("bin", observed=False)
+    by_bin = pd.DataFrame({
+        "networks_pct": share, "rows": g["m"].size().astype(float),
+        "auc_margin": g["m"].mean(), "auc_se": g["m"].sem(),
+        f"{first}_higher_pct": g["first_higher"].mean() * 100,
+        f"{second}_higher_pct": g["second_higher"].mean() * 100,
+        "er_margin": g["er"].mean(), "logp_margin": g["logp"].mean()})
+    by_size = frame.pivot_table(index="bin", columns="n_train", values="m", aggfunc="mean",
+                                observed=False)
+    return by_bin, by_size
+
+
 # --------------------------------------------------------------------------- registry
 register(
     "cerquides_random_bn",
@@ -255,6 +409,20 @@ register(
     reduced_seeds=range(4),
     description="Cerquides & Lopez de Mantaras Table 2: AODE0/AODE30/BMAAODE/MAPLMG/MAPLMD "
                 "on random Bayesian networks (AUC, error, log-likelihood)",
+)
+
+register(
+    "cerquides_random_bn_width",
+    random_bn_width_trial,
+    grid={"n_attributes": [5, 10, 20, 40], "max_arity": [2, 5, 10], "induced_width": [2, 3, 4],
+          "max_size": 6400},
+    reduced_grid={"n_attributes": [5], "max_arity": [2, 5], "induced_width": [2],
+                  "max_size": 400},
+    seeds=range(100),
+    reduced_seeds=range(4),
+    description="Cerquides & Lopez de Mantaras Table 2 on connected random networks of "
+                "treewidth <= 2, 3, 4 (BNGenerator's induced-width bound; random partial "
+                "k-trees)",
 )
 
 register(

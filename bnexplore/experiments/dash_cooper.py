@@ -30,7 +30,7 @@ from .registry import register
 from .._validation import check_random_state
 
 __all__ = ["lazy_random_sample", "table2_trial", "table3_trial", "table4_trial", "table5_trial",
-           "conventions_trial", "binary_auc", "choose_k"]
+           "conventions_trial", "summarise_conventions", "binary_auc", "choose_k"]
 
 N_TEST = 1000
 T2_N_VALUES = (1, 5, 7, 10, 12, 15)
@@ -320,6 +320,65 @@ def summarise_table5(df):
     res = pd.DataFrame(out).groupby("dataset").mean()
     res["top_two"] = res.apply(lambda r: ",".join(r.nsmallest(2).index), axis=1)
     return res.round(3) if not res.empty else res.assign(**{c: np.nan for c in ()})
+
+
+def summarise_conventions(df, z: float = 2.576):
+    """Tables of ``dash_cooper_conventions``: mean delta (%) ± its 99% interval per cell.
+
+    ``z`` times the standard error of the mean (the normal 99% interval, as on the
+    reproduction page).  Returns ``(table2, table3)``: Table 2 indexed by ``n`` with one
+    column per (class node, ties); Table 3 indexed by the row (N, K) with columns per
+    class node and ties holding ``"mean ± half-width [median]"``; both carry the number
+    of trials per cell in ``.attrs["trials"]`` and the seeds in ``.attrs["seeds"]``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"table": ["2", "2"], "class_node": "random", "ties": "half",
+    ...                    "n": 1, "n_nodes": 15, "K": "uniform", "seed": [0, 1],
+    ...                    "delta_pct": [1.0, 3.0]})
+    >>> t2, _ = summarise_conventions(df)
+    >>> t2.loc[1, ("random", "half")]
+    '2.0 ± 2.6'
+    """
+    import numpy as np
+    import pandas as pd
+
+    def cell(x, median=False):
+        x = np.asarray(x, dtype=float)
+        x = x[np.isfinite(x)]
+        if len(x) == 0:
+            return ""
+        half = z * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else np.nan
+        text = f"{_fmt(x.mean())} ± {_fmt(half)}"
+        return text + (f" [{_fmt(np.median(x))}]" if median else "")
+
+    df = df[df["error"].isna()] if "error" in df.columns else df
+    df = df.assign(table=df["table"].astype(str))
+    out = []
+    for table, keys, median in (("2", ["n"], False), ("3", ["n_nodes", "K"], True)):
+        sub = df[df["table"] == table]
+        if sub.empty:
+            out.append(pd.DataFrame())
+            continue
+        t = (sub.groupby(keys + ["class_node", "ties"])["delta_pct"]
+             .apply(lambda x: cell(x, median)).unstack(["class_node", "ties"]))
+        t.attrs["trials"] = int(sub.groupby(keys + ["class_node", "ties"]).size().min())
+        t.attrs["seeds"] = sorted(int(v) for v in sub["seed"].unique())
+        out.append(t)
+    return out[0], out[1]
+
+
+def _fmt(v: float) -> str:
+    """Two significant figures, as in the paper's tables (``.74``-style is left to the page)."""
+    import math
+
+    if not math.isfinite(v):
+        return "nan"
+    if v == 0 or abs(v) >= 10:
+        return f"{v:.0f}" if abs(v) >= 10 else "0.0"
+    digits = max(1 - int(math.floor(math.log10(abs(v)))), 0)
+    return f"{v:.0f}" if abs(round(v, digits)) >= 10 else f"{v:.{digits}f}"
 
 
 # --------------------------------------------------------------------------- registry

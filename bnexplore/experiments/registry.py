@@ -14,7 +14,7 @@ import os
 import pkgutil
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -204,12 +204,19 @@ def get(name: str) -> Experiment:
 
 def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = None,
               backend: str = "local", n_jobs: int = 1, scheduler: Any = None,
-              progress: bool = True, resume: bool = True, retry_errors: bool = False
-              ) -> pd.DataFrame:
+              progress: bool = True, resume: bool = True, retry_errors: bool = False,
+              seeds: Iterable[int] | None = None,
+              where: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """Run the registered experiment ``name`` at ``size`` ("reduced" or "full").
 
-    The remaining parameters are those of :func:`bnexplore.experiments.run`; with
-    ``out=None`` results are kept in memory only.
+    ``seeds`` restricts the run to some of the experiment's seeds at ``size`` (a seed
+    it does not have is a ValueError: its rows would not belong to the experiment);
+    the trials keep their ``trial_id``, so they resume and count as part of the full
+    run.  ``where`` likewise keeps only the settings whose parameter ``key`` has one of
+    the given values (as text or as numbers: ``["5"]`` matches 5, ``["1"]`` matches 1.0); a
+    key the grid lacks, or a filter that keeps nothing, is a ValueError.  The
+    remaining parameters are those of :func:`bnexplore.experiments.run`;
+    with ``out=None`` results are kept in memory only.
 
     Examples
     --------
@@ -218,7 +225,47 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
     True
     """
     exp = get(name)
-    grid, seeds = exp.settings(size)
+    grid, all_seeds = exp.settings(size)
+    if seeds is None:
+        seeds = all_seeds
+    else:
+        seeds = [int(s) for s in seeds]
+        extra = sorted(set(seeds) - set(all_seeds))
+        if extra:
+            raise ValueError(f"experiment {name!r} ({size}) has seeds {_span(all_seeds)}; "
+                             f"seeds {extra} are not among them")
+    if where:
+        settings = expand_grid(grid)
+        for key, values in where.items():
+            if not any(key in st for st in settings):
+                raise ValueError(f"experiment {name!r} has no grid parameter {key!r}; its "
+                                 f"parameters: {sorted({k for st in settings for k in st})}")
+            settings = [st for st in settings if key in st and _matches(st[key], values)]
+        if not settings:
+            raise ValueError(f"no setting of experiment {name!r} ({size}) matches {dict(where)}")
+        grid = settings
     return run(exp.trial, grid, seeds=seeds, out=out, backend=backend, n_jobs=n_jobs,
                scheduler=scheduler, progress=progress, resume=resume,
                retry_errors=retry_errors, desc=f"{name} ({size})")
+
+
+def _span(seeds: Sequence[int]) -> str:
+    """``"0-39"`` for a run of consecutive seeds, else the comma-separated list."""
+    seeds = sorted(seeds)
+    if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2:
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+def _matches(value: Any, wanted: Sequence[Any]) -> bool:
+    """Whether a grid value equals one of ``wanted``, as text or as numbers."""
+    for w in wanted:
+        if str(value) == str(w):
+            return True
+        try:
+            if float(value) == float(w):
+                return True
+        except (TypeError, ValueError):
+            pass
+    return False
+
