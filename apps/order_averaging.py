@@ -14,7 +14,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
 from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, load_data,  # noqa: E402
-                     make_template, md_strong, reactive)
+                     make_template, md_strong, param_slider, PARAMETERS, reactive)
 from _render import shared_dag_pane, shared_fixed_pane, shared_pane  # noqa: E402
 
 TITLE = "Order averaging"
@@ -176,8 +176,8 @@ def roc_view(kind, dataset, network, n_rows, target, k, n):
 def create_app() -> pn.template.FastListTemplate:
     src = DataSource(default_dataset="vote", default_network="alarm", default_n=1000)
     target = pn.widgets.Select(name="Class node")
-    k = pn.widgets.IntSlider(name="k (max parents averaged)", start=1, end=4, value=2)
-    n = pn.widgets.IntSlider(name="n (max parents in M*)", start=1, end=10, value=4)
+    k = param_slider("k", "k (max parents averaged)")
+    n = param_slider("n", "n (max parents in M*)", value=4, end=10)
 
     def sync(*_):
         kind = src.kind.value
@@ -190,7 +190,7 @@ def create_app() -> pn.template.FastListTemplate:
         target.options = cols
         if target.value not in cols:
             target.value = default
-        n.end = max(len(cols) - 1, 2)
+        n.end = min(max(len(cols) - 1, 2), PARAMETERS["n"][1])
         n.start = 1
         n.value = min(max(n.value, 1), n.end)
 
