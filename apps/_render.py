@@ -8,7 +8,7 @@ under one interpreter lock: 30 students moving to the same setting queue 30 such
 renders behind each other.
 
 Here a picture is built and rendered once per *setting* (a hashable key), in the
-calling worker thread, and kept as the JSON of a Bokeh document in a shared LRU
+calling worker thread, and kept as the JSON of its Bokeh models in a shared LRU
 (:func:`_common.shared_cache`). A session gets its own copy of the models by
 deserialising that JSON, which costs a small fraction of the render; the copy's
 model ids get a suffix of their own, so a session that comes back to a setting never
@@ -38,7 +38,8 @@ from typing import Any, Callable, Hashable
 
 import panel as pn
 
-from _common import SHOWN_VIEW, shared_cache
+from _common import (DAG_SCROLL_BAR_PX, SHOWN_VIEW, dag_column, dag_sizes, fixed_column,
+                     shared_cache)
 
 #: settings whose rendered pictures are kept (a DAG is 50-150 kB of JSON).
 RENDER_CACHE_SIZE = 192
@@ -151,8 +152,8 @@ def _walk_models(old: dict, new: dict, ids: dict, changes: list) -> None:
 
 def _walk_value(old: Any, new: Any, ids: dict, changes: list) -> None:
     # a value that holds models: the same shape, models paired, other values equal
-    if _is_object(new) or _is_ref(new):
-        _walk_models(old, new, ids, changes) if isinstance(old, dict) else _raise()
+    if (_is_object(new) or _is_ref(new)) and isinstance(old, dict):
+        _walk_models(old, new, ids, changes)
     elif isinstance(new, list) and isinstance(old, list) and len(old) == len(new):
         for o, n in zip(old, new):
             if o != n:
@@ -163,10 +164,6 @@ def _walk_value(old: Any, new: Any, ids: dict, changes: list) -> None:
                 _walk_value(old[k], new[k], ids, changes)
     else:
         raise _OtherMake
-
-
-def _raise() -> None:
-    raise _OtherMake
 
 
 @dataclass
@@ -222,9 +219,7 @@ def _in_place(shown: Any, picture: RenderedPicture, pane_options: Callable[[Any]
         _walk_models(state.picture.root_json(), picture.root_json(), ids, found)
         decode = Deserializer().decode
         changes = [(state.models[old_id], key, decode(value)) for old_id, key, value in found]
-    except (_OtherMake, KeyError):
-        return None
-    except Exception:  # noqa: BLE001 - an attribute Bokeh cannot decode alone: copy
+    except Exception:  # noqa: BLE001 - another make, or a value Bokeh cannot decode alone: copy
         return None
     models = {new_id: state.models[old_id] for new_id, old_id in ids.items()
               if old_id in state.models}
@@ -279,28 +274,22 @@ def shared_dag_pane(make_plot: Callable[..., Any], *args: Hashable) -> Any:
     from bnexplore.viz.graphs import plot_size
 
     pic = rendered(make_plot, *args, sizes=plot_size)
-    styles = {"min-width": f"{pic.least_width}px", "max-width": f"{int(pic.least_width * 1.5)}px"}
-
-    def build(model: Any) -> pn.Column:
-        pane = pn.pane.Bokeh(model, sizing_mode="stretch_width", height=pic.height, styles=styles)
-        return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width",
-                         height=pic.height + 30, css_classes=["bnx-dag"])
+    options = dag_sizes(pic.least_width, pic.height)
 
     def sizes(column: pn.Column) -> dict:
-        return {column[0]: {"height": pic.height, "styles": styles},
-                column: {"height": pic.height + 30}}
+        return {column[0]: options, column: {"height": pic.height + DAG_SCROLL_BAR_PX}}
 
-    return _picture_pane(pic, build, sizes)
+    return _picture_pane(
+        pic, lambda model: dag_column(pn.pane.Bokeh(model, sizing_mode="stretch_width", **options)),
+        sizes)
 
 
 def shared_fixed_pane(make_plot: Callable[..., Any], *args: Hashable) -> Any:
     """:func:`_common.fixed_pane` of the fixed-size picture ``make_plot(*args)``,
     rendered once for all sessions."""
-    def build(model: Any) -> pn.Column:
-        return pn.Column(pn.pane.Bokeh(model, sizing_mode="fixed"), scroll="x-auto",
-                         sizing_mode="stretch_width", css_classes=["bnx-fixed"])
-
-    return _picture_pane(rendered(make_plot, *args), build, lambda column: {})
+    return _picture_pane(rendered(make_plot, *args),
+                         lambda model: fixed_column(pn.pane.Bokeh(model, sizing_mode="fixed")),
+                         lambda column: {})
 
 
 def shared_pane(make_plot: Callable[..., Any], *args: Hashable, **options: Any) -> Any:

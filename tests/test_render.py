@@ -142,22 +142,19 @@ def test_a_dag_pane_keeps_the_least_width_of_its_boxes(render):
 # ------------------------------------------------------------------ in-place updates
 def _shown_after(render, common, make, first, then):
     """Show ``make(first)`` in a document, then ``make(then)`` as a view would; return
-    (the update, the shown object, the document's change events)."""
+    (the update, the shown object, a function that takes it out of the document)."""
     from bokeh.document import Document
 
     shown = render.shared_pane(make, first)
     doc = Document()
     root = shown.get_root(doc)
     doc.add_root(root)
-    events = []
-    doc.on_change(events.append)
     token = common.SHOWN_VIEW.set(shown)
     try:
         update = render.shared_pane(make, then)
     finally:
         common.SHOWN_VIEW.reset(token)
-    shown._test_detach = lambda: doc.remove_root(root)
-    return update, shown, events
+    return update, shown, lambda: doc.remove_root(root)
 
 
 def _root_json(model):
@@ -187,7 +184,7 @@ def _dag(edges):
 ], ids=["heatmap", "dag"])
 def test_a_picture_of_the_same_make_is_updated_in_place_to_what_a_copy_shows(
         render, common, make, first, then):
-    update, shown, events = _shown_after(render, common, make, first, then)
+    update, shown, detach = _shown_after(render, common, make, first, then)
     assert type(update).__name__ == "InPlace" and update.changes
     model = shown.object
     update.apply_in_place()
@@ -196,7 +193,7 @@ def test_a_picture_of_the_same_make_is_updated_in_place_to_what_a_copy_shows(
     assert 0 < len(update.changes) < len(model.references())
     # the shown models now hold what a fresh copy of the new picture holds
     fresh = render.bokeh_copy(render.rendered(make, then))
-    shown._test_detach()
+    detach()
     left = []
     render._walk_models(_root_json(model), _root_json(fresh), {}, left)
     assert left == []

@@ -230,16 +230,11 @@ def test_layered_layout_keeps_boxes_apart_and_grows_with_the_widest_layer():
 
 
 def _assert_boxes_apart_and_hold_labels(plot):
-    from bnexplore.viz.graphs import node_boxes, text_width_px
+    from browser_checks import assert_boxes_apart
+    from bnexplore.viz.graphs import node_boxes
 
+    assert_boxes_apart(plot)
     b = node_boxes(plot)
-    x0, x1, y0, y1 = (b[c].to_numpy() for c in ("x0", "x1", "y0", "y1"))
-    for i in range(len(b)):
-        for j in range(i + 1, len(b)):
-            apart = x1[i] <= x0[j] or x1[j] <= x0[i] or y1[i] <= y0[j] or y1[j] <= y0[i]
-            assert apart, f"boxes of {b['name'][i]!r} and {b['name'][j]!r} overlap"
-    for lab, w, f in zip(b["label"], x1 - x0, b["font_px"]):
-        assert w >= text_width_px(lab, f), lab
     # the rendered figure shows at least one pixel per unit: the boxes are not squeezed
     fig = hv.render(plot, backend="bokeh")
     assert fig.frame_width >= (fig.x_range.end - fig.x_range.start) - 1e-6

@@ -83,7 +83,8 @@ from .uploads import (UPLOAD_MAX_BYTES, UPLOAD_MAX_COLUMNS,  # noqa: E402
                       check_upload, prepare_upload, process_upload, read_upload, store_upload,
                       warm_up_upload_workers)
 from .views import (COMPUTING_TEXT, PREPARING_TEXT, SHOWN_VIEW, VIEW_THREADS,  # noqa: E402
-                    BackgroundView, background, dag_pane, error_box, fixed_pane, guarded, live_session,
+                    BackgroundView, background, DAG_SCROLL_BAR_PX, dag_column, dag_pane, dag_sizes,
+                    error_box, fixed_column, fixed_pane, guarded, live_session,
                     on_document, pending_text, reactive, serve, start_kernel_warm_up,
                     view_pool, widget)
 

@@ -395,6 +395,33 @@ def reactive(func: Callable, *args: Any, **kwargs: Any) -> pn.viewable.Viewable:
     return BackgroundView(bound, doc, **opts).panel
 
 
+#: room below a DAG picture for the horizontal scroll bar of a narrow window, in pixels
+DAG_SCROLL_BAR_PX = 30
+
+
+def dag_sizes(least_width: int, height: int) -> dict:
+    """Size options of a DAG picture's pane (see :func:`dag_pane`).
+
+    Examples
+    --------
+    >>> dag_sizes(400, 300)["styles"]["max-width"]
+    '600px'
+    """
+    return {"height": height,
+            "styles": {"min-width": f"{least_width}px", "max-width": f"{int(least_width * 1.5)}px"}}
+
+
+def dag_column(pane: Any) -> pn.Column:
+    """The scrolling panel of the page width that holds a DAG picture's ``pane``."""
+    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width",
+                     height=pane.height + DAG_SCROLL_BAR_PX, css_classes=["bnx-dag"])
+
+
+def fixed_column(pane: Any) -> pn.Column:
+    """The sideways-scrolling panel of the page width that holds a fixed-size picture."""
+    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", css_classes=["bnx-fixed"])
+
+
 def dag_pane(plot: Any) -> pn.Column:
     """A responsive :func:`bnexplore.viz.dag_plot` picture in a panel of the page width.
 
@@ -405,13 +432,9 @@ def dag_pane(plot: Any) -> pn.Column:
     """
     from bnexplore.viz.graphs import plot_size
 
-    width, height = plot_size(plot)
     pane = pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False,
-                             sizing_mode="stretch_width", height=height,
-                             styles={"min-width": f"{width}px", "max-width": f"{int(width * 1.5)}px"})
-    # room below the picture for the horizontal scroll bar of a narrow window
-    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", height=height + 30,
-                     css_classes=["bnx-dag"])
+                             sizing_mode="stretch_width", **dag_sizes(*plot_size(plot)))
+    return dag_column(pane)
 
 
 def fixed_pane(plot: Any, **kwargs: Any) -> pn.Column:
@@ -421,9 +444,8 @@ def fixed_pane(plot: Any, **kwargs: Any) -> pn.Column:
     The pane takes the picture's own size (``sizing_mode="fixed"``), so HoloViews has
     no responsive mode to give up and logs no warning about it.
     """
-    pane = pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="fixed",
-                             **kwargs)
-    return pn.Column(pane, scroll="x-auto", sizing_mode="stretch_width", css_classes=["bnx-fixed"])
+    return fixed_column(pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False,
+                                          sizing_mode="fixed", **kwargs))
 
 
 def error_box(exc: BaseException) -> pn.pane.Alert:
