@@ -197,11 +197,7 @@ class BayesNet:
             t = t / sums[:, None]
             t.setflags(write=False)
             self.cpts[v] = t
-        self._topo_list = None  # topological order, on first use
-        self._declared = node_names
-        self._compiled = None
-        self._dtypes = None
-        self._log_cpts: dict[str, np.ndarray] = {}
+        self._start_caches(node_names)
 
     @classmethod
     def _from_valid(cls, parents: Mapping[str, list[str]], states: Mapping[str, list],
@@ -223,12 +219,16 @@ class BayesNet:
             t = cpts[v]
             t.setflags(write=False)
             self.cpts[v] = t
-        self._topo_list = None  # topological order, on first use
+        self._start_caches(declared)
+        return self
+
+    def _start_caches(self, declared: list[str]) -> None:
+        # the declaration order, and what is derived from the network on first use
         self._declared = declared
+        self._topo_list = None  # topological order
         self._compiled = None
         self._dtypes = None
-        self._log_cpts = {}
-        return self
+        self._log_cpts: dict[str, np.ndarray] = {}
 
     @property
     def _topo(self) -> list[str]:
