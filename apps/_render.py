@@ -187,19 +187,14 @@ class InPlace:
         self.pane_options = pane_options
 
     def apply_in_place(self) -> None:
-        import contextlib
-
-        from panel.io.document import hold
-
-        doc = next((m.document for m, _, _ in self.changes if m.document is not None), None)
-        # one message to the browser for all the changes, not one per attribute
-        with hold(doc) if doc is not None else contextlib.nullcontext():
-            for model, key, value in self.changes:
-                model.set_from_json(key, value)
-            for obj, options in self.pane_options.items():
-                changed = {k: v for k, v in options.items() if getattr(obj, k) != v}
-                if changed:
-                    obj.param.update(**changed)
+        # one event per attribute: held and combined by Panel (panel.io.hold), a
+        # picture's column-data changes reached BokehJS as "Size mismatch" errors
+        for model, key, value in self.changes:
+            model.set_from_json(key, value)
+        for obj, options in self.pane_options.items():
+            changed = {k: v for k, v in options.items() if getattr(obj, k) != v}
+            if changed:
+                obj.param.update(**changed)
         self.shown._bnx_shown = self.state
 
 

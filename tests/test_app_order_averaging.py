@@ -57,6 +57,9 @@ def test_order_averaging_app_renders_and_reacts(panel_server, page):
         """() => Bokeh.documents.some(d => [...d.all_models].some(
                m => typeof m.text === "string" && m.text.includes("Summary network M* (n = 5)")))""",
         timeout=120_000)
+    # the pictures updated in place without an error in BokehJS
+    page.wait_for_timeout(2_000)
+    assert page.console_errors == []
     page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
     assert page.locator("canvas").count() >= 3
     assert not page.console_errors, page.console_errors

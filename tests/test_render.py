@@ -188,7 +188,7 @@ def test_a_picture_of_the_same_make_is_updated_in_place_to_what_a_copy_shows(
     assert type(update).__name__ == "InPlace" and update.changes
     model = shown.object
     update.apply_in_place()
-    # only the changed values travel (in one message of a session, Panel's hold): far
+    # only the changed values travel: far
     # fewer than the picture's models
     assert 0 < len(update.changes) < len(model.references())
     # the shown models now hold what a fresh copy of the new picture holds
