@@ -43,6 +43,8 @@ from _common import (DAG_SCROLL_BAR_PX, SHOWN_VIEW, dag_column, dag_sizes, fixed
 
 #: settings whose rendered pictures are kept (a DAG is 50-150 kB of JSON).
 RENDER_CACHE_SIZE = 192
+#: per picture, the in-place updates from the pictures last shown before it
+DIFFS_KEPT = 8
 
 # HoloViews keeps global state while it renders (the current backend, option trees):
 # one render at a time (all of it holds the interpreter lock anyway)
@@ -61,12 +63,36 @@ class RenderedPicture:
     least_width: int | None = None
     height: int | None = None
     _parsed: list = field(default_factory=list, compare=False, repr=False)
+    _diffs: dict = field(default_factory=dict, compare=False, repr=False)
 
     def root_json(self) -> dict:
         """The picture's root model as parsed JSON (parsed once; read-only)."""
         if not self._parsed:
             self._parsed.append(json.loads(self.model_json))
         return self._parsed[0]
+
+    def diff_from(self, shown: "RenderedPicture") -> tuple[dict, list]:
+        """What changes from the picture ``shown`` to this one (:func:`_walk_models`).
+
+        Computed once per pair of pictures: every session that makes the same move
+        gets the same answer. Raises :class:`_OtherMake` if the makes differ.
+        """
+        key = id(shown)
+        got = self._diffs.get(key)
+        if got is None or got[0] is not shown:
+            ids: dict = {}
+            found: list = []
+            try:
+                _walk_models(shown.root_json(), self.root_json(), ids, found)
+            except _OtherMake:
+                ids, found = None, None
+            got = (shown, ids, found)
+            if len(self._diffs) >= DIFFS_KEPT:      # pictures last moved from
+                self._diffs.pop(next(iter(self._diffs)))
+            self._diffs[key] = got
+        if got[1] is None:
+            raise _OtherMake
+        return got[1], got[2]
 
 
 def render(plot: Any, least_width: int | None = None, height: int | None = None
@@ -208,10 +234,8 @@ def _in_place(shown: Any, picture: RenderedPicture, pane_options: Callable[[Any]
         return None
     if state.picture is picture:
         return InPlace(shown, state, [], {})
-    ids: dict = {}
-    found: list = []
     try:
-        _walk_models(state.picture.root_json(), picture.root_json(), ids, found)
+        ids, found = picture.diff_from(state.picture)
         decode = Deserializer().decode
         changes = [(state.models[old_id], key, decode(value)) for old_id, key, value in found]
     except Exception:  # noqa: BLE001 - another make, or a value Bokeh cannot decode alone: copy

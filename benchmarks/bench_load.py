@@ -80,7 +80,9 @@ class Server:
     def __enter__(self) -> "Server":
         cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(self.port),
                "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{self.port}"]
-        self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-load-", suffix=".log")
+        # kept after the run: the server's log holds the traceback of every error box
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-load-", suffix=".log",
+                                               delete=False)
         env = dict(os.environ, PYTHONUNBUFFERED="1", BOKEH_BROWSER="none")
         self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, env=env)
@@ -110,6 +112,7 @@ class Server:
             self.proc.kill()
             self.proc.wait(timeout=10)
         self.log.close()
+        print(f"server log: {self.log.name}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ apps
@@ -507,7 +510,8 @@ def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:
         if x == x:
             continue
         texts = [t[:120] for t in _doc_texts(s.doc)] if s.doc is not None else []
-        shown = [t for t in texts if re.search(r"k = \d|Summary network|bnx-score", t)]
+        shown = [t for t in texts if re.search(
+            r"k = \d|Summary network|bnx-score|Error|Computing|Preparing", t)]
         _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}")
 
 

@@ -216,3 +216,37 @@ def test_a_picture_of_another_make_gets_a_fresh_copy(render, common):
     finally:
         common.SHOWN_VIEW.reset(token)
     assert type(same).__name__ == "InPlace" and same.changes == []
+
+
+def test_the_changes_of_a_move_are_found_once_for_every_session(render, monkeypatch):
+    first, then = render.rendered(_heatmap, 3.5), render.rendered(_heatmap, 4.5)
+    walks = []
+    walk = render._walk_models
+    monkeypatch.setattr(render, "_walk_models", lambda *a: (walks.append(1), walk(*a))[1])
+    ids, found = then.diff_from(first)
+    walked = len(walks)                  # (the walk recurses model by model)
+    assert found and walked and then.diff_from(first) == (ids, found) and len(walks) == walked
+    # another make: refused every time, still walked once
+    other = render.rendered(lambda: _heatmap(1.0).opts(title="other") * _heatmap(2.0))
+    with pytest.raises(render._OtherMake):
+        other.diff_from(first)
+    walked = len(walks)
+    with pytest.raises(render._OtherMake):
+        other.diff_from(first)
+    assert len(walks) == walked
+
+
+def test_a_text_view_takes_the_new_text_into_the_pane_it_shows(common):
+    import panel as pn
+
+    from _common import views
+
+    shown = [pn.pane.Markdown("k = 2", css_classes=["summary"])]
+    pane = shown[0]
+    assert views._set_text(shown, pn.pane.Markdown("k = 3", css_classes=["summary"]))
+    assert shown[0] is pane and pane.object == "k = 3"
+    # other options, or another kind of pane: the caller replaces the pane
+    assert not views._set_text(shown, pn.pane.Markdown("k = 4", css_classes=["other"]))
+    assert not views._set_text(shown, pn.pane.Alert("k = 4"))
+    assert not views._set_text(shown, pn.Column("k = 4"))
+    assert pane.object == "k = 3"

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import collections
 import functools
+import logging
 import threading
 from typing import Any, Callable
+
+_LOG = logging.getLogger("bnexplore.apps")
 
 
 # --------------------------------------------------------------------------- caching
@@ -168,6 +171,8 @@ class SharedLRU:
             if _is_transient(exc):
                 self._finish(key, fut, error=exc)
                 raise
+            # the traceback goes to the server's log once; the cache keeps the exception
+            _LOG.info("cached failure of %r: %s", key, exc, exc_info=exc)
             failure = _Failure(exc)
             self._finish(key, fut, value=failure, store=True)
             failure.reraise()

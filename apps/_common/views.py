@@ -10,12 +10,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import logging
 import threading
 from typing import Any, Callable
 
 import panel as pn
 
 from .text import md_text
+
+_LOG = logging.getLogger("bnexplore.apps")
 
 
 #: worker threads that compute the views of every session (see :func:`reactive`). Most
@@ -145,7 +148,26 @@ def _watch_kernels(callback: Callable[[str], None]) -> Callable[[], None]:
 #: In a view's worker thread: the object its pane shows (None before its first result).
 #: A view may return an object with an ``apply_in_place()`` method instead of a new
 #: pane; it is then called on the event loop (document locked) to update what is shown.
+#: A view that has not answered within this time shows Panel's loading spinner.
+SPINNER_DELAY_MS = 250
+
 SHOWN_VIEW: "contextvars.ContextVar[Any]" = contextvars.ContextVar("bnx_shown_view", default=None)
+
+
+def _set_text(shown: list, out: Any) -> bool:
+    """Give a shown text pane the text of ``out``, a pane of the same kind and options.
+
+    A new text (a summary under another setting) then costs the browser one changed
+    value instead of a new model for every session; returns whether it could.
+    """
+    if len(shown) != 1 or type(shown[0]) is not type(out) \
+            or not isinstance(out, (pn.pane.Markdown, pn.pane.HTML, pn.pane.Alert)):
+        return False
+    old, new = shown[0].param.values(), out.param.values()
+    if any(old[k] != new[k] for k in new if k not in ("object", "name")):
+        return False
+    shown[0].object = out.object
+    return True
 
 
 class BackgroundView:
@@ -187,6 +209,8 @@ class BackgroundView:
         self._running = False      # a computation of this pane is in the pool
         self._scheduled = False    # a start is queued as a next-tick callback
         self._closed = False
+        self._shown_gen = 0        # the request whose result is shown
+        self._spinner_due = False  # a timeout will turn the spinner on if still busy
         # "Computing ...", or while numba compiles kernels for the first time (a fresh
         # install: up to a minute) a text that says why this first view takes long
         start_kernel_warm_up()
@@ -249,10 +273,20 @@ class BackgroundView:
         if events:                     # a setting changed: the prefetched result is stale
             self._changed, self._prefetch = True, None
         self._gen += 1
-        self.panel.loading = True
+        # the spinner only for a computation that takes a while: a cached setting
+        # answers within a few milliseconds, and each switch of the spinner costs every
+        # session a message (30 students moving at once: 60 per view)
+        if not self._spinner_due:
+            self._spinner_due = True
+            self._doc.add_timeout_callback(self._show_spinner, SPINNER_DELAY_MS)
         if self._loaded and not (self._running or self._scheduled):
             self._scheduled = True
             on_document(self._doc, self._start)
+
+    def _show_spinner(self) -> None:
+        self._spinner_due = False
+        if not self._closed and (self._running or self._scheduled or self._gen != self._shown_gen):
+            self.panel.loading = True
 
     def _start(self) -> None:
         self._scheduled = False
@@ -309,9 +343,11 @@ class BackgroundView:
         self._unwatch()                # the placeholder is gone for good
         if callable(getattr(out, "apply_in_place", None)):
             out.apply_in_place()       # the shown picture takes the new values
-        else:
+        elif not _set_text(self.panel.objects, out):
             self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
-        self.panel.loading = False
+        self._shown_gen = gen
+        if self.panel.loading:
+            self.panel.loading = False
 
     def _close(self, *_: Any) -> None:
         self._closed = True
@@ -454,6 +490,8 @@ def error_box(exc: BaseException) -> pn.pane.Alert:
     The message is shown as literal text (:func:`md_text`): errors often quote what a
     user typed or uploaded (a column name, a ``?app=`` value).
     """
+    # the page gets the message, the server's log the traceback
+    _LOG.info("a view shows %s: %s", type(exc).__name__, exc, exc_info=exc)
     return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}", alert_type="danger")
 
 
