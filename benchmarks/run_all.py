@@ -1,4 +1,7 @@
-"""Run every benchmark script in turn and keep their output in benchmarks/RESULTS.txt.
+"""Run every engine benchmark script in turn and keep their output in benchmarks/RESULTS.txt.
+
+The two app-level benchmarks start servers and browsers, take long, and keep their own
+outputs (README tables, ``first_start_*.txt``): run them by hand.
 
 Run: python benchmarks/run_all.py
 """
@@ -11,6 +14,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
+#: app-level benchmarks (servers, browsers): run by hand
+BY_HAND = {"bench_load.py", "bench_first_start.py"}
 
 
 def main() -> int:
@@ -18,6 +23,8 @@ def main() -> int:
              f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}", ""]
     status = 0
     for script in sorted(HERE.glob("bench_*.py")):
+        if script.name in BY_HAND:
+            continue
         print(f"== {script.name}", flush=True)
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=HERE.parent)
