@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import html
+import json
 import os
 import re
 import socket
@@ -450,6 +451,7 @@ class PySession:
         self.args = {"app": app, **dict(parse_qsl(query))}
         self.doc = None
         self.error: BaseException | None = None
+        self.diagnosis = ""
         self._session = None
         self._stop = False
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -464,12 +466,36 @@ class PySession:
         try:
             self._session = pull_session(url=self.url, arguments=self.args)
             self.doc = self._session.document
+            self._watch_patches()
             # what a browser sends once the page is drawn: Panel then runs its onload
             # callbacks, and the apps start computing their views
             self.doc.callbacks.send_event(DocumentReady())
             self._session._connection._loop_until(lambda: self._stop)
         except BaseException as exc:  # noqa: BLE001 - reported as a failed session
             self.error = exc
+
+    def _watch_patches(self) -> None:
+        # A patch that names a model this client does not hold stops the session
+        # ("can't resolve reference"): note whether the server ever sent that model
+        # (then the client dropped it) or never did, to tell a client's fault from a
+        # server's
+        session = self._session
+        defined = set(m.id for m in self.doc.models)
+        handle = session._handle_patch
+
+        def watched(message) -> None:
+            text = json.dumps(message.content, default=str)
+            try:
+                handle(message)
+            except Exception as exc:  # noqa: BLE001 - recorded, then the client stops
+                missing = re.findall(r"reference '([^']+)'", str(exc))
+                self.diagnosis = (f"{exc}; the server sent that model before: "
+                                  f"{bool(missing) and missing[0] in defined}; "
+                                  f"the client holds it: {bool(missing) and self.doc.get_model_by_id(missing[0]) is not None}")
+                raise
+            finally:
+                defined.update(re.findall(r'"type": "object", "name": "[^"]+", "id": "([^"]+)"', text))
+        session._handle_patch = watched
 
     def has(self, pred: Callable[[object], bool]) -> bool:
         if self.doc is None:
@@ -512,7 +538,8 @@ def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:
         texts = [t[:120] for t in _doc_texts(s.doc)] if s.doc is not None else []
         shown = [t for t in texts if re.search(
             r"k = \d|Summary network|bnx-score|Error|Computing|Preparing", t)]
-        _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}")
+        _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}"
+                  f"{'; ' + s.diagnosis if s.diagnosis else ''}")
 
 
 def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
