@@ -438,6 +438,35 @@ class LocalScore:
             self._cache[key] = val
         return val
 
+    def _score_sets_idx(self, c: int, sets: list[tuple[int, ...]]) -> list[float]:
+        """:meth:`score_idx` of many *sorted* tuples of parents of one child, the families
+        missing from the cache scored in one kernel call (the same kernel per family, so
+        the same values).  Trusts its input: the searches build the sets from column
+        indices."""
+        cache = self._cache
+        out = [cache.get((c, ps)) for ps in sets]
+        todo = [i for i, val in enumerate(out) if val is None]
+        if not todo:
+            return out
+        size = [len(sets[i]) for i in todo]
+        width = max(1, max(size))
+        if width > self._safe_parents:
+            for i in todo:
+                if len(sets[i]) > self._safe_parents:
+                    self._check_keys(sets[i])
+        pad = (0,) * width
+        arr = np.array([sets[i] + pad[:width - m] for i, m in zip(todo, size)], dtype=np.int64)
+        sizes = np.array(size, dtype=np.int64)
+        # with missing values the parents are checked against the child's candidates
+        members = () if self.data.missing is None else np.unique(arr[np.arange(width) < sizes[:, None]])
+        vals = _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
+                            self._logfact).tolist()
+        for row, i in enumerate(todo):
+            out[i] = vals[row]
+            if self.use_cache:
+                cache[(c, sets[i])] = vals[row]
+        return out
+
     def score_many(self, node: str | int, parent_sets: Sequence[Iterable[str | int]]) -> np.ndarray:
         """Scores of many parent sets of one node, computed in one kernel call.
 

@@ -152,16 +152,17 @@ class _State:
             self.refresh(v)
 
     def refresh(self, v: int) -> None:
-        ls, pa = self.ls, self.parents[v]
-        cur = self.fam[v]
+        """Rescore the arcs into ``v``: every addition (when ``v`` may take one more
+        parent) and every removal, the new families scored in one kernel call."""
+        pa = self.parents[v]
+        added = [u for u in range(self.p) if u != v and u not in pa] if len(pa) < self.k else []
+        sets = [tuple(sorted(pa + (u,))) for u in added] + [tuple(x for x in pa if x != u) for u in pa]
         col_add = np.full(self.p, _NEG)
         col_rem = np.full(self.p, _NEG)
-        if len(pa) < self.k:
-            for u in range(self.p):
-                if u != v and u not in pa:
-                    col_add[u] = ls.score_idx(v, tuple(sorted(pa + (u,)))) - cur
-        for u in pa:
-            col_rem[u] = ls.score_idx(v, tuple(x for x in pa if x != u)) - cur
+        if sets:
+            delta = np.array(self.ls._score_sets_idx(v, sets)) - self.fam[v]
+            col_add[added] = delta[:len(added)]
+            col_rem[list(pa)] = delta[len(added):]
         self.add_raw[:, v] = col_add
         self.rem[:, v] = col_rem
 

@@ -127,3 +127,17 @@ def test_transitive_closure():
     adj[0, 1] = adj[1, 2] = True
     r = transitive_closure(adj)
     assert r[0, 2] and r[0, 1] and r[1, 2] and not r[2, 0] and not r[3].any()
+
+
+def test_batched_family_scores_equal_one_by_one():
+    """LocalScore._score_sets_idx (the searches' batched rescoring) gives score_idx's
+    values bit for bit, fills the cache with the same keys, and a cached family is reused."""
+    import bnexplore as bx
+    df = bx.networks.load("asia").sample(300, seed=3)
+    one, many = bx.scores.LocalScore(df), bx.scores.LocalScore(df)
+    sets = [(), (0,), (1, 4), (0, 2, 5), (3,)]
+    ref = [one.score_idx(6, ps) for ps in sets]
+    assert many._score_sets_idx(6, sets) == ref
+    assert many._cache == one._cache
+    many._cache[(6, (3,))] = 123.0                 # a cached family is not recomputed
+    assert many._score_sets_idx(6, [(3,)]) == [123.0]
