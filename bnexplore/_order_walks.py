@@ -344,6 +344,22 @@ def _split_list(lb, lm, du, n, X0, cT, i0, p, tt, accj, deeper):
     return n1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_member(xs, d, max_extra, node_i0, p):
+    """One step of a depth-first set walk: the next member x added at depth ``d``
+    (``xs[d]`` moves past it), skipping the nodes of the last level (``node_i0[x] >= p``:
+    no set with one has a child, so such sets are not listed), or -1 when depth ``d``
+    is done (``max_extra`` members reached, or no node left)."""
+    du = np.uint64(d)
+    while True:
+        x = xs[du]
+        if d >= max_extra or x >= p:
+            return -1
+        xs[du] = x + 1
+        if node_i0[np.uint64(x)] < p:
+            return x
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _binary_subtree(m, u1, max_extra, packed, lists, stacks, tables, sets, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the
@@ -374,14 +390,11 @@ def _binary_subtree(m, u1, max_extra, packed, lists, stacks, tables, sets, tt):
     one = np.uint64(1)
     cT = compT[0]
     while d >= 0:
-        du = np.uint64(d)
-        x = xs[du]
-        if d >= max_extra or x >= p:
+        x = _next_member(xs, d, max_extra, node_i0, p)
+        if x < 0:  # every member at this depth done: back up
             d -= 1
             continue
-        xs[du] = x + 1
-        if node_i0[np.uint64(x)] >= p:  # the last level: not listed (no child)
-            continue
+        du = np.uint64(d)
         jj = cid[du]
         j = np.uint64(jj)
         cid[du] = jj + subsz[j]
@@ -434,14 +447,11 @@ def _binary_whole(pel, sP, max_extra, ng, configs, lists, stacks, acc0, i0root, 
     xs[0] = first
     d = 0
     while d >= 0:
-        du = np.uint64(d)
-        x = xs[du]
-        if d >= max_extra or x >= p:
+        x = _next_member(xs, d, max_extra, node_i0, p)
+        if x < 0:  # every member at this depth done: back up
             d -= 1
             continue
-        xs[du] = x + 1
-        if node_i0[np.uint64(x)] >= p:  # the last level: no set with it has a child
-            continue
+        du = np.uint64(d)
         i0 = max(i0d[du], node_i0[np.uint64(x)])
         xp = np.uint64(nodepos[np.uint64(x)])
         deeper = d + 1 < max_extra and x < lastlive
