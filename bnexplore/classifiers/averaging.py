@@ -105,7 +105,7 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
     """
     n, p = codes.shape
     K = int(avg.data.arities[-1])
-    cand = [avg.candidates[v].tolist() if avg.k > 0 else [] for v in range(p + 1)]
+    cand = [avg.candidates[v].tolist() if avg.max_parents > 0 else [] for v in range(p + 1)]
 
     def node_logs(comp: np.ndarray) -> np.ndarray:
         m = comp.shape[0]
