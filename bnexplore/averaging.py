@@ -25,8 +25,10 @@ the class factorises into one sum per node over that node's admissible parent se
 This module is the front (checks, budgets, tables of names); the engines are private
 modules, each opening with its mathematics: ``bnexplore.scores`` scores the families,
 ``bnexplore._order_posterior`` lists the parent sets and computes Eq. 6, 9 and 13,
-``bnexplore._procedure1`` Procedure 1, ``bnexplore._mstar_counts`` and
-``bnexplore._mstar`` the M* CPTs of Eq. 15, and ``bnexplore._all_orders`` (over
+``bnexplore._procedure1`` Procedure 1 (:func:`procedure1`, re-exported here),
+``bnexplore._mstar_plan`` decides which M* CPTs are built in full and splits their
+build over threads, ``bnexplore._mstar_counts`` and ``bnexplore._mstar`` compute the
+M* CPTs of Eq. 15, and ``bnexplore._all_orders`` (over
 ``bnexplore._order_dp``) the averaging over every order (:class:`AllOrders`,
 :func:`order_mcmc`), whose names this module re-exports.
 
@@ -49,16 +51,14 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ._parallel import PARALLEL_LOCK
-from .data.core import (DiscreteData, MemoryBudgetError, _check_budget, as_discrete, check_table_size,
-                        get_table_budget)
+from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
 from ._lazy_mixture import LazyCPT, MixtureSpec, lex_set_index, mixture_rows, star_sets
-from ._mstar import eq15_star_cpts, mstar_work, psi_scratch
-from ._mstar_counts import bitset_capacity
+from ._mstar_plan import check_dense, dense_nodes, star_cpts
 from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_factor, family_log_prior,
                                log_normalisers)
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
 from ._validation import Interval, check_int
-from ._procedure1 import procedure1_all, procedure1_union
+from ._procedure1 import procedure1, procedure1_all
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
@@ -66,8 +66,7 @@ __all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orde
            "procedure1"]
 
 
-#: the checks of ``n``: Procedure 1's largest union, a summary network's largest parent set
-_UNION_SIZE = Interval(int, 0, None, label="largest union size")
+#: the check of ``n``, a summary network's largest parent set
 _SUMMARY_SIZE = Interval(int, 0, None, allow_none=True, label="summary-network size")
 
 _SEQUENCES = (collections.abc.Sequence, np.ndarray, pd.Index)  # what an order or a level may be
@@ -75,71 +74,6 @@ _SEQUENCES = (collections.abc.Sequence, np.ndarray, pd.Index)  # what an order o
 #: M* CPTs up to this many cells are built in full by ``summary_network(lazy="auto")``;
 #: larger ones are lazy (a full table costs more than the rows prediction reads)
 MSTAR_DENSE_CELLS = 1 << 22
-
-
-def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int) -> list[int]:
-    """Dash & Cooper's Procedure 1: approximate ``P_i^*`` with at most ``n`` parents.
-
-    Visit the parent sets in decreasing ``weights`` (ties: the given order) and add a
-    set to the union whenever the union stays within ``n`` parents.
-
-    Parameters
-    ----------
-    parent_sets : sequence of sequences of int
-        The admissible parent sets ``P_i^nu`` of one node.
-    weights : array of float
-        Their (log) posterior weights ``f(X_i, P_i^nu | D)``; only the order matters.
-    n : int
-        Largest size of the union (>= 0; an ``n`` at least the number of distinct
-        members gives the union of every set).
-
-    Returns
-    -------
-    list of int
-        The sorted union ``P_i^*``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``n`` is not a non-negative int, or a member is not a column index (a
-        number so large that marking it would exceed the table budget).
-
-    Examples
-    --------
-    >>> procedure1([(), (0,), (1,), (0, 2)], np.array([0.1, 0.5, 0.2, 0.9]), n=2)
-    [0, 2]
-    """
-    n = _UNION_SIZE(n, "n")
-    w = np.asarray(weights, dtype=float)
-    if isinstance(parent_sets, np.ndarray) and parent_sets.ndim == 2 and parent_sets.dtype.kind == "i":
-        sets = np.ascontiguousarray(parent_sets, dtype=np.int64)
-        sizes = (sets >= 0).sum(axis=1)
-    else:
-        lists = [[int(u) for u in ps if u >= 0] for ps in parent_sets]
-        sizes = np.array([len(x) for x in lists], dtype=np.int64)
-        sets = np.full((len(lists), max(1, int(sizes.max(initial=0)))), -1, dtype=np.int64)
-        for i, x in enumerate(lists):
-            sets[i, :len(x)] = x
-    if w.shape != (sets.shape[0],):
-        raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
-    if np.isnan(w).any():  # NaN is never visited: the ranking would not end
-        raise ValueError(f"weights holds NaN (first at {int(np.argmax(np.isnan(w)))}): give every parent set a "
-                         f"number (-inf for probability zero)")
-    top = int(sets.max(initial=-1))
-    if top >= get_table_budget():
-        raise MemoryBudgetError(f"parent_sets holds member {top:,}, over the table budget of {get_table_budget():,} "
-                                f"cells: members are column indices (0 .. number of columns - 1)")
-    union = np.zeros(top + 1, dtype=np.bool_)
-    union[sets[sets >= 0]] = True
-    return procedure1_union(sets, np.asarray(sizes, dtype=np.int64), w, min(int(n), top + 1), union,
-                            np.zeros(0, dtype=np.int64), 0,
-                       np.zeros((1, 1), dtype=np.int64)).tolist()
-
-
-_MSTAR_ALLOC_FAILED = (
-    "building the summary network's CPTs could not allocate working memory ({missing} nodes not built): the "
-    "machine has less free memory than the budget assumes; use a smaller n or k, or lower the budget "
-    "(budget= or bnexplore.data.set_table_budget) so that such runs are refused before they start")
 
 
 class OrderedAveraging:
@@ -667,10 +601,10 @@ class OrderedAveraging:
         all_cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
         complete = self.data.missing is None
         if lazy is False and complete:
-            self._check_dense(stars, all_cells, n)
+            check_dense(self.names, ar, stars, all_cells, n, self.max_parents, self.budget)
             dense = list(range(p))
         elif lazy == "auto" and complete:
-            dense = self._dense_nodes(stars, all_cells)
+            dense = dense_nodes(ar, stars, all_cells, self.max_parents, self.budget, MSTAR_DENSE_CELLS)
         else:  # lazy, or missing values (counted by available case, row by row)
             dense = []
         parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
@@ -680,7 +614,9 @@ class OrderedAveraging:
             use[dense] = True
             lens = np.where(use, star_len, 0)  # the lazy nodes' CPTs are not built here
             cells = [all_cells[v] if use[v] else ar[v] for v in range(p)]
-            built = self._star_cpts(star_arr, lens, cells)
+            built = star_cpts(self.names, (self.data.columns, self._bits, self.data.arities.astype(np.int64)),
+                              self._parent_set_lists, star_arr, lens, cells, self.max_parents,
+                              self.prior == "BDeu", self.ess, self.budget)
             cpts = {self.names[v]: built[v] for v in dense}
         for v in range(p):
             if self.names[v] not in cpts:
@@ -695,55 +631,6 @@ class OrderedAveraging:
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
         label = name or f"M* (k={self.max_parents}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, {v: cpts[v] for v in self.names}, name=label)
-
-    def _check_dense(self, stars: list[list[int]], all_cells: list[int], n: int | None) -> None:
-        """Refuse (before allocating) a summary network whose full CPTs or their
-        working memory exceed the budget."""
-        p = len(self.names)
-        ar = self.data.arities.tolist()
-        total = sum(all_cells)
-        lim = min(self.budget, 2**31 - 1)
-        for v in range(p) if 3 * max(all_cells, default=0) > lim else ():  # guard every table before building any
-            cells = all_cells[v]
-            if cells > self.budget:
-                check_table_size([ar[u] for u in stars[v]] + [ar[v]],
-                                 [self.names[u] for u in stars[v]] + [self.names[v]],
-                                 what=f"summary-network CPT of {self.names[v]!r} (n={n})",
-                                 budget=self.budget)
-            if 3 * cells <= lim:  # the working cells are at most 3 * cells
-                continue
-            work = mstar_work([ar[u] for u in stars[v]], ar[v], self.max_parents)
-            if work > self.budget or work >= 2**31:  # (row keys of the subset tables are 32-bit)
-                raise MemoryBudgetError(
-                    f"building the M* CPT of {self.names[v]!r} (n={n}) needs {work:,} working cells "
-                    f"(the Moebius table and the largest subset's tables), over the budget of "
-                    f"{self.budget:,}: use a smaller n or k")
-        if total > self.budget:
-            raise MemoryBudgetError(
-                f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
-                f"of {self.budget:,}: use a smaller n or k")
-        if max((len(st) for st in stars), default=0) > 62:
-            v = next(v for v in range(p) if len(stars[v]) > 62)
-            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
-
-    def _dense_nodes(self, stars: list[list[int]], all_cells: list[int]) -> list[int]:
-        """The nodes whose M* CPT is built in full by ``lazy="auto"``: at most
-        ``MSTAR_DENSE_CELLS`` cells, working memory within the budget, smallest
-        first while their total fits the budget."""
-        ar = self.data.arities.tolist()
-        lim = min(self.budget, 2**31 - 1)
-        out, total = [], 0
-        for v in sorted(range(len(self.names)), key=lambda v: all_cells[v]):
-            cells = all_cells[v]
-            if cells > min(self.budget, MSTAR_DENSE_CELLS) or len(stars[v]) > 62 or total + cells > self.budget:
-                continue
-            if 3 * cells > lim:
-                work = mstar_work([ar[u] for u in stars[v]], ar[v], self.max_parents)
-                if work > self.budget or work >= 2**31:
-                    continue
-            out.append(v)
-            total += cells
-        return sorted(out)
 
     def _stars(self, n: int | None) -> list[list[int]]:
         """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1
@@ -780,43 +667,6 @@ class OrderedAveraging:
         if self._bitsets is None:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
-
-    def _star_cpts(self, star_arr: np.ndarray, star_len: np.ndarray, cells: list[int]) -> list[np.ndarray]:
-        """Every node's M* CPT (Eq. 15; the stars as from :meth:`_star_array`, ``cells``
-        the CPT sizes), the nodes split into one balanced batch per thread."""
-        lens = star_len.tolist()
-        p = len(lens)
-        ar = self.data.arities.tolist()
-        if max(lens, default=0) > 62:
-            v = next(v for v in range(p) if lens[v] > 62)
-            raise MemoryBudgetError(f"{self.names[v]!r} would get {lens[v]} parents in M*: at most 62")
-        cost = [cells[v] + count_parent_sets(lens[v], self.max_parents) for v in range(p)]  # cells, star subsets
-        work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
-        n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
-        n_bins = max(1, min(n_bins, self.budget // max(work, 1)))  # one Psi per thread, within the budget
-        bins: list[list[int]] = [[] for _ in range(n_bins)]
-        load = [0] * n_bins
-        for v in sorted(range(p), key=lambda v: -cost[v]):  # largest first, to the lightest bin
-            b = load.index(min(load))
-            bins[b].append(v)
-            load[b] += cost[v]
-        cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-        out = np.empty(int(cpt_off[-1]))
-        done = np.zeros(p, dtype=np.bool_)
-        with PARALLEL_LOCK:
-            try:
-                batch_nodes = np.array([v for b in bins for v in b], dtype=np.int64)  # one batch per thread
-                batch_off = np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64)
-                eq15_star_cpts(self.data.columns, self._bits, self.data.arities.astype(np.int64),  # TrainingRows
-                               *self._parent_set_lists, star_arr, star_len, self.max_parents, self.prior == "BDeu",
-                               self.ess,
-                               bitset_capacity(self.data.n_rows), batch_nodes, batch_off, psi_scratch(n_bins, work),
-                               out, cpt_off, done)
-            except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
-                raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum()))) from exc
-        if not done.all():  # never return a CPT that was not written
-            raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum())))
-        return [out[cpt_off[v]:cpt_off[v + 1]].reshape(cells[v] // ar[v], ar[v]) for v in range(p)]
 
     def __repr__(self) -> str:
         return (f"OrderedAveraging({len(self.names)} nodes, {len(self.order_levels)} levels, "
