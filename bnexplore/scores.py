@@ -398,8 +398,14 @@ class LocalScore:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
+        return self._computed(key)
+
+    def _computed(self, key: tuple[int, tuple[int, ...]]) -> float:
+        """The score of a checked family ``(child, sorted parents)`` not in the cache,
+        computed (and cached when caching)."""
         c, ps = key
-        self._check_keys(ps)
+        if len(ps) > self._safe_parents:  # only then can a configuration key overflow
+            self._check_keys(ps)
         val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
                             self.ess, self._logfact)
         if self.use_cache:
@@ -430,13 +436,7 @@ class LocalScore:
                              f"use score() with column names")
         if c in ps:
             raise ValueError(f"score_idx: node {c} is among its own parents {ps}")
-        if len(ps) > self._safe_parents:
-            self._check_keys(ps)
-        val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
-                            self.ess, self._logfact)
-        if self.use_cache:
-            self._cache[key] = val
-        return val
+        return self._computed(key)
 
     def _score_sets_idx(self, c: int, sets: list[tuple[int, ...]]) -> list[float]:
         """:meth:`score_idx` of many *sorted* tuples of parents of one child, the families
