@@ -442,7 +442,10 @@ class LocalScore:
         """:meth:`score_idx` of many *sorted* tuples of parents of one child, the families
         missing from the cache scored in one kernel call (the same kernel per family, so
         the same values).  Trusts its input: the searches build the sets from column
-        indices."""
+        indices.  A subclass with a family score of its own (an overridden
+        :meth:`score_idx`) is asked family by family."""
+        if type(self).score_idx is not LocalScore.score_idx:
+            return [self.score_idx(c, ps) for ps in sets]
         cache = self._cache
         out = [cache.get((c, ps)) for ps in sets]
         todo = [i for i, val in enumerate(out) if val is None]
