@@ -184,3 +184,20 @@ def test_ama_builds_its_summary_networks_at_first_use():
     np.testing.assert_array_equal(proba, clf.predict_proba(X))
     np.testing.assert_allclose(proba, ref, rtol=0, atol=1e-12)
     assert len(AMA(max_parents=1, n=None).fit(X, y).networks_) == 0
+
+
+def test_ama_summary_proba_reuses_the_fitted_networks_and_refits_nothing():
+    """summary_proba at the fitted n reads the fitted summary networks (built once); at
+    another n it equals a fit with that n, and n=None exact model averaging."""
+    import bnexplore as bx
+    from bnexplore.classifiers import AMA
+    df = bx.datasets.load("vote", missing="drop").iloc[:120]
+    X, y = df.drop(columns="Class"), df["Class"]
+    clf = AMA(max_parents=2, n=3).fit(X, y)
+    np.testing.assert_array_equal(clf.summary_proba(X, 3), clf.predict_proba(X))
+    built = clf.networks_._networks
+    assert built is not None
+    np.testing.assert_array_equal(clf.summary_proba(X, 5), AMA(max_parents=2, n=5).fit(X, y).predict_proba(X))
+    np.testing.assert_array_equal(clf.summary_proba(X, None),
+                                  AMA(max_parents=2, n=None).fit(X, y).predict_proba(X))
+    assert clf.networks_._networks is built

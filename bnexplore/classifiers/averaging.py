@@ -434,9 +434,9 @@ class AMA(_BNClassifier):
         codes = self._encode(X)
         if n is None:
             joints = [_averaging_log_joint(a, codes, "AMA") for a in self.averagings_]
-        else:
-            joints = [_network_log_joint(a.summary_network(n), self.data_, codes)
-                      for a in self.averagings_]
+        else:               # the fitted n: the summary networks of networks_ (built once)
+            nets = self.networks_ if n == self.networks_._n else [a.summary_network(n) for a in self.averagings_]
+            joints = [_network_log_joint(net, self.data_, codes) for net in nets]
         return np.mean([normalize_log(j) for j in joints], axis=0)
 
     def _joints(self, codes: np.ndarray) -> list[np.ndarray]:
