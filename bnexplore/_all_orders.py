@@ -39,6 +39,7 @@ import pandas as pd
 from . import _order_dp
 from ._order_posterior import all_parent_sets, count_parent_sets, family_log_prior
 from ._parallel import PARALLEL_LOCK
+from ._validation import check_int, check_probability, check_random_state
 from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
 from ._order_scores import _pascal
 from .scores import _check_prior, _score_order_flat
@@ -88,14 +89,6 @@ def _families_all(data: DiscreteData, k: int, prior: str, ess: float, structure_
                     np.uint64(0))
     mask = np.bitwise_or.reduce(bits, axis=1).astype(np.uint64)
     return _order_dp.Families(scores, set_off, mask, members, size.astype(np.int64)), kk
-
-
-def _check_k(max_parents) -> int:
-    if isinstance(max_parents, (bool, np.bool_)) or not isinstance(max_parents, (int, np.integer)):
-        raise TypeError(f"max_parents (k) must be a non-negative int, got {max_parents!r}")
-    if max_parents < 0:
-        raise ValueError(f"max_parents (k) must be >= 0, got {max_parents}")
-    return int(max_parents)
 
 
 def _arc_frame(values: np.ndarray, names: list[str]) -> pd.DataFrame:
@@ -160,6 +153,8 @@ class AllOrders:
 
     Attributes
     ----------
+    max_parents : int
+        ``k`` (:attr:`k` is its former name, kept).
     log_evidence : float
         ``log (1/N!) sum_< P(D | <)``: the log marginal likelihood under the uniform
         prior over orders, **including** the ``1/N!``, i.e. the log of the mean over
@@ -188,7 +183,7 @@ class AllOrders:
     def __init__(self, data: DiscreteData | pd.DataFrame, max_parents: int = 2, prior: str = "K2",
                  ess: float = 1.0, structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
                  budget: int | None = None):
-        self.k = _check_k(max_parents)
+        self.max_parents = check_int(max_parents, "max_parents", low=0)
         _check_prior(prior, ess)
         self.data = as_discrete(data)
         self.names = list(self.data.names)
@@ -209,7 +204,7 @@ class AllOrders:
                 f"forward and backward sums over 2^{p}), over the budget of {self.budget:,}: use "
                 f"bnexplore.averaging.order_mcmc, fewer variables, or raise the budget (budget= or "
                 f"bnexplore.data.set_table_budget)")
-        self._fam, _ = _families_all(self.data, self.k, prior, self.ess, structure_prior, self.budget,
+        self._fam, _ = _families_all(self.data, self.max_parents, prior, self.ess, structure_prior, self.budget,
                                      "exact averaging over all orders")
         self.n_families = int(self._fam.log_weight.size)
         with PARALLEL_LOCK:
@@ -219,6 +214,11 @@ class AllOrders:
         self.log_order_sum = float(_order_dp.ext_to_log(L_m[full], L_e[full]))
         self.log_evidence = self.log_order_sum - math.lgamma(p + 1)
         self._post: np.ndarray | None = None
+
+    @property
+    def k(self) -> int:
+        """Former name of :attr:`max_parents` (kept for old callers)."""
+        return self.max_parents
 
     def arc_posteriors(self) -> pd.DataFrame:
         """Posterior probability of every arc ``P(X_u -> X_v | D)`` over all orders.
@@ -243,7 +243,7 @@ class AllOrders:
         return _arc_frame(self._post.copy(), self.names)
 
     def __repr__(self) -> str:
-        return (f"AllOrders({len(self.names)} nodes, k={self.k}, {self.n_families:,} families, "
+        return (f"AllOrders({len(self.names)} nodes, k={self.max_parents}, {self.n_families:,} families, "
                 f"log_evidence={self.log_evidence:.3f})")
 
 
@@ -315,7 +315,7 @@ class OrderMCMC:
     Attributes
     ----------
     names : list of str
-    k, n_chains, thin, burn_in : int
+    max_parents, n_chains, thin, burn_in : int
     n_iter : int
         Iterations run per chain (grows with :meth:`resume`).
     traces : ndarray (n_chains, n_draws)
@@ -342,10 +342,10 @@ class OrderMCMC:
         The diagnostics of the trace of the log order score.
     """
 
-    def __init__(self, names, k, fam, look, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
+    def __init__(self, names, max_parents, fam, look, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
                  accepted, seed):
         self.names = list(names)
-        self.k = k
+        self.max_parents = max_parents
         self._fam, self._look, self._state, self._rec = fam, look, state, rec
         self.n_iter = n_iter
         self.n_chains = state.order.shape[0]
@@ -356,6 +356,11 @@ class OrderMCMC:
         self._accepted = accepted
         self.seed = seed
         self._stats: dict | None = None
+
+    @property
+    def k(self) -> int:
+        """Former name of :attr:`max_parents` (kept for old callers)."""
+        return self.max_parents
 
     # ----------------------------------------------------------------- draws
     @property
@@ -478,22 +483,14 @@ class OrderMCMC:
     def resume(self, n_iter: int, progress: bool | Callable[[int, int], None] = False) -> "OrderMCMC":
         """Run every chain ``n_iter`` more iterations from where it stopped (in place;
         returns self).  The draws go on as if the run had been one longer run."""
-        n_iter = _check_count(n_iter, "n_iter")
+        n_iter = check_int(n_iter, "n_iter", low=1)
         self._rec = _grow_record(self._rec, (self.n_iter + n_iter) // self.thin)
         _advance(self, n_iter, progress)
         return self
 
     def __repr__(self) -> str:
-        return (f"OrderMCMC({len(self.names)} nodes, k={self.k}, {self.n_chains} chains x {self.n_iter:,} "
+        return (f"OrderMCMC({len(self.names)} nodes, k={self.max_parents}, {self.n_chains} chains x {self.n_iter:,} "
                 f"iterations, {self.n_draws - self._first} draws kept per chain, R-hat max {self.rhat_max:.3f})")
-
-
-def _check_count(x, name: str, minimum: int = 1) -> int:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {x!r}")
-    if x < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {x}")
-    return int(x)
 
 
 def _new_record(n_chains: int, n_draws: int, p: int) -> _order_dp.ChainRecord:
@@ -598,14 +595,14 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     >>> res.arc_posteriors().shape, res.traces.shape
     ((8, 8), (2, 1000))
     """
-    k = _check_k(max_parents)
+    max_parents = check_int(max_parents, "max_parents", low=0)
     _check_prior(prior, ess)
-    n_iter = _check_count(n_iter, "n_iter")
-    n_chains = _check_count(n_chains, "n_chains")
-    thin = max(1, n_iter // 1000) if thin is None else _check_count(thin, "thin")
-    burn_in = n_iter // 4 if burn_in is None else _check_count(burn_in, "burn_in", 0)
-    if not (isinstance(p_adjacent, (int, float, np.floating)) and 0.0 <= float(p_adjacent) <= 1.0):
-        raise ValueError(f"p_adjacent must be a probability in [0, 1], got {p_adjacent!r}")
+    n_iter = check_int(n_iter, "n_iter", low=1)
+    n_chains = check_int(n_chains, "n_chains", low=1)
+    thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
+    burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
+    p_adjacent = check_probability(p_adjacent, "p_adjacent")
+    rng = check_random_state(seed)
     data = as_discrete(data)
     names = list(data.names)
     p = len(names)
@@ -622,18 +619,17 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
             f"order MCMC would record {n_chains} chains x {n_draws:,} draws of the {p} x {p} arc "
             f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
             f"fewer iterations or chains, or raise the budget")
-    fam, _ = _families_all(data, k, prior, float(ess), structure_prior, budget, "order MCMC")
+    fam, _ = _families_all(data, max_parents, prior, float(ess), structure_prior, budget, "order MCMC")
     # colex layout: a parent set inside the predecessors is looked up, not searched for
-    fam, look = _order_dp.colex_families(fam, p, k, _pascal(p, min(k, max(p - 1, 0)) + 1))
+    fam, look = _order_dp.colex_families(fam, p, max_parents, _pascal(p, min(max_parents, max(p - 1, 0)) + 1))
     # dispersed starts: a random order and its reverse, for each pair of chains
-    rng = np.random.default_rng(seed)
     order = np.empty((n_chains, p), dtype=np.int64)
     for c in range(n_chains):
         order[c] = rng.permutation(p) if c % 2 == 0 else order[c - 1][::-1]
     streams = np.random.SeedSequence(rng.integers(2**63)).generate_state(n_chains, dtype=np.uint64)
     streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
     state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, look, order), streams)
-    res = OrderMCMC(names, k, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
+    res = OrderMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
                     float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), seed)
     _advance(res, n_iter, progress)
     return res

@@ -344,6 +344,25 @@ def _split_list(lb, lm, du, n, X0, cT, i0, p, tt, accj, deeper):
     return n1
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_set(xs, d, max_extra, node_i0, p):
+    """One step of a depth-first set walk: ``(d, x)``, the next member x added at depth
+    ``d`` (``xs[d]`` moves past it), backing up past the depths that are done (``max_extra``
+    members reached, or no node left) and skipping the nodes of the last level
+    (``node_i0[x] >= p``: no set with one has a child, so such sets are not listed);
+    ``d = -1`` when the walk is over."""
+    while d >= 0:
+        du = np.uint64(d)
+        x = xs[du]
+        if d >= max_extra or x >= p:
+            d -= 1
+            continue
+        xs[du] = x + 1
+        if node_i0[np.uint64(x)] < p:
+            return d, x
+    return d, -1
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _binary_subtree(m, u1, max_extra, packed, lists, stacks, tables, sets, tt):
     """:func:`_config_subtree` under K2 when every variable is binary and the
@@ -373,15 +392,11 @@ def _binary_subtree(m, u1, max_extra, packed, lists, stacks, tables, sets, tt):
     cid[0] = 1
     one = np.uint64(1)
     cT = compT[0]
-    while d >= 0:
+    while True:
+        d, x = _next_set(xs, d, max_extra, node_i0, p)
+        if d < 0:
+            break
         du = np.uint64(d)
-        x = xs[du]
-        if d >= max_extra or x >= p:
-            d -= 1
-            continue
-        xs[du] = x + 1
-        if node_i0[np.uint64(x)] >= p:  # the last level: not listed (no child)
-            continue
         jj = cid[du]
         j = np.uint64(jj)
         cid[du] = jj + subsz[j]
@@ -433,15 +448,11 @@ def _binary_whole(pel, sP, max_extra, ng, configs, lists, stacks, acc0, i0root, 
     i0d[0] = i0root
     xs[0] = first
     d = 0
-    while d >= 0:
+    while True:
+        d, x = _next_set(xs, d, max_extra, node_i0, p)
+        if d < 0:
+            break
         du = np.uint64(d)
-        x = xs[du]
-        if d >= max_extra or x >= p:
-            d -= 1
-            continue
-        xs[du] = x + 1
-        if node_i0[np.uint64(x)] >= p:  # the last level: no set with it has a child
-            continue
         i0 = max(i0d[du], node_i0[np.uint64(x)])
         xp = np.uint64(nodepos[np.uint64(x)])
         deeper = d + 1 < max_extra and x < lastlive

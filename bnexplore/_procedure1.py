@@ -33,9 +33,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._order_posterior import unrank_parent_set
+from typing import Sequence
 
-__all__ = ["next_best", "procedure1_union", "procedure1_all"]
+from ._order_posterior import unrank_parent_set
+from ._validation import Interval
+from .data.core import MemoryBudgetError, get_table_budget
+
+__all__ = ["procedure1", "next_best", "procedure1_union", "procedure1_all"]
+
+#: the check of ``n``, the largest union
+_UNION_SIZE = Interval(int, 0, None, label="largest union size")
 
 
 @numba.njit(cache=True, nogil=True)
@@ -140,6 +147,65 @@ def procedure1_all(cand_flat, cand_off, log_weight, set_off, binom, n, unions, m
                                     min(max_parents, cand.shape[0]), binom)
             out[v, :star.shape[0]] = star
     return out
+
+
+def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int) -> list[int]:
+    """Dash & Cooper's Procedure 1: approximate ``P_i^*`` with at most ``n`` parents.
+
+    Visit the parent sets in decreasing ``weights`` (ties: the given order) and add a
+    set to the union whenever the union stays within ``n`` parents.
+
+    Parameters
+    ----------
+    parent_sets : sequence of sequences of int
+        The admissible parent sets ``P_i^nu`` of one node.
+    weights : array of float
+        Their (log) posterior weights ``f(X_i, P_i^nu | D)``; only the order matters.
+    n : int
+        Largest size of the union (>= 0; an ``n`` at least the number of distinct
+        members gives the union of every set).
+
+    Returns
+    -------
+    list of int
+        The sorted union ``P_i^*``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``n`` is not a non-negative int, or a member is not a column index (a
+        number so large that marking it would exceed the table budget).
+
+    Examples
+    --------
+    >>> procedure1([(), (0,), (1,), (0, 2)], np.array([0.1, 0.5, 0.2, 0.9]), n=2)
+    [0, 2]
+    """
+    n = _UNION_SIZE(n, "n")
+    w = np.asarray(weights, dtype=float)
+    if isinstance(parent_sets, np.ndarray) and parent_sets.ndim == 2 and parent_sets.dtype.kind == "i":
+        sets = np.ascontiguousarray(parent_sets, dtype=np.int64)
+        sizes = (sets >= 0).sum(axis=1)
+    else:
+        lists = [[int(u) for u in ps if u >= 0] for ps in parent_sets]
+        sizes = np.array([len(x) for x in lists], dtype=np.int64)
+        sets = np.full((len(lists), max(1, int(sizes.max(initial=0)))), -1, dtype=np.int64)
+        for i, x in enumerate(lists):
+            sets[i, :len(x)] = x
+    if w.shape != (sets.shape[0],):
+        raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
+    if np.isnan(w).any():  # NaN is never visited: the ranking would not end
+        raise ValueError(f"weights holds NaN (first at {int(np.argmax(np.isnan(w)))}): give every parent set a "
+                         f"number (-inf for probability zero)")
+    top = int(sets.max(initial=-1))
+    if top >= get_table_budget():
+        raise MemoryBudgetError(f"parent_sets holds member {top:,}, over the table budget of {get_table_budget():,} "
+                                f"cells: members are column indices (0 .. number of columns - 1)")
+    union = np.zeros(top + 1, dtype=np.bool_)
+    union[sets[sets >= 0]] = True
+    return procedure1_union(sets, np.asarray(sizes, dtype=np.int64), w, min(int(n), top + 1), union,
+                            np.zeros(0, dtype=np.int64), 0,
+                       np.zeros((1, 1), dtype=np.int64)).tolist()
 
 
 # one compilation per argument type when the kernels call each other (see bnexplore._jit)

@@ -25,8 +25,10 @@ the class factorises into one sum per node over that node's admissible parent se
 This module is the front (checks, budgets, tables of names); the engines are private
 modules, each opening with its mathematics: ``bnexplore.scores`` scores the families,
 ``bnexplore._order_posterior`` lists the parent sets and computes Eq. 6, 9 and 13,
-``bnexplore._procedure1`` Procedure 1, ``bnexplore._mstar_counts`` and
-``bnexplore._mstar`` the M* CPTs of Eq. 15, and ``bnexplore._all_orders`` (over
+``bnexplore._procedure1`` Procedure 1 (:func:`procedure1`, re-exported here),
+``bnexplore._mstar_plan`` decides which M* CPTs are built in full and splits their
+build over threads, ``bnexplore._mstar_counts`` and ``bnexplore._mstar`` compute the
+M* CPTs of Eq. 15, and ``bnexplore._all_orders`` (over
 ``bnexplore._order_dp``) the averaging over every order (:class:`AllOrders`,
 :func:`order_mcmc`), whose names this module re-exports.
 
@@ -49,15 +51,14 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from ._parallel import PARALLEL_LOCK
-from .data.core import (DiscreteData, MemoryBudgetError, _check_budget, as_discrete, check_table_size,
-                        get_table_budget)
+from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
 from ._lazy_mixture import LazyCPT, MixtureSpec, lex_set_index, mixture_rows, star_sets
-from ._mstar import eq15_star_cpts, mstar_work, psi_scratch
-from ._mstar_counts import bitset_capacity
+from ._mstar_plan import check_dense, dense_nodes, star_cpts
 from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_factor, family_log_prior,
                                log_normalisers)
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
-from ._procedure1 import procedure1_all, procedure1_union
+from ._validation import Interval, check_int
+from ._procedure1 import procedure1, procedure1_all
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
@@ -65,79 +66,14 @@ __all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orde
            "procedure1"]
 
 
+#: the check of ``n``, a summary network's largest parent set
+_SUMMARY_SIZE = Interval(int, 0, None, allow_none=True, label="summary-network size")
+
 _SEQUENCES = (collections.abc.Sequence, np.ndarray, pd.Index)  # what an order or a level may be
 
 #: M* CPTs up to this many cells are built in full by ``summary_network(lazy="auto")``;
 #: larger ones are lazy (a full table costs more than the rows prediction reads)
 MSTAR_DENSE_CELLS = 1 << 22
-
-
-def procedure1(parent_sets: Sequence[Sequence[int]], weights: np.ndarray, n: int) -> list[int]:
-    """Dash & Cooper's Procedure 1: approximate ``P_i^*`` with at most ``n`` parents.
-
-    Visit the parent sets in decreasing ``weights`` (ties: the given order) and add a
-    set to the union whenever the union stays within ``n`` parents.
-
-    Parameters
-    ----------
-    parent_sets : sequence of sequences of int
-        The admissible parent sets ``P_i^nu`` of one node.
-    weights : array of float
-        Their (log) posterior weights ``f(X_i, P_i^nu | D)``; only the order matters.
-    n : int
-        Largest size of the union (>= 0; an ``n`` at least the number of distinct
-        members gives the union of every set).
-
-    Returns
-    -------
-    list of int
-        The sorted union ``P_i^*``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``n`` is not a non-negative int, or a member is not a column index (a
-        number so large that marking it would exceed the table budget).
-
-    Examples
-    --------
-    >>> procedure1([(), (0,), (1,), (0, 2)], np.array([0.1, 0.5, 0.2, 0.9]), n=2)
-    [0, 2]
-    """
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n (largest union size) must be a non-negative int, got {n!r}")
-    if n < 0:
-        raise ValueError(f"n (largest union size) must be >= 0, got {n}")
-    w = np.asarray(weights, dtype=float)
-    if isinstance(parent_sets, np.ndarray) and parent_sets.ndim == 2 and parent_sets.dtype.kind == "i":
-        sets = np.ascontiguousarray(parent_sets, dtype=np.int64)
-        sizes = (sets >= 0).sum(axis=1)
-    else:
-        lists = [[int(u) for u in ps if u >= 0] for ps in parent_sets]
-        sizes = np.array([len(x) for x in lists], dtype=np.int64)
-        sets = np.full((len(lists), max(1, int(sizes.max(initial=0)))), -1, dtype=np.int64)
-        for i, x in enumerate(lists):
-            sets[i, :len(x)] = x
-    if w.shape != (sets.shape[0],):
-        raise ValueError(f"{sets.shape[0]} parent sets but {w.size} weights")
-    if np.isnan(w).any():  # NaN is never visited: the ranking would not end
-        raise ValueError(f"weights holds NaN (first at {int(np.argmax(np.isnan(w)))}): give every parent set a "
-                         f"number (-inf for probability zero)")
-    top = int(sets.max(initial=-1))
-    if top >= get_table_budget():
-        raise MemoryBudgetError(f"parent_sets holds member {top:,}, over the table budget of {get_table_budget():,} "
-                                f"cells: members are column indices (0 .. number of columns - 1)")
-    union = np.zeros(top + 1, dtype=np.bool_)
-    union[sets[sets >= 0]] = True
-    return procedure1_union(sets, np.asarray(sizes, dtype=np.int64), w, min(int(n), top + 1), union,
-                            np.zeros(0, dtype=np.int64), 0,
-                       np.zeros((1, 1), dtype=np.int64)).tolist()
-
-
-_MSTAR_ALLOC_FAILED = (
-    "building the summary network's CPTs could not allocate working memory ({missing} nodes not built): the "
-    "machine has less free memory than the budget assumes; use a smaller n or k, or lower the budget "
-    "(budget= or bnexplore.data.set_table_budget) so that such runs are refused before they start")
 
 
 class OrderedAveraging:
@@ -188,7 +124,8 @@ class OrderedAveraging:
     ----------
     data : DiscreteData
     names : list of str
-    k : int
+    max_parents : int
+        ``k`` (:attr:`k` is its former name, kept).
     candidates : list of ndarray
         Admissible parents (column indices) of every node.
     log_evidence : float
@@ -216,16 +153,13 @@ class OrderedAveraging:
                  prior: str = "K2", ess: float = 1.0,
                  structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
                  budget: int | None = None, missing: str = "raise"):
-        if isinstance(max_parents, (bool, np.bool_)) or not isinstance(max_parents, (int, np.integer)):
-            raise TypeError(f"max_parents (k) must be a non-negative int, got {max_parents!r}")
-        if max_parents < 0:
-            raise ValueError(f"max_parents (k) must be >= 0, got {max_parents}")
+        max_parents = check_int(max_parents, "max_parents", low=0)
         _check_prior(prior, ess)
         self.data = as_discrete(data, missing=missing)
         self.names = list(self.data.names)
         self.prior = prior
         self.ess = float(ess)
-        self.k = int(max_parents)
+        self.max_parents = max_parents
         self.budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
         self._bitsets = None
         self.level = self._levels(order, levels)
@@ -243,23 +177,24 @@ class OrderedAveraging:
         ends = cand_off.tolist()
         self.candidates = [cand_cols[a:b] for a, b in zip(ends[:-1], ends[1:])]
         # ---- memory guard before enumerating anything
-        mu = [count_parent_sets(len(c), self.k) for c in self.candidates]
-        kk = max(min(self.k, max((len(c) for c in self.candidates), default=0)), 1)
+        mu = [count_parent_sets(len(c), self.max_parents) for c in self.candidates]
+        kk = max(min(self.max_parents, max((len(c) for c in self.candidates), default=0)), 1)
         total = sum(mu)
         if total * kk > self.budget:
             worst = int(np.argmax(mu))
             raise MemoryBudgetError(
-                f"order averaging with k={self.k} needs {total:,} parent sets ({mu[worst]:,} for "
+                f"order averaging with k={self.max_parents} needs {total:,} parent sets ({mu[worst]:,} for "
                 f"{self.names[worst]!r} alone), {total * kk:,} cells, over the budget of "
                 f"{self.budget:,}: use a smaller max_parents (k), a partial order with fewer "
                 f"candidate parents, or raise the budget (budget= or bnexplore.data.set_table_budget)")
         ar = self.data.arities.astype(float)
-        if (self.k + 1) * math.log2(ar.max(initial=1.0)) >= 61.5:  # only then can a family's cells overflow
-            top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :self.k]  # largest k candidate arities
+        k = self.max_parents
+        if (k + 1) * math.log2(ar.max(initial=1.0)) >= 61.5:  # only then can a family's cells overflow
+            top = -np.sort(-np.where(lower, ar[None, :], 1.0), axis=1)[:, :k]  # the largest k candidate arities
             for v in np.flatnonzero(np.log2(top).sum(axis=1) + np.log2(ar) >= 61.5):
                 c = self.candidates[v]
-                if c.size and self.k:
-                    top_v = sorted(self.data.arities[c].tolist(), reverse=True)[:self.k]
+                if c.size and self.max_parents:
+                    top_v = sorted(self.data.arities[c].tolist(), reverse=True)[:self.max_parents]
                     size = int(np.prod(top_v, dtype=object)) * int(self.data.arities[v])
                     if size >= 2**62:
                         raise MemoryBudgetError(
@@ -268,7 +203,7 @@ class OrderedAveraging:
         # ---- enumerate, score, keep log space
         self._specs: dict = {}  # Eq. 13 mixtures of each node with missing values (on first use)
         if self.data.missing is None:
-            flat, off = _score_order_flat(self.data, self.level, self.k, prior=prior, ess=ess)
+            flat, off = _score_order_flat(self.data, self.level, self.max_parents, prior=prior, ess=ess)
         else:
             flat, off = self._score_per_node_rows(mu)
         self._off = off
@@ -276,7 +211,7 @@ class OrderedAveraging:
         self._cand_off = cand_off
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
         m_max = int(n_cand.max(initial=0))
-        self._binom = _pascal(m_max, min(self.k, m_max) + 1)
+        self._binom = _pascal(m_max, min(self.max_parents, m_max) + 1)
         self._set_arrays: tuple | None = None  # the parent sets, listed on first use (_listed)
         if structure_prior is not None:
             flat = flat.copy()
@@ -294,6 +229,11 @@ class OrderedAveraging:
         self._lognorm_v: np.ndarray | None = None  # per-node log normalisers, on first use (AMA never needs them)
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
+
+    @property
+    def k(self) -> int:
+        """Former name of :attr:`max_parents` (kept for old callers)."""
+        return self.max_parents
 
     # ----------------------------------------------------------------- set-up
     def node_rows(self, node: str | int) -> np.ndarray:
@@ -319,7 +259,7 @@ class OrderedAveraging:
                 continue
             sub = self.data.subset(cols).take(rows)
             lev = np.where(np.asarray(cols) == v, 1, 0)
-            f, o = _score_order_flat(sub, lev, self.k, prior=self.prior, ess=self.ess)
+            f, o = _score_order_flat(sub, lev, self.max_parents, prior=self.prior, ess=self.ess)
             j = cols.index(v)
             seg = f[o[j]:o[j + 1]]
             assert seg.size == mu[v]
@@ -384,9 +324,9 @@ class OrderedAveraging:
     def _listed(self) -> tuple:
         """(flat sets, flat sizes, per-node sets, per-node sizes), listed once."""
         if self._set_arrays is None:
-            width = max(1, min(self.k, int(np.diff(self._cand_off).max(initial=0))))
+            width = max(1, min(self.max_parents, int(np.diff(self._cand_off).max(initial=0))))
             with PARALLEL_LOCK:
-                sets, sizes = all_parent_sets(self._cand_flat, self._cand_off, self.k, self._off, width)
+                sets, sizes = all_parent_sets(self._cand_flat, self._cand_off, self.max_parents, self._off, width)
             off = self._off
             self._set_arrays = (sets, sizes, [sets[off[v]:off[v + 1]] for v in range(len(self.names))],
                                 [sizes[off[v]:off[v + 1]] for v in range(len(self.names))])
@@ -505,16 +445,16 @@ class OrderedAveraging:
     def _mixture_spec(self, v: int, star: list[int] | None = None) -> MixtureSpec:
         """Node ``v``'s mixture over the parent sets inside ``star`` (None: every
         candidate, Eq. 13), weights normalised over them (Eq. 15)."""
-        cand = self.candidates[v].tolist() if self.k > 0 else []
+        cand = self.candidates[v].tolist() if self.max_parents > 0 else []
         if star is None:
             star = cand
         pos = {u: i for i, u in enumerate(cand)}
-        sets = star_sets(len(star), min(self.k, len(star)))
+        sets = star_sets(len(star), min(self.max_parents, len(star)))
         width = max(1, max((len(g) for g in sets), default=0))
         cp = np.full((len(sets), width), -1, dtype=np.int64)
         for i, g in enumerate(sets):
             cp[i, :len(g)] = [pos[star[e]] for e in g]
-        lw = self._logw[v][lex_set_index(cp, len(cand), self.k)]
+        lw = self._logw[v][lex_set_index(cp, len(cand), self.max_parents)]
         w = np.exp(lw - lw.max())
         w /= w.sum()
         return MixtureSpec(self.data.columns, self._observed, self.data.arities, v, star, sets, w,
@@ -566,7 +506,7 @@ class OrderedAveraging:
         t = self.data.index(target)
         test = self._test_columns(X, skip=t)
         relevant = [t] + [v for v in range(len(self.names)) if t in set(self.candidates[v].tolist())
-                          and self.k > 0]
+                          and self.max_parents > 0]
         r = int(self.data.arities[t])
         variants = np.repeat(test[None], r, axis=0)
         variants[:, t, :] = np.arange(r)[:, None]
@@ -581,19 +521,10 @@ class OrderedAveraging:
         """``P_i^*`` of every node: all candidates (``n=None``) or Procedure 1 with ``n``."""
         return {self.names[v]: [self.names[u] for u in star] for v, star in enumerate(self._stars(n))}
 
-    def _check_n(self, n) -> int | None:
-        if n is None:
-            return None
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-            raise TypeError(f"n (summary-network size) must be a non-negative int or None, got {n!r}")
-        if n < 0:
-            raise ValueError(f"n (summary-network size) must be >= 0, got {n}")
-        return int(n)
-
     def summary_table(self, n: int | None = None) -> pd.DataFrame:
         """Per node: ``P_i^*`` after Procedure 1, the number of averaged parent sets and
         the posterior mass they hold in the full class ``L_k(pi)``."""
-        n = self._check_n(n)
+        n = _SUMMARY_SIZE(n, "n")
         rows = []
         for v, star in enumerate(self._stars(n)):
             inside = self._inside(v, star)
@@ -662,7 +593,7 @@ class OrderedAveraging:
 
         if not (lazy == "auto" or lazy is True or lazy is False):
             raise ValueError(f"lazy must be 'auto', True or False, got {lazy!r}")
-        n = self._check_n(n)
+        n = _SUMMARY_SIZE(n, "n")
         p = len(self.names)
         star_arr, star_len = self._star_array(n)
         stars = [row[:m] for row, m in zip(star_arr.tolist(), star_len.tolist())]
@@ -670,10 +601,10 @@ class OrderedAveraging:
         all_cells = [math.prod([ar[u] for u in st]) * ar[v] for v, st in enumerate(stars)]
         complete = self.data.missing is None
         if lazy is False and complete:
-            self._check_dense(stars, all_cells, n)
+            check_dense(self.names, ar, stars, all_cells, n, self.max_parents, self.budget)
             dense = list(range(p))
         elif lazy == "auto" and complete:
-            dense = self._dense_nodes(stars, all_cells)
+            dense = dense_nodes(ar, stars, all_cells, self.max_parents, self.budget, MSTAR_DENSE_CELLS)
         else:  # lazy, or missing values (counted by available case, row by row)
             dense = []
         parents = {self.names[v]: [self.names[u] for u in stars[v]] for v in range(p)}
@@ -683,7 +614,9 @@ class OrderedAveraging:
             use[dense] = True
             lens = np.where(use, star_len, 0)  # the lazy nodes' CPTs are not built here
             cells = [all_cells[v] if use[v] else ar[v] for v in range(p)]
-            built = self._star_cpts(star_arr, lens, cells)
+            built = star_cpts(self.names, (self.data.columns, self._bits, self.data.arities.astype(np.int64)),
+                              self._parent_set_lists, star_arr, lens, cells, self.max_parents,
+                              self.prior == "BDeu", self.ess, self.budget)
             cpts = {self.names[v]: built[v] for v in dense}
         for v in range(p):
             if self.names[v] not in cpts:
@@ -696,57 +629,8 @@ class OrderedAveraging:
                     f"of {self.budget:,}: use a smaller n or k, or lazy CPTs")
             cpts = {v: np.asarray(t) for v, t in cpts.items()}
         states = {self.names[v]: list(self.data.states[v]) for v in range(p)}
-        label = name or f"M* (k={self.k}, n={'all' if n is None else n})"
+        label = name or f"M* (k={self.max_parents}, n={'all' if n is None else n})"
         return BayesNet._from_valid(parents, states, {v: cpts[v] for v in self.names}, name=label)
-
-    def _check_dense(self, stars: list[list[int]], all_cells: list[int], n: int | None) -> None:
-        """Refuse (before allocating) a summary network whose full CPTs or their
-        working memory exceed the budget."""
-        p = len(self.names)
-        ar = self.data.arities.tolist()
-        total = sum(all_cells)
-        lim = min(self.budget, 2**31 - 1)
-        for v in range(p) if 3 * max(all_cells, default=0) > lim else ():  # guard every table before building any
-            cells = all_cells[v]
-            if cells > self.budget:
-                check_table_size([ar[u] for u in stars[v]] + [ar[v]],
-                                 [self.names[u] for u in stars[v]] + [self.names[v]],
-                                 what=f"summary-network CPT of {self.names[v]!r} (n={n})",
-                                 budget=self.budget)
-            if 3 * cells <= lim:  # the working cells are at most 3 * cells
-                continue
-            work = mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
-            if work > self.budget or work >= 2**31:  # (row keys of the subset tables are 32-bit)
-                raise MemoryBudgetError(
-                    f"building the M* CPT of {self.names[v]!r} (n={n}) needs {work:,} working cells "
-                    f"(the Moebius table and the largest subset's tables), over the budget of "
-                    f"{self.budget:,}: use a smaller n or k")
-        if total > self.budget:
-            raise MemoryBudgetError(
-                f"the summary network (n={n}) would need {total:,} CPT cells in all, over the budget "
-                f"of {self.budget:,}: use a smaller n or k")
-        if max((len(st) for st in stars), default=0) > 62:
-            v = next(v for v in range(p) if len(stars[v]) > 62)
-            raise MemoryBudgetError(f"{self.names[v]!r} would get {len(stars[v])} parents in M*: at most 62")
-
-    def _dense_nodes(self, stars: list[list[int]], all_cells: list[int]) -> list[int]:
-        """The nodes whose M* CPT is built in full by ``lazy="auto"``: at most
-        ``MSTAR_DENSE_CELLS`` cells, working memory within the budget, smallest
-        first while their total fits the budget."""
-        ar = self.data.arities.tolist()
-        lim = min(self.budget, 2**31 - 1)
-        out, total = [], 0
-        for v in sorted(range(len(self.names)), key=lambda v: all_cells[v]):
-            cells = all_cells[v]
-            if cells > min(self.budget, MSTAR_DENSE_CELLS) or len(stars[v]) > 62 or total + cells > self.budget:
-                continue
-            if 3 * cells > lim:
-                work = mstar_work([ar[u] for u in stars[v]], ar[v], self.k)
-                if work > self.budget or work >= 2**31:
-                    continue
-            out.append(v)
-            total += cells
-        return sorted(out)
 
     def _stars(self, n: int | None) -> list[list[int]]:
         """``P_i^*`` of every node: every parent that occurs (``n=None``), or Procedure 1
@@ -757,7 +641,7 @@ class OrderedAveraging:
     def _star_array(self, n: int | None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_stars` as rows padded with -1 (at least one column), and their lengths."""
         # [v, u]: u occurs in a parent set of v (every candidate does when k >= 1)
-        unions = (self.level[None, :] < self.level[:, None]) & (self.k >= 1)
+        unions = (self.level[None, :] < self.level[:, None]) & (self.max_parents >= 1)
         if n is None:
             lens = unions.sum(axis=1).astype(np.int64)
             out = np.full((len(self.names), max(1, int(lens.max(initial=0)))), -1, dtype=np.int64)
@@ -768,7 +652,7 @@ class OrderedAveraging:
         # nothing (Procedure 1 then keeps every candidate) and is clamped before the (p, n) result
         n = min(int(n), int(np.diff(self._cand_off).max(initial=0)))
         with PARALLEL_LOCK:
-            out = procedure1_all(*self._parent_set_lists, n, unions, self.k, numba.get_num_threads())
+            out = procedure1_all(*self._parent_set_lists, n, unions, self.max_parents, numba.get_num_threads())
         return out, (out >= 0).sum(axis=1).astype(np.int64)
 
     @property
@@ -784,42 +668,6 @@ class OrderedAveraging:
             self._bitsets = _row_bitsets(self.data.columns, self.data.arities.astype(np.int64))
         return self._bitsets
 
-    def _star_cpts(self, star_arr: np.ndarray, star_len: np.ndarray, cells: list[int]) -> list[np.ndarray]:
-        """Every node's M* CPT (Eq. 15; the stars as from :meth:`_star_array`, ``cells``
-        the CPT sizes), the nodes split into one balanced batch per thread."""
-        lens = star_len.tolist()
-        p = len(lens)
-        ar = self.data.arities.tolist()
-        if max(lens, default=0) > 62:
-            v = next(v for v in range(p) if lens[v] > 62)
-            raise MemoryBudgetError(f"{self.names[v]!r} would get {lens[v]} parents in M*: at most 62")
-        cost = [cells[v] + count_parent_sets(lens[v], self.k) for v in range(p)]  # cells, star subsets
-        work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
-        n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
-        n_bins = max(1, min(n_bins, self.budget // max(work, 1)))  # one Psi per thread, within the budget
-        bins: list[list[int]] = [[] for _ in range(n_bins)]
-        load = [0] * n_bins
-        for v in sorted(range(p), key=lambda v: -cost[v]):  # largest first, to the lightest bin
-            b = load.index(min(load))
-            bins[b].append(v)
-            load[b] += cost[v]
-        cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
-        out = np.empty(int(cpt_off[-1]))
-        done = np.zeros(p, dtype=np.bool_)
-        with PARALLEL_LOCK:
-            try:
-                batch_nodes = np.array([v for b in bins for v in b], dtype=np.int64)  # one batch per thread
-                batch_off = np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64)
-                eq15_star_cpts(self.data.columns, self._bits, self.data.arities.astype(np.int64),  # TrainingRows
-                               *self._parent_set_lists, star_arr, star_len, self.k, self.prior == "BDeu", self.ess,
-                               bitset_capacity(self.data.n_rows), batch_nodes, batch_off, psi_scratch(n_bins, work),
-                               out, cpt_off, done)
-            except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
-                raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum()))) from exc
-        if not done.all():  # never return a CPT that was not written
-            raise MemoryError(_MSTAR_ALLOC_FAILED.format(missing=int(p - done.sum())))
-        return [out[cpt_off[v]:cpt_off[v + 1]].reshape(cells[v] // ar[v], ar[v]) for v in range(p)]
-
     def __repr__(self) -> str:
         return (f"OrderedAveraging({len(self.names)} nodes, {len(self.order_levels)} levels, "
-                f"k={self.k}, {self.n_families:,} families, log_evidence={self.log_evidence:.3f})")
+                f"k={self.max_parents}, {self.n_families:,} families, log_evidence={self.log_evidence:.3f})")

@@ -398,8 +398,14 @@ class LocalScore:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
+        return self._computed(key)
+
+    def _computed(self, key: tuple[int, tuple[int, ...]]) -> float:
+        """The score of a checked family ``(child, sorted parents)`` not in the cache,
+        computed (and cached when caching)."""
         c, ps = key
-        self._check_keys(ps)
+        if len(ps) > self._safe_parents:  # only then can a configuration key overflow
+            self._check_keys(ps)
         val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
                             self.ess, self._logfact)
         if self.use_cache:
@@ -430,13 +436,39 @@ class LocalScore:
                              f"use score() with column names")
         if c in ps:
             raise ValueError(f"score_idx: node {c} is among its own parents {ps}")
-        if len(ps) > self._safe_parents:
-            self._check_keys(ps)
-        val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
-                            self.ess, self._logfact)
-        if self.use_cache:
-            self._cache[key] = val
-        return val
+        return self._computed(key)
+
+    def _score_sets_idx(self, c: int, sets: list[tuple[int, ...]]) -> list[float]:
+        """:meth:`score_idx` of many *sorted* tuples of parents of one child, the families
+        missing from the cache scored in one kernel call (the same kernel per family, so
+        the same values).  Trusts its input: the searches build the sets from column
+        indices.  A subclass with a family score of its own (an overridden
+        :meth:`score_idx`) is asked family by family."""
+        if type(self).score_idx is not LocalScore.score_idx:
+            return [self.score_idx(c, ps) for ps in sets]
+        cache = self._cache
+        out = [cache.get((c, ps)) for ps in sets]
+        todo = [i for i, val in enumerate(out) if val is None]
+        if not todo:
+            return out
+        size = [len(sets[i]) for i in todo]
+        width = max(1, max(size))
+        if width > self._safe_parents:
+            for i in todo:
+                if len(sets[i]) > self._safe_parents:
+                    self._check_keys(sets[i])
+        pad = (0,) * width
+        arr = np.array([sets[i] + pad[:width - m] for i, m in zip(todo, size)], dtype=np.int64)
+        sizes = np.array(size, dtype=np.int64)
+        # with missing values the parents are checked against the child's candidates
+        members = () if self.data.missing is None else np.unique(arr[np.arange(width) < sizes[:, None]])
+        vals = _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
+                            self._logfact).tolist()
+        for row, i in enumerate(todo):
+            out[i] = vals[row]
+            if self.use_cache:
+                cache[(c, sets[i])] = vals[row]
+        return out
 
     def score_many(self, node: str | int, parent_sets: Sequence[Iterable[str | int]]) -> np.ndarray:
         """Scores of many parent sets of one node, computed in one kernel call.

@@ -88,6 +88,57 @@ def transitive_closure(adj: np.ndarray) -> np.ndarray:
     return r
 
 
+#: the moves, in the order their best candidates are compared
+_OPERATORS = ("add", "remove", "reverse")
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_move(adj, reach, allowed, add_gain, remove_gain, op_codes, tol):
+    """The best move of one search step: ``(n_candidates, n_improving, operator, gain, u, v)``.
+
+    For each operator of ``op_codes`` (indices into :data:`_OPERATORS`) the legal arcs
+    ``u -> v`` and their score changes are
+
+    * add: allowed, absent, no path ``v ~> u`` (``reach[v, u]``), finite ``add_gain``;
+    * remove: present, gain ``remove_gain[u, v]``;
+    * reverse: present, ``v -> u`` allowed, no other path ``u ~> v`` (through a child
+      ``w`` of u with ``reach[w, v]``), gain ``remove_gain[u, v] + add_gain[v, u]``.
+
+    An operator's best is the first maximum in row-major order (as ``numpy.argmax``: a NaN
+    counts as the maximum); it wins when it improves by more than ``tol`` and beats
+    the earlier operators' strictly.  ``operator`` is -1 when no move improves."""
+    p = adj.shape[0]
+    n_cand = 0
+    n_impr = 0
+    best, best_gain, best_u, best_v = -1, 0.0, 0, 0
+    for op in op_codes:
+        top, top_u, top_v, nan_seen = -np.inf, 0, 0, False
+        for u in range(p):
+            for v in range(p):
+                if op == 0:
+                    ok = allowed[u, v] and not adj[u, v] and not reach[v, u] and np.isfinite(add_gain[u, v])
+                    gain = add_gain[u, v]
+                elif op == 1:
+                    ok = adj[u, v]
+                    gain = remove_gain[u, v]
+                else:
+                    ok = adj[u, v] and allowed[v, u] and np.isfinite(add_gain[v, u])
+                    if ok:
+                        for w in range(p):  # another path u ~> v exists
+                            if adj[u, w] and reach[w, v]:
+                                ok = False
+                                break
+                    gain = remove_gain[u, v] + add_gain[v, u]
+                d = gain if ok else -np.inf
+                n_cand += ok
+                n_impr += d > tol
+                if not nan_seen and (np.isnan(d) or d > top):
+                    top, top_u, top_v, nan_seen = d, u, v, np.isnan(d)
+        if top > tol and (best < 0 or top > best_gain):
+            best, best_gain, best_u, best_v = op, top, top_u, top_v
+    return n_cand, n_impr, best, best_gain, best_u, best_v
+
+
 def _as_score(data, score, prior, ess) -> LocalScore:
     if score is not None:
         if not isinstance(score, LocalScore):
@@ -152,16 +203,17 @@ class _State:
             self.refresh(v)
 
     def refresh(self, v: int) -> None:
-        ls, pa = self.ls, self.parents[v]
-        cur = self.fam[v]
+        """Rescore the arcs into ``v``: every addition (when ``v`` may take one more
+        parent) and every removal, the new families scored in one kernel call."""
+        pa = self.parents[v]
+        added = [u for u in range(self.p) if u != v and u not in pa] if len(pa) < self.k else []
+        sets = [tuple(sorted(pa + (u,))) for u in added] + [tuple(x for x in pa if x != u) for u in pa]
         col_add = np.full(self.p, _NEG)
         col_rem = np.full(self.p, _NEG)
-        if len(pa) < self.k:
-            for u in range(self.p):
-                if u != v and u not in pa:
-                    col_add[u] = ls.score_idx(v, tuple(sorted(pa + (u,)))) - cur
-        for u in pa:
-            col_rem[u] = ls.score_idx(v, tuple(x for x in pa if x != u)) - cur
+        if sets:
+            delta = np.array(self.ls._score_sets_idx(v, sets)) - self.fam[v]
+            col_add[added] = delta[:len(added)]
+            col_rem[list(pa)] = delta[len(added):]
         self.add_raw[:, v] = col_add
         self.rem[:, v] = col_rem
 
@@ -191,31 +243,15 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     final_candidates = 0
     total_steps = 0
     for phase, ops in phases:
+        op_codes = np.array([i for i, op in enumerate(_OPERATORS) if op in ops], dtype=np.int64)
         while max_steps is None or total_steps < max_steps:
             A = st.adj
-            R = transitive_closure(A)
-            cands = []
-            if "add" in ops:
-                ok = mask & ~A & ~R.T & np.isfinite(st.add_raw)
-                cands.append(("add", np.where(ok, st.add_raw, _NEG), ok))
-            if "remove" in ops:
-                cands.append(("remove", np.where(A, st.rem, _NEG), A))
-            if "reverse" in ops:
-                alt = (A.astype(np.int64) @ R.astype(np.int64)) > 0  # another path u ~> v exists
-                ok = A & mask.T & ~alt & np.isfinite(st.add_raw.T)
-                cands.append(("reverse", np.where(ok, st.rem + st.add_raw.T, _NEG), ok))
-            n_cand = int(sum(ok.sum() for _, _, ok in cands))
-            n_impr = int(sum((d > tol).sum() for _, d, _ in cands))
-            best = None
-            for op, d, _ in cands:
-                idx = int(np.argmax(d))
-                val = d.flat[idx]
-                if val > tol and (best is None or val > best[1]):
-                    best = (op, val, divmod(idx, p))
-            if best is None:
+            n_cand, n_impr, best, val, u, v = _best_move(A, transitive_closure(A), mask, st.add_raw, st.rem,
+                                                          op_codes, tol)
+            if best < 0:
                 final_candidates = n_cand
                 break
-            op, val, (u, v) = best
+            op = _OPERATORS[best]
             if op == "add":
                 st.adj[u, v] = True
                 st.set_parents(v, st.parents[v] + (u,))

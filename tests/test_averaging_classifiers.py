@@ -157,3 +157,47 @@ def test_bad_parameters(small):
         clf.predict_proba(bad)
     with pytest.raises(ValueError, match="features"):
         clf.predict_proba(Xt.iloc[:, :2])
+
+
+def test_ama_builds_its_summary_networks_at_first_use():
+    """fit leaves the summary networks unbuilt; the first prediction builds them once, in
+    place (the estimator's attributes stay the same objects), and they equal the
+    networks summary_network gives, so predictions are those of the eager build."""
+    import bnexplore as bx
+    from bnexplore.classifiers import AMA
+    from bnexplore.classifiers.averaging import _network_log_joint
+    df = bx.datasets.load("vote", missing="drop").iloc[:120]
+    X, y = df.drop(columns="Class"), df["Class"]
+    clf = AMA(max_parents=2, n=4, order="two-random", seed=0).fit(X, y)
+    assert clf.networks_._networks is None and len(clf.networks_) == 2   # nothing built yet
+    before = dict(vars(clf))
+    proba = clf.predict_proba(X)
+    assert vars(clf) == before and all(vars(clf)[k] is before[k] for k in before)
+    built = clf.networks_._networks
+    assert built is not None and clf.networks_[1] is built[1]
+    clf.predict_proba(X)
+    assert clf.networks_._networks is built                              # built once
+    eager = [a.summary_network(4) for a in clf.averagings_]
+    codes = clf._encode(X)
+    ref = np.mean([np.exp(j - np.logaddexp.reduce(j, axis=1, keepdims=True))
+                   for j in (_network_log_joint(n, clf.data_, codes) for n in eager)], axis=0)
+    np.testing.assert_array_equal(proba, clf.predict_proba(X))
+    np.testing.assert_allclose(proba, ref, rtol=0, atol=1e-12)
+    assert len(AMA(max_parents=1, n=None).fit(X, y).networks_) == 0
+
+
+def test_ama_summary_proba_reuses_the_fitted_networks_and_refits_nothing():
+    """summary_proba at the fitted n reads the fitted summary networks (built once); at
+    another n it equals a fit with that n, and n=None exact model averaging."""
+    import bnexplore as bx
+    from bnexplore.classifiers import AMA
+    df = bx.datasets.load("vote", missing="drop").iloc[:120]
+    X, y = df.drop(columns="Class"), df["Class"]
+    clf = AMA(max_parents=2, n=3).fit(X, y)
+    np.testing.assert_array_equal(clf.summary_proba(X, 3), clf.predict_proba(X))
+    built = clf.networks_._networks
+    assert built is not None
+    np.testing.assert_array_equal(clf.summary_proba(X, 5), AMA(max_parents=2, n=5).fit(X, y).predict_proba(X))
+    np.testing.assert_array_equal(clf.summary_proba(X, None),
+                                  AMA(max_parents=2, n=None).fit(X, y).predict_proba(X))
+    assert clf.networks_._networks is built

@@ -123,8 +123,9 @@ def test_summary_network_allocation_failure_inside_the_kernel_raises():
         import numpy as np, pandas as pd
         import bnexplore.averaging as av
         df = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (64, 6)), columns=list("abcdef"))
+        import bnexplore._mstar_plan as plan
         avg = av.OrderedAveraging(df, max_parents=2)
-        av.bitset_capacity = lambda n_rows: 10**13
+        plan.bitset_capacity = lambda n_rows: 10**13
         try:
             net = avg.summary_network(3)
             print("RETURNED", net)

@@ -42,12 +42,26 @@ def _column_arrays(X: pd.DataFrame) -> list:
 
 
 def _categoricals(X) -> list | None:
-    """The Categoricals of a non-empty DataFrame whose every column is categorical, or None."""
-    if not isinstance(X, pd.DataFrame) or X.shape[0] == 0 or X.shape[1] == 0 or \
-            not all(isinstance(t, pd.CategoricalDtype) for t in X.dtypes):
+    """The Categoricals of a non-empty DataFrame whose every column is categorical, or None.
+
+    The column arrays are read directly (``X.dtypes`` builds a Series: tens of
+    microseconds); a column is categorical exactly when its array is a Categorical."""
+    if not isinstance(X, pd.DataFrame) or X.shape[0] == 0 or X.shape[1] == 0:
         return None
     cols = _column_arrays(X)
     return cols if all(isinstance(c, pd.Categorical) for c in cols) else None
+
+
+def _states(cat: pd.Categorical) -> list:
+    """The categories of ``cat`` as a list of Python values, as ``Index.tolist`` gives them.
+
+    Arrow-backed string categories (pandas' default string type) are read through the
+    Arrow interchange protocol: ``Index.tolist`` costs about 20 microseconds a column there,
+    ``to_pylist`` under one."""
+    cats = cat.categories
+    if isinstance(cats.dtype, pd.StringDtype) and cats.dtype.storage == "pyarrow":
+        return cats.array.__arrow_array__().to_pylist()
+    return cats.tolist()
 
 
 def _as_int_array(X) -> np.ndarray | None:
@@ -104,7 +118,7 @@ def categorical_frame_codes(X) -> tuple[np.ndarray, list[list], np.ndarray | Non
         codes[mask] = 0                      # the placeholder of a missing cell
     else:
         mask = None
-    return codes, [c.categories.tolist() for c in cols], mask
+    return codes, [_states(c) for c in cols], mask
 
 
 def class_codes(y) -> tuple[np.ndarray, np.ndarray] | None:
@@ -167,7 +181,7 @@ def encode_rows(X, data: DiscreteData, columns: list | None) -> np.ndarray | Non
             return None
         out = np.empty(X.shape, dtype=np.int32)
         for j, c in enumerate(cols):
-            if c.categories.tolist() != data.states[j]:
+            if _states(c) != data.states[j]:
                 return None
             out[:, j] = c.codes
         return out

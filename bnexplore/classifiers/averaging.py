@@ -15,6 +15,7 @@ The single naive network (SNN) is :class:`bnexplore.classifiers.NaiveBayes`.
 """
 from __future__ import annotations
 
+import collections.abc
 import itertools
 import math
 
@@ -104,7 +105,7 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
     """
     n, p = codes.shape
     K = int(avg.data.arities[-1])
-    cand = [avg.candidates[v].tolist() if avg.k > 0 else [] for v in range(p + 1)]
+    cand = [avg.candidates[v].tolist() if avg.max_parents > 0 else [] for v in range(p + 1)]
 
     def node_logs(comp: np.ndarray) -> np.ndarray:
         m = comp.shape[0]
@@ -157,6 +158,33 @@ def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float) ->
     cpts = {v: standard_parameters(family_counts(data, v, ps), prior, ess) for v, ps in parents.items()}
     states = {v: list(data.states[data.index(v)]) for v in data.names}
     return BayesNet(parents, states, cpts)
+
+
+class _SummaryNetworks(collections.abc.Sequence):
+    """The summary networks M* of fitted averagings with at most ``n`` parents (none when
+    ``n`` is None), a read-only sequence whose networks are built on first use (their
+    CPTs, Eq. 15, cost far more than the rest of a fit).  Building them fills this object
+    in place, so a prediction leaves the estimator's attributes as they were."""
+
+    def __init__(self, averagings: list[OrderedAveraging], n: int | None):
+        self._averagings = averagings
+        self._n = n
+        self._networks: list[BayesNet] | None = None
+
+    def _built(self) -> list[BayesNet]:
+        if self._networks is None:
+            n = self._n
+            self._networks = [] if n is None else [a.summary_network(n) for a in self._averagings]
+        return self._networks
+
+    def __len__(self) -> int:                         # known without building anything
+        return 0 if self._n is None else len(self._averagings)
+
+    def __getitem__(self, i):
+        return self._built()[i]
+
+    def __repr__(self) -> str:
+        return repr(self._built())
 
 
 class _BNClassifier(DiscreteClassifier):
@@ -320,8 +348,9 @@ class AMA(_BNClassifier):
     orders_ : list of list of str
         The order(s) used (the class appears as ``"__class__"``).
     averagings_ : list of OrderedAveraging
-    networks_ : list of BayesNet
-        The summary networks (empty when ``n`` is None).
+    networks_ : sequence of BayesNet
+        The summary networks (empty when ``n`` is None), built on first use (the first
+        prediction or access), not by ``fit``.
     order_search_ : SearchResult or None
         The GTT search behind ``order="gtt"``.
 
@@ -393,7 +422,9 @@ class AMA(_BNClassifier):
         self.orders_ = self._orders(data)
         self.averagings_ = [OrderedAveraging(data, order=o, max_parents=k, prior=self.prior,
                                              ess=float(self.ess), missing="keep") for o in self.orders_]
-        self.networks_ = [] if n is None else [a.summary_network(n) for a in self.averagings_]
+        # the summary networks are built on first use (the first prediction): their CPTs
+        # (Eq. 15) cost far more than the rest of fit and nothing in fit reads them
+        self.networks_ = _SummaryNetworks(self.averagings_, n)
         return self
 
     def summary_proba(self, X, n: int | None) -> np.ndarray:
@@ -403,9 +434,9 @@ class AMA(_BNClassifier):
         codes = self._encode(X)
         if n is None:
             joints = [_averaging_log_joint(a, codes, "AMA") for a in self.averagings_]
-        else:
-            joints = [_network_log_joint(a.summary_network(n), self.data_, codes)
-                      for a in self.averagings_]
+        else:               # the fitted n: the summary networks of networks_ (built once)
+            nets = self.networks_ if n == self.networks_._n else [a.summary_network(n) for a in self.averagings_]
+            joints = [_network_log_joint(net, self.data_, codes) for net in nets]
         return np.mean([normalize_log(j) for j in joints], axis=0)
 
     def _joints(self, codes: np.ndarray) -> list[np.ndarray]:

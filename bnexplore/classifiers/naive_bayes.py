@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import ESS, Prior, check_prior
+from ..data.core import config_index
 from ..scores import standard_parameters
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
@@ -100,11 +101,11 @@ class NaiveBayes(DiscreteClassifier):
         self.log_class_prior_ = np.log(standard_parameters(
             np.bincount(cls, minlength=K)[None, :], prior, ess))[0]
         # available cases: each feature is counted over the rows where it is observed;
-        # cell (class, state) of feature f is count index class * r_f + state
+        # cell (class, state) of feature f is the configuration index of (class, f)
         tables = []
         for f in range(c):
             r = int(data.arities[f])
-            cell = cls * r + data.columns[f]
+            cell = config_index([cls, data.columns[f]], [K, r])
             if data.missing is not None:
                 cell = cell[~data.missing[:, f]]
             counts = np.bincount(cell, minlength=K * r).reshape(K, r)
