@@ -171,7 +171,14 @@ class RandomState:
     """None, a non-negative int, a ``SeedSequence`` or a ``Generator`` (left unchanged)."""
 
     def __call__(self, value, name: str = "seed"):
-        check_random_state(value, name)   # the value itself is stored: fit draws from it
+        # the value itself is stored (fit draws from it): checked without making a
+        # Generator, which would cost more than every other check of an estimator
+        if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence)):
+            return value
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+                and int(value) >= 0:
+            return value
+        check_random_state(value, name)   # raises the message of the case
         return value
 
 
