@@ -32,32 +32,169 @@ into, best_v
     ``w(u, v) - w(parent(v), v)`` for ``u`` in rest, ``v`` in the cycle; the best ``v`` per ``u``.
 outof, best_u
     ``w(v, x)`` for ``v`` in the cycle, ``x`` in rest; the best ``v`` per ``x``.
+bad
+    A node without a finite incoming edge (no arborescence exists), ``-1`` if none.
+
+The contractions run as a loop that records every level (its parents, cycle, rest and
+best ``v`` / ``u``) on the way down and expands them on the way up, the same steps in
+the same order as the recursion above, so the kernel is numba-compiled.  A spanning
+*tree* (exactly one root edge) is the best of the arborescences in which the virtual
+root keeps one edge, ``root -> rho``, for every ``rho``: :func:`rooted_trees` solves
+them all in one kernel call.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-__all__ = ["max_arborescence"]
+__all__ = ["max_arborescence", "rooted_trees"]
 
 
-def _find_cycle(parent: np.ndarray, root: int) -> list[int] | None:
+@numba.njit(cache=True, nogil=True, inline="always")
+def _first_argmax(values: np.ndarray) -> int:
+    """Index of the first maximum (the first NaN if any), as ``np.argmax``."""
+    best = values[0]
+    at = 0
+    if best != best:
+        return 0
+    for i in range(1, values.shape[0]):
+        v = values[i]
+        if v != v:
+            return i
+        if v > best:
+            best = v
+            at = i
+    return at
+
+
+@numba.njit(cache=True, nogil=True)
+def _find_cycle(parent: np.ndarray, root: int) -> np.ndarray:
+    """The first cycle of the parent pointers (walking from nodes 0, 1, ...), or an empty array."""
     n = parent.shape[0]
     state = np.zeros(n, dtype=np.int8)  # 0 new, 1 on current path, 2 done
     state[root] = 2
+    path = np.empty(n, dtype=np.int64)
     for s in range(n):
         if state[s]:
             continue
-        path = []
+        length = 0
         v = s
         while state[v] == 0:
             state[v] = 1
-            path.append(v)
-            v = int(parent[v])
+            path[length] = v
+            length += 1
+            v = parent[v]
         if state[v] == 1:  # closed a cycle
-            return path[path.index(v):]
-        for u in path:
-            state[u] = 2
-    return None
+            start = 0
+            while path[start] != v:
+                start += 1
+            return path[start:length].copy()
+        for i in range(length):
+            state[path[i]] = 2
+    return np.empty(0, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def _arborescence(weights: np.ndarray, root: int):
+    """``(parent, bad)``: Chu-Liu/Edmonds on a dense weight matrix (see the module notes)."""
+    # on the way down: one entry per contraction
+    parents = []
+    cycs = []
+    rests = []
+    best_vs = []
+    best_us = []
+    roots = []
+    w = weights.copy()
+    while True:
+        n = w.shape[0]
+        for i in range(n):
+            w[i, i] = -np.inf
+            w[i, root] = -np.inf
+        parent = np.empty(n, dtype=np.int64)
+        for j in range(n):
+            parent[j] = _first_argmax(w[:, j])
+        parent[root] = -1
+        for j in range(n):
+            if j != root and not np.isfinite(w[parent[j], j]):
+                return parent, j
+        cyc = _find_cycle(parent, root)
+        if cyc.shape[0] == 0:
+            break
+        nc = cyc.shape[0]
+        incyc = np.zeros(n, dtype=np.bool_)
+        for c in range(nc):
+            incyc[cyc[c]] = True
+        rest = np.flatnonzero(~incyc)
+        nr = rest.shape[0]
+        w2 = np.full((nr + 1, nr + 1), -np.inf)
+        for a in range(nr):
+            for b in range(nr):
+                w2[a, b] = w[rest[a], rest[b]]
+        into = np.empty(nc)
+        best_v = np.empty(nr, dtype=np.int64)
+        for a in range(nr):
+            for c in range(nc):
+                into[c] = w[rest[a], cyc[c]] - w[parent[cyc[c]], cyc[c]]
+            best_v[a] = _first_argmax(into)
+            w2[a, nr] = into[best_v[a]]
+        outof = np.empty(nc)
+        best_u = np.empty(nr, dtype=np.int64)
+        for b in range(nr):
+            for c in range(nc):
+                outof[c] = w[cyc[c], rest[b]]
+            best_u[b] = _first_argmax(outof)
+            w2[nr, b] = outof[best_u[b]]
+        parents.append(parent)
+        cycs.append(cyc)
+        rests.append(rest)
+        best_vs.append(best_v)
+        best_us.append(best_u)
+        roots.append(root)
+        new_root = 0
+        while rest[new_root] != root:
+            new_root += 1
+        root = new_root
+        w = w2
+    # on the way up: expand every contracted cycle
+    p2 = parent
+    for level in range(len(parents) - 1, -1, -1):
+        cyc, rest, best_v, best_u = cycs[level], rests[level], best_vs[level], best_us[level]
+        nr = rest.shape[0]
+        out = parents[level].copy()
+        for a in range(nr):
+            v = rest[a]
+            if v == roots[level]:
+                continue
+            pv = p2[a]
+            out[v] = cyc[best_u[a]] if pv == nr else rest[pv]
+        u_idx = p2[nr]
+        out[cyc[best_v[u_idx]]] = rest[u_idx]
+        p2 = out
+    return p2, -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _rooted_trees(weights: np.ndarray, root: int):
+    """For every node ``rho`` with a finite root edge, the best arborescence in which
+    ``root`` keeps only its edge to ``rho``: ``(parents, bad)`` per ``rho`` (rows)."""
+    n = weights.shape[0]
+    parents = np.full((root, n), -1, dtype=np.int64)
+    bad = np.full(root, -2, dtype=np.int64)        # -2: rho cannot be the root
+    for rho in range(root):
+        if not np.isfinite(weights[root, rho]):
+            continue
+        w = weights.copy()
+        w[root, :] = -np.inf
+        w[root, rho] = weights[root, rho]
+        parent, fail = _arborescence(w, root)
+        bad[rho] = fail
+        if fail < 0:
+            parents[rho] = parent
+    return parents, bad
+
+
+def _no_arborescence(bad: int) -> ValueError:
+    return ValueError(f"node {bad} has no incoming edge: no spanning arborescence exists")
 
 
 def max_arborescence(weights: np.ndarray, root: int) -> np.ndarray:
@@ -91,39 +228,42 @@ def max_arborescence(weights: np.ndarray, root: int) -> np.ndarray:
     n = w.shape[0]
     if w.ndim != 2 or w.shape[1] != n:
         raise ValueError(f"weights must be square, got shape {w.shape}")
-    np.fill_diagonal(w, -np.inf)
-    w[:, root] = -np.inf
-    parent = np.argmax(w, axis=0)
-    parent[root] = -1
-    others = np.array([j for j in range(n) if j != root], dtype=np.int64)
-    if others.size and not np.isfinite(w[parent[others], others]).all():
-        bad = int(others[~np.isfinite(w[parent[others], others])][0])
-        raise ValueError(f"node {bad} has no incoming edge: no spanning arborescence exists")
-    cycle = _find_cycle(parent, root)
-    if cycle is None:
-        return parent
-    cyc = np.array(cycle, dtype=np.int64)
-    incyc = np.zeros(n, dtype=bool)
-    incyc[cyc] = True
-    rest = np.flatnonzero(~incyc)
-    nr = rest.size
-    w2 = np.full((nr + 1, nr + 1), -np.inf)
-    w2[:nr, :nr] = w[np.ix_(rest, rest)]
-    cyc_in = w[parent[cyc], cyc]
-    into = w[np.ix_(rest, cyc)] - cyc_in[None, :]
-    best_v = np.argmax(into, axis=1)
-    w2[:nr, nr] = into[np.arange(nr), best_v]
-    outof = w[np.ix_(cyc, rest)]
-    best_u = np.argmax(outof, axis=0)
-    w2[nr, :nr] = outof[best_u, np.arange(nr)]
-    new_root = int(np.flatnonzero(rest == root)[0])
-    p2 = max_arborescence(w2, new_root)
-    out = parent.copy()
-    for idx, v in enumerate(rest):
-        if v == root:
-            continue
-        pv = p2[idx]
-        out[v] = cyc[best_u[idx]] if pv == nr else rest[pv]
-    u_idx = int(p2[nr])
-    out[cyc[best_v[u_idx]]] = rest[u_idx]
-    return out
+    parent, bad = _arborescence(w, int(root))
+    if bad >= 0:
+        raise _no_arborescence(bad)
+    return parent
+
+
+def rooted_trees(weights: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray]:
+    """The best spanning arborescence with exactly one edge out of ``root``, per child of ``root``.
+
+    ``root`` must be the last node (``root = n - 1``): the virtual root of an SCF.
+
+    Returns
+    -------
+    parents : ndarray of int (root, n)
+        Row ``rho``: the parents of the best arborescence whose only root edge is
+        ``root -> rho`` (``-1`` rows where ``weights[root, rho] = -inf``).
+    usable : ndarray of bool (root,)
+        Whether ``rho`` can be the tree's root (a finite root edge).
+
+    Raises
+    ------
+    ValueError
+        If, for some usable ``rho``, a node cannot be reached (as :func:`max_arborescence`,
+        naming the node of the first such ``rho``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([[-np.inf, 5, -np.inf], [1, -np.inf, -np.inf], [3, 0, -np.inf]])
+    >>> parents, usable = rooted_trees(w, 2)
+    >>> parents.tolist(), usable.tolist()
+    ([[2, 0, -1], [1, 2, -1]], [True, True])
+    """
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    parents, bad = _rooted_trees(w, int(root))
+    failed = np.flatnonzero(bad >= 0)
+    if failed.size:     # the first root that fails raises, as a loop over the roots would
+        raise _no_arborescence(int(bad[failed[0]]))
+    return parents, bad != -2

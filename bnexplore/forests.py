@@ -48,7 +48,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from . import _mtree
-from ._arborescence import max_arborescence
+from ._arborescence import max_arborescence, rooted_trees
 from .networks import markov_blanket
 from .data.core import as_discrete, check_table_size
 from .scores import PRIORS, LocalScore, family_counts, standard_parameters
@@ -408,24 +408,18 @@ def _map_choice(fam: SCFFamilies, intra: str | None = None):
     w[:, m] = -np.inf
     if intra == "none" or m == 1:
         parent = np.full(m, m)
-        if intra != "none" and m == 1:
-            pass
     elif intra == "forest":
         if not np.isfinite(w[m, :m]).any():
             raise ValueError("no target can be a root (all root weights are -inf)")
         parent = max_arborescence(w, m)[:m]
-    else:  # a spanning tree: exactly one root
+    else:  # a spanning tree: exactly one root, the best over every choice of the root
+        trees, usable = rooted_trees(w, m)
+        tree_lam = lam[np.arange(m), trees[:, :m]]          # row rho: the tree's family scores
         best, parent = -np.inf, None
-        for r in range(m):
-            if not np.isfinite(w[m, r]):
-                continue
-            wr = w.copy()
-            wr[m, :] = -np.inf
-            wr[m, r] = w[m, r]
-            p = max_arborescence(wr, m)[:m]
-            val = lam[np.arange(m), p].sum()
+        for rho in np.flatnonzero(usable):
+            val = tree_lam[rho].sum()
             if val > best:
-                best, parent = val, p
+                best, parent = val, trees[rho, :m]
         if parent is None:
             raise ValueError("no target can be the root of a spanning tree")
     total = float(lam[np.arange(m), parent].sum())

@@ -242,6 +242,43 @@ def test_edmonds_matches_networkx():
         assert set(np.flatnonzero(parent == -1)) == {n}
 
 
+def test_rooted_trees_are_the_best_tree_per_root():
+    """Every row of rooted_trees is the best arborescence whose one root edge goes to rho,
+    checked against networkx on the graph with the other root edges removed."""
+    from bnexplore._arborescence import rooted_trees
+
+    rng = np.random.default_rng(11)
+    for trial in range(20):
+        m = int(rng.integers(2, 8))
+        w = rng.normal(size=(m + 1, m + 1)) * 10
+        w[:, m] = -np.inf
+        np.fill_diagonal(w, -np.inf)
+        w[m, int(rng.integers(0, m))] = -np.inf          # one target cannot be the root
+        trees, usable = rooted_trees(w, m)
+        assert usable.tolist() == np.isfinite(w[m, :m]).tolist()
+        for rho in np.flatnonzero(usable):
+            parent = trees[rho]
+            assert parent[m] == -1 and np.flatnonzero(parent[:m] == m).tolist() == [rho]
+            g = nx.DiGraph()
+            g.add_edge(m, rho, weight=w[m, rho])
+            g.add_edges_from((i, j, {"weight": w[i, j]}) for i in range(m) for j in range(m) if i != j)
+            arb = nx.maximum_spanning_arborescence(g)
+            theirs = sum(d["weight"] for _, _, d in arb.edges(data=True))
+            assert sum(w[parent[j], j] for j in range(m)) == pytest.approx(theirs, abs=1e-9)
+
+
+def test_arborescence_reports_an_unreachable_node():
+    from bnexplore._arborescence import rooted_trees
+
+    w = np.full((3, 3), -np.inf)
+    w[2, 0] = 1.0                   # node 1 has no finite incoming edge
+    with pytest.raises(ValueError, match="node 1 has no incoming edge"):
+        F.max_arborescence(w, 2)
+    w[2, 1] = 1.0                   # a root edge each, but no edge between 0 and 1
+    with pytest.raises(ValueError, match="no incoming edge"):
+        rooted_trees(w, 2)          # the tree rooted at 0 cannot reach 1
+
+
 def test_matrix_tree_against_dense_determinant_on_easy_weights():
     rng = np.random.default_rng(5)
     m = 7
