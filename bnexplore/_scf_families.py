@@ -234,20 +234,21 @@ class SCFFamilies:
     def _score_all(self) -> np.ndarray:
         m, nS = self.m, len(self.subsets)
         out = np.full((m, m + 1, nS), -np.inf)
-        width = max(self.max_parents + 1, 1)
+        width = self.max_parents + 1
+        # parents[i, s]: the sorted parent columns of intra-set parent i (i = m: none) and
+        # condition set subsets[s], padded with -1 (a subset leaves the last slot free)
+        pad = np.iinfo(np.int64).max
+        parents = np.full((m + 1, nS, width), pad, dtype=np.int64)
+        for s, subset in enumerate(self.subsets):
+            parents[:, s, :len(subset)] = subset
+        parents[:m, :, width - 1] = np.asarray(self.t_idx, dtype=np.int64)[:, None]
+        parents.sort(axis=2)
+        parents[parents == pad] = -1
+        every = np.arange(m + 1)
         for jj, j in enumerate(self.t_idx):
-            rows = []
-            for ii in range(m + 1):
-                if ii == jj:
-                    continue
-                extra = (self.t_idx[ii],) if ii < m else ()
-                for s in self.subsets:
-                    ps = sorted(s + extra)
-                    rows.append(ps + [-1] * (width - len(ps)))
-            arr = np.array(rows, dtype=np.int64).reshape(len(rows), width)
-            vals = self.ls.score_array(j, arr).reshape(m, nS)
-            keep = [ii for ii in range(m + 1) if ii != jj]
-            out[jj, keep, :] = vals
+            keep = every != jj
+            vals = self.ls.score_array(j, parents[keep].reshape(m * nS, width))
+            out[jj, keep, :] = vals.reshape(m, nS)
         return out
 
     # ------------------------------------------------------------------ log weights
