@@ -382,7 +382,7 @@ class SCFFamilies:
             if miss is not None and miss[:, c].any():    # available cases
                 col = col[~miss[:, c]]
             cnt = np.bincount(col, minlength=r).astype(float)
-            pc = self.ess / r if self.prior == "BDeu" else 1.0   # the pseudo-count of a state
+            pc = self._pseudo_count(1, r)          # of a state (no parents)
             out += np.log((cnt[codes[:, c]] + pc) / (col.shape[0] + r * pc))
         return out
 

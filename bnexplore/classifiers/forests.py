@@ -113,9 +113,9 @@ class _SCFClassifier(DiscreteClassifier):
         d = fam.data
         K = len(self.classes_)
         cls = d.n_cols - 1
-        cnt = np.bincount(d.codes[:, cls], minlength=K).astype(float)
-        pc = fam.ess / K if fam.prior == "BDeu" else 1.0   # Dirichlet pseudo-count of a class
-        factors = [((cls,), np.log((cnt + pc) / (d.n_rows + K * pc)))]
+        every_class = np.zeros((K, d.n_cols), dtype=np.int64)
+        every_class[:, cls] = np.arange(K)
+        factors = [((cls,), fam.condition_log_prior(every_class))]     # log P(c | D)
         for j, ps, ar, logcpt in self._tables.items:
             t = logcpt.reshape(tuple(ar) + (logcpt.shape[1],))
             factors.append(((j,) + tuple(int(p) for p in ps), np.moveaxis(t, -1, 0)))
