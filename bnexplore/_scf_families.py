@@ -132,6 +132,21 @@ class SCFFamilies:
         cells are missing (every structure is compared on these rows).
     score_rows : ndarray of bool
         The rows ``ls`` scores.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A parameter out of its range (checked here, once: :func:`check_scf_parameters`;
+        :meth:`trusted` skips the check for callers that made it at their own edge), or
+        targets and conditions that are not disjoint columns of ``data``.
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> fam = SCFFamilies(df, ["lung", "either", "xray"], ["smoke"], max_parents=1, penalty=1.0)
+    >>> fam.scores.shape                  # (targets, targets + root, condition sets)
+    (3, 4, 2)
     """
 
     def __init__(self, data, targets: Sequence[str], conditions: Sequence[str] = (),

@@ -63,6 +63,7 @@ __all__ = ["ROOT", "SCFResult", "SCFAverage", "SCFFamilies", "map_scf", "edge_po
 #: label of the virtual root (the "no intra-set parent" choice) in posterior tables.
 ROOT = "(root)"
 
+
 # =========================================================================== MAP
 @dataclass
 class SCFResult:
