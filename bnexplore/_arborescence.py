@@ -40,7 +40,7 @@ best ``v`` / ``u``) on the way down and expands them on the way up, the same ste
 the same order as the recursion above, so the kernel is numba-compiled.  A spanning
 *tree* (exactly one root edge) is the best of the arborescences in which the virtual
 root keeps one edge, ``root -> rho``, for every ``rho``: :func:`rooted_trees` solves
-them all in one kernel call.
+them all, one kernel call per ``rho``.
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ import numpy as np
 __all__ = ["max_arborescence", "rooted_trees"]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _first_argmax(values: np.ndarray) -> int:
     """Index of the first maximum (the first NaN if any), as ``np.argmax``."""
     best = values[0]
@@ -68,8 +68,9 @@ def _first_argmax(values: np.ndarray) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _find_cycle(parent: np.ndarray, root: int) -> np.ndarray:
-    """The first cycle of the parent pointers (walking from nodes 0, 1, ...), or an empty array."""
+def _find_cycle(parent: np.ndarray, root: int, cyc: np.ndarray) -> int:
+    """Write the first cycle of the parent pointers (walking from nodes 0, 1, ...) into
+    ``cyc`` and return its length (0: no cycle)."""
     n = parent.shape[0]
     state = np.zeros(n, dtype=np.int8)  # 0 new, 1 on current path, 2 done
     state[root] = 2
@@ -88,79 +89,88 @@ def _find_cycle(parent: np.ndarray, root: int) -> np.ndarray:
             start = 0
             while path[start] != v:
                 start += 1
-            return path[start:length].copy()
+            for i in range(start, length):
+                cyc[i - start] = path[i]
+            return length - start
         for i in range(length):
             state[path[i]] = 2
-    return np.empty(0, dtype=np.int64)
+    return 0
 
 
 @numba.njit(cache=True, nogil=True)
 def _arborescence(weights: np.ndarray, root: int):
     """``(parent, bad)``: Chu-Liu/Edmonds on a dense weight matrix (see the module notes)."""
-    # on the way down: one entry per contraction
-    parents = []
-    cycs = []
-    rests = []
-    best_vs = []
-    best_us = []
-    roots = []
+    n0 = weights.shape[0]
+    # one row per contraction level (fewer than n0 levels: each removes >= 1 node)
+    parents = np.empty((n0, n0), dtype=np.int64)
+    cycs = np.empty((n0, n0), dtype=np.int64)
+    rests = np.empty((n0, n0), dtype=np.int64)
+    best_vs = np.empty((n0, n0), dtype=np.int64)
+    best_us = np.empty((n0, n0), dtype=np.int64)
+    n_cyc = np.empty(n0, dtype=np.int64)
+    n_rest = np.empty(n0, dtype=np.int64)
+    roots = np.empty(n0, dtype=np.int64)
+    incyc = np.empty(n0, dtype=np.bool_)
+    into = np.empty(n0)
+    outof = np.empty(n0)
     w = weights.copy()
+    levels = 0
     while True:
         n = w.shape[0]
         for i in range(n):
             w[i, i] = -np.inf
             w[i, root] = -np.inf
-        parent = np.empty(n, dtype=np.int64)
+        parent = parents[levels, :n]
         for j in range(n):
             parent[j] = _first_argmax(w[:, j])
         parent[root] = -1
         for j in range(n):
             if j != root and not np.isfinite(w[parent[j], j]):
-                return parent, j
-        cyc = _find_cycle(parent, root)
-        if cyc.shape[0] == 0:
+                return parent.copy(), j
+        cyc = cycs[levels]
+        nc = _find_cycle(parent, root, cyc)
+        if nc == 0:
             break
-        nc = cyc.shape[0]
-        incyc = np.zeros(n, dtype=np.bool_)
+        incyc[:n] = False
         for c in range(nc):
             incyc[cyc[c]] = True
-        rest = np.flatnonzero(~incyc)
-        nr = rest.shape[0]
+        rest = rests[levels]
+        nr = 0
+        for v in range(n):
+            if not incyc[v]:
+                rest[nr] = v
+                nr += 1
         w2 = np.full((nr + 1, nr + 1), -np.inf)
         for a in range(nr):
             for b in range(nr):
                 w2[a, b] = w[rest[a], rest[b]]
-        into = np.empty(nc)
-        best_v = np.empty(nr, dtype=np.int64)
+        best_v = best_vs[levels]
         for a in range(nr):
             for c in range(nc):
                 into[c] = w[rest[a], cyc[c]] - w[parent[cyc[c]], cyc[c]]
-            best_v[a] = _first_argmax(into)
+            best_v[a] = _first_argmax(into[:nc])
             w2[a, nr] = into[best_v[a]]
-        outof = np.empty(nc)
-        best_u = np.empty(nr, dtype=np.int64)
+        best_u = best_us[levels]
         for b in range(nr):
             for c in range(nc):
                 outof[c] = w[cyc[c], rest[b]]
-            best_u[b] = _first_argmax(outof)
+            best_u[b] = _first_argmax(outof[:nc])
             w2[nr, b] = outof[best_u[b]]
-        parents.append(parent)
-        cycs.append(cyc)
-        rests.append(rest)
-        best_vs.append(best_v)
-        best_us.append(best_u)
-        roots.append(root)
+        n_cyc[levels] = nc
+        n_rest[levels] = nr
+        roots[levels] = root
+        levels += 1
         new_root = 0
         while rest[new_root] != root:
             new_root += 1
         root = new_root
         w = w2
     # on the way up: expand every contracted cycle
-    p2 = parent
-    for level in range(len(parents) - 1, -1, -1):
+    p2 = parents[levels, :w.shape[0]].copy()
+    for level in range(levels - 1, -1, -1):
         cyc, rest, best_v, best_u = cycs[level], rests[level], best_vs[level], best_us[level]
-        nr = rest.shape[0]
-        out = parents[level].copy()
+        nr = n_rest[level]
+        out = parents[level, :nr + n_cyc[level]].copy()
         for a in range(nr):
             v = rest[a]
             if v == roots[level]:
@@ -171,26 +181,6 @@ def _arborescence(weights: np.ndarray, root: int):
         out[cyc[best_v[u_idx]]] = rest[u_idx]
         p2 = out
     return p2, -1
-
-
-@numba.njit(cache=True, nogil=True)
-def _rooted_trees(weights: np.ndarray, root: int):
-    """For every node ``rho`` with a finite root edge, the best arborescence in which
-    ``root`` keeps only its edge to ``rho``: ``(parents, bad)`` per ``rho`` (rows)."""
-    n = weights.shape[0]
-    parents = np.full((root, n), -1, dtype=np.int64)
-    bad = np.full(root, -2, dtype=np.int64)        # -2: rho cannot be the root
-    for rho in range(root):
-        if not np.isfinite(weights[root, rho]):
-            continue
-        w = weights.copy()
-        w[root, :] = -np.inf
-        w[root, rho] = weights[root, rho]
-        parent, fail = _arborescence(w, root)
-        bad[rho] = fail
-        if fail < 0:
-            parents[rho] = parent
-    return parents, bad
 
 
 def _no_arborescence(bad: int) -> ValueError:
@@ -261,9 +251,16 @@ def rooted_trees(weights: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray
     >>> parents.tolist(), usable.tolist()
     ([[2, 0, -1], [1, 2, -1]], [True, True])
     """
-    w = np.ascontiguousarray(weights, dtype=np.float64)
-    parents, bad = _rooted_trees(w, int(root))
-    failed = np.flatnonzero(bad >= 0)
-    if failed.size:     # the first root that fails raises, as a loop over the roots would
-        raise _no_arborescence(int(bad[failed[0]]))
-    return parents, bad != -2
+    weights = np.asarray(weights, dtype=np.float64)
+    n = weights.shape[0]
+    parents = np.full((root, n), -1, dtype=np.int64)
+    usable = np.isfinite(weights[root, :root])
+    for rho in np.flatnonzero(usable):
+        w = weights.copy()
+        w[root, :] = -np.inf
+        w[root, rho] = weights[root, rho]
+        parent, bad = _arborescence(w, root)
+        if bad >= 0:
+            raise _no_arborescence(bad)
+        parents[rho] = parent
+    return parents, usable
