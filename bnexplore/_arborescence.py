@@ -20,6 +20,13 @@ weight ``w[root, j]`` (no intra-set parent).  Chu-Liu/Edmonds finds it exactly:
 The weight of an arborescence of the contracted graph equals that of its expansion
 less the (constant) weight of the cycle's edges, so the optimum is preserved.
 
+The contractions run as a loop that records every level (its parents, cycle, rest and
+best ``v`` / ``u``) on the way down and expands them on the way up, the same steps in
+the same order as the recursion above, so the kernel is numba-compiled.  A spanning
+*tree* (exactly one root edge) is the best of the arborescences in which the virtual
+root keeps one edge, ``root -> rho``, for every ``rho``: :func:`rooted_trees` solves
+them all, one kernel call per ``rho``.
+
 Glossary
 --------
 w, root
@@ -34,13 +41,11 @@ outof, best_u
     ``w(v, x)`` for ``v`` in the cycle, ``x`` in rest; the best ``v`` per ``x``.
 bad
     A node without a finite incoming edge (no arborescence exists), ``-1`` if none.
-
-The contractions run as a loop that records every level (its parents, cycle, rest and
-best ``v`` / ``u``) on the way down and expands them on the way up, the same steps in
-the same order as the recursion above, so the kernel is numba-compiled.  A spanning
-*tree* (exactly one root edge) is the best of the arborescences in which the virtual
-root keeps one edge, ``root -> rho``, for every ``rho``: :func:`rooted_trees` solves
-them all, one kernel call per ``rho``.
+levels
+    The number of contractions made; row ``level`` of ``parents``, ``cycs``, ``rests``,
+    ``best_vs``, ``best_us`` holds that contraction's arrays.
+rho
+    The one child of the virtual root in a spanning tree (the tree's root).
 """
 from __future__ import annotations
 
