@@ -30,6 +30,11 @@ counted by available case: the MAP CPTs over the rows where the family is observ
 the BMA predictive ``p(x_j | x_i, x_s, D)`` over the rows where ``j``, ``i`` and the
 conditions ``s`` are observed, a condition's prior over the rows where it is.
 
+The family scores, the edge weights of Eq. 9-10 and the count tables of the BMA
+predictive live in :mod:`bnexplore._scf_families` (:class:`SCFFamilies`, re-exported
+here), the Chu-Liu/Edmonds step in :mod:`bnexplore._arborescence`, the Matrix-Tree sums in
+:mod:`bnexplore._mtree`; this module holds the MAP and BMA searches and the DBNs.
+
 References
 ----------
 B. D. Ziebart, A. K. Dey, J. A. Bagnell. Learning selectively conditioned forest
@@ -37,8 +42,6 @@ structures with applications to DBNs and classification. UAI 2007.
 """
 from __future__ import annotations
 
-import itertools
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -48,315 +51,17 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from . import _mtree
-from ._arborescence import max_arborescence
+from ._arborescence import max_arborescence, rooted_trees
+from ._scf_families import MAPTables, SCFFamilies, check_scf_parameters
+from ._validation import Options, check_int, check_random_state
 from .networks import markov_blanket
-from .data.core import as_discrete, check_table_size
-from .scores import PRIORS, LocalScore, family_counts, standard_parameters
+from .scores import LocalScore
 
 __all__ = ["ROOT", "SCFResult", "SCFAverage", "SCFFamilies", "map_scf", "edge_posteriors",
            "max_arborescence", "two_slice", "random_dbn", "DBNSCF"]
 
 #: label of the virtual root (the "no intra-set parent" choice) in posterior tables.
 ROOT = "(root)"
-
-_INTRA = ("forest", "tree", "none")
-
-
-# =========================================================================== families
-def _check_penalty(penalty) -> float:
-    if isinstance(penalty, bool) or not isinstance(penalty, (int, float, np.integer, np.floating)):
-        raise TypeError(f"penalty must be a number >= 0 (or float('inf')), got {penalty!r}")
-    penalty = float(penalty)
-    if math.isnan(penalty) or penalty < 0:
-        raise ValueError(f"penalty must be >= 0 (use float('inf') for FAN), got {penalty!r}")
-    return penalty
-
-
-def _check_k(max_parents) -> int:
-    if isinstance(max_parents, bool) or not isinstance(max_parents, (int, np.integer)):
-        raise TypeError(f"max_parents must be a non-negative integer, got {max_parents!r}")
-    if max_parents < 0:
-        raise ValueError(f"max_parents must be >= 0, got {max_parents}")
-    return int(max_parents)
-
-
-class SCFFamilies:
-    """Every family score an SCF over ``targets`` given ``conditions`` can use.
-
-    ``scores[j, i, s]`` is the log family score of target ``j`` with intra-set parent
-    ``i`` (``i = m`` means none) and condition parents ``subsets[s]``, minus the
-    exclusion penalty when ``subsets[s]`` is empty; ``-inf`` for ``i = j`` (and for all
-    intra-set parents when ``intra="none"``).
-
-    Parameters
-    ----------
-    data : DataFrame or DiscreteData
-    targets, conditions : sequence of str
-        Disjoint column names.  ``conditions`` may be empty (a plain forest).
-    max_parents : int
-        ``k``, the largest number of condition parents per target.
-    penalty : float
-        Exclusion penalty ``>= 0`` (the paper's alpha, Eq. 13; ``inf`` forces a condition parent).
-    prior, ess : see :class:`bnexplore.scores.LocalScore`
-    intra : {"forest", "tree", "none"}
-        Structure allowed among the targets ("none": inter-set parents only).
-    score : LocalScore, optional
-        Reuse a score cache built on the same data (its prior and ess win).
-
-    Attributes
-    ----------
-    data : DiscreteData
-        The data (with its missing cells, if any): parameters are counted on it by
-        available case.
-    ls : LocalScore
-        The family scores, over the complete cases of ``targets + conditions`` when
-        cells are missing (every structure is compared on these rows).
-    score_rows : ndarray of bool
-        The rows ``ls`` scores.
-    """
-
-    def __init__(self, data, targets: Sequence[str], conditions: Sequence[str] = (),
-                 max_parents: int = 1, penalty: float = 0.0, prior: str = "BDeu",
-                 ess: float = 1.0, intra: str = "forest", score: LocalScore | None = None):
-        if score is not None:
-            if not isinstance(score, LocalScore):
-                raise TypeError(f"score must be a LocalScore, got {type(score).__name__}")
-            self.data = score.data
-            self.ls = score
-        else:
-            if prior not in PRIORS:
-                raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}")
-            self.data = as_discrete(data, missing="keep")
-            self.ls = None            # built below, once the compared columns are known
-        d = self.data
-        if isinstance(targets, str) or isinstance(conditions, str):
-            raise TypeError("targets and conditions must be lists of column names, not a single string")
-        targets = list(targets)
-        conditions = list(conditions)
-        if not targets:
-            raise ValueError("targets is empty: give at least one target column")
-        for what, lst in (("targets", targets), ("conditions", conditions)):
-            dup = sorted({str(x) for x in lst if lst.count(x) > 1})
-            if dup:
-                raise ValueError(f"{what} repeats {dup}")
-            for x in lst:
-                if isinstance(x, str) and x not in d.names:
-                    raise ValueError(f"{what}: unknown column {x!r}; columns are {d.names}")
-        self.t_idx = d.indices(targets)
-        self.c_idx = d.indices(conditions)
-        both = set(self.t_idx) & set(self.c_idx)
-        if both:
-            raise ValueError(f"columns {[d.names[i] for i in sorted(both)]} are both targets and "
-                             f"conditions: the two sets must be disjoint")
-        self.targets = [d.names[i] for i in self.t_idx]
-        self.conditions = [d.names[i] for i in self.c_idx]
-        if self.ls is None:
-            # structures are compared on one set of rows: those where every target and
-            # condition is observed (the data itself when nothing is missing)
-            compared = self.targets + self.conditions
-            self.score_rows = d.observed_rows(compared)
-            self.ls = LocalScore(d.complete_cases(compared), prior=prior, ess=ess)
-        else:
-            self.score_rows = np.ones(d.n_rows, dtype=bool)
-        self.max_parents = min(_check_k(max_parents), len(self.c_idx))
-        self.penalty = _check_penalty(penalty)
-        if intra not in _INTRA:
-            raise ValueError(f"intra must be one of {_INTRA}, got {intra!r}")
-        self.intra = intra
-        if self.penalty == math.inf and self.max_parents == 0:
-            raise ValueError("penalty=inf forces a condition parent on every target, which needs "
-                             "max_parents >= 1 and at least one condition column")
-        self.prior = self.ls.prior
-        self.ess = self.ls.ess
-        self.m = len(self.t_idx)
-        self.subsets: list[tuple[int, ...]] = [()]
-        for size in range(1, self.max_parents + 1):
-            self.subsets += [tuple(sorted(s)) for s in itertools.combinations(self.c_idx, size)]
-        self._check_budget()
-        self.raw = self._score_all()           # without the penalty
-        self.scores = self.raw.copy()
-        self.scores[:, :, 0] -= self.penalty
-        if self.intra == "none":
-            self.scores[:, :self.m, :] = -np.inf
-        self._tables = None
-
-    @property
-    def k(self) -> int:
-        """Former name of :attr:`max_parents` (kept for old callers)."""
-        return self.max_parents
-
-    # ------------------------------------------------------------------
-    def _check_budget(self) -> None:
-        ar = self.data.arities
-        if not self.m:
-            return
-        tmax = [int(ar[j]) for j in self.t_idx]
-        conds = sorted((int(ar[c]), self.data.names[c]) for c in self.c_idx)[::-1][:self.max_parents]
-        # the largest family: the largest target with the largest other target as parent
-        order = np.argsort(tmax)[::-1]
-        names = [self.targets[order[0]]] + ([self.targets[order[1]]] if self.m > 1 else [])
-        sizes = [tmax[order[0]]] + ([tmax[order[1]]] if self.m > 1 else [])
-        check_table_size(sizes + [a for a, _ in conds], names + [n for _, n in conds],
-                         what="SCF family table")
-
-    def _score_all(self) -> np.ndarray:
-        m, nS = self.m, len(self.subsets)
-        out = np.full((m, m + 1, nS), -np.inf)
-        width = max(self.max_parents + 1, 1)
-        for jj, j in enumerate(self.t_idx):
-            rows = []
-            for ii in range(m + 1):
-                if ii == jj:
-                    continue
-                extra = (self.t_idx[ii],) if ii < m else ()
-                for s in self.subsets:
-                    ps = sorted(s + extra)
-                    rows.append(ps + [-1] * (width - len(ps)))
-            arr = np.array(rows, dtype=np.int64).reshape(len(rows), width)
-            vals = self.ls.score_array(j, arr).reshape(m, nS)
-            keep = [ii for ii in range(m + 1) if ii != jj]
-            out[jj, keep, :] = vals
-        return out
-
-    # ------------------------------------------------------------------ log weights
-    def edge_log_weights(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(lW, lr)``: ``lW[i, j] = log sum_s exp(scores[j, i, s])`` (Eq. 9), ``lr`` (Eq. 10)."""
-        lam = logsumexp(self.scores, axis=2)  # (m, m+1): [j, i]
-        lW = lam[:, :self.m].T.copy()
-        np.fill_diagonal(lW, -np.inf)
-        return lW, lam[:, self.m].copy()
-
-    # ------------------------------------------------------------------ tables
-    def _condition_codes(self, codes: np.ndarray) -> list[np.ndarray]:
-        """Configuration index of every row under every condition subset."""
-        ar = self.data.arities
-        out = []
-        for s in self.subsets:
-            z = np.zeros(codes.shape[0], dtype=np.int64)
-            for c in s:
-                z = z * int(ar[c]) + codes[:, c]
-            out.append(z)
-        return out
-
-    def tables(self):
-        """Pairwise count tables per condition subset (one-hot products), built once.
-
-        ``(off, tar, N2, N1, N0, D1, D0)``: per condition subset ``s`` and configuration
-        ``z``, ``N2[s][z]`` counts pairs of target states (one-hot block ``off[j] ..
-        off[j] + tar[j]`` per target), ``N1[s][z]`` single target states and ``N0[s][z]``
-        rows.  With missing cells every count is an available-case count (a missing
-        target's one-hot row is zero, a row with a missing condition of ``s`` is left out
-        of ``s``'s tables), and the denominators of the posterior means differ per
-        family: ``D1[s][z, i-state, j] = sum_{x_j} N2[s][z, i-state, x_j]`` (rows where
-        ``i``, ``j`` and ``s`` are observed) and ``D0[s][z, j] = sum_{x_j} N1[s][z, x_j]``.
-        ``D1`` and ``D0`` are ``None`` when nothing is missing (they equal ``N1`` and
-        ``N0`` then).
-        """
-        if self._tables is not None:
-            return self._tables
-        d = self.data
-        ar = d.arities
-        tar = np.array([int(ar[j]) for j in self.t_idx])
-        off = np.concatenate([[0], np.cumsum(tar)])
-        R = int(off[-1])
-        n = d.n_rows
-        H = np.zeros((n, R))
-        codes = d.codes
-        miss = d.missing
-        for jj, j in enumerate(self.t_idx):
-            H[np.arange(n), off[jj] + codes[:, j]] = 1.0
-            if miss is not None:        # a missing target counts in no table
-                H[miss[:, j], off[jj]:off[jj + 1]] = 0.0
-        N2, N1, N0 = [], [], []
-        D1 = D0 = None
-        if miss is not None:
-            D1, D0 = [], []
-        for s, z in zip(self.subsets, self._condition_codes(codes)):
-            q = int(np.prod([ar[c] for c in s])) if s else 1
-            n2 = np.zeros((q, R, R))
-            n1 = np.zeros((q, R))
-            n0 = np.zeros(q)
-            seen = None if miss is None or not s else ~miss[:, list(s)].any(axis=1)
-            for v in range(q):
-                rows = z == v
-                if seen is not None:
-                    rows &= seen
-                if not rows.any():
-                    continue
-                Hz = H[rows]
-                n2[v] = Hz.T @ Hz
-                n1[v] = Hz.sum(axis=0)
-                n0[v] = rows.sum()
-            N2.append(n2)
-            N1.append(n1)
-            N0.append(n0)
-            if miss is not None:
-                D1.append(np.add.reduceat(n2, off[:-1], axis=2))   # sum over x_j
-                D0.append(np.add.reduceat(n1, off[:-1], axis=1))
-        self._tables = (off, tar, N2, N1, N0, D1, D0)
-        return self._tables
-
-    def _pseudo_count(self, q: np.ndarray | int, r: np.ndarray | int):
-        """Dirichlet pseudo-count ``a_ijk`` of a cell of a family with ``q`` parent
-        configurations and ``r`` states: ``ess / (q r)`` (BDeu) or 1 (K2)."""
-        if self.prior == "BDeu":
-            return self.ess / (q * r)
-        return np.ones_like(np.asarray(q * r, dtype=float))
-
-    def test_log_weights(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Predictive edge weights of test rows (full data coding, shape (T, p)).
-
-        ``lWt[t, i, j] = log sum_s exp(scores[j, i, s]) p(x_j | x_i, x_s, D)`` with the
-        posterior-mean (Dirichlet) conditional probabilities, and ``lrt`` likewise.
-        """
-        codes = np.asarray(codes, dtype=np.int64)
-        off, tar, N2, N1, N0, D1, D0 = self.tables()
-        m = self.m
-        T = codes.shape[0]
-        X = codes[:, self.t_idx]                   # (T, m)
-        ridx = off[:-1][None, :] + X               # (T, m)
-        ar = self.data.arities
-        lWt = np.full((T, m, m), -np.inf)
-        lrt = np.full((T, m), -np.inf)
-        for s_i, (s, z) in enumerate(zip(self.subsets, self._condition_codes(codes))):
-            q = int(np.prod([ar[c] for c in s])) if s else 1
-            # pairs: [t, i, j] = N2[z, ridx_i, ridx_j]
-            num = N2[s_i][z[:, None, None], ridx[:, :, None], ridx[:, None, :]]
-            pc = self._pseudo_count(q * tar[:, None], tar[None, :])  # (m_i, m_j)
-            if D1 is None:
-                den = N1[s_i][z[:, None], ridx][:, :, None]  # (T, m, 1) count of (z, x_i)
-            else:     # available cases: count of (z, x_i) where x_j is observed too
-                den = D1[s_i][z[:, None, None], ridx[:, :, None], np.arange(m)[None, None, :]]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lp = np.log(num + pc[None]) - np.log(den + (pc * tar[None, :])[None])
-            np.logaddexp(lWt, self.scores[:, :m, s_i].T[None] + lp, out=lWt)   # [t, i, j]
-            num0 = N1[s_i][z[:, None], ridx]                  # (T, m)
-            den0 = N0[s_i][z][:, None] if D0 is None else D0[s_i][z]
-            pc0 = self._pseudo_count(q, tar)
-            lp0 = np.log(num0 + pc0[None]) - np.log(den0 + (pc0 * tar)[None])
-            np.logaddexp(lrt, self.scores[:, m, s_i][None] + lp0, out=lrt)
-        idx = np.arange(m)
-        lWt[:, idx, idx] = -np.inf
-        return lWt, lrt
-
-    def condition_log_prior(self, codes: np.ndarray) -> np.ndarray:
-        """``log P(x_conditions | D)`` of test rows under independent Dirichlet posteriors.
-
-        Used by classifiers (the class is the only condition).  With several
-        conditions they are treated as independent (they are outside the SCF).
-        """
-        codes = np.asarray(codes, dtype=np.int64)
-        out = np.zeros(codes.shape[0])
-        miss = self.data.missing
-        for c in self.c_idx:
-            r = int(self.data.arities[c])
-            col = self.data.codes[:, c]
-            if miss is not None and miss[:, c].any():    # available cases
-                col = col[~miss[:, c]]
-            cnt = np.bincount(col, minlength=r).astype(float)
-            pc = self.ess / r if self.prior == "BDeu" else 1.0   # the pseudo-count of a state
-            out += np.log((cnt[codes[:, c]] + pc) / (col.shape[0] + r * pc))
-        return out
 
 
 # =========================================================================== MAP
@@ -408,24 +113,18 @@ def _map_choice(fam: SCFFamilies, intra: str | None = None):
     w[:, m] = -np.inf
     if intra == "none" or m == 1:
         parent = np.full(m, m)
-        if intra != "none" and m == 1:
-            pass
     elif intra == "forest":
         if not np.isfinite(w[m, :m]).any():
             raise ValueError("no target can be a root (all root weights are -inf)")
         parent = max_arborescence(w, m)[:m]
-    else:  # a spanning tree: exactly one root
+    else:  # a spanning tree: exactly one root, the best over every choice of the root
+        trees, usable = rooted_trees(w, m)
+        tree_lam = lam[np.arange(m), trees[:, :m]]          # row rho: the tree's family scores
         best, parent = -np.inf, None
-        for r in range(m):
-            if not np.isfinite(w[m, r]):
-                continue
-            wr = w.copy()
-            wr[m, :] = -np.inf
-            wr[m, r] = w[m, r]
-            p = max_arborescence(wr, m)[:m]
-            val = lam[np.arange(m), p].sum()
+        for rho in np.flatnonzero(usable):
+            val = tree_lam[rho].sum()
             if val > best:
-                best, parent = val, p
+                best, parent = val, trees[rho, :m]
         if parent is None:
             raise ValueError("no target can be the root of a spanning tree")
     total = float(lam[np.arange(m), parent].sum())
@@ -649,29 +348,6 @@ def edge_posteriors(data, targets: Sequence[str], conditions: Sequence[str] = ()
                       prior=prior, ess=ess, score=score).edge_posteriors()
 
 
-# =========================================================================== MAP predictive
-class _MAPTables:
-    """Posterior-mean CPTs of a chosen SCF, for log P(x_targets | x_conditions)."""
-
-    def __init__(self, fam: SCFFamilies, res: SCFResult):
-        d = fam.data
-        self.items = []
-        for t in fam.targets:
-            ps = res.parents[t]
-            logcpt = np.log(standard_parameters(family_counts(d, t, ps), fam.prior, fam.ess))
-            pidx = d.indices(ps)
-            self.items.append((d.index(t), pidx, [int(d.arities[p]) for p in pidx], logcpt))
-
-    def log_prob(self, codes: np.ndarray) -> np.ndarray:
-        out = np.zeros(codes.shape[0])
-        for j, ps, ar, logcpt in self.items:
-            z = np.zeros(codes.shape[0], dtype=np.int64)
-            for p, a in zip(ps, ar):
-                z = z * a + codes[:, p]
-            out += logcpt[z, codes[:, j]]
-        return out
-
-
 # =========================================================================== DBNs
 def two_slice(seq: pd.DataFrame, suffix: str = "[t-1]") -> tuple[pd.DataFrame, list[str], list[str]]:
     """Pair every step of a sequence with its predecessor.
@@ -704,9 +380,10 @@ def random_dbn(n_vars: int = 12, max_inter: int = 2, arity: int = 2, p_intra: fl
     indices per variable), ``cpts`` (per variable an array (q, arity), parents in the
     order inter then intra, last fastest) and ``arity``.
     """
-    rng = np.random.default_rng(seed)
-    if n_vars < 1 or max_inter < 0 or arity < 2:
-        raise ValueError("need n_vars >= 1, max_inter >= 0, arity >= 2")
+    n_vars = check_int(n_vars, "n_vars", low=1)
+    max_inter = check_int(max_inter, "max_inter", low=0)
+    arity = check_int(arity, "arity", low=2)
+    rng = check_random_state(seed)
     names = [f"V{i}" for i in range(n_vars)]
     intra = np.full(n_vars, -1)
     inter, cpts = [], []
@@ -724,7 +401,7 @@ def random_dbn(n_vars: int = 12, max_inter: int = 2, arity: int = 2, p_intra: fl
 
 def sample_dbn(dbn: dict, n_steps: int, seed=None, burn_in: int = 50) -> pd.DataFrame:
     """Sample ``n_steps`` consecutive slices of :func:`random_dbn` (after a burn-in)."""
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     m, ar = len(dbn["names"]), dbn["arity"]
     x = rng.integers(0, ar, size=m)
     out = np.empty((n_steps, m), dtype=np.int64)
@@ -778,18 +455,18 @@ class DBNSCF:
         self.penalty = penalty
 
     def fit(self, seq: pd.DataFrame) -> "DBNSCF":
-        if self.averaging not in ("map", "bma"):
-            raise ValueError(f"averaging must be 'map' or 'bma', got {self.averaging!r}")
+        averaging = Options("map", "bma")(self.averaging, "averaging")
+        k, penalty, prior, ess, intra = check_scf_parameters(self.max_parents, self.penalty,
+                                                             self.prior, self.ess, self.intra)
         pairs, cur, prev = two_slice(seq)
         self.current_, self.previous_ = cur, prev
-        conds = prev if self.max_parents > 0 else []
-        fam = SCFFamilies(pairs, cur, conds, max_parents=self.max_parents, penalty=self.penalty,
-                          prior=self.prior, ess=self.ess, intra=self.intra)
+        conds = prev if k > 0 else []
+        fam = SCFFamilies.trusted(pairs, cur, conds, k, penalty, prior, ess, intra)
         self.families_ = fam
-        if self.averaging == "map":
+        if averaging == "map":
             self.result_ = _result_from_choice(fam, *_map_choice(fam))
             self.graph_ = self.result_.graph
-            self._tables = _MAPTables(fam, self.result_)
+            self._tables = MAPTables(fam, self.result_)
         else:
             self.average_ = SCFAverage(None, cur, conds, families=fam)
         return self

@@ -68,6 +68,13 @@ def brute_force(df, targets, conds, k, penalty, prior="BDeu", ess=1.0, intra="fo
     subsets = [()] + [s for size in range(1, k + 1) for s in itertools.combinations(conds, size)]
     nS = len(subsets)
     fam = np.full((m, m + 1, nS), -np.inf)
+    # and the predictive factors p(x_j | parents, D) of the test rows, from family_counts
+    pred = None
+    if test is not None:
+        pred = np.zeros((len(test), m, m + 1, nS))
+        from bnexplore.data.core import as_discrete
+        d = as_discrete(df)
+        codes = d.encode(test[d.names])
     for j, t in enumerate(targets):
         for i in range(m + 1):
             if i == j:
@@ -75,27 +82,16 @@ def brute_force(df, targets, conds, k, penalty, prior="BDeu", ess=1.0, intra="fo
             for s, S in enumerate(subsets):
                 pa = ([targets[i]] if i < m else []) + list(S)
                 fam[j, i, s] = ls.score(t, pa) - (penalty if not S else 0.0)
-    # predictive factors p(x_j | parents, D) of the test rows, from family_counts
-    pred = None
-    if test is not None:
-        pred = np.zeros((len(test), m, m + 1, nS))
-        from bnexplore.data.core import as_discrete
-        d = as_discrete(df)
-        codes = d.encode(test[d.names])
-        for j, t in enumerate(targets):
-            for i in range(m + 1):
-                if i == j:
+                if test is None:
                     continue
-                for s, S in enumerate(subsets):
-                    pa = ([targets[i]] if i < m else []) + list(S)
-                    N = family_counts(df, t, pa).astype(float)
-                    q, r = N.shape
-                    a = ess / (q * r) if prior == "BDeu" else 1.0
-                    z = np.zeros(len(test), dtype=int)
-                    for p in pa:
-                        z = z * d.arities[d.index(p)] + codes[:, d.index(p)]
-                    x = codes[:, d.index(t)]
-                    pred[:, j, i, s] = np.log((N[z, x] + a) / (N[z].sum(axis=1) + r * a))
+                N = family_counts(df, t, pa).astype(float)
+                q, r = N.shape
+                a = ess / (q * r) if prior == "BDeu" else 1.0
+                z = np.zeros(len(test), dtype=int)
+                for p in pa:
+                    z = z * d.arities[d.index(p)] + codes[:, d.index(p)]
+                x = codes[:, d.index(t)]
+                pred[:, j, i, s] = np.log((N[z, x] + a) / (N[z].sum(axis=1) + r * a))
     scores, parvecs, combos = [], [], []
     preds = []
     grid = np.array(list(itertools.product(range(nS), repeat=m)))  # every inter-set choice
@@ -222,24 +218,66 @@ def test_tree_edge_posteriors_equal_brute_force(case):
 
 
 # --------------------------------------------------------------------------- kernels
+def random_root_weights(rng, m):
+    """Weights of m targets and a virtual root m (no edge into the root, no loop)."""
+    w = rng.normal(size=(m + 1, m + 1)) * 10
+    w[:, m] = -np.inf
+    np.fill_diagonal(w, -np.inf)
+    return w
+
+
+def networkx_best_weight(w):
+    """Weight of networkx's maximum spanning arborescence over the finite edges of w."""
+    n = w.shape[0]
+    g = nx.DiGraph()
+    g.add_edges_from((i, j, {"weight": w[i, j]}) for i in range(n) for j in range(n)
+                     if np.isfinite(w[i, j]))
+    arb = nx.maximum_spanning_arborescence(g)
+    return sum(d["weight"] for _, _, d in arb.edges(data=True))
+
+
 def test_edmonds_matches_networkx():
     rng = np.random.default_rng(3)
     for trial in range(30):
         n = int(rng.integers(2, 9))
-        w = rng.normal(size=(n + 1, n + 1)) * 10
-        w[:, n] = -np.inf
-        np.fill_diagonal(w, -np.inf)
+        w = random_root_weights(rng, n)
         parent = F.max_arborescence(w, n)
         ours = sum(w[parent[j], j] for j in range(n))
-        g = nx.DiGraph()
-        for i in range(n + 1):
-            for j in range(n):
-                if i != j:
-                    g.add_edge(i, j, weight=w[i, j])
-        arb = nx.maximum_spanning_arborescence(g)
-        theirs = sum(d["weight"] for _, _, d in arb.edges(data=True))
-        assert ours == pytest.approx(theirs, abs=1e-9)
+        assert ours == pytest.approx(networkx_best_weight(w), abs=1e-9)
         assert set(np.flatnonzero(parent == -1)) == {n}
+
+
+def test_rooted_trees_are_the_best_tree_per_root():
+    """Every row of rooted_trees is the best arborescence whose one root edge goes to rho,
+    checked against networkx on the graph with the other root edges removed."""
+    from bnexplore._arborescence import rooted_trees
+
+    rng = np.random.default_rng(11)
+    for trial in range(20):
+        m = int(rng.integers(2, 8))
+        w = random_root_weights(rng, m)
+        w[m, int(rng.integers(0, m))] = -np.inf          # one target cannot be the root
+        trees, usable = rooted_trees(w, m)
+        assert usable.tolist() == np.isfinite(w[m, :m]).tolist()
+        for rho in np.flatnonzero(usable):
+            parent = trees[rho]
+            assert parent[m] == -1 and np.flatnonzero(parent[:m] == m).tolist() == [rho]
+            only_rho = w.copy()
+            only_rho[m, np.arange(m + 1) != rho] = -np.inf
+            theirs = networkx_best_weight(only_rho)
+            assert sum(w[parent[j], j] for j in range(m)) == pytest.approx(theirs, abs=1e-9)
+
+
+def test_arborescence_reports_an_unreachable_node():
+    from bnexplore._arborescence import rooted_trees
+
+    w = np.full((3, 3), -np.inf)
+    w[2, 0] = 1.0                   # node 1 has no finite incoming edge
+    with pytest.raises(ValueError, match="node 1 has no incoming edge"):
+        F.max_arborescence(w, 2)
+    w[2, 1] = 1.0                   # a root edge each, but no edge between 0 and 1
+    with pytest.raises(ValueError, match="no incoming edge"):
+        rooted_trees(w, 2)          # the tree rooted at 0 cannot reach 1
 
 
 def test_matrix_tree_against_dense_determinant_on_easy_weights():
@@ -418,7 +456,7 @@ def test_two_slice_pairs():
     ({"max_parents": -1}, ValueError, "max_parents must be >= 0"),
     ({"max_parents": 1.5}, TypeError, "max_parents"),
     ({"prior": "BIC"}, ValueError, "prior must be one of"),
-    ({"intra": "dag"}, ValueError, "intra must be one of"),
+    ({"intra": "dag"}, ValueError, "intra must be 'forest', 'tree' or 'none'"),
     ({"conditions": [], "penalty": math.inf}, ValueError, "penalty=inf"),
 ])
 def test_bad_input(kwargs, exc, match):
@@ -427,6 +465,43 @@ def test_bad_input(kwargs, exc, match):
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         F.map_scf(df, **args)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"averaging": "mean"}, ValueError, "averaging must be 'map' or 'bma'"),
+    ({"max_parents": -1}, ValueError, "max_parents must be >= 0"),
+    ({"max_parents": 1.5}, TypeError, "max_parents"),
+    ({"penalty": -1.0}, ValueError, "penalty must be >= 0"),
+    ({"prior": "bdeu"}, ValueError, "prior must be one of"),
+    ({"ess": 0}, ValueError, "ess"),
+    ({"intra": "dag"}, ValueError, "intra must be"),
+])
+def test_dbn_checks_its_parameters_at_fit(kwargs, exc, match):
+    seq = F.sample_dbn(F.random_dbn(3, seed=0), 30, seed=1)
+    with pytest.raises(exc, match=match):
+        F.DBNSCF(**kwargs).fit(seq)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"n_vars": 0}, "n_vars must be"), ({"max_inter": -1}, "max_inter must be"),
+    ({"arity": 1}, "arity must be"), ({"seed": -1}, "seed must be"),
+])
+def test_random_dbn_checks_its_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        F.random_dbn(**kwargs)
+
+
+def test_checked_and_trusted_families_agree():
+    """SCFFamilies checks its parameters; SCFFamilies.trusted (for callers that checked
+    them at their own edge) builds the same tables from the canonical values."""
+    df = mixed_data(80, 1)
+    checked = F.SCFFamilies(df, ["X0", "X1", "X2"], ["C0"], max_parents=np.int64(1),
+                            penalty=2, prior="K2", ess=3, intra="tree")
+    trusted = F.SCFFamilies.trusted(df, ["X0", "X1", "X2"], ["C0"], 1, 2.0, "K2", 3.0, "tree")
+    assert checked.max_parents == trusted.max_parents == 1 and checked.penalty == 2.0
+    np.testing.assert_array_equal(checked.scores, trusted.scores)
+    inf = F.map_scf(df, ["X0", "X1"], ["C0"], penalty=math.inf)       # inf is a valid penalty
+    assert all("C0" in ps for ps in inf.parents.values())
 
 
 def test_continuous_column_is_refused():

@@ -38,7 +38,8 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from .. import forests as _F
-from .._validation import ESS, Interval, Options, Prior
+from .._scf_families import MAPTables, SCFFamilies
+from .._validation import ESS, Interval, Options, Prior, check_number
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 from ._missing import cpt_log_joint, enumerate_log_joint
 
@@ -71,11 +72,11 @@ class _SCFClassifier(DiscreteClassifier):
         -------
         self
         """
-        data = self._fit_data(X, y)        # checks the parameters too
+        data = self._fit_data(X, y)        # checks the parameters, once
         penalty, k = self._settings()
         features = data.names[:-1]
-        fam = _F.SCFFamilies(data, features, [self.class_column], max_parents=k, penalty=penalty,
-                             prior=self.prior, ess=self.ess, intra=self._intra)
+        fam = SCFFamilies.trusted(data, features, [self.class_column], k, penalty, self.prior,
+                                  self.ess, self._intra)
         self.families_ = fam
         res = _F._result_from_choice(fam, *_F._map_choice(fam))
         self.result_ = res
@@ -85,7 +86,7 @@ class _SCFClassifier(DiscreteClassifier):
         # tables too so that a refit with averaging="bma" keeps nothing of the old data
         self._tables = None
         if self.averaging == "map":
-            self._tables = _F._MAPTables(fam, res)
+            self._tables = MAPTables(fam, res)
         else:
             self.average_ = _F.SCFAverage(None, features, [self.class_column], families=fam)
         return self
@@ -112,9 +113,9 @@ class _SCFClassifier(DiscreteClassifier):
         d = fam.data
         K = len(self.classes_)
         cls = d.n_cols - 1
-        cnt = np.bincount(d.codes[:, cls], minlength=K).astype(float)
-        pc = fam.ess / K if fam.prior == "BDeu" else 1.0   # Dirichlet pseudo-count of a class
-        factors = [((cls,), np.log((cnt + pc) / (d.n_rows + K * pc)))]
+        every_class = np.zeros((K, d.n_cols), dtype=np.int64)
+        every_class[:, cls] = np.arange(K)
+        factors = [((cls,), fam.condition_log_prior(every_class))]     # log P(c | D)
         for j, ps, ar, logcpt in self._tables.items:
             t = logcpt.reshape(tuple(ar) + (logcpt.shape[1],))
             factors.append(((j,) + tuple(int(p) for p in ps), np.moveaxis(t, -1, 0)))
@@ -174,8 +175,7 @@ class _SCFClassifier(DiscreteClassifier):
         """
         import networkx as nx
 
-        if isinstance(threshold, bool) or not 0.0 < float(threshold) <= 1.0:
-            raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+        check_number(threshold, "threshold", low=0, high=1, closed="right")
         post = self.edge_posteriors()
         features = list(self.feature_names_in_)
         graph = nx.DiGraph()
@@ -305,7 +305,21 @@ class STAN(_SCFClassifier):
         self.handle_unknown = handle_unknown
 
 
-class FAN(_SCFClassifier):
+class _EveryClassParent(_SCFClassifier):
+    """TAN and FAN: the class is a parent of every feature (an infinite exclusion penalty)."""
+
+    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
+                 handle_unknown: str = "missing"):
+        self.averaging = averaging
+        self.prior = prior
+        self.ess = ess
+        self.handle_unknown = handle_unknown
+
+    def _settings(self) -> tuple[float, int]:
+        return math.inf, 1
+
+
+class FAN(_EveryClassParent):
     """Forest-augmented naive Bayes (Fig. 5c): SFAN with an infinite exclusion penalty.
 
     Parameters
@@ -345,18 +359,8 @@ class FAN(_SCFClassifier):
     True
     """
 
-    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
-                 handle_unknown: str = "missing"):
-        self.averaging = averaging
-        self.prior = prior
-        self.ess = ess
-        self.handle_unknown = handle_unknown
 
-    def _settings(self) -> tuple[float, int]:
-        return math.inf, 1
-
-
-class TAN(_SCFClassifier):
+class TAN(_EveryClassParent):
     """Tree-augmented naive Bayes (Friedman et al. 1997; Fig. 5b): the class is a parent of
     every feature and the features form a spanning tree (the MAP one under the Bayesian
     score, or the average over all of them with ``averaging="bma"``).
@@ -399,13 +403,3 @@ class TAN(_SCFClassifier):
     """
 
     _intra = "tree"
-
-    def __init__(self, averaging: str = "map", prior: str = "BDeu", ess: float = 10.0,
-                 handle_unknown: str = "missing"):
-        self.averaging = averaging
-        self.prior = prior
-        self.ess = ess
-        self.handle_unknown = handle_unknown
-
-    def _settings(self) -> tuple[float, int]:
-        return math.inf, 1
