@@ -82,7 +82,7 @@ from scipy.special import logsumexp
 
 from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
                             _MissingInstance, _Prediction)
-from ._ismb_search import ModelsInR, _check_search_params, nismb_sequence, phase2
+from ._ismb_search import ModelsInR, _check_search_params, best_successor, nismb_sequence, phase2
 from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
     _successor_masks
 from .data.core import DiscreteData, as_discrete
@@ -541,6 +541,7 @@ class MBModel(_Prediction):
         self._phase1: tuple | None = None
         self._nismb: dict | None = None
         self._succ_cache: dict[tuple[int, ...], tuple] = {}
+        self._toggles: dict[tuple[int, int], dict] = {}   # phase-1 score differences
         self._ids_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._logmarg: dict[int, np.ndarray] = {}   # log K2 marginals of missing roots
         # the caches above are shared by every search; the lock keeps the family ids and
@@ -555,6 +556,7 @@ class MBModel(_Prediction):
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_logmarg", {})
+        self.__dict__.setdefault("_toggles", {})
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ scores
@@ -645,27 +647,39 @@ class MBModel(_Prediction):
         return np.exp(self._log_pred(self._instance(x), self._check_mb(mb)._pa))
 
     # ------------------------------------------------------------------ successors (shared)
-    def _successors(self, pa: tuple[int, ...]) -> tuple[list, np.ndarray, list]:
-        """Successors of a structure: (masks list, log scores, prediction family ids),
-        deduplicated, cached per structure (shared by all test instances)."""
+    def _successors(self, pa: tuple[int, ...]) -> tuple[list, np.ndarray]:
+        """Successors of a structure: (masks list, log scores), deduplicated, cached per
+        structure (shared by all test instances)."""
         hit = self._succ_cache.get(pa)
         if hit is not None:
-            return hit
+            return hit[0], hit[1]
         base = self._score_masks(pa)
         out: dict[tuple[int, ...], float] = {}
+        fam = self._fam
         for _, _, _, new, changed in _successor_masks(pa, self.t):
             if new in out:
                 continue
             s = base
             for v in changed:
-                s += self.family_score(v, new[v]) - self.family_score(v, pa[v])
+                s += (fam.get((v, new[v])) or self.family_score(v, new[v])) \
+                    - (fam.get((v, pa[v])) or self.family_score(v, pa[v]))
             out[new] = s
         keys = list(out)
-        res = (keys, np.fromiter(out.values(), dtype=float, count=len(keys)),
-               [self._pred_ids(k) for k in keys])
+        res = [keys, np.fromiter(out.values(), dtype=float, count=len(keys)), None]
         if len(self._succ_cache) < 100_000:
             self._succ_cache[pa] = res
-        return res
+        return res[0], res[1]
+
+    def _successor_ids(self, pa: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """The prediction family ids of every successor of ``pa`` (in the order of
+        :meth:`_successors`), made when a phase-2 search first needs them."""
+        keys, _ = self._successors(pa)
+        hit = self._succ_cache.get(pa)
+        if hit is None:                       # the cache is full: not kept
+            return [self._pred_ids(k) for k in keys]
+        if hit[2] is None:
+            hit[2] = [self._pred_ids(k) for k in keys]
+        return hit[2]
 
     # ------------------------------------------------------------------ phase 1
     def phase1(self) -> tuple[list[tuple[int, ...]], list[float]]:
@@ -679,13 +693,10 @@ class MBModel(_Prediction):
             cur_s = self.base_score
             models, scores = [cur], [cur_s]
             while True:
-                keys, s, _ = self._successors(cur)
-                if not keys:
+                step = best_successor(self, cur)     # the argmax of _successors(cur)
+                if step is None or not step[0] > cur_s + 1e-9:
                     break
-                j = int(np.argmax(s))
-                if not s[j] > cur_s + 1e-9:
-                    break
-                cur, cur_s = keys[j], float(s[j])
+                cur_s, cur = step
                 models.append(cur)
                 scores.append(cur_s)
             self._phase1 = (models, scores)

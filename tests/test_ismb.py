@@ -245,6 +245,22 @@ def test_phase1_is_greedy_hill_climbing(vote_model):
     assert max(m.log_score(s) for _, _, s in successors(last)) <= m.log_score(last) + 1e-9
 
 
+def test_phase1_step_is_the_argmax_of_every_successor():
+    """best_successor (phase 1's step, which builds no successor) gives bit for bit the
+    score and structure of the first maximum over the listed successors, on structures
+    met by random walks (children linked to children included)."""
+    from bnexplore._ismb_search import best_successor
+    rng = np.random.default_rng(3)
+    for p in (5, 6):
+        m = MBModel(small_data(n=200, seed=p, p=p))
+        cur = m._empty
+        for _ in range(40):
+            keys, s = m._successors(cur)
+            j = int(np.argmax(s))
+            assert best_successor(m, cur) == (float(s[j]), keys[j])
+            cur = keys[int(rng.integers(len(keys)))]
+
+
 def test_search_bookkeeping_matches_recomputation(vote_model):
     d, m = vote_model
     x = d.codes[7].astype(np.int64)
