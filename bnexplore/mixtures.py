@@ -451,7 +451,11 @@ def bma_weights(counts: ODECounts, prior: np.ndarray | None = None) -> np.ndarra
     prior : array (n,), optional
         Root hyperparameters ``alpha_u`` (default all 1).
     """
-    logw = bma_log_evidence(counts)
+    return _bma_weights_from(bma_log_evidence(counts), prior)
+
+
+def _bma_weights_from(logw: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
+    """:func:`bma_weights` from the log evidences ``logw`` already computed."""
     if prior is not None:
         prior = np.asarray(prior, float)
         if prior.shape != logw.shape or np.any(prior <= 0):
@@ -679,6 +683,22 @@ def _softmax(z):
     return e / e.sum()
 
 
+#: the BLAS libraries loaded in the process (found at the first optimisation)
+_BLAS = None
+
+
+def _one_blas_thread():
+    """A context with one BLAS thread: scipy's L-BFGS-B makes many tiny BLAS calls, and
+    on a busy machine OpenBLAS threads waking up for each of them turn a 2 ms
+    optimisation into 100 ms (its numbers are the same with one thread; SLSQP's are not
+    quite, so it keeps the default threads)."""
+    global _BLAS
+    if _BLAS is None:
+        from threadpoolctl import ThreadpoolController   # a dependency of scikit-learn
+        _BLAS = ThreadpoolController().select(user_api="blas")
+    return _BLAS.limit(limits=1)
+
+
 def _solve_softmax(fun, n, x0, max_iter, scale):
     """Maximise ``fun(a) -> (f, g)`` over the simplex in softmax coordinates (L-BFGS-B).
 
@@ -694,9 +714,10 @@ def _solve_softmax(fun, n, x0, max_iter, scale):
         gz = a * (g - a @ g)
         return -f / scale, -gz[1:] / scale
 
-    r = minimize(obj, z0, jac=True, method="L-BFGS-B",
-                 options={"maxiter": int(max_iter), "gtol": 1e-13, "ftol": 1e-16,
-                          "maxcor": 30})
+    with _one_blas_thread():
+        r = minimize(obj, z0, jac=True, method="L-BFGS-B",
+                     options={"maxiter": int(max_iter), "gtol": 1e-13, "ftol": 1e-16,
+                              "maxcor": 30})
     return _softmax(r.x), int(r.nit)
 
 

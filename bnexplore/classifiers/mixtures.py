@@ -294,7 +294,7 @@ class BMAAODE(_ODEMixture):
         self.log_evidence_ = pd.Series(logw, index=pd.Index(list(self._feature_names),
                                                             name="super-parent"),
                                        name="log_evidence")
-        return mx.bma_weights(counts)
+        return mx._bma_weights_from(logw)
 
 
 class _MAPMixture(_ODEMixture):
