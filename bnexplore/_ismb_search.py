@@ -42,6 +42,7 @@ import numpy as np
 
 from ._ismb_predict import _logsumexp_rows
 from ._mb_space import _bits, _categories
+from ._validation import Interval
 
 __all__: list[str] = []
 
@@ -49,20 +50,13 @@ __all__: list[str] = []
 ModelsInR = namedtuple("ModelsInR", ["models", "log_scores", "log_preds", "phases", "phase2_scores"])
 
 
-def _check_search_params(queue_width, epsilon, patience, time_limit) -> None:
-    if isinstance(queue_width, bool) or not isinstance(queue_width, (int, np.integer)) \
-            or queue_width < 1:
-        raise ValueError(f"queue_width must be a positive integer, got {queue_width!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)) \
-            or not np.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(f"epsilon must be a non-negative number, got {epsilon!r}")
-    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
-        raise ValueError(f"patience must be a positive integer, got {patience!r}")
-    if time_limit is not None and (isinstance(time_limit, bool)
-                                   or not isinstance(time_limit, (int, float, np.number))
-                                   or not time_limit > 0):
-        raise ValueError(f"time_limit must be None or a positive number of seconds, "
-                         f"got {time_limit!r}")
+#: the phase-2 search parameters and their ranges, checked once at the public edge
+#: (:meth:`bnexplore.ismb.MBModel.search`, the ISMB classifier's ``fit`` and predict)
+SEARCH_CONSTRAINTS = {"queue_width": Interval(int, 1, None),
+                      "epsilon": Interval(float, 0, None),
+                      "patience": Interval(int, 1, None),
+                      "time_limit": Interval(float, 0, None, closed="neither", allow_none=True,
+                                             allow_inf=True)}
 
 
 def best_successor(model, pa: tuple[int, ...]) -> tuple[float, tuple[int, ...]] | None:

@@ -82,9 +82,10 @@ from scipy.special import logsumexp
 
 from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
                             _MissingInstance, _Prediction)
-from ._ismb_search import ModelsInR, _check_search_params, best_successor, nismb_sequence, phase2
+from ._ismb_search import SEARCH_CONSTRAINTS, ModelsInR, best_successor, nismb_sequence, phase2
 from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
     _successor_masks
+from ._validation import Options, check_int
 from .data.core import DiscreteData, as_discrete
 from .scores import LocalScore
 
@@ -94,6 +95,8 @@ __all__ = [
 ]
 
 VARIANTS = ("ismb", "ms", "nismb")
+#: the variants one search runs (ISMB-MS is read off the ISMB search)
+_SEARCH_VARIANTS = Options("ismb", "nismb")
 
 # --------------------------------------------------------------------------- bit helpers
 
@@ -741,9 +744,19 @@ class MBModel(_Prediction):
         -------
         ISMBResult
         """
-        _check_search_params(queue_width, epsilon, patience, time_limit)
-        if variant not in ("ismb", "nismb"):
-            raise ValueError(f"variant must be 'ismb' or 'nismb' for search, got {variant!r}")
+        given = {"queue_width": queue_width, "epsilon": epsilon, "patience": patience,
+                 "time_limit": time_limit}
+        for name, check in SEARCH_CONSTRAINTS.items():
+            check(given[name], name)
+        _SEARCH_VARIANTS(variant, "variant")
+        if n_phase2 is not None:
+            check_int(n_phase2, "n_phase2", low=0)
+        return self._search(x, queue_width, epsilon, patience, time_limit, variant, n_phase2)
+
+    def _search(self, x, queue_width: int, epsilon: float = 1e-3, patience: int = 10,
+                time_limit: float | None = None, variant: str = "ismb",
+                n_phase2: int | None = None) -> ISMBResult:
+        """:meth:`search` with checked parameters."""
         t0 = time.perf_counter()
         inst = self._instance(x)
         models, scores = self.phase1()
@@ -751,10 +764,7 @@ class MBModel(_Prediction):
         p2 = [np.nan] * len(models)
         if variant == "nismb":
             if n_phase2 is None:
-                n_phase2 = self.search(inst, queue_width, epsilon, patience, time_limit).n_phase2
-            if isinstance(n_phase2, bool) or not isinstance(n_phase2, (int, np.integer)) \
-                    or n_phase2 < 0:
-                raise ValueError(f"n_phase2 must be a non-negative integer, got {n_phase2!r}")
+                n_phase2 = self._search(inst, queue_width, epsilon, patience, time_limit).n_phase2
             for m, s in self._nismb_sequence(int(n_phase2), queue_width):
                 models.append(m)
                 scores.append(s)

@@ -55,7 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 from scipy.special import logsumexp
 
 from .. import mixtures as mx
-from .._validation import Interval, Options
+from .._validation import Interval
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
@@ -373,7 +373,7 @@ class MAPLMD(_MAPMixture):
 
     def _fit_weights(self, counts):
         lc = mx.loo_conditional(mx.ode_log_joint_loo(counts), counts.y)
-        res = mx.maplmd_weights(lc, max_iter=self.max_iter, tol=self.tol)
+        res = mx._maplmd_em(lc, self.max_iter, self.tol)     # checked at fit
         self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
         self.kkt_ = res.kkt
         return res.weights
@@ -466,12 +466,11 @@ class MAPLMG(_MAPMixture):
         self.tol = tol
         self.handle_unknown = handle_unknown
 
-    _parameter_constraints = {"method": Options("slsqp", "softmax")}
+    _parameter_constraints = {"method": mx._LMG_METHODS}
 
     def _fit_weights(self, counts):
         lj = mx.ode_log_joint_loo(counts)
-        res = mx.maplmg_weights(lj, counts.y, method=self.method, max_iter=self.max_iter,
-                                tol=self.tol)
+        res = mx._maplmg_optimise(lj, counts.y, self.method, self.max_iter, self.tol)
         self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
         self.kkt_ = res.kkt
         return res.weights
