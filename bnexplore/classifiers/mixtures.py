@@ -56,7 +56,7 @@ from scipy.special import logsumexp
 
 from .. import mixtures as mx
 from .._validation import Interval
-from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
 
