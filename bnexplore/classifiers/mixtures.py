@@ -301,6 +301,12 @@ class _MAPMixture(_ODEMixture):
     _parameter_constraints = {"max_iter": Interval(int, 1, None),
                               "tol": Interval(float, 0, None, closed="neither")}
 
+    def _keep(self, res: mx.WeightsResult) -> np.ndarray:
+        """Set the optimiser's fitted attributes from ``res``; return the weights."""
+        self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
+        self.kkt_ = res.kkt
+        return res.weights
+
     def loo_log_joint(self) -> np.ndarray:
         """Leave-one-out ``log P_u(c, x)`` of the training rows (Eq. 30-32): (M, n, K).
 
@@ -373,10 +379,7 @@ class MAPLMD(_MAPMixture):
 
     def _fit_weights(self, counts):
         lc = mx.loo_conditional(mx.ode_log_joint_loo(counts), counts.y)
-        res = mx._maplmd_em(lc, self.max_iter, self.tol)     # checked at fit
-        self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
-        self.kkt_ = res.kkt
-        return res.weights
+        return self._keep(mx._maplmd_em(lc, self.max_iter, self.tol))   # checked at fit
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities ``sum_u w_u P_u(c | x)`` (Eq. 1); columns follow ``classes_``.
@@ -470,7 +473,5 @@ class MAPLMG(_MAPMixture):
 
     def _fit_weights(self, counts):
         lj = mx.ode_log_joint_loo(counts)
-        res = mx._maplmg_optimise(lj, counts.y, self.method, self.max_iter, self.tol)
-        self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
-        self.kkt_ = res.kkt
-        return res.weights
+        return self._keep(mx._maplmg_optimise(lj, counts.y, self.method, self.max_iter,
+                                              self.tol))
