@@ -296,7 +296,11 @@ def ode_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
     >>> ode_log_joint(cnt, cnt.codes[:3]).shape
     (3, 4, 2)
     """
-    codes = _check_codes(counts, codes)
+    return _ode_log_joint(counts, _check_codes(counts, codes))
+
+
+def _ode_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
+    """:func:`ode_log_joint` of checked codes (int32, in range)."""
     base, cond = counts.log_tables()
     with PARALLEL_LOCK:
         out = ode_log_joints(np.ascontiguousarray(codes.T), base, cond)
@@ -327,7 +331,7 @@ def ode_log_joint_loo(counts: ODECounts, codes: np.ndarray | None = None,
         codes, y = counts.codes, counts.y
     codes = _check_codes(counts, codes)
     y = np.ascontiguousarray(y, dtype=np.int32)
-    out = ode_log_joint(counts, codes)
+    out = _ode_log_joint(counts, codes)
     if len(y) and np.any(counts.triple[np.arange(counts.n_attributes)[None, :],
                                        np.arange(counts.n_attributes)[None, :],
                                        codes, codes, y[:, None]] < 1):
@@ -348,7 +352,11 @@ def naive_bayes_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
     -------
     ndarray (M, K)
     """
-    codes = _check_codes(counts, codes)
+    return _naive_bayes_log_joint(counts, _check_codes(counts, codes))
+
+
+def _naive_bayes_log_joint(counts: ODECounts, codes: np.ndarray) -> np.ndarray:
+    """:func:`naive_bayes_log_joint` of checked codes."""
     K = counts.n_classes
     out = np.log(counts.class_counts + 1.0) - math.log(counts.n + K)
     out = np.broadcast_to(out, (codes.shape[0], K)).copy()
@@ -380,14 +388,19 @@ def aode_log_joint(counts: ODECounts, codes: np.ndarray, threshold: float = 0,
     -------
     ndarray (M, K)
     """
-    codes = _check_codes(counts, codes)
-    lj = ode_log_joint(counts, codes) if log_joint is None else log_joint
+    return _aode_log_joint(counts, _check_codes(counts, codes), threshold, log_joint)
+
+
+def _aode_log_joint(counts: ODECounts, codes: np.ndarray, threshold: float,
+                    log_joint: np.ndarray | None = None) -> np.ndarray:
+    """:func:`aode_log_joint` of checked codes."""
+    lj = _ode_log_joint(counts, codes) if log_joint is None else log_joint
     nu = counts.attribute_counts()
     qual = nu[np.arange(counts.n_attributes)[None, :], codes] > threshold   # (M, n)
     out = _lse_over_models(lj, mask=qual)
     none = ~qual.any(axis=1)
     if none.any():
-        out[none] = naive_bayes_log_joint(counts, codes[none])
+        out[none] = _naive_bayes_log_joint(counts, codes[none])
     return out
 
 

@@ -77,7 +77,7 @@ def _ode_log_joint_missing(counts: mx.ODECounts, codes: np.ndarray,
     out = np.empty((codes.shape[0], n_attr, K))
     miss = (codes < 0).any(axis=1)
     if (~miss).any():
-        out[~miss] = mx.ode_log_joint(counts, codes[~miss])
+        out[~miss] = mx._ode_log_joint(counts, codes[~miss])   # codes from _encode
     us = np.arange(n_attr)
     for r in np.flatnonzero(miss):
         x = codes[r]
@@ -103,7 +103,7 @@ def _aode_log_joint(counts: mx.ODECounts, codes: np.ndarray, threshold: float) -
     K = counts.n_classes
     nu = counts.attribute_counts()                                  # (u, A)
     if not (codes < 0).any():       # fast path: the compiled kernels, then the 1/n scale
-        out = mx.aode_log_joint(counts, codes, threshold)
+        out = mx._aode_log_joint(counts, codes, threshold)   # codes from _encode
         some = (nu[np.arange(n_attr)[None, :], codes] > threshold).any(axis=1)
         out[some] -= np.log(n_attr)
         return out
