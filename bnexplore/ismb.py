@@ -333,9 +333,7 @@ def count_markov_blankets(n: int, method: str = "enumerate") -> int:
     >>> count_markov_blankets(4, method="formula")
     3567
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n (number of predictors) must be a non-negative integer, got {n!r}")
-    n = int(n)
+    n = check_int(n, "n", low=0)          # the number of predictors
     if method == "formula":
         return sum(math.comb(n, k) * 2 ** (n - k) * 2 ** (k * (n - k)) * _n_labelled_dags(k)
                    for k in range(n + 1))

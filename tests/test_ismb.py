@@ -166,7 +166,7 @@ def test_structure_type_views_and_errors():
         apply_operator(mb, "flip", "Z", "C")
     with pytest.raises(ValueError, match="not valid"):
         apply_operator(mb, "add", "O", "S")
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="n must be >= 0"):
         count_markov_blankets(-1)
     with pytest.raises(ValueError, match="formula"):
         count_markov_blankets(6)
