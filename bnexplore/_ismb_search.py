@@ -1,7 +1,14 @@
 """The two-phase ISMB search over Markov blanket structures (section 5.6, Figure 6).
 
 Phase 1 (instance independent) climbs from the empty structure on the log marginal
-likelihood ``log sc(G) = log P(D | G)`` (Eq. 10-11).  Phase 2 runs for one instance
+likelihood ``log sc(G) = log P(D | G)`` (Eq. 10-11).  The score is decomposable, so a
+successor that changes the parents of the nodes ``v_1 (, v_2)`` scores
+
+    log sc(G') = log sc(G) + d_1 (+ d_2),   d_k = fs(v_k, pa'(v_k)) - fs(v_k, pa(v_k)),
+
+and every ``d`` is a *toggle* (one parent enters or leaves ``pa(v)``) or the drop of all
+of a child's parents; :func:`best_successor` takes the best such sum without building
+the successors, and the toggles of a node stay valid while its parents do.  Phase 2 runs for one instance
 ``x``: a best-first search whose queue ``Q`` (capacity ``w``) holds the successors of
 the models in ``R``, ranked by how much adding a model changes the averaged prediction.
 With the running sums over ``R``
@@ -29,6 +36,8 @@ found
     phase-2 scores (:class:`ModelsInR`).
 Q_keys, Q_S, Q_L
     The queue: structures (parent masks), their log scores, their log predictions.
+fs, toggle
+    A family's log score ``fs(v, mask)``; ``toggle(v)[x] = fs(v, pa(v) ^ {x}) - fs(v, pa(v))``.
 A, B
     The running log sums above.
 """
