@@ -535,3 +535,17 @@ def test_viz_builders(vote_model):
         trace_plot(tr.drop(columns="log_score"), lab)
     with pytest.raises(ValueError, match="weights"):
         blanket_grid(res.models[:2], [1.0])
+
+
+def test_search_parameters_are_checked_once_with_one_declaration(vote_model):
+    """MBModel.search and the ISMB classifier read the same SEARCH_CONSTRAINTS."""
+    from bnexplore._ismb_search import SEARCH_CONSTRAINTS
+    from bnexplore._validation import InvalidParameterError
+    from bnexplore.classifiers import ISMB
+    d, m = vote_model
+    x = d.codes[0].astype(np.int64)
+    assert all(ISMB._parameter_constraints[k] is v for k, v in SEARCH_CONSTRAINTS.items())
+    with pytest.raises(InvalidParameterError, match="n_phase2"):
+        m.search(x, variant="nismb", n_phase2=-1)
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        m.search(x, epsilon=float("nan"))
