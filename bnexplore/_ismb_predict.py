@@ -142,6 +142,11 @@ class _Prediction:
             self._ids_cache[pa] = ids
         return ids
 
+    def _family_order(self, fids) -> tuple[int, ...]:
+        """Family ids sorted by family ``(v, mask)``: one order of summation whatever the
+        order in which the searches numbered the families."""
+        return tuple(sorted(fids, key=self._fams.__getitem__))
+
     def _contrib_one(self, inst: _Instance, v: int, mask: int) -> np.ndarray:
         """Contribution of family (v, mask) to log P(Z = z | x, G, D) (K2 posterior means)."""
         rest = _bits(mask & ~(1 << self.t))
@@ -203,7 +208,7 @@ class _Prediction:
                         touched.append(i)
                         mat[row, j] = 0          # summed out with the missing members
                 if touched:
-                    key = tuple(sorted(touched))
+                    key = self._family_order(touched)
                     term = inst.terms.get(key)
                     if term is None:
                         term = inst.terms[key] = self._missing_sum(inst, key)
@@ -286,7 +291,7 @@ class _Prediction:
                         group.append(j)
                         del left[j]
                         grown = True
-            key = tuple(sorted(group))
+            key = self._family_order(group)
             term = inst.groups.get(key)
             if term is None:
                 term = inst.groups[key] = self._missing_term(inst, key)

@@ -1,7 +1,14 @@
 """The two-phase ISMB search over Markov blanket structures (section 5.6, Figure 6).
 
 Phase 1 (instance independent) climbs from the empty structure on the log marginal
-likelihood ``log sc(G) = log P(D | G)`` (Eq. 10-11).  Phase 2 runs for one instance
+likelihood ``log sc(G) = log P(D | G)`` (Eq. 10-11).  The score is decomposable, so a
+successor that changes the parents of the nodes ``v_1 (, v_2)`` scores
+
+    log sc(G') = log sc(G) + d_1 (+ d_2),   d_k = fs(v_k, pa'(v_k)) - fs(v_k, pa(v_k)),
+
+and every ``d`` is a *toggle* (one parent enters or leaves ``pa(v)``) or the drop of all
+of a child's parents; :func:`best_successor` takes the best such sum without building
+the successors, and the toggles of a node stay valid while its parents do.  Phase 2 runs for one instance
 ``x``: a best-first search whose queue ``Q`` (capacity ``w``) holds the successors of
 the models in ``R``, ranked by how much adding a model changes the averaged prediction.
 With the running sums over ``R``
@@ -29,17 +36,22 @@ found
     phase-2 scores (:class:`ModelsInR`).
 Q_keys, Q_S, Q_L
     The queue: structures (parent masks), their log scores, their log predictions.
+fs, toggle
+    A family's log score ``fs(v, mask)``; ``toggle(v)[x] = fs(v, pa(v) ^ {x}) - fs(v, pa(v))``.
 A, B
     The running log sums above.
 """
 from __future__ import annotations
 
+import math
 import time
 from collections import namedtuple
 
 import numpy as np
 
 from ._ismb_predict import _logsumexp_rows
+from ._mb_space import _bits, _categories
+from ._validation import Interval
 
 __all__: list[str] = []
 
@@ -47,20 +59,164 @@ __all__: list[str] = []
 ModelsInR = namedtuple("ModelsInR", ["models", "log_scores", "log_preds", "phases", "phase2_scores"])
 
 
-def _check_search_params(queue_width, epsilon, patience, time_limit) -> None:
-    if isinstance(queue_width, bool) or not isinstance(queue_width, (int, np.integer)) \
-            or queue_width < 1:
-        raise ValueError(f"queue_width must be a positive integer, got {queue_width!r}")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)) \
-            or not np.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(f"epsilon must be a non-negative number, got {epsilon!r}")
-    if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or patience < 1:
-        raise ValueError(f"patience must be a positive integer, got {patience!r}")
-    if time_limit is not None and (isinstance(time_limit, bool)
-                                   or not isinstance(time_limit, (int, float, np.number))
-                                   or not time_limit > 0):
-        raise ValueError(f"time_limit must be None or a positive number of seconds, "
-                         f"got {time_limit!r}")
+#: the phase-2 search parameters and their ranges, checked once at the public edge
+#: (:meth:`bnexplore.ismb.MBModel.search`, the ISMB classifier's ``fit`` and predict)
+SEARCH_CONSTRAINTS = {"queue_width": Interval(int, 1, None),
+                      "epsilon": Interval(float, 0, None),
+                      "patience": Interval(int, 1, None),
+                      "time_limit": Interval(float, 0, None, closed="neither", allow_none=True,
+                                             allow_inf=True)}
+
+
+def best_successor(model, pa: tuple[int, ...]) -> tuple[float, tuple[int, ...]] | None:
+    """The best-scored successor of ``pa`` and its log score, the first in the order of
+    :func:`bnexplore._mb_space._successor_masks` among equal scores (phase 1's step).
+
+    The same number as ``model._successors(pa)`` gives for it, ``(base + d_1) + d_2``
+    with ``d_k`` the changed families' score differences, without building the
+    successors: every difference comes from ``toggle(v)[x]``, the change of ``v``'s
+    family when ``x`` enters or leaves its parents, ``add_child[x]`` (``x`` becomes a
+    child: ``fs(x, {Z}) - fs(x, {})``) and ``drop(c)`` (``c`` stops being a child:
+    ``fs(c, {}) - fs(c, pa[c])``).  ``None`` when ``pa`` has no successor.
+    """
+    fs = model.family_score
+    t, p = model.t, model.p
+    tb = 1 << t
+    pm, cm, sm, om = _categories(pa, t)
+    children = _bits(cm)
+    outside = _bits(sm | om)
+    base = model._score_masks(pa)
+    full = ((1 << p) - 1) & ~tb
+    toggles = model._toggles             # (v, pa[v]) -> {x: difference}, kept across steps
+
+    def toggles_of(v, m):
+        hit = toggles.get((v, m))
+        if hit is None:
+            hit = toggles[v, m] = _Toggle(fs, v, m)
+        return hit
+
+    def toggle(v):
+        return toggles_of(v, pa[v])
+
+    tog_t = toggle(t)
+    tog = {c: toggle(c) for c in children}
+    # descendants among the children (they cannot become a child's parents: a cycle);
+    # only a child with a child parent has any
+    kids = dict.fromkeys(children, 0)
+    linked = False
+    for v in children:
+        for u in _bits(pa[v] & cm):
+            kids[u] |= 1 << v
+            linked = True
+    desc = dict.fromkeys(children, 0)
+    if linked:
+        for c in _topological_children(children, kids)[::-1]:
+            d = kids[c]
+            for k in _bits(kids[c]):
+                d |= desc[k]
+            desc[c] = d
+    best, arg = -math.inf, None
+    # the operators in the order of _successor_masks; strict ">" keeps the first maximum
+    for x in outside:                                # add X -> Z
+        s = base + tog_t[x]
+        if s > best:
+            best, arg = s, ("tpar", x, 0)
+    for x in outside:                                # add Z -> X (pa[x] is empty)
+        s = base + toggles_of(x, 0)[t]
+        if s > best:
+            best, arg = s, ("child", x, 0)
+    for c in children:                               # add X -> C
+        tc = tog[c]
+        for x in _bits(full & ~(pa[c] | (1 << c) | desc[c])):
+            s = base + tc[x]
+            if s > best:
+                best, arg = s, ("cpar", x, c)
+    for x in _bits(pm):                              # delete X -> Z
+        s = base + tog_t[x]
+        if s > best:
+            best, arg = s, ("tpar", x, 0)
+    for c in children:                               # delete Z -> C, X -> C
+        s = base + tog[c].to_empty
+        if s > best:
+            best, arg = s, ("unchild", c, 0)
+        tc = tog[c]
+        for x in _bits(pa[c] & ~tb):
+            s = base + tc[x]
+            if s > best:
+                best, arg = s, ("cpar", x, c)
+    for x in _bits(pm):                              # reverse P -> Z
+        s = base + tog_t[x] + toggles_of(x, 0)[t]
+        if s > best:
+            best, arg = s, ("flip_p", x, 0)
+    for c in children:                               # reverse Z -> C, C1 -> C2
+        s = base + tog_t[c] + tog[c].to_empty
+        if s > best:
+            best, arg = s, ("flip_c", c, 0)
+        if not linked:
+            continue
+        for x in _bits(pa[c] & cm):
+            # C -> X closes a cycle when another path X -> ... -> C remains
+            if any(desc[k] >> c & 1 for k in _bits(kids[x] & ~(1 << c))):
+                continue
+            s = base + tog[x][c] + tog[c][x]
+            if s > best:
+                best, arg = s, ("flip_cc", x, c)
+    if arg is None:
+        return None
+    kind, x, c = arg
+    new = list(pa)
+    if kind == "tpar":
+        new[t] ^= 1 << x
+    elif kind == "child":
+        new[x] = tb
+    elif kind == "cpar":
+        new[c] ^= 1 << x
+    elif kind == "unchild":
+        new[x] = 0
+    elif kind == "flip_p":
+        new[t] &= ~(1 << x)
+        new[x] = tb
+    elif kind == "flip_c":
+        new[x] = 0
+        new[t] |= 1 << x
+    else:
+        new[c] &= ~(1 << x)
+        new[x] |= 1 << c
+    return best, tuple(new)
+
+
+class _Toggle(dict):
+    """``x -> fs(v, m ^ {x}) - fs(v, m)``, each difference scored when first read;
+    ``to_empty = fs(v, {}) - fs(v, m)``."""
+
+    __slots__ = ("fs", "v", "m", "now", "to_empty")
+
+    def __init__(self, fs, v: int, m: int):
+        super().__init__()
+        self.fs, self.v, self.m, self.now = fs, v, m, fs(v, m)
+        self.to_empty = fs(v, 0) - self.now
+
+    def __missing__(self, x: int) -> float:
+        d = self[x] = self.fs(self.v, self.m ^ (1 << x)) - self.now
+        return d
+
+
+def _topological_children(children: list[int], kids: dict[int, int]) -> list[int]:
+    """The children in an order where every child comes before its child-children."""
+    indeg = dict.fromkeys(children, 0)
+    for c in children:
+        for k in _bits(kids[c]):
+            indeg[k] += 1
+    ready = [c for c in children if not indeg[c]]
+    order = []
+    while ready:
+        c = ready.pop()
+        order.append(c)
+        for k in _bits(kids[c]):
+            indeg[k] -= 1
+            if not indeg[k]:
+                ready.append(k)
+    return order
 
 
 def trim_queue(queue: dict, w: int) -> None:
@@ -81,7 +237,7 @@ def nismb_sequence(model, n: int, queue_width: int) -> list[tuple[tuple[int, ...
         in_r = set(models)
         queue: dict[tuple[int, ...], float] = {}
         for m in models:
-            keys, s, _ = model._successors(m)
+            keys, s = model._successors(m)
             for k, v in zip(keys, s):
                 if k not in in_r:
                     queue[k] = float(v)
@@ -93,7 +249,7 @@ def nismb_sequence(model, n: int, queue_width: int) -> list[tuple[tuple[int, ...
         s = queue.pop(best)
         seq.append((best, s))
         in_r.add(best)
-        keys, sc, _ = model._successors(best)
+        keys, sc = model._successors(best)
         for k, v in zip(keys, sc):
             if k not in in_r and k not in queue:
                 queue[k] = float(v)
@@ -121,8 +277,8 @@ def phase2(model, inst, found: ModelsInR, w: int, epsilon: float, patience: int,
         keys, S, ids = [], [], []
         seen = set(Q_keys)
         for m in ms:
-            k, s, i = model._successors(m)
-            for kk, ss, ii in zip(k, s, i):
+            k, s = model._successors(m)
+            for kk, ss, ii in zip(k, s, model._successor_ids(m)):
                 if kk in in_r or kk in seen:
                     continue
                 seen.add(kk)

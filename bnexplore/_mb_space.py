@@ -46,12 +46,22 @@ from typing import Iterator, Sequence
 __all__: list[str] = []
 
 
+#: _bits of the masks met so far (a search meets the same few masks again and again)
+_BITS_CACHE: dict[int, list[int]] = {}
+
+
 def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    """The set bits of ``mask``, lowest first (a cached list: do not modify it)."""
+    out = _BITS_CACHE.get(mask)
+    if out is None:
+        out = []
+        m = mask
+        while m:
+            low = m & -m
+            out.append(low.bit_length() - 1)
+            m ^= low
+        if len(_BITS_CACHE) < 1 << 16:
+            _BITS_CACHE[mask] = out
     return out
 
 
@@ -95,6 +105,21 @@ def _reaches(pa: tuple[int, ...], src: int, dst: int, within: int) -> bool:
     return False
 
 
+def _descendants(pa: tuple[int, ...], src: int, within: int) -> int:
+    """Mask of the nodes of ``within`` reachable from ``src`` by a directed path whose
+    nodes after ``src`` all lie in ``within`` (``src`` itself excluded)."""
+    seen = 0
+    frontier = 1 << src
+    while frontier:
+        low = frontier & -frontier
+        frontier ^= low
+        for v in _bits(within & ~seen):
+            if pa[v] & low:
+                seen |= 1 << v
+                frontier |= 1 << v
+    return seen
+
+
 def _is_acyclic(pa: Sequence[int]) -> bool:
     p = len(pa)
     indeg = [bin(m).count("1") for m in pa]
@@ -130,19 +155,20 @@ def _successor_masks(pa: tuple[int, ...], t: int):
     pm, cm, sm, om = _categories(pa, t)
     children = _bits(cm)
     # ---- add
-    for x in _bits(sm | om):                       # X -> Z
+    outside = _bits(sm | om)
+    for x in outside:                              # X -> Z
         new = list(pa)
         new[t] = pa[t] | (1 << x)
         yield "add", x, t, tuple(new), (t,)
-    for x in _bits(sm | om):                       # Z -> X: X becomes a child
+    for x in outside:                              # Z -> X: X becomes a child
         new = list(pa)
         new[x] = tb
         yield "add", t, x, tuple(new), (x,)
     for c in children:                             # X -> C
         cand = ((1 << p) - 1) & ~(pa[c] | tb | (1 << c))
+        # a child X -> C closes a cycle when X is a descendant of C among the children
+        cand &= ~_descendants(pa, c, cm)
         for x in _bits(cand):
-            if (cm >> x) & 1 and _reaches(pa, c, x, cm):
-                continue                           # child -> child closing a cycle
             new = list(pa)
             new[c] = pa[c] | (1 << x)
             yield "add", x, c, tuple(new), (c,)

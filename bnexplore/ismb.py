@@ -72,19 +72,19 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import networkx as nx
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
+from ._ismb_result import ISMBResult
 from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
                             _MissingInstance, _Prediction)
-from ._ismb_search import ModelsInR, _check_search_params, nismb_sequence, phase2
+from ._ismb_search import SEARCH_CONSTRAINTS, ModelsInR, best_successor, nismb_sequence, phase2
 from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
     _successor_masks
+from ._validation import Options, check_int
 from .data.core import DiscreteData, as_discrete
 from .scores import LocalScore
 
@@ -94,9 +94,8 @@ __all__ = [
 ]
 
 VARIANTS = ("ismb", "ms", "nismb")
-
-# --------------------------------------------------------------------------- bit helpers
-
+#: the variants one search runs (ISMB-MS is read off the ISMB search)
+_SEARCH_VARIANTS = Options("ismb", "nismb")
 
 # --------------------------------------------------------------------------- structure type
 
@@ -334,9 +333,7 @@ def count_markov_blankets(n: int, method: str = "enumerate") -> int:
     >>> count_markov_blankets(4, method="formula")
     3567
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"n (number of predictors) must be a non-negative integer, got {n!r}")
-    n = int(n)
+    n = check_int(n, "n", low=0)          # the number of predictors
     if method == "formula":
         return sum(math.comb(n, k) * 2 ** (n - k) * 2 ** (k * (n - k)) * _n_labelled_dags(k)
                    for k in range(n + 1))
@@ -367,98 +364,6 @@ def enumerate_markov_blankets(names: Sequence[str], target: str,
     t = names.index(target)
     for pa in _enumerate_masks(len(names), t):
         yield MarkovBlanket._from_masks(names, t, pa)
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass
-class ISMBResult:
-    """The models found for one test instance and the running estimates.
-
-    Attributes
-    ----------
-    models : list of MarkovBlanket
-        R in the order models were added.
-    phases : ndarray of int
-        1 or 2 per model.
-    log_scores : ndarray
-        Phase-1 score (log marginal likelihood) of each model.
-    log_pred : ndarray of shape (n_models, n_classes)
-        log P(Z | x, G, D) of each model.
-    phase2_scores : ndarray
-        Phase-2 (KL) score each phase-2 model had when it was moved to R (NaN in phase 1).
-    classes : list
-        States of the target (columns of the estimates).
-    variant : str
-        "ismb" or "nismb": the search that produced R.
-    elapsed : float
-        Seconds spent on this instance.
-    stopped_by : str
-        "epsilon", "time_limit", "queue_empty" or "count" (NISMB).
-    """
-
-    models: list
-    phases: np.ndarray
-    log_scores: np.ndarray
-    log_pred: np.ndarray
-    phase2_scores: np.ndarray
-    classes: list
-    variant: str = "ismb"
-    elapsed: float = 0.0
-    stopped_by: str = ""
-
-    @property
-    def n_phase1(self) -> int:
-        return int((self.phases == 1).sum())
-
-    @property
-    def n_phase2(self) -> int:
-        return int((self.phases == 2).sum())
-
-    def running_log_estimates(self) -> np.ndarray:
-        """log P(Z | x, D) averaged over the first k models, k = 1..n (Eq. 13), (n, r)."""
-        num = np.logaddexp.accumulate(self.log_scores[:, None] + self.log_pred, axis=0)
-        den = np.logaddexp.accumulate(self.log_scores)[:, None]
-        return num - den
-
-    @property
-    def proba(self) -> np.ndarray:
-        """Model-averaged P(Z | x, D) over all of R (Eq. 13)."""
-        w = self.log_scores - logsumexp(self.log_scores)
-        return np.exp(logsumexp(w[:, None] + self.log_pred, axis=0))
-
-    @property
-    def best(self) -> int:
-        """Index of the highest-scoring model of R (ISMB-MS)."""
-        return int(np.argmax(self.log_scores))
-
-    @property
-    def proba_ms(self) -> np.ndarray:
-        """Prediction of the single best model in R (ISMB-MS)."""
-        return np.exp(self.log_pred[self.best])
-
-    def trace(self) -> pd.DataFrame:
-        """One row per model added: step, phase, log score, phase-2 score, running estimates
-        ``P(<class>)`` and the arcs of the model (Figure 8)."""
-        est = np.exp(self.running_log_estimates())
-        df = pd.DataFrame({
-            "step": np.arange(1, len(self.models) + 1),
-            "phase": self.phases,
-            "log_score": self.log_scores,
-            "phase2_score": self.phase2_scores,
-        })
-        for j, c in enumerate(self.classes):
-            df[f"P({c})"] = est[:, j]
-        df["model"] = [", ".join(f"{a}->{b}" for a, b in m.arcs) for m in self.models]
-        return df
-
-    def top_models(self, k: int = 5) -> list[tuple[MarkovBlanket, float, float]]:
-        """The ``k`` models with the largest posterior weight within R: (model, log score,
-        weight)."""
-        w = np.exp(self.log_scores - logsumexp(self.log_scores))
-        order = np.argsort(-self.log_scores, kind="stable")[:k]
-        return [(self.models[i], float(self.log_scores[i]), float(w[i])) for i in order]
 
 
 # --------------------------------------------------------------------------- the model
@@ -541,6 +446,7 @@ class MBModel(_Prediction):
         self._phase1: tuple | None = None
         self._nismb: dict | None = None
         self._succ_cache: dict[tuple[int, ...], tuple] = {}
+        self._toggles: dict[tuple[int, int], dict] = {}   # phase-1 score differences
         self._ids_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._logmarg: dict[int, np.ndarray] = {}   # log K2 marginals of missing roots
         # the caches above are shared by every search; the lock keeps the family ids and
@@ -555,6 +461,7 @@ class MBModel(_Prediction):
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_logmarg", {})
+        self.__dict__.setdefault("_toggles", {})
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ scores
@@ -645,27 +552,39 @@ class MBModel(_Prediction):
         return np.exp(self._log_pred(self._instance(x), self._check_mb(mb)._pa))
 
     # ------------------------------------------------------------------ successors (shared)
-    def _successors(self, pa: tuple[int, ...]) -> tuple[list, np.ndarray, list]:
-        """Successors of a structure: (masks list, log scores, prediction family ids),
-        deduplicated, cached per structure (shared by all test instances)."""
+    def _successors(self, pa: tuple[int, ...]) -> tuple[list, np.ndarray]:
+        """Successors of a structure: (masks list, log scores), deduplicated, cached per
+        structure (shared by all test instances)."""
         hit = self._succ_cache.get(pa)
         if hit is not None:
-            return hit
+            return hit[0], hit[1]
         base = self._score_masks(pa)
         out: dict[tuple[int, ...], float] = {}
+        fam = self._fam
         for _, _, _, new, changed in _successor_masks(pa, self.t):
             if new in out:
                 continue
             s = base
             for v in changed:
-                s += self.family_score(v, new[v]) - self.family_score(v, pa[v])
+                s += (fam.get((v, new[v])) or self.family_score(v, new[v])) \
+                    - (fam.get((v, pa[v])) or self.family_score(v, pa[v]))
             out[new] = s
         keys = list(out)
-        res = (keys, np.fromiter(out.values(), dtype=float, count=len(keys)),
-               [self._pred_ids(k) for k in keys])
+        res = [keys, np.fromiter(out.values(), dtype=float, count=len(keys)), None]
         if len(self._succ_cache) < 100_000:
             self._succ_cache[pa] = res
-        return res
+        return res[0], res[1]
+
+    def _successor_ids(self, pa: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """The prediction family ids of every successor of ``pa`` (in the order of
+        :meth:`_successors`), made when a phase-2 search first needs them."""
+        keys, _ = self._successors(pa)
+        hit = self._succ_cache.get(pa)
+        if hit is None:                       # the cache is full: not kept
+            return [self._pred_ids(k) for k in keys]
+        if hit[2] is None:
+            hit[2] = [self._pred_ids(k) for k in keys]
+        return hit[2]
 
     # ------------------------------------------------------------------ phase 1
     def phase1(self) -> tuple[list[tuple[int, ...]], list[float]]:
@@ -679,13 +598,10 @@ class MBModel(_Prediction):
             cur_s = self.base_score
             models, scores = [cur], [cur_s]
             while True:
-                keys, s, _ = self._successors(cur)
-                if not keys:
+                step = best_successor(self, cur)     # the argmax of _successors(cur)
+                if step is None or not step[0] > cur_s + 1e-9:
                     break
-                j = int(np.argmax(s))
-                if not s[j] > cur_s + 1e-9:
-                    break
-                cur, cur_s = keys[j], float(s[j])
+                cur_s, cur = step
                 models.append(cur)
                 scores.append(cur_s)
             self._phase1 = (models, scores)
@@ -730,9 +646,19 @@ class MBModel(_Prediction):
         -------
         ISMBResult
         """
-        _check_search_params(queue_width, epsilon, patience, time_limit)
-        if variant not in ("ismb", "nismb"):
-            raise ValueError(f"variant must be 'ismb' or 'nismb' for search, got {variant!r}")
+        given = {"queue_width": queue_width, "epsilon": epsilon, "patience": patience,
+                 "time_limit": time_limit}
+        for name, check in SEARCH_CONSTRAINTS.items():
+            check(given[name], name)
+        _SEARCH_VARIANTS(variant, "variant")
+        if n_phase2 is not None:
+            check_int(n_phase2, "n_phase2", low=0)
+        return self._search(x, queue_width, epsilon, patience, time_limit, variant, n_phase2)
+
+    def _search(self, x, queue_width: int, epsilon: float = 1e-3, patience: int = 10,
+                time_limit: float | None = None, variant: str = "ismb",
+                n_phase2: int | None = None) -> ISMBResult:
+        """:meth:`search` with checked parameters."""
         t0 = time.perf_counter()
         inst = self._instance(x)
         models, scores = self.phase1()
@@ -740,10 +666,7 @@ class MBModel(_Prediction):
         p2 = [np.nan] * len(models)
         if variant == "nismb":
             if n_phase2 is None:
-                n_phase2 = self.search(inst, queue_width, epsilon, patience, time_limit).n_phase2
-            if isinstance(n_phase2, bool) or not isinstance(n_phase2, (int, np.integer)) \
-                    or n_phase2 < 0:
-                raise ValueError(f"n_phase2 must be a non-negative integer, got {n_phase2!r}")
+                n_phase2 = self._search(inst, queue_width, epsilon, patience, time_limit).n_phase2
             for m, s in self._nismb_sequence(int(n_phase2), queue_width):
                 models.append(m)
                 scores.append(s)

@@ -148,7 +148,7 @@ def test_runner_backend_gives_the_same_predictions(iris):
     ({"k": 0}, r"k=0 is out of range"),
     ({"alpha": -1.0}, r"alpha=-1.0 is out of range"),
     ({"w": 2.5}, "w must be an integer"),
-    ({"n_splits": 1}, "n_splits must be an integer >= 2"),
+    ({"n_splits": 1}, "n_splits must be >= 2"),
     ({"n_splits": 1000}, "larger than the 150 rows"),
     ({"backend": "spark"}, "backend must be"),
 ])

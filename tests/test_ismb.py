@@ -166,7 +166,7 @@ def test_structure_type_views_and_errors():
         apply_operator(mb, "flip", "Z", "C")
     with pytest.raises(ValueError, match="not valid"):
         apply_operator(mb, "add", "O", "S")
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="n must be >= 0"):
         count_markov_blankets(-1)
     with pytest.raises(ValueError, match="formula"):
         count_markov_blankets(6)
@@ -243,6 +243,22 @@ def test_phase1_is_greedy_hill_climbing(vote_model):
         assert any(s == b for _, _, s in succ)
     last = mbs[-1]
     assert max(m.log_score(s) for _, _, s in successors(last)) <= m.log_score(last) + 1e-9
+
+
+def test_phase1_step_is_the_argmax_of_every_successor():
+    """best_successor (phase 1's step, which builds no successor) gives bit for bit the
+    score and structure of the first maximum over the listed successors, on structures
+    met by random walks (children linked to children included)."""
+    from bnexplore._ismb_search import best_successor
+    rng = np.random.default_rng(3)
+    for p in (5, 6):
+        m = MBModel(small_data(n=200, seed=p, p=p))
+        cur = m._empty
+        for _ in range(40):
+            keys, s = m._successors(cur)
+            j = int(np.argmax(s))
+            assert best_successor(m, cur) == (float(s[j]), keys[j])
+            cur = keys[int(rng.integers(len(keys)))]
 
 
 def test_search_bookkeeping_matches_recomputation(vote_model):
@@ -519,3 +535,17 @@ def test_viz_builders(vote_model):
         trace_plot(tr.drop(columns="log_score"), lab)
     with pytest.raises(ValueError, match="weights"):
         blanket_grid(res.models[:2], [1.0])
+
+
+def test_search_parameters_are_checked_once_with_one_declaration(vote_model):
+    """MBModel.search and the ISMB classifier read the same SEARCH_CONSTRAINTS."""
+    from bnexplore._ismb_search import SEARCH_CONSTRAINTS
+    from bnexplore._validation import InvalidParameterError
+    from bnexplore.classifiers import ISMB
+    d, m = vote_model
+    x = d.codes[0].astype(np.int64)
+    assert all(ISMB._parameter_constraints[k] is v for k, v in SEARCH_CONSTRAINTS.items())
+    with pytest.raises(InvalidParameterError, match="n_phase2"):
+        m.search(x, variant="nismb", n_phase2=-1)
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        m.search(x, epsilon=float("nan"))

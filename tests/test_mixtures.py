@@ -649,3 +649,31 @@ def test_reduced_uci_trial_runs():
     rows = uci_trial("labor", seed=0, n_folds=3)
     assert len(rows) == 3
     assert all(0 <= r["MAPLMG_er"] <= 1 for r in rows)
+
+
+def test_weight_functions_check_their_parameters_once_at_the_edge():
+    """maplmd_weights / maplmg_weights check max_iter, tol and method with the package's
+    validation helpers (errors that are ValueError and TypeError at once)."""
+    from bnexplore._validation import InvalidParameterError
+    cnt, loo = _loo_problem(seed=0)
+    lc = mx.loo_conditional(loo, cnt.y)
+    for call, match in [(lambda: mx.maplmd_weights(lc, max_iter=0), "max_iter"),
+                        (lambda: mx.maplmd_weights(lc, max_iter=2.5), "max_iter"),
+                        (lambda: mx.maplmd_weights(lc, tol=0.0), "tol"),
+                        (lambda: mx.maplmg_weights(loo, cnt.y, tol=float("inf")), "tol"),
+                        (lambda: mx.maplmg_weights(loo, cnt.y, method="bfgs"), "method")]:
+        with pytest.raises(InvalidParameterError, match=match):
+            call()
+
+
+def test_lbfgs_runs_on_one_blas_thread_and_restores_the_pool():
+    """MAPLMG's L-BFGS-B runs with one BLAS thread (OpenBLAS threads waking for its tiny
+    calls cost 100x on a busy machine) and leaves the thread pools as they were."""
+    from threadpoolctl import threadpool_info
+
+    from bnexplore import _mixture_weights as mw
+    before = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    with mw._one_blas_thread():
+        inside = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    after = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert all(n == 1 for n in inside) and after == before

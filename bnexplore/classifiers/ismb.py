@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import Interval, Options, validate_params
+from .._ismb_search import SEARCH_CONSTRAINTS
+from .._validation import Options, validate_params
 from ..ismb import VARIANTS, ISMBResult, MBModel
 from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
@@ -127,12 +128,7 @@ class ISMB(DiscreteClassifier):
     2
     """
 
-    _parameter_constraints = {"queue_width": Interval(int, 1, None),
-                              "epsilon": Interval(float, 0, None),
-                              "patience": Interval(int, 1, None),
-                              "time_limit": Interval(float, 0, None, closed="neither",
-                                                     allow_none=True, allow_inf=True),
-                              "variant": Options(*VARIANTS)}
+    _parameter_constraints = {**SEARCH_CONSTRAINTS, "variant": Options(*VARIANTS)}
 
     def __init__(self, queue_width: int = 1000, epsilon: float = 1e-3, patience: int = 10,
                  time_limit: float | None = None, variant: str = "ismb", handle_unknown: str = "missing"):
@@ -182,14 +178,18 @@ class ISMB(DiscreteClassifier):
         (ISMB-MS is ``result.proba_ms`` of the ISMB result)."""
         check_is_fitted(self, "model_")
         self._check_params()
+        return self._search_rows(X)
+
+    def _search_rows(self, X: MatrixLike) -> list[dict[str, ISMBResult]]:
+        """:meth:`search_instances` with the parameters checked."""
         out = []
         for x in self._rows(X):
-            res = self.model_.search(x, self.queue_width, self.epsilon, self.patience,
-                                     self.time_limit)
+            res = self.model_._search(x, self.queue_width, self.epsilon, self.patience,
+                                      self.time_limit)
             entry = {"ismb": res}
             if self.variant == "nismb":
-                entry["nismb"] = self.model_.search(x, self.queue_width, variant="nismb",
-                                                    n_phase2=res.n_phase2)
+                entry["nismb"] = self.model_._search(x, self.queue_width, variant="nismb",
+                                                     n_phase2=res.n_phase2)
             out.append(entry)
         return out
 
@@ -215,9 +215,10 @@ class ISMB(DiscreteClassifier):
         probs = {v: [] for v in VARIANTS}
         rows = []
         for x in self._rows(X):
-            res = self.model_.search(x, self.queue_width, self.epsilon, self.patience,
-                                     self.time_limit)
-            nis = self.model_.search(x, self.queue_width, variant="nismb", n_phase2=res.n_phase2)
+            res = self.model_._search(x, self.queue_width, self.epsilon, self.patience,
+                                      self.time_limit)
+            nis = self.model_._search(x, self.queue_width, variant="nismb",
+                                      n_phase2=res.n_phase2)
             probs["ismb"].append(res.proba)
             probs["ms"].append(res.proba_ms)
             probs["nismb"].append(nis.proba)
@@ -249,7 +250,7 @@ class ISMB(DiscreteClassifier):
         check_is_fitted(self, "model_")
         self._check_params()
         out, results, rows = [], [], []
-        for entry in self.search_instances(X):
+        for entry in self._search_rows(X):
             res = entry["ismb"]
             rows.append(self._stats(res))
             if self.variant == "ismb":

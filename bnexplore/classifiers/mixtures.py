@@ -55,8 +55,8 @@ from sklearn.utils.validation import check_is_fitted
 from scipy.special import logsumexp
 
 from .. import mixtures as mx
-from .._validation import Interval, Options
-from ._base import ArrayLike, DiscreteClassifier, MatrixLike, normalize_log
+from .._validation import Interval
+from ._base import ArrayLike, DiscreteClassifier, MatrixLike
 
 __all__ = ["AODE", "BMAAODE", "MAPLMD", "MAPLMG"]
 
@@ -77,7 +77,7 @@ def _ode_log_joint_missing(counts: mx.ODECounts, codes: np.ndarray,
     out = np.empty((codes.shape[0], n_attr, K))
     miss = (codes < 0).any(axis=1)
     if (~miss).any():
-        out[~miss] = mx.ode_log_joint(counts, codes[~miss])
+        out[~miss] = mx._ode_log_joint(counts, codes[~miss])   # codes from _encode
     us = np.arange(n_attr)
     for r in np.flatnonzero(miss):
         x = codes[r]
@@ -103,7 +103,7 @@ def _aode_log_joint(counts: mx.ODECounts, codes: np.ndarray, threshold: float) -
     K = counts.n_classes
     nu = counts.attribute_counts()                                  # (u, A)
     if not (codes < 0).any():       # fast path: the compiled kernels, then the 1/n scale
-        out = mx.aode_log_joint(counts, codes, threshold)
+        out = mx._aode_log_joint(counts, codes, threshold)   # codes from _encode
         some = (nu[np.arange(n_attr)[None, :], codes] > threshold).any(axis=1)
         out[some] -= np.log(n_attr)
         return out
@@ -294,12 +294,18 @@ class BMAAODE(_ODEMixture):
         self.log_evidence_ = pd.Series(logw, index=pd.Index(list(self._feature_names),
                                                             name="super-parent"),
                                        name="log_evidence")
-        return mx.bma_weights(counts)
+        return mx._bma_weights_from(logw)
 
 
 class _MAPMixture(_ODEMixture):
     _parameter_constraints = {"max_iter": Interval(int, 1, None),
                               "tol": Interval(float, 0, None, closed="neither")}
+
+    def _keep(self, res: mx.WeightsResult) -> np.ndarray:
+        """Set the optimiser's fitted attributes from ``res``; return the weights."""
+        self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
+        self.kkt_ = res.kkt
+        return res.weights
 
     def loo_log_joint(self) -> np.ndarray:
         """Leave-one-out ``log P_u(c, x)`` of the training rows (Eq. 30-32): (M, n, K).
@@ -373,10 +379,7 @@ class MAPLMD(_MAPMixture):
 
     def _fit_weights(self, counts):
         lc = mx.loo_conditional(mx.ode_log_joint_loo(counts), counts.y)
-        res = mx.maplmd_weights(lc, max_iter=self.max_iter, tol=self.tol)
-        self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
-        self.kkt_ = res.kkt
-        return res.weights
+        return self._keep(mx._maplmd_em(lc, self.max_iter, self.tol))   # checked at fit
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities ``sum_u w_u P_u(c | x)`` (Eq. 1); columns follow ``classes_``.
@@ -466,12 +469,9 @@ class MAPLMG(_MAPMixture):
         self.tol = tol
         self.handle_unknown = handle_unknown
 
-    _parameter_constraints = {"method": Options("slsqp", "softmax")}
+    _parameter_constraints = {"method": mx._LMG_METHODS}
 
     def _fit_weights(self, counts):
         lj = mx.ode_log_joint_loo(counts)
-        res = mx.maplmg_weights(lj, counts.y, method=self.method, max_iter=self.max_iter,
-                                tol=self.tol)
-        self.n_iter_, self.converged_, self.objective_ = res.n_iter, res.converged, res.objective
-        self.kkt_ = res.kkt
-        return res.weights
+        return self._keep(mx._maplmg_optimise(lj, counts.y, self.method, self.max_iter,
+                                              self.tol))

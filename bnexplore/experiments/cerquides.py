@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .registry import register
-from .._validation import check_random_state
+from .._validation import check_int, check_random_state
 
 __all__ = ["METHODS", "COMPARISONS", "METRICS", "aligned_proba", "evaluate",
            "blanket_summary", "BLANKET_BINS", "bounded_width_network", "moral_width", "random_bn_trial", "random_bn_width_trial", "uci_trial", "wdl_table", "PAPER_TABLE1", "PAPER_TABLE2",
@@ -154,10 +154,8 @@ def bounded_width_network(n_nodes: int, width: int, max_arity: int, seed,
     """
     from ..networks import BayesNet
 
-    n, w = int(n_nodes), int(width)
-    if n < 1 or w < 1:
-        raise ValueError(f"n_nodes and width must be >= 1, got {n_nodes!r}, {width!r}")
-    rng = np.random.default_rng(seed)
+    n, w = check_int(n_nodes, "n_nodes", low=1), check_int(width, "width", low=1)
+    rng = check_random_state(seed)
     names = [f"X{i}" for i in range(n)]
     order = rng.permutation(n)               # construction order (names stay X0..)
     arity = rng.integers(2, max(int(max_arity), 2) + 1, size=n)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 
 from .registry import register
-from .._validation import check_random_state
+from .._validation import check_int, check_random_state
 
 __all__ = ["synthetic_split", "synthetic_domain", "ismb_synthetic", "ismb_uci", "ismb_uci_peers",
            "load_uci", "SPLIT_PAPER", "UCI_SETS", "PAPER_TABLE3", "PAPER_TABLE5", "WEKA_RIDGE",
@@ -92,9 +92,7 @@ def synthetic_split(split: int = SPLIT_PAPER):
     """
     import pandas as pd
 
-    if isinstance(split, bool) or not isinstance(split, int) or not 0 <= split < len(_SPLITS):
-        raise ValueError(f"split must be an integer in [0, {len(_SPLITS)}), got {split!r}")
-    test_idx = _SPLITS[split]
+    test_idx = _SPLITS[check_int(split, "split", low=0, high=len(_SPLITS) - 1)]
 
     def z(a, b, c, d):
         return int(a or (b and c and d))

@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._validation import InvalidParameterError, check_int
+
 __all__ = ["run", "expand_grid", "trial_id", "RESERVED_COLUMNS"]
 
 #: Columns the runner adds to every row; trial results may not use these names.
@@ -576,15 +578,12 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         raise TypeError(f"trial must be callable, got {type(trial).__name__}")
     if backend not in ("local", "dask"):
         raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}")
+    if check_int(n_jobs, "n_jobs") == 0:
+        raise InvalidParameterError("n_jobs must be a non-zero int (-1: every core), got 0")
     seeds = list(seeds)
     if not seeds:
         raise ValueError("seeds is empty: give at least one seed")
-    for s in seeds:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-            raise TypeError(f"seeds must be integers, got {s!r}")
-    seeds = [int(s) for s in seeds]
+    seeds = [check_int(s, "seeds") for s in seeds]
     settings = expand_grid(grid)
 
     tasks, order = [], {}

@@ -1,0 +1,158 @@
+"""The compared classifiers and their shared parameters (:mod:`bnexplore.experiments.compare`).
+
+Every compared entry is a configuration of a class of the one classifier registry,
+:mod:`bnexplore.classifiers` (or of a scikit-learn baseline): a key as the papers name
+it (``SNN``, ``GTT``, ``ISMB-MS``, ...), a label, the paper, and how the shared
+parameters map onto the constructor.  The shared parameters are ``k`` (maximum parents
+of AMA and GTT), ``n`` (AMA's summary-network size), ``alpha`` (exclusion penalty of
+STAN/SFAN) and ``w`` (ISMB's queue width); :data:`PARAM_RANGES` is their one
+declaration (the apps' sliders read it too).
+
+Examples
+--------
+>>> from bnexplore.experiments.compare import make_classifier
+>>> make_classifier("GTT", k=1)
+GreedyThickThin(max_indegree=1)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .._validation import InvalidParameterError, check_number
+
+__all__ = ["ClassifierSpec", "CLASSIFIERS", "DEFAULT_CLASSIFIERS", "PARAM_RANGES",
+           "DEFAULT_PARAMS", "check_params", "make_classifier"]
+
+#: allowed ranges of the shared parameters (inclusive): the one declaration, also of the
+#: apps' sliders. k stops at 4: exact averaging scores every parent set of at most k of
+#: the other variables (C(36, 4) = 58,905 per variable of ALARM), and order MCMC on ALARM
+#: already takes minutes at k = 4.
+PARAM_RANGES: dict[str, tuple[float, float]] = {
+    "k": (1, 4), "n": (1, 60), "alpha": (0.0, 50.0), "w": (1, 10_000)}
+DEFAULT_PARAMS = {"k": 2, "n": 12, "alpha": 2.0, "w": 100}
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """How to build one compared classifier from the shared parameters."""
+
+    key: str
+    label: str
+    family: str                        # paper / library it comes from
+    build: Callable[..., Any]          # build(k, n, alpha, w, seed) -> estimator
+    uses: tuple[str, ...] = ()         # which of k, n, alpha, w it depends on
+    slow: bool = False                 # instance-based search: minutes on big data
+
+
+def _c(name: str):
+    """The class ``name`` of the one classifier registry, :mod:`bnexplore.classifiers`."""
+    from bnexplore import classifiers
+    return getattr(classifiers, name)
+
+
+def _onehot_pipeline(final):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    return make_pipeline(OneHotEncoder(handle_unknown="ignore"), final)
+
+
+def _logreg(**_):
+    from sklearn.linear_model import LogisticRegression
+    return _onehot_pipeline(LogisticRegression(max_iter=2000))
+
+
+def _knn(**_):
+    from sklearn.neighbors import KNeighborsClassifier
+    return _onehot_pipeline(KNeighborsClassifier(n_neighbors=5))
+
+
+_SPECS = [
+    ClassifierSpec("SNN", "SNN (naive Bayes, K2)", "Dash & Cooper",
+                   lambda **p: _c("NaiveBayes")(prior="K2")),
+    ClassifierSpec("NMA", "NMA (naive model averaging)", "Dash & Cooper",
+                   lambda **p: _c("NaiveAveraging")()),
+    ClassifierSpec("GTT", "GTT (greedy thick-thin, k parents)", "Dash & Cooper",
+                   lambda k, **p: _c("GreedyThickThin")(max_indegree=int(k)), ("k",)),
+    ClassifierSpec("AMA", "AMA (approximate model averaging)", "Dash & Cooper",
+                   lambda k, n, seed, **p: _c("AMA")(max_parents=int(k), n=int(n), seed=seed),
+                   ("k", "n")),
+    ClassifierSpec("AODE", "AODE", "Cerquides & Lopez de Mantaras",
+                   lambda **p: _c("AODE")()),
+    ClassifierSpec("BMAAODE", "BMAAODE", "Cerquides & Lopez de Mantaras",
+                   lambda **p: _c("BMAAODE")()),
+    ClassifierSpec("MAPLMD", "MAPLMD", "Cerquides & Lopez de Mantaras",
+                   lambda **p: _c("MAPLMD")()),
+    ClassifierSpec("MAPLMG", "MAPLMG", "Cerquides & Lopez de Mantaras",
+                   lambda **p: _c("MAPLMG")()),
+    ClassifierSpec("NB", "NB (naive Bayes, BDeu 10)", "Ziebart, Dey & Bagnell",
+                   lambda **p: _c("NaiveBayes")(prior="BDeu", ess=10.0)),
+    ClassifierSpec("TAN", "TAN", "Ziebart, Dey & Bagnell", lambda **p: _c("TAN")()),
+    ClassifierSpec("FAN", "FAN", "Ziebart, Dey & Bagnell", lambda **p: _c("FAN")()),
+    ClassifierSpec("STAN", "STAN (penalty alpha)", "Ziebart, Dey & Bagnell",
+                   lambda alpha, **p: _c("STAN")(penalty=float(alpha)), ("alpha",)),
+    ClassifierSpec("SFAN", "SFAN (penalty alpha)", "Ziebart, Dey & Bagnell",
+                   lambda alpha, **p: _c("SFAN")(penalty=float(alpha)), ("alpha",)),
+    ClassifierSpec("TAN-BMA", "TAN, averaged over trees", "Ziebart, Dey & Bagnell",
+                   lambda **p: _c("TAN")(averaging="bma")),
+    ClassifierSpec("SFAN-BMA", "SFAN, averaged over forests", "Ziebart, Dey & Bagnell",
+                   lambda alpha, **p: _c("SFAN")(penalty=float(alpha), averaging="bma"),
+                   ("alpha",)),
+    ClassifierSpec("ISMB", "ISMB (queue width w)", "Visweswaran & Cooper",
+                   lambda w, **p: _c("ISMB")(queue_width=int(w)), ("w",), slow=True),
+    ClassifierSpec("ISMB-MS", "ISMB-MS (best model)", "Visweswaran & Cooper",
+                   lambda w, **p: _c("ISMB")(queue_width=int(w), variant="ms"), ("w",),
+                   slow=True),
+    ClassifierSpec("NISMB", "NISMB (non instance-specific)", "Visweswaran & Cooper",
+                   lambda w, **p: _c("ISMB")(queue_width=int(w), variant="nismb"), ("w",),
+                   slow=True),
+    ClassifierSpec("LogReg", "logistic regression (one-hot)", "scikit-learn", _logreg),
+    ClassifierSpec("kNN", "k-nearest neighbours, 5 (one-hot)", "scikit-learn", _knn),
+]
+#: every comparable classifier, by key.
+CLASSIFIERS: dict[str, ClassifierSpec] = {s.key: s for s in _SPECS}
+#: a quick default selection.
+DEFAULT_CLASSIFIERS = ("SNN", "TAN", "AODE", "AMA", "LogReg", "kNN")
+
+
+# --------------------------------------------------------------------------- validation
+def check_params(k: int = 2, n: int = 12, alpha: float = 2.0, w: int = 100) -> dict:
+    """Validate the shared parameters; return them as a dict of plain numbers.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter and its allowed range.
+
+    Examples
+    --------
+    >>> check_params(k=3, n=10, alpha=0.5, w=50)
+    {'k': 3, 'n': 10, 'alpha': 0.5, 'w': 50}
+    """
+    out = {}
+    for name, value, integer in (("k", k, True), ("n", n, True), ("alpha", alpha, False),
+                                 ("w", w, True)):
+        lo, hi = PARAM_RANGES[name]
+        number = check_number(value, name)          # a finite number (slider floats too)
+        if not lo <= number <= hi:
+            raise InvalidParameterError(f"{name}={value!r} is out of range: choose a value "
+                                        f"in [{lo:g}, {hi:g}]")
+        if integer and number != int(number):
+            raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
+        out[name] = int(number) if integer else number
+    return out
+
+
+def make_classifier(key: str, k: int = 2, n: int = 12, alpha: float = 2.0, w: int = 100,
+                    seed: int = 0):
+    """A fresh, unfitted estimator for classifier ``key`` (see :data:`CLASSIFIERS`).
+
+    Examples
+    --------
+    >>> make_classifier("AMA", k=3, n=8)
+    AMA(max_parents=3, n=8, seed=0)
+    """
+    if key not in CLASSIFIERS:
+        raise ValueError(f"unknown classifier {key!r}; choose from {sorted(CLASSIFIERS)}")
+    p = check_params(k, n, alpha, w)
+    return CLASSIFIERS[key].build(**p, seed=int(seed))
