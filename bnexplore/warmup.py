@@ -36,11 +36,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-import numpy as np
-from ._validation import check_random_state
-import pandas as pd
+if TYPE_CHECKING:   # imported where used: a later start's check (is_warm) needs neither
+    import pandas as pd
 
 __all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "is_warm", "stamp_path",
            "STEPS"]
@@ -60,6 +59,11 @@ def tiny_frame(seed: int = 0) -> pd.DataFrame:
     >>> df.shape, df.attrs["target"]
     ((60, 7), 'class')
     """
+    import numpy as np
+    import pandas as pd
+
+    from ._validation import check_random_state
+
     rng = check_random_state(seed)
     n = 60
     cols = {}
