@@ -131,11 +131,11 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-def _start_warm_up_once_shown() -> None:
-    """Start the kernel warm-up (:func:`start_kernel_warm_up`) when this session's page
-    is shown in the browser: the landing page answers first, then the kernels compile
-    (first start) while the visitor picks an app. An app starts it at once
-    (:func:`_load_app_stack`); outside a server nothing starts."""
+def start_kernel_warm_up_when_shown() -> None:
+    """Start the kernel warm-up (:func:`start_kernel_warm_up`) once this session's page is
+    shown in the browser: the landing page answers first, then the kernels compile
+    (first start) while the visitor picks an app. An app starts it at once (when it
+    binds its names, :func:`_load_app_stack`); outside a server nothing starts."""
     if live_session() is None:
         return
     try:
@@ -143,8 +143,3 @@ def _start_warm_up_once_shown() -> None:
         pn.state.onload(start_kernel_warm_up)
     except Exception:  # noqa: BLE001 - then at once
         start_kernel_warm_up()
-
-
-# the first request of a server process (this package is imported by every app and by
-# the landing page) starts compiling the kernels in the background
-_start_warm_up_once_shown()
