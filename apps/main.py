@@ -26,7 +26,7 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (ACCENT, THUMBNAILS_DIR, AppInfo, app_url, discover_apps,  # noqa: E402
-                     error_box, make_template, routed_app)
+                     error_box, make_template, routed_app, start_kernel_warm_up_when_shown)
 
 TITLE = "bnexplore"
 DESCRIPTION = "Bayesian model averaging over discrete Bayesian-network structures."
@@ -84,6 +84,8 @@ def landing_page() -> pn.template.FastListTemplate:
         "and watch structures, arc posteriors and predictions change.",
         margin=(0, 10),
     )
+    # a fresh install compiles the kernels while the visitor reads this page
+    start_kernel_warm_up_when_shown()
     cards = pn.FlexBox(*[app_card(a) for a in apps]) if apps else pn.pane.Alert(
         "No apps found in apps/.", alert_type="warning")
     return make_template("Apps", main=[pn.Column(intro, cards)],

@@ -36,11 +36,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-import numpy as np
-from ._validation import check_random_state
-import pandas as pd
+if TYPE_CHECKING:   # imported where used: a later start's check (is_warm) needs neither
+    import pandas as pd
 
 __all__ = ["warm_up", "start_warm_up", "status", "watch", "wait", "is_warm", "stamp_path",
            "STEPS"]
@@ -60,6 +59,11 @@ def tiny_frame(seed: int = 0) -> pd.DataFrame:
     >>> df.shape, df.attrs["target"]
     ((60, 7), 'class')
     """
+    import numpy as np
+    import pandas as pd
+
+    from ._validation import check_random_state
+
     rng = check_random_state(seed)
     n = 60
     cols = {}
@@ -76,7 +80,8 @@ def tiny_frame(seed: int = 0) -> pd.DataFrame:
 # --------------------------------------------------------------------------- steps
 # Each step runs one family of public calls on the tiny data; together they reach every
 # kernel the apps use. The order is the apps' need: the structure scores first (every
-# app), order averaging (the longest compilation), then the others.
+# app), order averaging (the longest compilation), averaging over all orders, then the
+# others.
 def _scores(df: pd.DataFrame) -> None:
     from .scores import LocalScore
 
@@ -103,6 +108,15 @@ def _order_averaging(df: pd.DataFrame) -> None:
     for model in (NaiveBayes(), NaiveAveraging(), GreedyThickThin(),
                   AMA(max_parents=2, n=None, order="gtt"), AMA(max_parents=2)):
         model.fit(X, y).predict_proba(X.iloc[:5])
+
+
+def _all_orders(df: pd.DataFrame) -> None:
+    from .averaging import AllOrders, order_mcmc
+
+    # the All orders app: exact averaging over every order (its default up to 18
+    # variables), and order MCMC (more variables); the same dtypes as real data
+    AllOrders(df, max_parents=2).arc_posteriors()
+    order_mcmc(df, max_parents=2, n_iter=40, n_chains=2, seed=0).arc_posteriors()
 
 
 def _forests(df: pd.DataFrame) -> None:
@@ -146,6 +160,7 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "scores": _scores,
     "search": _search,
     "order averaging": _order_averaging,
+    "all orders": _all_orders,
     "forests": _forests,
     "mixtures": _mixtures,
     "clustering": _clustering,

@@ -98,3 +98,40 @@ def test_curated_choices_lie_in_the_declared_ranges(common):
     lo, hi = common.PARAMETERS["alpha"]
     finite = [forests._alpha(a) for a in forests.ALPHA_OPTIONS]
     assert all(lo <= a <= hi or a == math.inf for a in finite)   # infinity: FAN
+
+
+def test_the_landing_page_imports_no_plotting_stack_and_an_app_gets_every_name():
+    """``import _common`` (the landing page) stays light; the first app name bound loads
+    HoloViews in the importing thread, and every name and submodule is reachable."""
+    import subprocess
+    import sys
+
+    code = ("import sys, threading\n"
+            "import _common\n"
+            "light = [m for m in ('holoviews', 'pandas', 'bnexplore', 'numba') if m in sys.modules]\n"
+            "from _common import serve, param_slider, DataSource, make_template\n"
+            "names = [n for n in _common._LAZY if not hasattr(_common, n)]\n"
+            "print(light, 'holoviews.plotting.bokeh' in sys.modules, names,\n"
+            "      _common.params.PARAMETERS is _common.PARAMETERS)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=APPS, capture_output=True, text=True,
+                         check=True, env=dict(__import__("os").environ,
+                                              PYTHONPATH=str(APPS.parent)))
+    assert out.stdout.split("\n")[0] == "[] True [] True"
+
+
+def test_app_titles_from_the_header_are_those_of_the_whole_file(common, tmp_path, monkeypatch):
+    from _common import pages
+
+    paths = sorted(APPS.glob("*.py"))
+    quick = [pages._read_app_info(p, -1, 0) for p in paths]
+    monkeypatch.setattr(pages, "_parse_header", lambda src, fn: ast.parse(src, filename=fn))
+    assert quick == [pages._read_app_info(p, -2, 0) for p in paths]
+    monkeypatch.undo()
+    # a TITLE assigned below the first definition is still found
+    late = tmp_path / "late.py"
+    late.write_text('"""Doc title.\n\nDoc text.\n"""\ndef f():\n    pass\n\n\nTITLE = "Late"\n')
+    info = pages.read_app_info(late)
+    assert (info.title, info.description) == ("Late", "Doc text.")
+    early = tmp_path / "early.py"
+    early.write_text('"""Doc title.\n\nDoc text.\n"""\nimport sys\n\n\ndef f():\n    return TITLE\n')
+    assert pages.read_app_info(early).title == "Doc title"

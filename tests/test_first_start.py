@@ -223,3 +223,21 @@ def test_nominal_data_sets_are_what_the_discretisers_give(discretize):
         pd.testing.assert_frame_equal(got, expected)
         assert got.attrs["cut_points"] == tr.cut_points_ == {}
     assert nominal >= 3
+
+
+def test_the_warm_up_reaches_every_order_averaging_of_the_apps():
+    """The All orders app's exact averaging and order MCMC are warm-up steps (their
+    kernels compiled on the first start after a complete warm-up), and checking a later
+    start (``import bnexplore.warmup``) imports neither numpy nor pandas."""
+    import subprocess
+    import sys
+
+    import inspect
+
+    src = inspect.getsource(warmup.STEPS["all orders"])
+    assert "AllOrders(" in src and "order_mcmc(" in src
+    repo = Path(__file__).resolve().parents[1]
+    code = "import sys; from bnexplore import warmup; print('numpy' in sys.modules, 'pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,
+                         check=True, env=dict(os.environ, PYTHONPATH=str(repo)))
+    assert out.stdout.split() == ["False", "False"]

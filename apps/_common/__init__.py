@@ -28,8 +28,9 @@ Conventions every app in ``apps/`` follows
 * Heavy results are cached with :func:`cached` (an LRU cache keyed on the settings and
   shared by all sessions), and views
   are built with :func:`reactive` so that a spinner shows while they recompute.
-* First start: the first request of a server process starts compiling bnexplore's
-  numba kernels in a background thread (:func:`start_kernel_warm_up`); while numba
+* First start: the first app loaded by a server process, or the landing page once
+  shown, starts compiling bnexplore's numba kernels in the background
+  (:func:`start_kernel_warm_up`); while numba
   compiles for the first time (empty cache), a view's placeholder reads
   :data:`PREPARING_TEXT` instead of :data:`COMPUTING_TEXT`.
 
@@ -50,44 +51,95 @@ Conventions every app in ``apps/`` follows
   titles, labels and ticks on a canvas and escapes hover values.
 
 Files and folders whose name starts with ``_`` (like this one) are helpers, not apps.
+
+Loading: the landing page needs only the page's names (:mod:`.pages`, :mod:`.text`,
+``error_box``), which are light; every other name (the views, caches, data sources,
+uploads, parameters) is bound on first use, which also imports the plotting stack
+(HoloViews) in the calling thread, the one that loads the app. So the landing page
+answers without HoloViews, pandas or bnexplore, and an app pays for them once.
 """
 from __future__ import annotations
 
 import sys
+import threading
+from importlib import import_module
 from pathlib import Path
-
-# The plotting stack is imported here, once, by the thread that loads the app: views
-# are computed in worker threads, and two threads importing a package for the first
-# time can meet Python's import-deadlock detector, which hands one of them the
-# half-initialised module ("module 'holoviews' has no attribute 'Path'").
-import holoviews  # noqa: F401
-import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
 
 _APPS = str(Path(__file__).resolve().parent.parent)
 if _APPS not in sys.path:  # so that callbacks (and upload workers) can import _common later
     sys.path.insert(0, _APPS)
 
-from .caching import TRANSIENT_ERRORS, SharedLRU, cached, shared_cache  # noqa: E402
+# the landing page's names: light (Panel and the standard library only)
 from .pages import (ACCENT, APPS_DIR, RESERVED_QUERY, SYSTEM_FONT, THUMBNAILS_DIR,  # noqa: E402
                     AppInfo, app_url, copy_link_button, discover_apps, download_csv,
                     export_figures_buttons, home_url, is_directory_mode, make_template,
                     no_url, read_app_info, routed_app, sync_url, url_widgets)
-from .params import PARAMETERS, param_slider  # noqa: E402
-from .sources import (DATASET, NETWORK, SAMPLE_SIZES, DataSource, cut_points_markdown,  # noqa: E402
-                      describe_source, load_data)
 from .text import md_join, md_strong, md_text, table_titles  # noqa: E402
-from .uploads import (UPLOAD_MAX_BYTES, UPLOAD_MAX_COLUMNS,  # noqa: E402
-                      UPLOAD_MAX_DECLARED_VALUES, UPLOAD_MAX_MEMORY, UPLOAD_MAX_VALUES,
-                      UPLOAD_PREFIX, UPLOAD_TIMEOUT_S, UPLOAD_WORKERS, PreparedUpload,
-                      UploadJob, UploadResult, _UPLOADS, _UPLOADS_LOCK, _upload_guard_class,
-                      check_upload, prepare_upload, process_upload, read_upload, store_upload,
-                      warm_up_upload_workers)
-from .views import (COMPUTING_TEXT, PREPARING_TEXT, SHOWN_VIEW, VIEW_THREADS,  # noqa: E402
-                    BackgroundView, background, DAG_SCROLL_BAR_PX, dag_column, dag_pane, dag_sizes,
-                    error_box, fixed_column, fixed_pane, guarded, live_session,
-                    on_document, pending_text, reactive, serve, start_kernel_warm_up,
-                    view_pool, widget)
+from .views import error_box, live_session, start_kernel_warm_up  # noqa: E402
 
-# the first request of a server process (this package is imported by every app and by
-# the landing page) starts compiling the kernels in the background
-start_kernel_warm_up()
+#: the apps' names, bound on first use (:func:`_load_app_stack`): module -> names.
+_APP_STACK = {
+    "caching": ("TRANSIENT_ERRORS", "SharedLRU", "cached", "shared_cache"),
+    "params": ("PARAMETERS", "param_slider"),
+    "sources": ("DATASET", "NETWORK", "SAMPLE_SIZES", "DataSource", "cut_points_markdown",
+                "describe_source", "load_data"),
+    "uploads": ("UPLOAD_MAX_BYTES", "UPLOAD_MAX_COLUMNS", "UPLOAD_MAX_DECLARED_VALUES",
+                "UPLOAD_MAX_MEMORY", "UPLOAD_MAX_VALUES", "UPLOAD_PREFIX", "UPLOAD_TIMEOUT_S",
+                "UPLOAD_WORKERS", "PreparedUpload", "UploadJob", "UploadResult", "_UPLOADS",
+                "_UPLOADS_LOCK", "_upload_guard_class", "check_upload", "prepare_upload",
+                "process_upload", "read_upload", "store_upload", "warm_up_upload_workers"),
+    "views": ("COMPUTING_TEXT", "PREPARING_TEXT", "SHOWN_VIEW", "VIEW_THREADS", "BackgroundView",
+              "background", "DAG_SCROLL_BAR_PX", "dag_column", "dag_pane", "dag_sizes",
+              "fixed_column", "fixed_pane", "guarded", "live_session", "on_document",
+              "pending_text", "reactive", "serve", "view_pool", "widget"),
+}
+_LAZY = {name: module for module, names in _APP_STACK.items() for name in names}
+_LOAD_LOCK = threading.RLock()
+
+
+def _load_app_stack() -> None:
+    """Import the plotting stack and bind every name of :data:`_APP_STACK` (once)."""
+    with _LOAD_LOCK:
+        if "serve" in globals():
+            return
+        # The plotting stack is imported here, once, by the thread that loads the app
+        # (its ``from _common import ...``): views are computed in worker threads, and
+        # two threads importing a package for the first time can meet Python's
+        # import-deadlock detector, which hands one of them the half-initialised module
+        # ("module 'holoviews' has no attribute 'Path'").
+        import holoviews  # noqa: F401
+        import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
+
+        for module, names in _APP_STACK.items():
+            mod = import_module(f".{module}", __name__)
+            for name in names:
+                globals()[name] = getattr(mod, name)
+    # an app's views need the kernels: start the warm-up now (once per process)
+    start_kernel_warm_up()
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        _load_app_stack()
+        return globals()[name]
+    if name in _APP_STACK:      # a submodule not imported yet (``_common.params``)
+        return import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def start_kernel_warm_up_when_shown() -> None:
+    """Start the kernel warm-up (:func:`start_kernel_warm_up`) once this session's page is
+    shown in the browser: the landing page answers first, then the kernels compile
+    (first start) while the visitor picks an app. An app starts it at once (when it
+    binds its names, :func:`_load_app_stack`); outside a server nothing starts."""
+    if live_session() is None:
+        return
+    try:
+        import panel as pn
+        pn.state.onload(start_kernel_warm_up)
+    except Exception:  # noqa: BLE001 - then at once
+        start_kernel_warm_up()
