@@ -15,7 +15,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, load_data,  # noqa: E402
                      make_template, md_text, param_slider, reactive)
-from _render import shared_fixed_pane  # noqa: E402
+from _render import shared_fixed_pane, shared_layout  # noqa: E402
 
 TITLE = "Averaging over orders"
 DESCRIPTION = ("Arc posteriors of Dash & Cooper's averaging over one greedy order beside the average "
@@ -138,10 +138,11 @@ def heatmaps_view(kind, dataset, network, n_rows, k, method, n_iter):
     all_orders(kind, name, n_rows, k, method, n_iter)   # the error box if it fails
     # one below the other, each in a panel that scrolls sideways on a narrow window (three
     # side by side do not fit a page; fixed-size plots in stretching panes make HoloViews warn)
-    return pn.Column(
-        shared_fixed_pane(fixed_heatmap, kind, name, n_rows, k),
-        shared_fixed_pane(all_heatmap, kind, name, n_rows, k, method, n_iter),
-        shared_fixed_pane(difference_heatmap, kind, name, n_rows, k, method, n_iter),
+    return shared_layout(
+        pn.Column,
+        lambda: shared_fixed_pane(fixed_heatmap, kind, name, n_rows, k),
+        lambda: shared_fixed_pane(all_heatmap, kind, name, n_rows, k, method, n_iter),
+        lambda: shared_fixed_pane(difference_heatmap, kind, name, n_rows, k, method, n_iter),
         sizing_mode="stretch_width")
 
 
@@ -153,11 +154,13 @@ def chains_view(kind, dataset, network, n_rows, k, method, n_iter):
         return pn.pane.Markdown("The exact average has no Monte Carlo error: choose *Order MCMC* to see "
                                 "the chains, R-hat and error bars.", css_classes=["bnx-orders-chains"],
                                 margin=(0, 10))
-    return pn.Column(pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
-                                      margin=(0, 10)),
-                     shared_fixed_pane(traces_plot, kind, name, n_rows, k, method, n_iter),
-                     shared_fixed_pane(error_bars_plot, kind, name, n_rows, k, method, n_iter),
-                     sizing_mode="stretch_width")
+    rhat = pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
+                            margin=(0, 10))
+    return shared_layout(
+        pn.Column, lambda: rhat,
+        lambda: shared_fixed_pane(traces_plot, kind, name, n_rows, k, method, n_iter),
+        lambda: shared_fixed_pane(error_bars_plot, kind, name, n_rows, k, method, n_iter),
+        sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -13,7 +13,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, DataSource, describe_source, guarded,  # noqa: E402
                      load_data, make_template, md_join, reactive, cached, background)
-from _render import shared_dag_pane, shared_pane  # noqa: E402
+from _render import shared_dag_pane, shared_layout, shared_pane  # noqa: E402
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
@@ -169,9 +169,11 @@ def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     sub = inc.subspaces[i]
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                                f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
-    return pn.Column(caption, shared_dag_pane(subspace_picture, kind, name, n, use_order, cs,
-                                              strategy, seed, i),
-                     sizing_mode="stretch_width")
+    # the player's steps update the shown caption and picture in place
+    return shared_layout(pn.Column, lambda: caption,
+                         lambda: shared_dag_pane(subspace_picture, kind, name, n, use_order, cs,
+                                                 strategy, seed, i),
+                         sizing_mode="stretch_width")
 
 
 def timeline_picture(kind, name, n, use_order, cs, strategy, seed, cumulative):
@@ -191,11 +193,12 @@ def timeline_picture(kind, name, n, use_order, cs, strategy, seed, cumulative):
 def timeline_view(kind, name, n, use_order, cs, strategy, seed):
     args = (kind, name, n, use_order, cs, strategy, seed)
     # side by side on a wide window, one below the other on a narrow one
-    return pn.FlexBox(*(shared_pane(timeline_picture, *args, cumulative,
-                                    sizing_mode="stretch_width", height=390,
-                                    styles={"flex": "1 1 420px"})
-                        for cumulative in (False, True)),
-                      sizing_mode="stretch_width")
+    def picture(cumulative: bool):
+        return lambda: shared_pane(timeline_picture, *args, cumulative,
+                                   sizing_mode="stretch_width", height=390,
+                                   styles={"flex": "1 1 420px"})
+
+    return shared_layout(pn.FlexBox, picture(False), picture(True), sizing_mode="stretch_width")
 
 
 def _md(text: str, **kw) -> pn.pane.Markdown:

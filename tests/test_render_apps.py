@@ -108,3 +108,31 @@ def test_forests_map_picture_is_shared_across_thresholds(renders):
     first.forest_view("iris", 2.5, 1, "map", 0.3)
     second.forest_view("iris", 2.5, 1, "map", 0.6)
     assert len(renders) == 1
+
+
+def test_the_player_steps_update_the_shown_sub_space_in_place(renders, common):
+    # Clustering's player: the caption and the DAG of the next sub-space go into the
+    # shown layout (the browser gets the changed values), and only the new picture renders
+    args = ("Network sample", "asia", 300, True, 2, "hierarchy", 0)
+    app = _session("clustering")
+    shown = app.subspace_view(*args, 1)
+    caption, column = shown.objects
+    model = column[0].object
+    token = common.SHOWN_VIEW.set(shown)
+    try:
+        update = app.subspace_view(*args, 2)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    assert type(update).__name__ == "LayoutInPlace"
+    update.apply_in_place()
+    assert shown.objects == [caption, column] and column[0].object is model
+    assert "Sub-space 2 of" in caption.object
+    titles = [m.text for m in model.references() if isinstance(getattr(m, "text", None), str)]
+    assert any(t.startswith("Sub-space 2 of") for t in titles)
+    # a view that shows something else (an error box) gets a fresh layout
+    token = common.SHOWN_VIEW.set(common.error_box(ValueError("x")))
+    try:
+        fresh = app.subspace_view(*args, 2)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    assert type(fresh).__name__ == "Column" and fresh[1][0].object is not model
