@@ -323,6 +323,25 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
     in place and every text pane is of the same kind, the shown layout keeps its
     children and takes the new values (a player stepping through pictures sends the
     browser the changed values only); otherwise a fresh layout is built.
+
+    Parameters
+    ----------
+    layout : type
+        The Panel layout (:class:`panel.Column`, :class:`panel.FlexBox`, ...).
+    *parts : callable
+        Each makes one child, in order (e.g. ``lambda: shared_pane(plot, setting)``).
+    **options
+        Options of the layout.
+
+    Returns
+    -------
+    The layout, or a :class:`LayoutInPlace` for the shown one (a view returns it as is).
+
+    Examples
+    --------
+    >>> col = shared_layout(pn.Column, lambda: pn.pane.Markdown("caption"))
+    >>> type(col).__name__, col[0].object
+    ('Column', 'caption')
     """
     shown = SHOWN_VIEW.get()
     children = (list(shown.objects) if isinstance(shown, layout) and
