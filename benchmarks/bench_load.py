@@ -719,9 +719,20 @@ def main(argv=None) -> int:
                     help="seconds between two sessions' moves in the steady phase")
     ap.add_argument("--settle", type=float, default=45.0,
                     help="seconds to wait after closing the sessions before 'after' memory")
+    ap.add_argument("--server-per-app", action="store_true",
+                    help="a fresh server (and table) per app: in one server, a Python-client "
+                         "run of several apps was seen to stop getting the later apps' updates")
     args = ap.parse_args(argv)
     if "all" in args.apps:
         args.apps = list(SPECS)
+    if args.server_per_app and len(args.apps) > 1:
+        return max(run(argparse.Namespace(**{**vars(args), "apps": [name]}))
+                   for name in args.apps)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure ``args.apps`` in one server; print the table; 1 if a wait timed out."""
     rows = []
     with Server() as server:
         if args.client == "python":
