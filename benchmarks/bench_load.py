@@ -614,7 +614,14 @@ def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:
             continue
         texts = [t[:120] for t in _doc_texts(s.doc)] if s.doc is not None else []
         shown = [t for t in texts if re.search(r"k = \d|Summary network|bnx-score", t)]
-        _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}")
+        # picture titles, and how many views still compute (a change not answered)
+        titles = [m.text[:60] for m in list(s.doc.models) if type(m).__name__ == "Title"
+                  and m.text] if s.doc is not None else []
+        computing = sum("pn-loading" in c for c in (
+            getattr(m, "css_classes", None) or [] for m in list(s.doc.models))
+            if "bnx-view" in c) if s.doc is not None else 0
+        _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}; "
+                  f"titles {titles}; views computing {computing}")
 
 
 def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
@@ -656,6 +663,7 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
                 t0.append(time.monotonic())
             lat = _wait_docs(sessions, lambda doc, i: spec.doc_shows(doc, i, value), t0,
                              ROUND_DEADLINE, poll)
+            _report_timeouts(sessions, lat)
             (cached if value in seen else first).extend(lat)
             _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
                       f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
