@@ -728,8 +728,8 @@ def main(argv=None) -> int:
     ap.add_argument("--settle", type=float, default=45.0,
                     help="seconds to wait after closing the sessions before 'after' memory")
     ap.add_argument("--server-per-app", action="store_true",
-                    help="a fresh server (and table) per app: in one server, a Python-client "
-                         "run of several apps was seen to stop getting the later apps' updates")
+                    help="a fresh server (and table) per app: an app's figures do not depend "
+                         "on the apps measured before it")
     args = ap.parse_args(argv)
     if "all" in args.apps:
         args.apps = list(SPECS)
