@@ -316,3 +316,77 @@ def shared_pane(make_plot: Callable[..., Any], *args: Hashable, **options: Any) 
     ``make_plot(*args)``, rendered once for all sessions."""
     return _picture_pane(rendered(make_plot, *args),
                          lambda model: pn.pane.Bokeh(model, **options), lambda pane: {})
+
+
+# ------------------------------------------------------------------ layouts of pictures
+class LayoutInPlace:
+    """In-place updates of the parts a layout shows (see :func:`shared_layout`)."""
+
+    def __init__(self, updates: list[Callable[[], None]]):
+        self.updates = updates
+
+    def apply_in_place(self) -> None:
+        for update in self.updates:
+            update()
+
+
+def _text_update(shown: Any, new: Any) -> Callable[[], None] | None:
+    # a text pane (a caption, a summary) of the same kind and look takes the new text
+    if (type(shown) is type(new) and isinstance(new, (pn.pane.Markdown, pn.pane.HTML))
+            and shown.css_classes == new.css_classes):
+        return lambda: setattr(shown, "object", new.object)
+    return None
+
+
+def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> Any:
+    """``layout(*(part() for part in parts), **options)``, updated in place when it can be.
+
+    Each ``part`` makes one child: a picture pane of :func:`shared_pane` and its kin,
+    or a text pane. When the view shows such a layout already, each part is made with
+    :data:`SHOWN_VIEW` set to the child it replaces: if every picture can be updated
+    in place and every text pane is of the same kind, the shown layout keeps its
+    children and takes the new values (a player stepping through pictures sends the
+    browser the changed values only); otherwise a fresh layout is built.
+
+    Parameters
+    ----------
+    layout : type
+        The Panel layout (:class:`panel.Column`, :class:`panel.FlexBox`, ...).
+    *parts : callable
+        Each makes one child, in order (e.g. ``lambda: shared_pane(plot, setting)``).
+    **options
+        Options of the layout.
+
+    Returns
+    -------
+    The layout, or a :class:`LayoutInPlace` for the shown one (a view returns it as is).
+
+    Examples
+    --------
+    >>> col = shared_layout(pn.Column, lambda: pn.pane.Markdown("caption"))
+    >>> type(col).__name__, col[0].object
+    ('Column', 'caption')
+    """
+    shown = SHOWN_VIEW.get()
+    children = (list(shown.objects) if isinstance(shown, layout) and
+                len(shown.objects) == len(parts) else None)
+    if children is not None:
+        updates = []
+        for part, child in zip(parts, children):
+            token = SHOWN_VIEW.set(child)
+            try:
+                out = part()
+            finally:
+                SHOWN_VIEW.reset(token)
+            update = (out.apply_in_place if callable(getattr(out, "apply_in_place", None))
+                      else _text_update(child, out))
+            if update is None:
+                break
+            updates.append(update)
+        else:
+            return LayoutInPlace(updates)
+    token = SHOWN_VIEW.set(None)      # fresh copies of every picture
+    try:
+        return layout(*(part() for part in parts), **options)
+    finally:
+        SHOWN_VIEW.reset(token)

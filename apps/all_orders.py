@@ -13,8 +13,9 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, fixed_pane, load_data,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, load_data,  # noqa: E402
                      make_template, md_text, param_slider, reactive)
+from _render import shared_fixed_pane, shared_layout  # noqa: E402
 
 TITLE = "Averaging over orders"
 DESCRIPTION = ("Arc posteriors of Dash & Cooper's averaging over one greedy order beside the average "
@@ -83,40 +84,83 @@ def summary_view(kind, dataset, network, n_rows, k, method, n_iter):
     return pn.pane.Markdown(text, css_classes=["bnx-orders-summary"], margin=(0, 10))
 
 
-@guarded
-def heatmaps_view(kind, dataset, network, n_rows, k, method, n_iter):
+#: size of each heat map (three side by side do not fit a page: one below the other)
+HEATMAP_SIZE = dict(width=430, height=400)
+
+
+def fixed_heatmap(kind, name, n_rows, k):
+    """Arc posteriors of Dash & Cooper's averaging over the one greedy order."""
     from bnexplore.viz.averaging import arc_posterior_heatmap
+
+    _, fixed = fixed_order(kind, name, n_rows, k)
+    return arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)", **HEATMAP_SIZE)
+
+
+def all_heatmap(kind, name, n_rows, k, method, n_iter):
+    """Arc posteriors averaged over all orders (exact or order MCMC)."""
+    from bnexplore.viz.averaging import arc_posterior_heatmap
+
+    use, post, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
+    label = "exact" if use == EXACT else "order MCMC"
+    return arc_posterior_heatmap(post, title=f"All orders ({label})", **HEATMAP_SIZE)
+
+
+def difference_heatmap(kind, name, n_rows, k, method, n_iter):
+    """All orders minus one order, arc by arc."""
     from bnexplore.viz.orders import posterior_difference_heatmap
 
-    name = network if kind == NETWORK else dataset
-    use, post, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
+    _, post, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
     _, fixed = fixed_order(kind, name, n_rows, k)
-    label = "exact" if use == EXACT else "order MCMC"
-    size = dict(width=430, height=400)
+    return posterior_difference_heatmap(post - fixed, title="All orders minus one order",
+                                        **HEATMAP_SIZE)
+
+
+def traces_plot(kind, name, n_rows, k, method, n_iter):
+    """Log score of every order MCMC chain."""
+    from bnexplore.viz.orders import log_score_traces
+
+    res = all_orders(kind, name, n_rows, k, method, n_iter)[2]
+    return log_score_traces(res.traces, thin=res.thin, burn_in=res.burn_in, width=560)
+
+
+def error_bars_plot(kind, name, n_rows, k, method, n_iter):
+    """Monte Carlo error bars of the 20 most uncertain arcs."""
+    from bnexplore.viz.orders import arc_error_bars
+
+    res = all_orders(kind, name, n_rows, k, method, n_iter)[2]
+    return arc_error_bars(res.summary(), top=20, width=560)
+
+
+# The pictures are rendered once per setting for all sessions (apps/_render.py).
+@guarded
+def heatmaps_view(kind, dataset, network, n_rows, k, method, n_iter):
+    name = network if kind == NETWORK else dataset
+    all_orders(kind, name, n_rows, k, method, n_iter)   # the error box if it fails
     # one below the other, each in a panel that scrolls sideways on a narrow window (three
     # side by side do not fit a page; fixed-size plots in stretching panes make HoloViews warn)
-    return pn.Column(
-        fixed_pane(arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)", **size)),
-        fixed_pane(arc_posterior_heatmap(post, title=f"All orders ({label})", **size)),
-        fixed_pane(posterior_difference_heatmap(post - fixed, title="All orders minus one order", **size)),
+    return shared_layout(
+        pn.Column,
+        lambda: shared_fixed_pane(fixed_heatmap, kind, name, n_rows, k),
+        lambda: shared_fixed_pane(all_heatmap, kind, name, n_rows, k, method, n_iter),
+        lambda: shared_fixed_pane(difference_heatmap, kind, name, n_rows, k, method, n_iter),
         sizing_mode="stretch_width")
 
 
 @guarded
 def chains_view(kind, dataset, network, n_rows, k, method, n_iter):
-    from bnexplore.viz.orders import arc_error_bars, log_score_traces
-
     name = network if kind == NETWORK else dataset
     use, post, res, *_ = all_orders(kind, name, n_rows, k, method, n_iter)
     if res is None:
         return pn.pane.Markdown("The exact average has no Monte Carlo error: choose *Order MCMC* to see "
                                 "the chains, R-hat and error bars.", css_classes=["bnx-orders-chains"],
                                 margin=(0, 10))
-    traces = log_score_traces(res.traces, thin=res.thin, burn_in=res.burn_in, width=560)
-    bars = arc_error_bars(res.summary(), top=20, width=560)
-    return pn.Column(pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
-                                      margin=(0, 10)),
-                     fixed_pane(traces), fixed_pane(bars), sizing_mode="stretch_width")
+    rhat = pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
+                            margin=(0, 10))
+    return shared_layout(
+        pn.Column, lambda: rhat,
+        lambda: shared_fixed_pane(traces_plot, kind, name, n_rows, k, method, n_iter),
+        lambda: shared_fixed_pane(error_bars_plot, kind, name, n_rows, k, method, n_iter),
+        sizing_mode="stretch_width")
 
 
 def create_app() -> pn.template.FastListTemplate:

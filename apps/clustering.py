@@ -11,8 +11,9 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, dag_pane, describe_source, guarded,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, describe_source, guarded,  # noqa: E402
                      load_data, make_template, md_join, reactive, cached, background)
+from _render import shared_dag_pane, shared_layout, shared_pane  # noqa: E402
 
 from bnexplore.viz.clustering import (dendrogram_plot, honeycomb_layout, q_timeline_plot,  # noqa: E402
                                       strategy_frame, subspace_plot)
@@ -114,15 +115,22 @@ def summary_view(kind, name, n, use_order, cs, strategy, seed):
     return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
 
-@guarded
-def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
+def dendrogram_picture(kind, name, n, use_order, cs, strategy, seed):
+    """The Cramer's V hierarchy, the strategy's clusters coloured."""
     inc = incremental(kind, name, n, use_order, cs, strategy, seed)
     root = tree(kind, name, n)
     what = "clusters" if strategy == HIERARCHY else "random groups (they cut across the tree)"
-    plot = dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy of the "
+    return dendrogram_plot(root, inc.clusters, title=f"Complete-linkage hierarchy of the "
                                                      f"variables; coloured: the {what} for cluster "
                                                      f"size {cs}", height=420, responsive=True)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
+
+
+# The pictures are rendered once per setting for all sessions (apps/_render.py): a
+# class stepping through the sub-spaces costs one layout and render per step, not one each.
+@guarded
+def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
+    return shared_pane(dendrogram_picture, kind, name, n, use_order, cs, strategy, seed,
+                       sizing_mode="stretch_width", height=430)
 
 
 @guarded
@@ -142,40 +150,55 @@ def strategy_view(kind, name, n, use_order, cs, strategy, seed):
                                 height=min(40 + 30 * len(table), 420) + 20 * (len(table) // 2))
 
 
+def subspace_picture(kind, name, n, use_order, cs, strategy, seed, i):
+    """Sub-space ``i`` (from 0) and the model found so far, on the fixed layout."""
+    inc = incremental(kind, name, n, use_order, cs, strategy, seed)
+    pos = layout(kind, name, n, use_order)
+    sub = inc.subspaces[i]
+    title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
+             f"q = {int(inc.subspace_q[i])})")
+    return subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
+                         width=1000, height=520, responsive=True)
+
+
 @guarded
 def subspace_view(kind, name, n, use_order, cs, strategy, seed, k):
     """Sub-space ``k`` (numbered from 1, as on the player) and the model found so far."""
     inc = incremental(kind, name, n, use_order, cs, strategy, seed)
-    pos = layout(kind, name, n, use_order)
     i = max(0, min(int(k) - 1, len(inc.subspaces) - 1))
     sub = inc.subspaces[i]
-    title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} variables, "
-             f"q = {int(inc.subspace_q[i])})")
-    plot = subspace_plot(inc.model_at(i), sub, layout=pos, clusters=inc.clusters, title=title,
-                         width=1000, height=520, responsive=True)
     caption = pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                                f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10))
-    return pn.Column(caption, dag_pane(plot), sizing_mode="stretch_width")
+    # the player's steps update the shown caption and picture in place
+    return shared_layout(pn.Column, lambda: caption,
+                         lambda: shared_dag_pane(subspace_picture, kind, name, n, use_order, cs,
+                                                 strategy, seed, i),
+                         sizing_mode="stretch_width")
 
 
-@guarded
-def timeline_view(kind, name, n, use_order, cs, strategy, seed):
+def timeline_picture(kind, name, n, use_order, cs, strategy, seed, cumulative):
+    """Improving models per step (or their running total), greedy beside incremental."""
     g = greedy(kind, name, n, use_order)
     inc = incremental(kind, name, n, use_order, cs, strategy, seed)
     traces = {"greedy": g.q_trace, "incremental": inc.q_trace}   # settings: in the summary
     starts = inc.steps.groupby("subspace").size().cumsum().tolist()[:-1] if len(inc.steps) else []
     norm = max(len(g.q_trace), 1)
-    per = q_timeline_plot(traces, cumulative=False, normalize_by=norm, boundaries=starts,
-                          title="Improving models per step", height=380, responsive=True)
-    tot = q_timeline_plot(traces, cumulative=True, normalize_by=norm, boundaries=starts,
-                          title="q along the time line (running total)", height=380,
-                          responsive=True)
+    title = ("q along the time line (running total)" if cumulative
+             else "Improving models per step")
+    return q_timeline_plot(traces, cumulative=cumulative, normalize_by=norm, boundaries=starts,
+                           title=title, height=380, responsive=True)
+
+
+@guarded
+def timeline_view(kind, name, n, use_order, cs, strategy, seed):
+    args = (kind, name, n, use_order, cs, strategy, seed)
     # side by side on a wide window, one below the other on a narrow one
-    return pn.FlexBox(pn.pane.HoloViews(per, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390,
-                                        styles={"flex": "1 1 420px"}),
-                      pn.pane.HoloViews(tot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=390,
-                                        styles={"flex": "1 1 420px"}),
-                  sizing_mode="stretch_width")
+    def picture(cumulative: bool):
+        return lambda: shared_pane(timeline_picture, *args, cumulative,
+                                   sizing_mode="stretch_width", height=390,
+                                   styles={"flex": "1 1 420px"})
+
+    return shared_layout(pn.FlexBox, picture(False), picture(True), sizing_mode="stretch_width")
 
 
 def _md(text: str, **kw) -> pn.pane.Markdown:

@@ -15,8 +15,9 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, DATASET, dag_pane, guarded, load_data, make_template, md_strong,  # noqa: E402
+from _common import (serve, DATASET, guarded, load_data, make_template, md_strong,  # noqa: E402
                      reactive, cached, widget)
+from _render import shared_dag_pane, shared_pane  # noqa: E402
 
 import bnexplore as bx  # noqa: E402
 from bnexplore.classifiers import FAN, SFAN, DiscreteClassifier, NaiveBayes  # noqa: E402
@@ -109,11 +110,12 @@ def summary_view(name, alpha, k, averaging):
     return pn.pane.Markdown(text, margin=(0, 10))
 
 
-@guarded
-def forest_view(name, alpha, k, averaging, threshold):
+def forest_picture(name, alpha, k, averaging, threshold):
+    """The MAP forest, or the BMA arcs with posterior >= ``threshold``; the class's
+    Markov blanket marked, arc width the posterior."""
     from bnexplore.viz.forests import forest_plot
 
-    clf, post = fit(name, _alpha(alpha), int(k), averaging)
+    clf, post = fit(name, alpha, k, averaging)
     if averaging == "map":
         g = clf.graph_
         title = "MAP SFAN, arc width = BMA posterior"
@@ -122,30 +124,47 @@ def forest_view(name, alpha, k, averaging, threshold):
         title = f"BMA SFAN: every arc with posterior >= {threshold:g}"
     weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges if u in post.index and v in post.columns}
     mb = clf.markov_blanket_ if averaging == "map" else bx.networks.markov_blanket(g, CLS)
-    plot = forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
+    return forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
                        rename={CLS: "class"}, title=title, width=1000, height=520, responsive=True)
-    return dag_pane(plot)
+
+
+def alpha_picture(name, k, averaging):
+    """Cross-validated accuracy against alpha, naive Bayes dashed."""
+    from bnexplore.viz.forests import alpha_accuracy_plot
+
+    df, nb = alpha_curve(name, k, averaging)
+    return alpha_accuracy_plot(df, reference={"naive Bayes": nb}, height=420, responsive=True,
+                               title=f"5-fold CV accuracy against alpha ({averaging.upper()}, k={k})")
+
+
+def roc_picture(name, alpha, k, averaging):
+    """Cross-validated ROC curves of the chosen SFAN, FAN and naive Bayes."""
+    from bnexplore.viz import roc_plot
+
+    curves, pos = roc_curves(name, alpha, k, averaging)
+    # no fixed width: the plot shares the row (a fixed width in a stretching pane warns)
+    return roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
+                    responsive=True).opts(legend_position="bottom_right")
+
+
+# The pictures are rendered once per setting for all sessions (apps/_render.py).
+@guarded
+def forest_view(name, alpha, k, averaging, threshold):
+    # the MAP forest does not depend on the threshold: one picture for all of them
+    threshold = float(threshold) if averaging == "bma" else None
+    return shared_dag_pane(forest_picture, name, _alpha(alpha), int(k), averaging, threshold)
 
 
 @guarded
 def alpha_view(name, k, averaging):
-    from bnexplore.viz.forests import alpha_accuracy_plot
-
-    df, nb = alpha_curve(name, int(k), averaging)
-    plot = alpha_accuracy_plot(df, reference={"naive Bayes": nb}, height=420, responsive=True,
-                               title=f"5-fold CV accuracy against alpha ({averaging.upper()}, k={k})")
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
+    return shared_pane(alpha_picture, name, int(k), averaging, sizing_mode="stretch_width",
+                       height=430)
 
 
 @guarded
 def roc_view(name, alpha, k, averaging):
-    from bnexplore.viz import roc_plot
-
-    curves, pos = roc_curves(name, _alpha(alpha), int(k), averaging)
-    # no fixed width: the plot shares the row (a fixed width in a stretching pane warns)
-    plot = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
-                    responsive=True).opts(legend_position="bottom_right")
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
+    return shared_pane(roc_picture, name, _alpha(alpha), int(k), averaging,
+                       sizing_mode="stretch_width", height=430)
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -13,8 +13,9 @@ import pandas as pd
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, cached, guarded, fixed_pane, make_template, md_text, reactive,  # noqa: E402
+from _common import (serve, cached, guarded, make_template, md_text, reactive,  # noqa: E402
                      table_titles, widget)
+from _render import shared_fixed_pane  # noqa: E402
 
 TITLE = "ISMB trace"
 DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
@@ -127,23 +128,33 @@ def summary_view(name, index, width, epsilon):
                                           titles=table_titles(rows)))   # names the class
 
 
-@guarded
-def trace_view(name, index, width, epsilon):
+def trace_picture(name, index, width, epsilon):
+    """ISMB's and NISMB's running estimate and model scores, side by side."""
     from bnexplore.viz.ismb import trace_pair
 
-    m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
-    plot = trace_pair(res.trace(), nis.trace(), x[m.target])
-    return fixed_pane(plot)
+    m, x, res, nis = run(name, index, width, epsilon)
+    return trace_pair(res.trace(), nis.trace(), x[m.target])
+
+
+def blankets_picture(name, index, width, epsilon, k):
+    """The ``k`` highest-scoring Markov blankets in R with their weights."""
+    from bnexplore.viz.ismb import blanket_grid
+
+    m, x, res, nis = run(name, index, width, epsilon)
+    top = res.top_models(k)
+    return blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
+
+
+# The pictures are rendered once per setting for all sessions (apps/_render.py).
+@guarded
+def trace_view(name, index, width, epsilon):
+    return shared_fixed_pane(trace_picture, name, _clamp(name, index), int(width), float(epsilon))
 
 
 @guarded
 def blankets_view(name, index, width, epsilon, k):
-    from bnexplore.viz.ismb import blanket_grid
-
-    m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
-    top = res.top_models(int(k))
-    plot = blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
-    return fixed_pane(plot)
+    return shared_fixed_pane(blankets_picture, name, _clamp(name, index), int(width),
+                             float(epsilon), int(k))
 
 
 def create_app() -> pn.template.FastListTemplate:

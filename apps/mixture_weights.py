@@ -16,6 +16,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, cached, guarded, make_template, md_strong, md_text,  # noqa: E402
                      reactive, widget)
+from _render import shared_pane  # noqa: E402
 
 TITLE = "Mixture weights"
 DESCRIPTION = ("AODE, BMA over ODEs, MAPLMD and MAPLMG on a bundled data set: the weight of "
@@ -131,27 +132,25 @@ def summary_view(name, n):
     return pn.pane.Markdown(txt, css_classes=["bnx-mix-summary"], margin=(0, 10))
 
 
-@guarded
-def weights_view(name, n):
+def weights_plot(name, n):
+    """Grouped bars: the weight each method gives every super-parent."""
     from bnexplore.viz.mixtures import weights_bars
 
     w, _, _ = fit_all(name, int(n))
-    plot = weights_bars(w, title=f"Weight of each super-parent ({int(n)} training rows)",
+    return weights_bars(w, title=f"Weight of each super-parent ({int(n)} training rows)",
                         height=420, responsive=True)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=430)
 
 
-@guarded
-def collapse_view(name, n):
+def collapse_plot(name, n):
+    """BMA's weights against the training size, the current size marked."""
     from bnexplore.viz.mixtures import bma_collapse_plot
 
-    plot = bma_collapse_plot(bma_path(name), current=int(n), height=440, responsive=True,
+    return bma_collapse_plot(bma_path(name), current=int(n), height=440, responsive=True,
                              title="BMA weight of each super-parent against the sample size")
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width", height=450)
 
 
-@guarded
-def roc_view(name, n, positive):
+def roc_picture(name, n, positive):
+    """Test-set ROC curves of the four mixtures for the class ``positive``."""
     from bnexplore.metrics import auc, roc_curve
     from bnexplore.viz import roc_plot
 
@@ -165,10 +164,25 @@ def roc_view(name, n, positive):
         score = p[:, cls.index(positive)] if positive in cls else np.zeros(len(y))
         fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
         curves[m] = (fpr, tpr, auc(y == positive, score))
-    plot = roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
+    return roc_plot(curves, title=f"ROC on the test rows, positive class {positive!r}",
                     height=460, responsive=True).opts(min_width=320, max_width=560)
-    return pn.pane.HoloViews(plot, backend="bokeh", linked_axes=False, sizing_mode="stretch_width",
-                             height=470, styles={"flex": "1 1 360px"})
+
+
+# The pictures are rendered once per setting for all sessions (apps/_render.py).
+@guarded
+def weights_view(name, n):
+    return shared_pane(weights_plot, name, int(n), sizing_mode="stretch_width", height=430)
+
+
+@guarded
+def collapse_view(name, n):
+    return shared_pane(collapse_plot, name, int(n), sizing_mode="stretch_width", height=450)
+
+
+@guarded
+def roc_view(name, n, positive):
+    return shared_pane(roc_picture, name, int(n), positive, sizing_mode="stretch_width",
+                       height=470, styles={"flex": "1 1 360px"})
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -11,8 +11,9 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, DataSource, cached, dag_pane, describe_source, guarded,  # noqa: E402
+from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded,  # noqa: E402
                      load_data, make_template, param_slider, reactive, widget)
+from _render import shared_dag_pane  # noqa: E402
 
 from bnexplore.viz import dag_plot  # noqa: E402
 
@@ -52,15 +53,20 @@ def summary_view(kind, name, n, prior, ess, max_indegree):
     return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
 
-@guarded
-def graph_view(kind, name, n, prior, ess, max_indegree):
-    res, states, _ = learn(kind, name, n, prior, _ess(prior, ess), max_indegree)
-    # highlight the class variable of a data set
+def graph_plot(kind, name, n, prior, ess, max_indegree):
+    """The learned DAG, the class variable of a data set highlighted."""
+    res, states, _ = learn(kind, name, n, prior, ess, max_indegree)
     target = None if kind == NETWORK else load_data(kind, name, n).attrs.get("target")
-    plot = dag_plot(res.dag, states=states, highlight=[target] if target in res.dag else None,
+    return dag_plot(res.dag, states=states, highlight=[target] if target in res.dag else None,
                     class_node=target, title=f"GTT structure, max in-degree {max_indegree}",
                     width=1000, height=520, responsive=True)
-    return dag_pane(plot)
+
+
+# The DAG is laid out and rendered once per setting for all sessions (apps/_render.py):
+# a class moving to the same setting costs one layout and one render, not one each.
+@guarded
+def graph_view(kind, name, n, prior, ess, max_indegree):
+    return shared_dag_pane(graph_plot, kind, name, n, prior, _ess(prior, ess), max_indegree)
 
 
 @guarded

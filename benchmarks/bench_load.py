@@ -1,9 +1,9 @@
 """Load benchmark: many browser sessions against one loopback ``panel serve apps/``.
 
-For each app measured (Order averaging and Learn a structure by default), ``--sessions``
-headless Chromium contexts (separate users) open the app at once, then every session
-moves a slider at the same moment, several rounds, and waits for its own view to show
-the new setting. Reported per app:
+For each app measured (Order averaging and Learn a structure by default; ``--apps all``
+for every app), ``--sessions`` headless Chromium contexts (separate users) open the app
+at once, then every session moves a slider at the same moment, several rounds, and
+waits for its own view to show the new setting. Reported per app:
 
 * time to open all sessions (every view filled in);
 * update latency (key press -> the view shows the new setting), median and 95th
@@ -26,10 +26,19 @@ Not a test: timing depends on the machine. Targets on the project's 2-core machi
 all sessions open within 60 s, a cached setting under 1 s median, and no session
 waiting behind another session's long computation.
 
+What each app moves (:data:`SPECS`): Order averaging n, Learn a structure the max
+in-degree, Averaging over orders k, Mixture weights the training size, Forests k,
+Clustering hierarchy the cluster size, ISMB trace the number of blankets drawn (no
+computation: only pictures). The sessions cycle over five data sets (networks for
+Clustering, test instances for ISMB), so a setting is shared by every fifth session.
+A view "shows" a setting when its summary text or a picture title carries it and no
+view of the page is computing any more (see :func:`_slider_spec`); the Python client
+reads this from the session's document, a browser from its address and its panes.
+
 Only 127.0.0.1 is used; every wait has a deadline and the rounds are counted.
 
 Run: python benchmarks/bench_load.py [--client python] [--sessions 30] [--rounds 4]
-     [--apps order_averaging structure]
+     [--apps order_averaging structure | --apps all]
 """
 from __future__ import annotations
 
@@ -209,20 +218,118 @@ def structure_spec() -> AppSpec:
         return ""
 
     def doc_score(doc, i: int, k: int) -> bool:
-        return doc_text(doc) == score(i, k)
+        # the score can be the same for both in-degrees (a small data set): the DAG's
+        # view must be done too
+        return doc_text(doc) == score(i, k) and _doc_settled(doc)
 
     return AppSpec(
         name="structure",
         query=lambda i: f"data_set={ST_DATA[i % len(ST_DATA)]}&max_in_degree=3",
         handle=0,
-        ready=lambda pg, i: text(pg) == score(i, 3),
-        shows=lambda pg, i, v: text(pg) == score(i, v),
+        ready=lambda pg, i: text(pg) == score(i, 3) and _page_settled(pg),
+        shows=lambda pg, i, v: text(pg) == score(i, v) and _page_settled(pg),
         values=(3, 2), slider="Max in-degree",
         doc_ready=lambda doc, i: doc_score(doc, i, 3),
         doc_shows=lambda doc, i, v: doc_score(doc, i, v))
 
 
-SPECS = {"order_averaging": order_averaging_spec, "structure": structure_spec}
+def _doc_settled(doc) -> bool:
+    """No view of the page is computing: Panel marks a computing view's pane (class
+    ``bnx-view``) with the class ``pn-loading`` from the widget change to its result."""
+    views = [getattr(m, "css_classes", None) or [] for m in list(doc.models)]
+    views = [c for c in views if "bnx-view" in c]
+    return bool(views) and not any("pn-loading" in c for c in views)
+
+
+def _page_settled(pg) -> bool:
+    # CSS locators pierce the shadow roots Panel renders into
+    return (pg.locator(".bnx-view").count() > 0
+            and pg.locator(".bnx-view.pn-loading").count() == 0)
+
+
+def _slider_spec(name: str, query: Callable[[int], str], slider: str, url_key: str,
+                 values: tuple[int, int], handle: int,
+                 doc_at: Callable[[object, int, int], bool]) -> AppSpec:
+    """An app driven by one slider between ``values``; the sessions open at ``values[0]``.
+
+    A document shows value ``v`` when ``doc_at(doc, session, v)`` (a summary text or a
+    picture title carrying the setting) and no view is computing any more (the change
+    marks every view that depends on it as computing before any result is sent). A
+    browser page shows ``v`` when its address carries it (the page syncs every sidebar
+    widget to the URL when the server takes the change) and no view is computing.
+    """
+    def page_at(pg, v: int) -> bool:
+        return f"{url_key}={v}" in pg.url and _page_settled(pg)
+
+    return AppSpec(
+        name=name, query=lambda i: f"{query(i)}&{url_key}={values[0]}", handle=handle,
+        ready=lambda pg, i: page_at(pg, values[0]), shows=lambda pg, i, v: page_at(pg, v),
+        values=values, slider=slider,
+        doc_ready=lambda doc, i: doc_at(doc, i, values[0]) and _doc_settled(doc),
+        doc_shows=lambda doc, i, v: doc_at(doc, i, v) and _doc_settled(doc))
+
+
+AO_DATA = ["vote", "breast-cancer", "diabetes", "labor", "iris"]   # <= 18 columns: exact
+
+
+def all_orders_spec() -> AppSpec:
+    # k moves the exact dynamic programme over all orders and three heat maps
+    return _slider_spec(
+        "all_orders", lambda i: f"source=Data+set&data_set={AO_DATA[i % len(AO_DATA)]}",
+        "k (max parents)", "k_max_parents", (2, 3), handle=0,
+        doc_at=lambda doc, i, v: _doc_has_text(doc, rf"variables, k = {v}\b"))
+
+
+MW_DATA = ["vote", "breast-cancer", "iris", "diabetes", "credit-g"]   # >= 61 training rows
+
+
+def mixture_weights_spec() -> AppSpec:
+    # the training size refits the four mixtures; weights, collapse and ROC pictures
+    return _slider_spec(
+        "mixture_weights", lambda i: f"data_set={MW_DATA[i % len(MW_DATA)]}",
+        "Training size", "training_size", (60, 61), handle=0,
+        doc_at=lambda doc, i, v: _doc_has_text(doc, rf"\b{v} training rows"))
+
+
+FO_DATA = ["vote", "breast-cancer", "iris", "diabetes", "credit-g"]
+FO_K = "k (class parents per feature; 0 drops the class)"
+
+
+def forests_spec() -> AppSpec:
+    # k refits SFAN, its forest (a DAG layout), the CV accuracy curve and ROC curves
+    return _slider_spec(
+        "forests", lambda i: f"data_set={FO_DATA[i % len(FO_DATA)]}",
+        FO_K, "k_class_parents_per_feature_0_drops_the_class", (1, 0), handle=1,
+        doc_at=lambda doc, i, v: _doc_has_text(doc, rf"alpha = 2\.0, k = {v}, MAP"))
+
+
+CL_NETS = ["asia", "child", "insurance", "alarm", "asia"]
+
+
+def clustering_spec() -> AppSpec:
+    # the cluster size reruns the incremental search: dendrogram, sub-space DAG, q traces
+    return _slider_spec(
+        "clustering", lambda i: (f"source=Network+sample&network={CL_NETS[i % len(CL_NETS)]}"
+                                 "&sample_size=1000"),
+        "Cluster size", "cluster_size", (4, 3), handle=1,
+        # the dendrogram's title (a Bokeh Title model) names the cluster size
+        doc_at=lambda doc, i, v: _doc_has_text(doc, rf"for cluster size {v}$"))
+
+
+def ismb_trace_spec() -> AppSpec:
+    # the number of blankets drawn: no computation, a grid of DAG layouts to draw
+    def blankets(doc, i: int, v: int) -> bool:
+        # each blanket's title (a Bokeh Title model) starts with its rank
+        return sum(bool(re.match(r"#\d+ ", t)) for t in _doc_texts(doc)) == v
+
+    return _slider_spec(
+        "ismb_trace", lambda i: f"test_instance={i % 5}", "Blankets to draw",
+        "blankets_to_draw", (3, 4), handle=3, doc_at=blankets)
+
+
+SPECS = {"order_averaging": order_averaging_spec, "structure": structure_spec,
+         "all_orders": all_orders_spec, "mixture_weights": mixture_weights_spec,
+         "forests": forests_spec, "clustering": clustering_spec, "ismb_trace": ismb_trace_spec}
 
 
 # ------------------------------------------------------------------ measuring
@@ -340,7 +447,6 @@ def run_app(browser, server: Server, spec: AppSpec, n_sessions: int, rounds: int
             (cached if value in seen else first).extend(lat)
             _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
                       f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
-            _report_timeouts(sessions, lat)
             seen.add(value)
         res["first_median_s"], res["first_p95_s"] = _pct(first, 0.5), _pct(first, 0.95)
         res["cached_median_s"], res["cached_p95_s"] = _pct(cached, 0.5), _pct(cached, 0.95)
@@ -538,7 +644,14 @@ def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:
         texts = [t[:120] for t in _doc_texts(s.doc)] if s.doc is not None else []
         shown = [t for t in texts if re.search(
             r"k = \d|Summary network|bnx-score|Error|Computing|Preparing", t)]
-        _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}"
+        # picture titles, and how many views still compute (a change not answered)
+        titles = [m.text[:60] for m in list(s.doc.models) if type(m).__name__ == "Title"
+                  and m.text] if s.doc is not None else []
+        computing = sum("pn-loading" in c for c in (
+            getattr(m, "css_classes", None) or [] for m in list(s.doc.models))
+            if "bnx-view" in c) if s.doc is not None else 0
+        _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}; "
+                  f"titles {titles}; views computing {computing}"
                   f"{'; ' + s.diagnosis if s.diagnosis else ''}")
 
 
@@ -581,6 +694,7 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
                 t0.append(time.monotonic())
             lat = _wait_docs(sessions, lambda doc, i: spec.doc_shows(doc, i, value), t0,
                              ROUND_DEADLINE, poll)
+            _report_timeouts(sessions, lat)
             (cached if value in seen else first).extend(lat)
             _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
                       f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
@@ -638,12 +752,26 @@ def main(argv=None) -> int:
                     help="real browser pages, or Bokeh's Python client (measures the server)")
     ap.add_argument("--sessions", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=4, help="slider moves per session (>= 2)")
-    ap.add_argument("--apps", nargs="+", default=list(SPECS), choices=list(SPECS))
+    ap.add_argument("--apps", nargs="+", default=["order_averaging", "structure"],
+                    choices=[*SPECS, "all"], help="apps to measure ('all': every app)")
     ap.add_argument("--interval", type=float, default=1.0,
                     help="seconds between two sessions' moves in the steady phase")
     ap.add_argument("--settle", type=float, default=45.0,
                     help="seconds to wait after closing the sessions before 'after' memory")
+    ap.add_argument("--server-per-app", action="store_true",
+                    help="a fresh server (and table) per app: an app's figures do not depend "
+                         "on the apps measured before it")
     args = ap.parse_args(argv)
+    if "all" in args.apps:
+        args.apps = list(SPECS)
+    if args.server_per_app and len(args.apps) > 1:
+        return max(run(argparse.Namespace(**{**vars(args), "apps": [name]}))
+                   for name in args.apps)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure ``args.apps`` in one server; print the table; 1 if a wait timed out."""
     rows = []
     with Server() as server:
         if args.client == "python":

@@ -16,7 +16,7 @@ def test_views_build_without_a_browser():
     text = app.summary_view(*ARGS, app.AUTO, 4_000).object
     assert "exact over all 8! orders" in text and "k = 2" in text and "fixed" in text
     row = app.heatmaps_view(*ARGS, app.AUTO, 4_000)
-    assert [type(p[0]).__name__ for p in row] == ["HoloViews"] * 3  # each in a scroll panel
+    assert [type(p[0]).__name__ for p in row] == ["Bokeh"] * 3  # each in a scroll panel
     note = app.chains_view(*ARGS, app.AUTO, 4_000)
     assert "Order MCMC" in note.object
     text = app.summary_view(*ARGS, app.MCMC, 4_000).object

@@ -12,11 +12,11 @@ def test_views_build_without_a_browser():
     import forests as app
 
     assert "Markov blanket" in app.summary_view("iris", 2.0, 1, "map").object
-    assert type(app.forest_view("iris", "\u221e", 1, "bma", 0.3)[0]).__name__ == "HoloViews"
+    assert type(app.forest_view("iris", "\u221e", 1, "bma", 0.3)[0]).__name__ == "Bokeh"
     from browser_checks import assert_boxes_apart
 
-    assert_boxes_apart(app.forest_view("vote", 2.0, 1, "map", 0.3)[0].object)  # long names
-    assert type(app.alpha_view("iris", 1, "map")).__name__ == "HoloViews"
+    assert_boxes_apart(app.forest_picture("vote", 2.0, 1, "map", None))  # long names
+    assert type(app.alpha_view("iris", 1, "map")).__name__ == "Bokeh"
 
 
 @pytest.mark.browser

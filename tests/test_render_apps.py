@@ -1,0 +1,138 @@
+"""Every app's heavy pictures are built and rendered once per setting for all sessions.
+
+Bokeh runs an app file as a new module for each session; here each "session" is such
+a fresh module, and the view functions are called as the page's worker threads call
+them. Two sessions asking for the same setting must cost one build and render of each
+picture (``apps/_render.py``) and get Bokeh models of their own.
+"""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+
+import pytest
+
+from conftest import REPO
+
+_SESSIONS = itertools.count(1)
+
+
+@pytest.fixture()
+def renders(common, monkeypatch):
+    """The list of pictures rendered so far (their titles), counting every render."""
+    import _render
+
+    done: list[str] = []
+    original = _render.render
+
+    def counting(plot, *args, **kwargs):
+        picture = original(plot, *args, **kwargs)
+        done.append(picture.model_json)
+        return picture
+
+    monkeypatch.setattr(_render, "render", counting)
+    return done
+
+
+def _session(app: str):
+    """The app file run as a new module, as Bokeh does for each session."""
+    spec = importlib.util.spec_from_file_location(f"bnx_session_{app}_{next(_SESSIONS)}",
+                                                  REPO / "apps" / f"{app}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bokeh_models(obj) -> list:
+    """The Bokeh models of every picture pane in ``obj`` (a pane or a layout of panes)."""
+    import panel as pn
+
+    if isinstance(obj, pn.pane.Bokeh):
+        return [obj.object]
+    assert not isinstance(obj, (pn.pane.Alert, pn.pane.HoloViews)), obj
+    return [m for o in getattr(obj, "objects", []) for m in _bokeh_models(o)]
+
+
+# app, view function, its arguments (a setting no other test asks for), pictures it shows
+VIEWS = [
+    ("structure", "graph_view", ("Data set", "weather.nominal", 0, "BDeu", 2.5, 2), 1),
+    # the averaging kernels take long to load in a fresh process: slow
+    pytest.param("all_orders", "heatmaps_view", ("Network sample", "vote", "asia", 300, 2,
+                                                 "Exact (all orders)", 2_000), 3,
+                 marks=pytest.mark.slow),
+    pytest.param("all_orders", "chains_view", ("Network sample", "vote", "asia", 300, 1,
+                                               "Order MCMC", 2_000), 2, marks=pytest.mark.slow),
+    ("mixture_weights", "weights_view", ("iris", 31), 1),
+    ("mixture_weights", "collapse_view", ("iris", 31), 1),
+    ("mixture_weights", "roc_view", ("iris", 31, "Iris-setosa"), 1),
+    ("forests", "forest_view", ("iris", 1.5, 1, "bma", 0.45), 1),
+    ("forests", "alpha_view", ("iris", 1, "bma"), 1),
+    ("forests", "roc_view", ("iris", 1.5, 1, "bma"), 1),
+    ("clustering", "dendrogram_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 1),
+    ("clustering", "subspace_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0, 2), 1),
+    ("clustering", "timeline_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 2),
+    ("ismb_trace", "trace_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01), 1),
+    ("ismb_trace", "blankets_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01, 2), 1),
+]
+
+
+@pytest.mark.parametrize("app, view, args, n_pictures", VIEWS,
+                         ids=[".".join(getattr(case, "values", case)[:2]) for case in VIEWS])
+def test_two_sessions_asking_one_setting_cost_one_render_of_each_picture(
+        renders, app, view, args, n_pictures):
+    first, second = _session(app), _session(app)
+    a = getattr(first, view)(*args)
+    assert len(renders) == n_pictures          # built and rendered: the setting was new
+    b = getattr(second, view)(*args)
+    assert len(renders) == n_pictures          # the other session got the same pictures
+    models_a, models_b = _bokeh_models(a), _bokeh_models(b)
+    assert len(models_a) == len(models_b) == n_pictures
+    # each session shows models of its own (a Bokeh model belongs to one document)
+    ids_a = {m.id for p in models_a for m in p.references()}
+    ids_b = {m.id for p in models_b for m in p.references()}
+    assert ids_a and not ids_a & ids_b
+
+
+def test_a_new_setting_is_rendered_again(renders):
+    # the key is the whole setting: another in-degree is another picture
+    first, second = _session("structure"), _session("structure")
+    first.graph_view("Data set", "contact-lenses", 0, "K2", 1.0, 1)
+    second.graph_view("Data set", "contact-lenses", 0, "K2", 1.0, 2)
+    assert len(renders) == 2
+    assert "max in-degree 1" in renders[0] and "max in-degree 2" in renders[1]
+
+
+def test_forests_map_picture_is_shared_across_thresholds(renders):
+    # the MAP forest does not depend on the BMA threshold: moving it costs no render
+    first, second = _session("forests"), _session("forests")
+    first.forest_view("iris", 2.5, 1, "map", 0.3)
+    second.forest_view("iris", 2.5, 1, "map", 0.6)
+    assert len(renders) == 1
+
+
+def test_the_player_steps_update_the_shown_sub_space_in_place(renders, common):
+    # Clustering's player: the caption and the DAG of the next sub-space go into the
+    # shown layout (the browser gets the changed values), and only the new picture renders
+    args = ("Network sample", "asia", 300, True, 2, "hierarchy", 0)
+    app = _session("clustering")
+    shown = app.subspace_view(*args, 1)
+    caption, column = shown.objects
+    model = column[0].object
+    token = common.SHOWN_VIEW.set(shown)
+    try:
+        update = app.subspace_view(*args, 2)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    assert type(update).__name__ == "LayoutInPlace"
+    update.apply_in_place()
+    assert shown.objects == [caption, column] and column[0].object is model
+    assert "Sub-space 2 of" in caption.object
+    titles = [m.text for m in model.references() if isinstance(getattr(m, "text", None), str)]
+    assert any(t.startswith("Sub-space 2 of") for t in titles)
+    # a view that shows something else (an error box) gets a fresh layout
+    token = common.SHOWN_VIEW.set(common.error_box(ValueError("x")))
+    try:
+        fresh = app.subspace_view(*args, 2)
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    assert type(fresh).__name__ == "Column" and fresh[1][0].object is not model
