@@ -50,6 +50,7 @@ DIFFS_KEPT = 8
 # one render at a time (all of it holds the interpreter lock anyway)
 _RENDER_LOCK = threading.Lock()
 _COPIES = itertools.count(1)
+_RENDERER: list = []      # the HoloViews renderer of every picture (made under the lock)
 # a reference to a model in Bokeh's serialised document: {"id":"p1234"} or the
 # object's own "id" field; column names and values are never serialised this way
 _MODEL_ID = re.compile(r'"id":"([^"]+)"')
@@ -107,9 +108,20 @@ def render(plot: Any, least_width: int | None = None, height: int | None = None
     # model as a root: adding or removing a root fires Bokeh's change callbacks under
     # patch_curdoc, a process-wide stack that the event loop's thread uses too.
     with _RENDER_LOCK:
-        model = hv.renderer("bokeh").get_plot(plot, doc=Document()).state
+        model = _server_renderer(hv).get_plot(plot, doc=Document()).state
     rep = Serializer(deferred=False).encode(model)
     return RenderedPicture(json.dumps(rep, separators=(",", ":")), least_width, height)
+
+
+def _server_renderer(hv: Any) -> Any:
+    # A renderer in "server" mode takes the document it is given. In the default mode
+    # HoloViews leaves the plot without one and then falls back to Bokeh's curdoc():
+    # in a server thread that is whichever session the event loop is serving (a
+    # process-wide stack), whose every model then got the theme applied - events in
+    # another session's document, off its lock ("_pending_writes should be non-None").
+    if not _RENDERER:
+        _RENDERER.append(hv.renderer("bokeh").instance(mode="server"))
+    return _RENDERER[0]
 
 
 def bokeh_copy(picture: RenderedPicture) -> Any:
@@ -277,9 +289,16 @@ def rendered(make_plot: Callable[..., Any], *args: Hashable,
         ``plot -> (least width, height)`` kept with the picture for its pane.
     """
     def build() -> RenderedPicture:
-        plot = make_plot(*args)
-        width, height = sizes(plot) if sizes is not None else (None, None)
-        return render(plot, width, height)
+        from bokeh.document import Document
+        from panel.io.state import set_curdoc
+
+        # built for every session: nothing in it may reach the asking session's
+        # document (changed off its lock, it would fail with "_pending_writes should be
+        # non-None" and the failure would be cached for all)
+        with set_curdoc(Document()):
+            plot = make_plot(*args)
+            width, height = sizes(plot) if sizes is not None else (None, None)
+            return render(plot, width, height)
 
     # Bokeh runs an app file as a new module per session: the key names the function
     # by file and name, never by the (per-session) function object

@@ -83,6 +83,29 @@ def test_a_transient_failure_is_retried(common):
     assert calls == [1, 1]
 
 
+def test_an_import_deadlock_is_retried_not_cached(common):
+    # two threads' first imports of one module can meet Python's deadlock detector;
+    # cached, that error was shown for good in every session of the setting
+    import importlib._bootstrap as bootstrap
+
+    calls = []
+
+    @common.cached(maxsize=8)
+    def importing(x):
+        calls.append(x)
+        if len(calls) == 1:
+            raise bootstrap._DeadlockError("deadlock detected by _ModuleLock('m')")
+        return x * 2
+
+    with pytest.raises(bootstrap._DeadlockError):
+        importing(3)
+    assert importing(3) == 6 and calls == [3, 3]
+    # and a view passes it on (its worker then tries again) instead of an error box
+    view = common.guarded(lambda: (_ for _ in ()).throw(bootstrap._DeadlockError("d")))
+    with pytest.raises(bootstrap._DeadlockError):
+        view()
+
+
 def _hammer(func, n_threads, arg):
     """Call ``func(arg)`` from ``n_threads`` threads at once; outcomes in call order."""
     start = threading.Barrier(n_threads)

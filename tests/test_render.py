@@ -94,6 +94,27 @@ def test_rendering_leaves_the_calling_sessions_document_alone(render):
     assert "scale 3.0" in pic.model_json and type(pane[0]).__name__ == "Bokeh"
 
 
+def test_rendering_never_falls_back_to_the_process_wide_curdoc(render):
+    # In its default mode HoloViews gives a plot without a document Bokeh's curdoc():
+    # in a server thread, whichever session the event loop serves at that moment. That
+    # session's document then took the renderer's theme off its lock ("_pending_writes
+    # should be non-None", cached for every session of the setting).
+    import holoviews as hv
+    from bokeh.document import Document
+    from bokeh.io.doc import patch_curdoc
+    from bokeh.models import Div
+
+    served = Document()
+    served.add_root(Div(text="another session"))
+    theme = served.theme
+    events = []
+    served.on_change(events.append)
+    assert hv.renderer("bokeh").mode == "default"
+    with patch_curdoc(served):
+        pic = render.rendered(lambda: _heatmap(7.0))
+    assert served.theme is theme and events == [] and "scale 7.0" in pic.model_json
+
+
 def test_worker_threads_never_patch_curdoc(render, common, monkeypatch):
     # bokeh.io.doc.patch_curdoc keeps one stack for the whole process: a worker thread
     # pushing a document of its own there while the event loop's thread runs a

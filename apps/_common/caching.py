@@ -59,7 +59,10 @@ def _strip_tracebacks(exc: BaseException) -> None:
 
 
 def _is_transient(exc: BaseException) -> bool:
-    return isinstance(exc, TRANSIENT_ERRORS) or bool(getattr(exc, "transient", False))
+    # Python's import-deadlock detector fires when two threads first import the same
+    # modules (a lazily imported plotting stack): the next try imports fine
+    return (isinstance(exc, TRANSIENT_ERRORS) or bool(getattr(exc, "transient", False))
+            or type(exc).__name__ == "_DeadlockError")
 
 
 def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
@@ -172,7 +175,7 @@ class SharedLRU:
                 self._finish(key, fut, error=exc)
                 raise
             # the traceback goes to the server's log once; the cache keeps the exception
-            _LOG.info("cached failure of %r: %s", key, exc, exc_info=exc)
+            _LOG.warning("cached failure of %r: %s", key, exc, exc_info=exc)
             failure = _Failure(exc)
             self._finish(key, fut, value=failure, store=True)
             failure.reraise()

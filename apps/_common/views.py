@@ -89,11 +89,35 @@ def on_document(doc: Any, func: Callable[..., Any], *args: Any) -> bool:
         with set_curdoc(doc):
             func(*args)
 
-    try:
-        doc.add_next_tick_callback(run)
-    except Exception:  # noqa: BLE001 - the session was destroyed meanwhile
-        return False
+    def add() -> None:
+        try:
+            doc.add_next_tick_callback(run)
+        except Exception:  # noqa: BLE001 - the session was destroyed meanwhile
+            pass
+
+    # Bokeh's callback bookkeeping (sets, held events) is not made for other threads:
+    # 30 sessions' worker threads adding callbacks while the loop ran others lost a
+    # result now and then, and that view kept its spinner for good. Tornado's
+    # add_callback is thread-safe: the callback is added on the loop's own thread.
+    loop = _session_loop(doc)
+    if loop is None:
+        try:
+            doc.add_next_tick_callback(run)
+        except Exception:  # noqa: BLE001 - the session was destroyed meanwhile
+            return False
+        return True
+    if getattr(doc, "session_context", None) is None:
+        return False                     # destroyed (Bokeh drops the context)
+    loop.add_callback(add)
     return True
+
+
+def _session_loop(doc: Any) -> Any:
+    """The IO loop of the server that serves ``doc``, or None outside a server."""
+    try:
+        return doc.session_context.server_context.application_context.io_loop
+    except AttributeError:
+        return None
 
 
 #: a view's placeholder while its result is computed.
@@ -491,7 +515,7 @@ def error_box(exc: BaseException) -> pn.pane.Alert:
     user typed or uploaded (a column name, a ``?app=`` value).
     """
     # the page gets the message, the server's log the traceback
-    _LOG.info("a view shows %s: %s", type(exc).__name__, exc, exc_info=exc)
+    _LOG.warning("a view shows %s: %s", type(exc).__name__, exc, exc_info=exc)
     return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}", alert_type="danger")
 
 
@@ -529,6 +553,8 @@ def guarded(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - shown in the page
+            if type(exc).__name__ == "_DeadlockError":
+                raise              # two threads' first imports: the view tries again
             return error_box(exc)
     return wrapper
 
