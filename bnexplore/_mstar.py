@@ -572,10 +572,11 @@ def eq15_star_cpts(codes, bits, arities, cand_flat, cand_off, log_weight, set_of
 @numba.njit(cache=True, nogil=True)
 def eq15_star_cpts_of(rows, sets, stars, max_parents, bdeu, ess, bitset_cap, batches, cpts):
     """Every node's M* CPT into ``cpts`` (:class:`CPTCells`; ``stars`` the parents,
-    ``sets`` the parent-set lists); the node ``batches`` (one per thread, balanced by
-    cells) each with its row of scratch.  ``cpts.done[v]`` is set once node v's CPT is
-    written (a failed allocation leaves it unset)."""
-    for b in numba.prange(batches.off.shape[0] - 1):
+    ``sets`` the parent-set lists); the node ``batches`` each with its row of scratch
+    (:func:`~bnexplore._mstar_plan.star_cpts` launches one batch per Python thread,
+    balanced by cells).  ``cpts.done[v]`` is set once node v's CPT is written (a failed
+    allocation leaves it unset)."""
+    for b in range(batches.off.shape[0] - 1):
         for i in range(batches.off[b], batches.off[b + 1]):
             v = batches.nodes[i]
             eq15_star_cpt(rows, sets, v, stars.members[v, :stars.length[v]], max_parents, bdeu, ess, bitset_cap,

@@ -34,16 +34,19 @@ max_parents ``k``, the largest parent set of the averaging
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ._mstar import eq15_star_cpts, mstar_work, psi_scratch
 from ._mstar_counts import bitset_capacity
 from ._order_posterior import count_parent_sets
-from ._parallel import PARALLEL_LOCK
+from ._threads import n_parts, run_parts
 from .data.core import MemoryBudgetError, check_table_size
 
 __all__ = ["check_dense", "dense_nodes", "star_cpts"]
+
+#: cells and star subsets of all CPTs from which the nodes are split over the calling
+#: thread's numba threads (below it a thread hand-off costs more than it saves)
+SPLIT_WORK = 50_000
 
 #: the most parents a node of M* may have (configuration keys are 64-bit)
 MAX_STAR = 62
@@ -123,7 +126,7 @@ def star_cpts(names: list[str], rows: tuple, parent_set_lists: tuple, star_arr: 
     _refuse_wide(names, lens)
     cost = [cells[v] + count_parent_sets(lens[v], max_parents) for v in range(p)]  # cells, star subsets
     work = max((cells[v] // ar[v] * (ar[v] - 1) for v in range(p)), default=1)  # Psi of Eq. 15
-    n_bins = max(1, min(numba.get_num_threads(), p)) if sum(cost) > 50_000 else 1  # small: one thread
+    n_bins = n_parts(sum(cost), SPLIT_WORK, most=p)  # small: one thread
     n_bins = max(1, min(n_bins, budget // max(work, 1)))  # one Psi per thread, within the budget
     bins: list[list[int]] = [[] for _ in range(n_bins)]
     load = [0] * n_bins
@@ -134,15 +137,21 @@ def star_cpts(names: list[str], rows: tuple, parent_set_lists: tuple, star_arr: 
     cpt_off = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
     out = np.empty(int(cpt_off[-1]))
     done = np.zeros(p, dtype=np.bool_)
-    with PARALLEL_LOCK:
-        try:
-            batch_nodes = np.array([v for b in bins for v in b], dtype=np.int64)  # one batch per thread
-            batch_off = np.concatenate([[0], np.cumsum([len(b) for b in bins])]).astype(np.int64)
-            eq15_star_cpts(codes, bits, arities, *parent_set_lists, star_arr, star_len, max_parents, bdeu, ess,
-                           bitset_capacity(codes.shape[1]), batch_nodes, batch_off, psi_scratch(n_bins, work),
-                           out, cpt_off, done)
-        except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
-            raise MemoryError(_ALLOC_FAILED.format(missing=int(p - done.sum()))) from exc
+    scratch = psi_scratch(n_bins, work)  # one Psi table per batch
+    cap = bitset_capacity(codes.shape[1])
+    one_batch = np.array([0, 0], dtype=np.int64)
+
+    def batch(b: int) -> None:  # the nodes of bin b, in a thread of their own (bnexplore._threads)
+        nodes = np.array(bins[b], dtype=np.int64)
+        off = one_batch.copy()
+        off[1] = nodes.size
+        eq15_star_cpts(codes, bits, arities, *parent_set_lists, star_arr, star_len, max_parents, bdeu, ess, cap,
+                       nodes, off, scratch[b:b + 1], out, cpt_off, done)
+
+    try:
+        run_parts(batch, n_bins)
+    except (MemoryError, SystemError) as exc:  # an allocation failed inside the kernel
+        raise MemoryError(_ALLOC_FAILED.format(missing=int(p - done.sum()))) from exc
     if not done.all():  # never return a CPT that was not written
         raise MemoryError(_ALLOC_FAILED.format(missing=int(p - done.sum())))
     return [out[cpt_off[v]:cpt_off[v + 1]].reshape(cells[v] // ar[v], ar[v]) for v in range(p)]

@@ -16,8 +16,9 @@ empty set).  The rows of each configuration of ``u0`` (and then of each pair
 ``{u0, u1}``) are packed into short bitsets with BMI2 ``pext`` (:mod:`bnexplore._bits`),
 child-value rows included, and the sets that extend them are counted inside the packed
 rows only (:mod:`bnexplore._order_walks`): the cost of a set falls with the rows of its
-configurations, not the rows of the data.  Items are handed to the threads one at a time
-through an atomic counter, largest first.
+configurations, not the rows of the data.  Items are handed to the workers one at a time
+through an atomic counter, largest first; a worker is one launch of the serial kernel
+from a Python thread (:mod:`bnexplore._threads`).
 
 Set list.  The sets ``P + T`` of an item (``P`` its first one or two members, ``T`` at
 most ``max_extra`` later members) are listed in lexicographic depth-first preorder
@@ -72,7 +73,7 @@ from scipy.special import gammaln
 from ._bits import _compress, _fetch_add, _popcount
 from ._order_walks import (BinaryLists, ConfigCounts, OrderTables, PackedRows, PairConfigs, Placement, SetList,
                            WalkStacks, _binary_subtree, _binary_whole, _config_subtree, _ones, _score_block)
-from ._parallel import PARALLEL_LOCK
+from ._threads import n_parts, run_parts
 from .data.core import DiscreteData, MemoryBudgetError, get_table_budget
 
 __all__ = ["order_family_scores"]
@@ -271,7 +272,10 @@ def _order_family_scores(tables, max_parents, max_sets, bdeu, ess, logfact, bits
     each node in ``vorder``, from ``rowstart``); ``bits[u, x]`` of column u's state x.
     ``done[0]`` counts the work items finished: a worker whose arrays cannot be
     allocated takes no item, so the caller checks ``done[0] == items.size`` (an item
-    left undone would leave its places of ``out`` unwritten).
+    left undone would leave its places of ``out`` unwritten); ``done[1]`` is the next
+    item to hand out, shared by every launch of the kernel on the same arrays (the
+    launches of :func:`order_family_scores`'s Python threads, see
+    :mod:`bnexplore._threads`).
     """
     arities, level, vorder, rowstart = tables.arities, tables.level, tables.vorder, tables.rowstart
     nodepos, node_i0, items = tables.nodepos, tables.node_i0, tables.items
@@ -286,8 +290,7 @@ def _order_family_scores(tables, max_parents, max_sets, bdeu, ess, logfact, bits
     for v in range(p):
         if arities[v] != 2:
             binary_k2 = False
-    nxt = np.zeros(1, dtype=np.int64)  # items handed out one at a time: threads stay busy
-    for _worker in numba.prange(min(n_workers, n_items)):
+    for _worker in range(min(n_workers, n_items)):
         blk = np.zeros((D, W + mr), dtype=np.uint64)  # u0's configurations, packed one after another
         boff = np.zeros(mr + 1, dtype=np.int64)
         bm = np.zeros(mr, dtype=np.int64)
@@ -345,7 +348,7 @@ def _order_family_scores(tables, max_parents, max_sets, bdeu, ess, logfact, bits
         taken = -1  # the items this worker has taken (each is finished when it comes back here)
         while True:
             taken += 1
-            ii = _fetch_add(nxt, 0, 1)
+            ii = _fetch_add(done, 1, 1)  # items handed out one at a time: threads stay busy
             if ii >= n_items:
                 break
             u0 = items[ii]
@@ -595,17 +598,24 @@ def order_family_scores(data: DiscreteData, level: np.ndarray, k: int, bdeu: boo
     rbits = np.ascontiguousarray(bits[index.row_node, index.row_state])  # child-value rows: states but the last
     logfact = _logfact(n + mr + 1)
     out = np.empty(int(index.out_off[-1]))  # every place is written
-    done = np.zeros(1, dtype=np.int64)
-    with PARALLEL_LOCK:  # one worker per thread (the default split); they share items through a counter
-        try:
-            _order_family_scores(index.tables, index.max_parents, index.max_sets, bdeu, float(ess), logfact, bits,
-                                 rbits, n, n_threads, done, out)
-        except (MemoryError, SystemError) as exc:  # an allocation failed inside the parallel region
-            raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size)) from exc
+    done = np.zeros(2, dtype=np.int64)  # items finished, next item to hand out
+
+    def worker(_part: int) -> None:  # one worker per thread; they share items through done[1]
+        _order_family_scores(index.tables, index.max_parents, index.max_sets, bdeu, float(ess), logfact, bits,
+                             rbits, n, 1, done, out)
+
+    try:
+        run_parts(worker, n_parts(n_out * W, SPLIT_WORK, most=items.size))
+    except (MemoryError, SystemError) as exc:  # an allocation failed inside the kernel
+        raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size)) from exc
     if done[0] != items.size:  # a worker could not allocate its arrays: never return unwritten scores
         raise MemoryError(_KERNEL_ALLOC_FAILED.format(k=k, got=int(done[0]), n=items.size))
     return out, index.out_off
 
+
+#: families x row words from which the scoring is split over the calling thread's numba
+#: threads (below it a thread hand-off costs more than it saves)
+SPLIT_WORK = 15_000
 
 _KERNEL_ALLOC_FAILED = (
     "scoring every family (k={k}) could not allocate its per-thread working memory ({got} of {n} "

@@ -34,8 +34,9 @@ THREADSAFE_LAYERS = frozenset({"omp", "tbb"})
 #: averaging over all orders (``_order_dp``: exact DP, order-MCMC chains) is; every other
 #: kernel is serial (on the small machines the apps serve from, a parallel kernel
 #: compiled three to five times slower, a fresh install's first start, and gained
-#: nothing in the apps' views, which run one numba thread each). Serial kernels release
-#: the GIL and run side by side in several threads on any layer: were there no parallel
+#: nothing in the apps' views, which run one numba thread each) and large work is split
+#: over Python threads instead (:mod:`bnexplore._threads`). Serial kernels release the
+#: GIL and run side by side in several threads on any layer: were there no parallel
 #: kernel, the guard would never lock.
 PARALLEL_KERNELS = True
 

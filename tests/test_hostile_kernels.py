@@ -90,15 +90,20 @@ def test_order_scoring_guard_counts_the_per_thread_accumulators():
     assert len(score_order_families(df, list(range(20)), k=4, prior="BDeu")) == 20
 
 
-def test_order_scoring_allocation_failure_inside_the_kernel_raises():
-    """A worker that cannot allocate its arrays inside the parallel region must not
-    leave scores unwritten: the kernel counts finished work items and the call raises.
+@pytest.mark.parametrize("split", [False, True], ids=["one thread", "split over threads"])
+def test_order_scoring_allocation_failure_inside_the_kernel_raises(split):
+    """A worker that cannot allocate its arrays inside the kernel must not leave
+    scores unwritten: the kernel counts finished work items and the call raises, also
+    when the work is split over Python threads (bnexplore._threads).
     (Forced here by claiming 10^12 sets per work item past a raised budget.)"""
-    res = _run("""
-        import numpy as np, pandas as pd
+    res = _run(f"""
+        import numba, numpy as np, pandas as pd
         import bnexplore.scores as sc
         import bnexplore._order_scores as engine
         from bnexplore.data import set_table_budget
+        if {split}:
+            engine.SPLIT_WORK = 0
+            numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
         real = engine._order_index
         def huge(*a):  # every worker's set arrays (8 TB) fail to allocate
             return real(*a)._replace(max_sets=10**12)
@@ -115,15 +120,19 @@ def test_order_scoring_allocation_failure_inside_the_kernel_raises():
     assert "RAISED" in res.stdout and "could not allocate" in res.stdout, res.stdout + res.stderr[-2000:]
 
 
-def test_summary_network_allocation_failure_inside_the_kernel_raises():
-    """The M* CPT kernel allocates per node inside a parallel region: a failure there
-    must raise, not hand back an unwritten (np.empty) CPT.  (Forced by claiming room
-    for 10^13 bitsets per depth.)"""
-    res = _run("""
-        import numpy as np, pandas as pd
+@pytest.mark.parametrize("split", [False, True], ids=["one thread", "split over threads"])
+def test_summary_network_allocation_failure_inside_the_kernel_raises(split):
+    """The M* CPT kernel allocates per node: a failure there must raise, not hand back
+    an unwritten (np.empty) CPT, also with the nodes split over Python threads.
+    (Forced by claiming room for 10^13 bitsets per depth.)"""
+    res = _run(f"""
+        import numba, numpy as np, pandas as pd
         import bnexplore.averaging as av
         df = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (64, 6)), columns=list("abcdef"))
         import bnexplore._mstar_plan as plan
+        if {split}:
+            plan.SPLIT_WORK = 0
+            numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
         avg = av.OrderedAveraging(df, max_parents=2)
         plan.bitset_capacity = lambda n_rows: 10**13
         try:
