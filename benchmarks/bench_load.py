@@ -150,12 +150,26 @@ def _has_text(page, pattern: str) -> bool:
 OA_DATA = ["vote", "breast-cancer", "labor", "credit-g", "diabetes"]   # >= 6 columns: n can reach 5
 
 
+_PROPS: dict[type, frozenset] = {}
+
+
+def _prop(m, name: str):
+    """``m.name`` if the Bokeh model ``m`` has that property, else None. (Asking a model
+    for an attribute it lacks costs a "did you mean" search: with 30 sessions polled,
+    that was most of the client's time.)"""
+    cls = type(m)
+    props = _PROPS.get(cls)
+    if props is None:
+        props = _PROPS[cls] = frozenset(cls.properties())
+    return getattr(m, name) if name in props else None
+
+
 def _doc_texts(doc, css_class: str | None = None) -> list[str]:
     """Texts of the document's Markdown/HTML models (optionally of one CSS class)."""
     out = []
     for m in list(doc.models):
-        text = getattr(m, "text", None)
-        if isinstance(text, str) and (css_class is None or css_class in (getattr(m, "css_classes", None) or [])):
+        text = _prop(m, "text")
+        if isinstance(text, str) and (css_class is None or css_class in (_prop(m, "css_classes") or [])):
             out.append(text)
     return out
 
@@ -236,7 +250,7 @@ def structure_spec() -> AppSpec:
 def _doc_settled(doc) -> bool:
     """No view of the page is computing: Panel marks a computing view's pane (class
     ``bnx-view``) with the class ``pn-loading`` from the widget change to its result."""
-    views = [getattr(m, "css_classes", None) or [] for m in list(doc.models)]
+    views = [_prop(m, "css_classes") or [] for m in list(doc.models)]
     views = [c for c in views if "bnx-view" in c]
     return bool(views) and not any("pn-loading" in c for c in views)
 
@@ -614,7 +628,7 @@ class PySession:
     def set_slider(self, title: str, value: int) -> None:
         def apply() -> None:
             for m in list(self.doc.models):
-                if type(m).__name__.endswith("Slider") and getattr(m, "title", None) == title:
+                if type(m).__name__.endswith("Slider") and _prop(m, "title") == title:
                     m.value = value      # value_throttled is set by the browser only
                     return
             raise KeyError(f"no slider titled {title!r}")
@@ -648,7 +662,7 @@ def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:
         titles = [m.text[:60] for m in list(s.doc.models) if type(m).__name__ == "Title"
                   and m.text] if s.doc is not None else []
         computing = sum("pn-loading" in c for c in (
-            getattr(m, "css_classes", None) or [] for m in list(s.doc.models))
+            _prop(m, "css_classes") or [] for m in list(s.doc.models))
             if "bnx-view" in c) if s.doc is not None else 0
         _progress(f"  session {i} ({s.args}) timed out; error {s.error!r}; shows {shown}; "
                   f"titles {titles}; views computing {computing}"

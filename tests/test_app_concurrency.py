@@ -214,3 +214,28 @@ def test_a_long_computation_does_not_block_other_sessions(browser):
         finally:
             ctx_a.close()
             ctx_b.close()
+
+
+def test_view_results_are_sent_by_bokeh_after_the_callback(common):
+    """A change made on a session's document from a worker thread's result is held
+    while the callback runs and handed to Bokeh's own sender at its end (one writer
+    per socket): Panel's writer for unheld changes could leave one unsent."""
+    from bokeh.document import Document
+    from bokeh.models import Div
+
+    views = __import__("_common.views", fromlist=["on_document"])
+    doc = Document()
+    div = Div(text="n = 5")
+    doc.add_root(div)
+    sent, during = [], []
+    doc.on_change(lambda event: sent.append(getattr(event, "new", None)))
+    doc.add_next_tick_callback = lambda cb: cb()      # run at once, as the loop would
+
+    def apply():
+        during.append(doc.callbacks.hold_value)
+        div.text = "n = 4"
+        during.append(list(sent))                     # nothing sent yet: held
+
+    assert views.on_document(doc, apply)
+    assert during == ["combine", []]
+    assert sent == ["n = 4"] and doc.callbacks.hold_value is None

@@ -496,5 +496,10 @@ def make_template(title: str, main: list | None = None, sidebar: list | None = N
         title=title, site="bnexplore", site_url=home_url(), main=list(main or []),
         sidebar=side, accent=ACCENT, header_background=ACCENT, theme_toggle=False,
         main_layout=None, sidebar_width=320, font=SYSTEM_FONT,
+        # no header spinner: Panel keeps one process-wide busy flag and sets every
+        # session's spinner on each event of any session (30 sessions moving a slider
+        # made 1,800 spinner updates, most of the server's time); each view shows
+        # its own progress instead (views.BackgroundView)
+        busy_indicator=None,
     )
     return tpl

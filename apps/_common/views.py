@@ -86,8 +86,18 @@ def on_document(doc: Any, func: Callable[..., Any], *args: Any) -> bool:
     from panel.io.state import set_curdoc
 
     def run() -> None:
+        # Held, the changes reach the browser through Bokeh's own sender when the hold
+        # ends (one writer per socket, under its write lock). Unheld, Panel writes them
+        # itself and, when a socket is busy, queues them for a task that can find its
+        # "busy" flag already cleared by an earlier task and return: such a change
+        # stayed unsent until the session's next change (under 30 sessions, a summary
+        # now and then kept showing the previous setting).
         with set_curdoc(doc):
-            func(*args)
+            doc.hold("combine")
+            try:
+                func(*args)
+            finally:
+                doc.unhold()
 
     def add() -> None:
         try:
