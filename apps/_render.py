@@ -73,19 +73,27 @@ class RenderedPicture:
         return self._parsed[0]
 
     def diff_from(self, shown: "RenderedPicture") -> tuple[dict, list]:
-        """What changes from the picture ``shown`` to this one (:func:`_walk_models`).
+        """What changes from the picture ``shown`` to this one: the new picture's model
+        ids mapped to the shown one's, and ``(shown model id, attribute, new value)``
+        per changed attribute, the values decoded (arrays read-only: every session
+        shares them; give each its own containers with :func:`_fresh`).
 
         Computed once per pair of pictures: every session that makes the same move
-        gets the same answer. Raises :class:`_OtherMake` if the makes differ.
+        gets the same answer. Raises :class:`_OtherMake` if the makes differ (or a
+        value cannot be decoded alone).
         """
+        from bokeh.core.serialization import Deserializer
+
         key = id(shown)
         got = self._diffs.get(key)
         if got is None or got[0] is not shown:
-            ids: dict = {}
-            found: list = []
+            ids: dict | None = {}
+            found: list | None = []
             try:
                 _walk_models(shown.root_json(), self.root_json(), ids, found)
-            except _OtherMake:
+                decode = Deserializer().decode
+                found = [(old_id, attr, _read_only(decode(value))) for old_id, attr, value in found]
+            except Exception:  # noqa: BLE001 - another make, or a value Bokeh cannot decode alone
                 ids, found = None, None
             got = (shown, ids, found)
             if len(self._diffs) >= DIFFS_KEPT:      # pictures last moved from
@@ -94,6 +102,28 @@ class RenderedPicture:
         if got[1] is None:
             raise _OtherMake
         return got[1], got[2]
+
+
+def _read_only(value: Any) -> Any:
+    # a decoded value shared by the sessions: its arrays cannot be changed in place
+    if isinstance(value, dict):
+        for v in value.values():
+            _read_only(v)
+    elif isinstance(value, list):
+        for v in value:
+            _read_only(v)
+    elif hasattr(value, "setflags"):
+        value.setflags(write=False)
+    return value
+
+
+def _fresh(value: Any) -> Any:
+    """A session's own containers around a shared decoded value (arrays shared)."""
+    if isinstance(value, dict):
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fresh(v) for v in value]
+    return value
 
 
 def render(plot: Any, least_width: int | None = None, height: int | None = None
@@ -228,7 +258,9 @@ class InPlace:
         # one event per attribute: held and combined by Panel (panel.io.hold), a
         # picture's column-data changes reached BokehJS as "Size mismatch" errors
         for model, key, value in self.changes:
-            model.set_from_json(key, value)
+            # (HasProps.set_from_json formats the value for a trace log first: the repr
+            # of every array, whatever the log level)
+            model.lookup(key).set_from_json(model, value)
         for obj, options in self.pane_options.items():
             changed = {k: v for k, v in options.items() if getattr(obj, k) != v}
             if changed:
@@ -239,8 +271,6 @@ class InPlace:
 def _in_place(shown: Any, picture: RenderedPicture, pane_options: Callable[[Any], dict]
               ) -> InPlace | None:
     """An :class:`InPlace` update of ``shown`` to ``picture``, or None if not possible."""
-    from bokeh.core.serialization import Deserializer
-
     state = getattr(shown, "_bnx_shown", None)
     if state is None:
         return None
@@ -248,9 +278,8 @@ def _in_place(shown: Any, picture: RenderedPicture, pane_options: Callable[[Any]
         return InPlace(shown, state, [], {})
     try:
         ids, found = picture.diff_from(state.picture)
-        decode = Deserializer().decode
-        changes = [(state.models[old_id], key, decode(value)) for old_id, key, value in found]
-    except Exception:  # noqa: BLE001 - another make, or a value Bokeh cannot decode alone: copy
+        changes = [(state.models[old_id], key, _fresh(value)) for old_id, key, value in found]
+    except (_OtherMake, KeyError):  # another make: a fresh copy
         return None
     models = {new_id: state.models[old_id] for new_id, old_id in ids.items()
               if old_id in state.models}

@@ -93,11 +93,11 @@ def _positive(classes, yte):
     return min(present, key=lambda c: (yte == c).sum())
 
 
-@guarded
-def summary_view(kind, dataset, network, n_rows, target, k, n):
+@cached(maxsize=64)
+def summary_text(kind: str, name: str, n_rows: int, target: str, k: int, n: int) -> str:
+    """The summary line of a setting (computed once for every session)."""
     from bnexplore.metrics import auc
 
-    name = network if kind == NETWORK else dataset
     post, net, probas, yte, classes, avg = summary(kind, name, n_rows, target, k, n)
     aucs = ", ".join(f"{m} {auc(yte, p, classes=list(classes)):.3f}" for m, p in probas.items())
     n_arcs = net.dag.number_of_edges()
@@ -107,7 +107,14 @@ def summary_view(kind, dataset, network, n_rows, target, k, n):
             f"k = {k}, n = {n} &nbsp;·&nbsp; {avg.n_families:,} families, "
             f"{avg.n_structures:.3g} DAGs averaged exactly, log P(D) = {avg.log_evidence:.2f}"
             f" &nbsp;·&nbsp; M* has {n_arcs} arcs &nbsp;·&nbsp; AUC: {aucs}")
-    return pn.pane.Markdown(text, css_classes=["bnx-ama-summary"], margin=(0, 10))
+    return text
+
+
+@guarded
+def summary_view(kind, dataset, network, n_rows, target, k, n):
+    name = network if kind == NETWORK else dataset
+    return pn.pane.Markdown(summary_text(kind, name, n_rows, target, k, n),
+                            css_classes=["bnx-ama-summary"], margin=(0, 10))
 
 
 def heatmap_plot(kind, name, n_rows, target, k):
