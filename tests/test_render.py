@@ -271,3 +271,29 @@ def test_a_text_view_takes_the_new_text_into_the_pane_it_shows(common):
     assert not views._set_text(shown, pn.pane.Alert("k = 4"))
     assert not views._set_text(shown, pn.Column("k = 4"))
     assert pane.object == "k = 3"
+
+
+def test_the_values_of_a_move_are_decoded_once_and_shared_read_only(render, common):
+    """Two sessions making the same move get the same decoded arrays (read-only: one
+    session cannot change another's picture) in containers of their own."""
+    import numpy as np
+
+    one, _, detach_one = _shown_after(render, common, _heatmap, 5.5, 6.5)
+    two, _, detach_two = _shown_after(render, common, _heatmap, 5.5, 6.5)
+    detach_one(), detach_two()
+
+    def arrays(value):
+        if isinstance(value, dict):
+            return [a for v in value.values() for a in arrays(v)]
+        if isinstance(value, list):
+            return [a for v in value for a in arrays(v)]
+        return [value] if isinstance(value, np.ndarray) else []
+
+    shared = 0
+    for (_, _, a), (_, _, b) in zip(one.changes, two.changes):
+        if isinstance(a, (dict, list)):
+            assert a is not b                 # each session its own containers
+        for x, y in zip(arrays(a), arrays(b)):
+            assert x is y and not x.flags.writeable
+            shared += 1
+    assert shared > 0
