@@ -14,7 +14,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, PREPARING_TEXT, DataSource, describe_source,  # noqa: E402
+from _common import (serve, NETWORK, PREPARING_TEXT, DataSource, changing, describe_source,  # noqa: E402
                      download_csv, error_box, fixed_pane, guarded, load_data, make_template,
                      md_strong, md_text, param_slider, pending_text, shared_cache, widget)
 
@@ -287,6 +287,11 @@ def create_app() -> pn.template.FastListTemplate:
             status.object = "Cancelling after the current fit..."
 
     def poll():
+        # a periodic callback that changes the page: held, sent by Bokeh (changing)
+        with changing(pn.state.curdoc):
+            show_progress()
+
+    def show_progress():
         with lock:
             snap = dict(state)
         if snap["cancel"] is None:

@@ -67,6 +67,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
 OPEN_DEADLINE = 300.0      # seconds for every session to open (the target is 60)
 ROUND_DEADLINE = 180.0     # seconds for every session of a round to see its result
+STEADY_DEADLINE = 60.0     # seconds for one session's move to a computed setting
 PY_OPEN_DEADLINE = 120.0   # the same, Python client (the server opens 30 in 15-30 s)
 LONG_QUERY = ("source=Network+sample&network=hailfinder&sample_size=10000"
               "&k_max_parents_averaged=4&n_max_parents_in_m=4")
@@ -722,8 +723,11 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
         for i, s in enumerate(sessions):
             t = time.monotonic()
             s.set_slider(spec.slider, value)
-            steady += _wait_docs([s], lambda doc, _: spec.doc_shows(doc, i, value), [t],
-                                 ROUND_DEADLINE, poll)
+            got = _wait_docs([s], lambda doc, _: spec.doc_shows(doc, i, value), [t],
+                             STEADY_DEADLINE, poll)
+            if got[0] != got[0]:
+                _report_timeouts([s], got)
+            steady += got
             time.sleep(max(0.0, interval - (time.monotonic() - t)))
         _progress(f"{spec.name}: steady moves, one per {interval:g} s: median "
                   f"{_pct(steady, 0.5):.2f} s")

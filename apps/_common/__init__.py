@@ -89,7 +89,7 @@ _APP_STACK = {
                 "_UPLOADS_LOCK", "_upload_guard_class", "check_upload", "prepare_upload",
                 "process_upload", "read_upload", "store_upload", "warm_up_upload_workers"),
     "views": ("COMPUTING_TEXT", "PREPARING_TEXT", "SHOWN_VIEW", "VIEW_THREADS", "BackgroundView",
-              "background", "DAG_SCROLL_BAR_PX", "dag_column", "dag_pane", "dag_sizes",
+              "background", "changing", "DAG_SCROLL_BAR_PX", "dag_column", "dag_pane", "dag_sizes",
               "fixed_column", "fixed_pane", "guarded", "live_session", "on_document",
               "pending_text", "reactive", "serve", "view_pool", "widget"),
 }

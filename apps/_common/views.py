@@ -77,27 +77,40 @@ def live_session(doc: Any = None) -> Any:
     return doc if doc is not None and getattr(doc, "session_context", None) is not None else None
 
 
+@contextlib.contextmanager
+def changing(doc: Any):
+    """Changes of a session's page, on its event loop: ``doc`` current and held.
+
+    Held, the changes reach the browser through Bokeh's own sender when the hold ends
+    (one writer per socket, under its write lock). Unheld, Panel writes them itself
+    and, when a socket is busy, queues them for a task that can find its "busy" flag
+    already cleared by an earlier task and return: such a change stayed unsent until
+    the session's next change, and then arrived after later ones (under 30 sessions a
+    summary kept the previous setting now and then, or a view its spinner). Every
+    callback of the apps that changes a page runs in this context.
+    """
+    from panel.io.state import set_curdoc
+
+    if doc is None:                      # no session (a script, a test): nothing to send
+        yield doc
+        return
+    with set_curdoc(doc):
+        doc.hold("combine")
+        try:
+            yield doc
+        finally:
+            doc.unhold()
+
+
 def on_document(doc: Any, func: Callable[..., Any], *args: Any) -> bool:
     """Run ``func(*args)`` on the session's event loop with ``doc`` locked and current.
 
     The one thread-safe way to change a session's page from a worker thread (Bokeh's
     next-tick callback). Returns False if the session is gone.
     """
-    from panel.io.state import set_curdoc
-
     def run() -> None:
-        # Held, the changes reach the browser through Bokeh's own sender when the hold
-        # ends (one writer per socket, under its write lock). Unheld, Panel writes them
-        # itself and, when a socket is busy, queues them for a task that can find its
-        # "busy" flag already cleared by an earlier task and return: such a change
-        # stayed unsent until the session's next change (under 30 sessions, a summary
-        # now and then kept showing the previous setting).
-        with set_curdoc(doc):
-            doc.hold("combine")
-            try:
-                func(*args)
-            finally:
-                doc.unhold()
+        with changing(doc):
+            func(*args)
 
     def add() -> None:
         try:
@@ -320,7 +333,8 @@ class BackgroundView:
     def _show_spinner(self) -> None:
         self._spinner_due = False
         if not self._closed and (self._running or self._scheduled or self._gen != self._shown_gen):
-            self.panel.loading = True
+            with changing(self._doc):
+                self.panel.loading = True
 
     def _start(self) -> None:
         self._scheduled = False
