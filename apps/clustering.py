@@ -133,15 +133,23 @@ def dendrogram_view(kind, name, n, use_order, cs, strategy, seed):
                        sizing_mode="stretch_width", height=430)
 
 
-@guarded
-def strategy_view(kind, name, n, use_order, cs, strategy, seed):
+@cached(maxsize=64)
+def strategy_table(kind, name, n, use_order, cs, strategy, seed):
+    """The clusters of a setting, their variables and scores (computed once for all sessions)."""
     inc = incremental(kind, name, n, use_order, cs, strategy, seed)
     cells = dataset(kind, name, n)[2]
     table = strategy_frame(inc.clusters, cells)
     table["q in own sub-space"] = [int(inc.subspace_q[i]) for i, k in enumerate(inc.kinds) if k == "cluster"]
     if "share in main group" in table:
         table["share in main group"] = table["share in main group"].round(2)
-    # the table fits its panel: long variable lists wrap instead of widening the page
+    return table
+
+
+@guarded
+def strategy_view(kind, name, n, use_order, cs, strategy, seed):
+    table = strategy_table(kind, name, n, use_order, cs, strategy, seed).copy()  # the session's own
+    # the table fits its panel: long variable lists wrap instead of widening the page; a
+    # shown table takes the new rows (views._set_text)
     return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_stretch",
                                 sizing_mode="stretch_width", css_classes=["bnx-strategy"],
                                 formatters={"variables": {"type": "textarea"}},

@@ -273,6 +273,25 @@ def test_a_text_view_takes_the_new_text_into_the_pane_it_shows(common):
     assert pane.object == "k = 3"
 
 
+def test_a_table_view_takes_the_new_rows_into_the_table_it_shows(common):
+    import pandas as pd
+    import panel as pn
+
+    from _common import views
+
+    def table(n):
+        return pn.widgets.Tabulator(pd.DataFrame({"cluster": range(n)}), show_index=False,
+                                    disabled=True, height=40 + 30 * n)
+
+    shown = [table(3)]
+    shown_table = shown[0]
+    assert views._set_text(shown, table(5))
+    assert shown[0] is shown_table and len(shown_table.value) == 5 and shown_table.height == 190
+    # other options: the caller replaces the table
+    other = pn.widgets.Tabulator(pd.DataFrame({"cluster": range(2)}), show_index=True)
+    assert not views._set_text(shown, other) and len(shown_table.value) == 5
+
+
 def test_the_values_of_a_move_are_decoded_once_and_shared_read_only(render, common):
     """Two sessions making the same move get the same decoded arrays (read-only: one
     session cannot change another's picture) in containers of their own."""

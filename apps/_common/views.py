@@ -201,19 +201,28 @@ SPINNER_DELAY_MS = 250
 SHOWN_VIEW: "contextvars.ContextVar[Any]" = contextvars.ContextVar("bnx_shown_view", default=None)
 
 
+#: what a shown pane of each kind takes from a new one of the same kind and options
+#: instead of being replaced: a text pane its text, a table its rows and height
+_TAKES = ((pn.pane.Markdown, ("object",)), (pn.pane.HTML, ("object",)), (pn.pane.Alert, ("object",)),
+          (pn.widgets.Tabulator, ("value", "height")))
+
+
 def _set_text(shown: list, out: Any) -> bool:
-    """Give a shown text pane the text of ``out``, a pane of the same kind and options.
+    """Give a shown text pane (or table) the text (rows) of ``out``, one of the same kind
+    and options.
 
     A new text (a summary under another setting) then costs the browser one changed
     value instead of a new model for every session; returns whether it could.
     """
-    if len(shown) != 1 or type(shown[0]) is not type(out) \
-            or not isinstance(out, (pn.pane.Markdown, pn.pane.HTML, pn.pane.Alert)):
+    if len(shown) != 1 or type(shown[0]) is not type(out):
+        return False
+    takes = next((keys for kind, keys in _TAKES if type(out) is kind), None)
+    if takes is None:
         return False
     old, new = shown[0].param.values(), out.param.values()
-    if any(old[k] != new[k] for k in new if k not in ("object", "name")):
+    if any(old[k] != new[k] for k in new if k not in takes and k != "name"):
         return False
-    shown[0].object = out.object
+    shown[0].param.update(**{k: new[k] for k in takes})
     return True
 
 

@@ -333,8 +333,10 @@ def q_timeline_plot(traces: Mapping[str, Sequence[int]], cumulative: bool = Fals
                             ("q", f"@{yname}{{0}}")], backend="bokeh"))
     over = hv.Overlay(curves)
     if boundaries:
-        over = over * hv.Overlay([hv.VLine(b / scale).opts(color="#cccccc", line_width=1, backend="bokeh")
-                                  for b in boundaries])
+        # one element for all boundaries: another cluster size moves lines, it does not
+        # add models (a shown picture then takes the new positions in place)
+        over = over * hv.VLines(np.asarray(boundaries, dtype=float) / scale).opts(
+            color="#cccccc", line_width=1, backend="bokeh")
     xlabel = "time (steps / number of greedy steps)" if normalize_by else "step"
     size = {"responsive": True} if responsive else {"width": width}
     pos = legend_position or "bottom"
