@@ -394,7 +394,9 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
     :data:`SHOWN_VIEW` set to the child it replaces: if every picture can be updated
     in place and every text pane is of the same kind, the shown layout keeps its
     children and takes the new values (a player stepping through pictures sends the
-    browser the changed values only); otherwise a fresh layout is built.
+    browser the changed values only); parts beyond the shown children are added as
+    fresh copies and children beyond the parts are dropped (one more picture in a grid
+    costs one copy, not a copy of the grid); otherwise a fresh layout is built.
 
     Parameters
     ----------
@@ -416,11 +418,11 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
     ('Column', 'caption')
     """
     shown = SHOWN_VIEW.get()
-    children = (list(shown.objects) if isinstance(shown, layout) and
-                len(shown.objects) == len(parts) else None)
+    children = list(shown.objects) if isinstance(shown, layout) else None
     if children is not None:
         updates = []
-        for part, child in zip(parts, children):
+        common = min(len(children), len(parts))
+        for part, child in zip(parts[:common], children[:common]):
             token = SHOWN_VIEW.set(child)
             try:
                 out = part()
@@ -432,6 +434,14 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
                 break
             updates.append(update)
         else:
+            if len(parts) != len(children):   # parts added (fresh copies) or dropped
+                token = SHOWN_VIEW.set(None)
+                try:
+                    added = [part() for part in parts[common:]]
+                finally:
+                    SHOWN_VIEW.reset(token)
+                kept = children[:common]
+                updates.append(lambda: setattr(shown, "objects", kept + added))
             return LayoutInPlace(updates)
     token = SHOWN_VIEW.set(None)      # fresh copies of every picture
     try:

@@ -15,7 +15,7 @@ import panel as pn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, cached, guarded, make_template, md_text, reactive,  # noqa: E402
                      table_titles, widget)
-from _render import shared_fixed_pane  # noqa: E402
+from _render import shared_fixed_pane, shared_layout  # noqa: E402
 
 TITLE = "ISMB trace"
 DESCRIPTION = ("Instance-specific Markov blanket averaging: the estimate P(Z | x, D) as models "
@@ -136,13 +136,13 @@ def trace_picture(name, index, width, epsilon):
     return trace_pair(res.trace(), nis.trace(), x[m.target])
 
 
-def blankets_picture(name, index, width, epsilon, k):
-    """The ``k`` highest-scoring Markov blankets in R with their weights."""
-    from bnexplore.viz.ismb import blanket_grid
+def blanket_picture(name, index, width, epsilon, i):
+    """The ``i``-th (from 0) highest-scoring Markov blanket in R with its weight."""
+    from bnexplore.viz.ismb import blanket_plot
 
     m, x, res, nis = run(name, index, width, epsilon)
-    top = res.top_models(k)
-    return blanket_grid([t[0] for t in top], [t[2] for t in top], cols=3, size=250)
+    mb, _, weight = res.top_models(i + 1)[i]
+    return blanket_plot(mb, weight, rank=i + 1, size=250)
 
 
 # The pictures are rendered once per setting for all sessions (apps/_render.py).
@@ -153,8 +153,18 @@ def trace_view(name, index, width, epsilon):
 
 @guarded
 def blankets_view(name, index, width, epsilon, k):
-    return shared_fixed_pane(blankets_picture, name, _clamp(name, index), int(width),
-                             float(epsilon), int(k))
+    """The ``k`` highest-scoring Markov blankets, one picture each: another ``k`` adds or
+    drops pictures (shared_layout) instead of drawing the grid again."""
+    args = (name, _clamp(name, index), int(width), float(epsilon))
+    n = min(int(k), n_models(*args))
+    return shared_layout(pn.FlexBox, *(lambda i=i: shared_fixed_pane(blanket_picture, *args, i)
+                                       for i in range(n)))
+
+
+@cached(64)
+def n_models(name, index, width, epsilon) -> int:
+    """How many models R holds for a setting."""
+    return len(run(name, index, width, epsilon)[2].models)
 
 
 def create_app() -> pn.template.FastListTemplate:

@@ -72,7 +72,7 @@ VIEWS = [
     ("clustering", "subspace_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0, 2), 1),
     ("clustering", "timeline_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 2),
     ("ismb_trace", "trace_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01), 1),
-    ("ismb_trace", "blankets_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01, 2), 1),
+    ("ismb_trace", "blankets_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01, 2), 2),
 ]
 
 
@@ -136,3 +136,23 @@ def test_the_player_steps_update_the_shown_sub_space_in_place(renders, common):
     finally:
         common.SHOWN_VIEW.reset(token)
     assert type(fresh).__name__ == "Column" and fresh[1][0].object is not model
+
+
+def test_another_number_of_blankets_adds_or_drops_pictures(renders, common):
+    # ISMB trace: one picture per blanket; one more blanket renders one picture and keeps
+    # the shown ones (30 students moving the slider got a copy of the whole grid each)
+    args = ("synthetic: Z = A or (B and C and D)", 1, 50, 0.001)   # a setting of its own
+    app = _session("ismb_trace")
+    shown = app.blankets_view(*args, 2)
+    before = list(shown.objects)
+    assert len(before) == 2 and len(renders) == 2
+    for k, rendered in ((3, 3), (1, 3)):
+        token = common.SHOWN_VIEW.set(shown)
+        try:
+            update = app.blankets_view(*args, k)
+        finally:
+            common.SHOWN_VIEW.reset(token)
+        assert type(update).__name__ == "LayoutInPlace"
+        update.apply_in_place()
+        assert len(shown.objects) == k and shown.objects[0] is before[0]
+        assert len(renders) == rendered      # only the third blanket was new

@@ -9,7 +9,7 @@ from typing import Sequence
 
 import pandas as pd
 
-__all__ = ["trace_plot", "trace_pair", "blanket_grid", "estimates_bars"]
+__all__ = ["trace_plot", "trace_pair", "blanket_plot", "blanket_grid", "estimates_bars"]
 
 ESTIMATE_COLOR = "black"
 SCORE_COLOR = "#8a8a8a"
@@ -90,9 +90,34 @@ def trace_pair(ismb_trace: pd.DataFrame, nismb_trace: pd.DataFrame, label, width
     return hv.Layout([left[0], right[0], left[1], right[1]]).cols(2)
 
 
+def blanket_plot(mb, weight: float | None = None, rank: int = 1, size: int = 260):
+    """A small DAG drawing of one Markov blanket, the target highlighted, titled with its
+    rank (and its weight).
+
+    Parameters
+    ----------
+    mb : MarkovBlanket
+    weight : float, optional
+        Shown in the title (e.g. the posterior weight of the model within R).
+    rank : int
+        The number in the title (``#rank``).
+    size : int
+        Width in pixels; the height grows with the blanket's layers.
+    """
+    from .graphs import dag_plot, layered_layout
+
+    title = f"#{rank}" + (f"   weight in R {weight:.3f}" if weight is not None else "")
+    g = mb.to_networkx()
+    # room for the layers of a tall blanket (a chain of five needs more than 250 px)
+    depth = len(set(y for _, y in layered_layout(g).values())) if g.number_of_nodes() else 1
+    return dag_plot(g, highlight=[mb.target], title=title, width=size,
+                    height=max(size, 40 + 62 * depth))
+
+
 def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols: int = 3,
                  size: int = 260):
-    """Small DAG drawings of Markov blankets, the target highlighted.
+    """Small DAG drawings of Markov blankets, the target highlighted (:func:`blanket_plot`
+    for each, ranked from 1).
 
     Parameters
     ----------
@@ -102,20 +127,12 @@ def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols:
     """
     import holoviews as hv
 
-    from .graphs import dag_plot, layered_layout
-
     if not len(models):
         raise ValueError("no models to draw")
     if weights is not None and len(weights) != len(models):
         raise ValueError(f"{len(weights)} weights for {len(models)} models")
-    plots = []
-    for i, mb in enumerate(models):
-        title = f"#{i + 1}" + (f"   weight in R {weights[i]:.3f}" if weights is not None else "")
-        g = mb.to_networkx()
-        # room for the layers of a tall blanket (a chain of five needs more than 250 px)
-        depth = len(set(y for _, y in layered_layout(g).values())) if g.number_of_nodes() else 1
-        plots.append(dag_plot(g, highlight=[mb.target], title=title, width=size,
-                              height=max(size, 40 + 62 * depth)))
+    plots = [blanket_plot(mb, None if weights is None else weights[i], rank=i + 1, size=size)
+             for i, mb in enumerate(models)]
     return hv.Layout(plots).cols(cols).opts(shared_axes=False)
 
 
