@@ -69,8 +69,10 @@ def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
 
     X, y = _xy(name)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    # alpha = infinity keeps the class as every feature's parent, which k = 0 forbids
+    alphas = [a for a in CURVE_ALPHAS if k > 0 or math.isfinite(a)]
     rows = [{"alpha": a, "accuracy": s}
-            for a in CURVE_ALPHAS
+            for a in alphas
             for s in cross_val_score(SFAN(penalty=a, max_parents=k, averaging=averaging), X, y, cv=cv)]
     nb = float(cross_val_score(NaiveBayes(prior="BDeu", ess=10.0), X, y, cv=cv).mean())
     return pd.DataFrame(rows), nb

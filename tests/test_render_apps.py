@@ -156,3 +156,11 @@ def test_another_number_of_blankets_adds_or_drops_pictures(renders, common):
         update.apply_in_place()
         assert len(shown.objects) == k and shown.objects[0] is before[0]
         assert len(renders) == rendered      # only the third blanket was new
+
+
+def test_forests_alpha_curve_at_k_0_is_a_picture(renders):
+    # k = 0 drops the class, so the curve leaves out alpha = infinity (which forces the
+    # class on every feature): it used to be an error box, and moving k to 0 and back
+    # gave every session a fresh copy of the picture
+    view = _session("forests").alpha_view("iris", 0, "map")
+    assert len(_bokeh_models(view)) == 1 and len(renders) == 1

@@ -109,6 +109,11 @@ def _load_app_stack() -> None:
         # ("module 'holoviews' has no attribute 'Path'").
         import holoviews  # noqa: F401
         import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
+        # the apps' pictures: views import these lazily, in several threads at once
+        # (a view once got "cannot import name 'roc_plot' from 'bnexplore.viz'")
+        for viz in ("", ".averaging", ".clustering", ".forests", ".graphs", ".ismb", ".mixtures",
+                    ".orders"):
+            import_module(f"bnexplore.viz{viz}")
 
         for module, names in _APP_STACK.items():
             mod = import_module(f".{module}", __name__)
