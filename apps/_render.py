@@ -39,7 +39,7 @@ from typing import Any, Callable, Hashable
 import panel as pn
 
 from _common import (DAG_SCROLL_BAR_PX, SHOWN_VIEW, dag_column, dag_sizes, fixed_column,
-                     shared_cache)
+                     shared_cache, taken_values)
 
 #: settings whose rendered pictures are kept (a DAG is 50-150 kB of JSON).
 RENDER_CACHE_SIZE = 192
@@ -380,10 +380,8 @@ class LayoutInPlace:
 
 def _text_update(shown: Any, new: Any) -> Callable[[], None] | None:
     # a text pane (a caption, a summary) of the same kind and look takes the new text
-    if (type(shown) is type(new) and isinstance(new, (pn.pane.Markdown, pn.pane.HTML))
-            and shown.css_classes == new.css_classes):
-        return lambda: setattr(shown, "object", new.object)
-    return None
+    values = taken_values(shown, new)
+    return None if values is None else (lambda: shown.param.update(**values))
 
 
 def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> Any:

@@ -19,11 +19,12 @@ Eq. 15 (``bnexplore._mstar``) needs, besides the CPT, the Moebius table ``Psi`` 
   them.
 * With ``lazy=False`` every CPT is dense and a network over the budget is refused
   before anything is allocated (:func:`check_dense`).
-* The dense nodes are built by one parallel kernel, one batch per thread: the nodes
-  go, largest cost first (``cells_i`` plus its number of subsets
-  ``sum_{s <= k} C(|P_i^*|, s)``), to the lightest batch (the greedy longest-processing-
-  time schedule); every thread keeps one ``Psi`` scratch, so there are no more batches
-  than the budget holds ``Psi`` tables (:func:`star_cpts`).
+* The dense nodes are built by one serial kernel launched once per batch, each batch
+  in a Python thread of its own (:mod:`bnexplore._threads`): the nodes go, largest
+  cost first (``cells_i`` plus its number of subsets ``sum_{s <= k} C(|P_i^*|, s)``),
+  to the lightest batch (the greedy longest-processing-time schedule); every batch
+  keeps one ``Psi`` scratch, so there are no more batches than the budget holds
+  ``Psi`` tables (:func:`star_cpts`).
 
 Glossary
 --------

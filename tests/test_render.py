@@ -264,12 +264,12 @@ def test_a_text_view_takes_the_new_text_into_the_pane_it_shows(common):
 
     shown = [pn.pane.Markdown("k = 2", css_classes=["summary"])]
     pane = shown[0]
-    assert views._set_text(shown, pn.pane.Markdown("k = 3", css_classes=["summary"]))
+    assert views._update_shown(shown, pn.pane.Markdown("k = 3", css_classes=["summary"]))
     assert shown[0] is pane and pane.object == "k = 3"
     # other options, or another kind of pane: the caller replaces the pane
-    assert not views._set_text(shown, pn.pane.Markdown("k = 4", css_classes=["other"]))
-    assert not views._set_text(shown, pn.pane.Alert("k = 4"))
-    assert not views._set_text(shown, pn.Column("k = 4"))
+    assert not views._update_shown(shown, pn.pane.Markdown("k = 4", css_classes=["other"]))
+    assert not views._update_shown(shown, pn.pane.Alert("k = 4"))
+    assert not views._update_shown(shown, pn.Column("k = 4"))
     assert pane.object == "k = 3"
 
 
@@ -285,11 +285,11 @@ def test_a_table_view_takes_the_new_rows_into_the_table_it_shows(common):
 
     shown = [table(3)]
     shown_table = shown[0]
-    assert views._set_text(shown, table(5))
+    assert views._update_shown(shown, table(5))
     assert shown[0] is shown_table and len(shown_table.value) == 5 and shown_table.height == 190
     # other options: the caller replaces the table
     other = pn.widgets.Tabulator(pd.DataFrame({"cluster": range(2)}), show_index=True)
-    assert not views._set_text(shown, other) and len(shown_table.value) == 5
+    assert not views._update_shown(shown, other) and len(shown_table.value) == 5
 
 
 def test_the_values_of_a_move_are_decoded_once_and_shared_read_only(render, common):

@@ -91,7 +91,7 @@ _APP_STACK = {
     "views": ("COMPUTING_TEXT", "PREPARING_TEXT", "SHOWN_VIEW", "VIEW_THREADS", "BackgroundView",
               "background", "changing", "DAG_SCROLL_BAR_PX", "dag_column", "dag_pane", "dag_sizes",
               "fixed_column", "fixed_pane", "guarded", "live_session", "on_document",
-              "pending_text", "reactive", "serve", "view_pool", "widget"),
+              "pending_text", "reactive", "serve", "taken_values", "view_pool", "widget"),
 }
 _LAZY = {name: module for module, names in _APP_STACK.items() for name in names}
 _LOAD_LOCK = threading.RLock()

@@ -58,11 +58,16 @@ def _strip_tracebacks(exc: BaseException) -> None:
         e = e.__context__
 
 
+def is_import_deadlock(exc: BaseException) -> bool:
+    """Whether ``exc`` is Python's import-deadlock error: two threads first importing the
+    same modules (a lazily imported plotting stack) meet its detector, and the next try
+    imports fine, so such an error is retried, never cached or shown."""
+    return type(exc).__name__ == "_DeadlockError"
+
+
 def _is_transient(exc: BaseException) -> bool:
-    # Python's import-deadlock detector fires when two threads first import the same
-    # modules (a lazily imported plotting stack): the next try imports fine
     return (isinstance(exc, TRANSIENT_ERRORS) or bool(getattr(exc, "transient", False))
-            or type(exc).__name__ == "_DeadlockError")
+            or is_import_deadlock(exc))
 
 
 def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import panel as pn
 
+from .caching import is_import_deadlock
 from .text import md_text
 
 _LOG = logging.getLogger("bnexplore.apps")
@@ -207,22 +208,38 @@ _TAKES = ((pn.pane.Markdown, ("object",)), (pn.pane.HTML, ("object",)), (pn.pane
           (pn.widgets.Tabulator, ("value", "height")))
 
 
-def _set_text(shown: list, out: Any) -> bool:
-    """Give a shown text pane (or table) the text (rows) of ``out``, one of the same kind
-    and options.
+def taken_values(shown: Any, out: Any) -> dict | None:
+    """The values the shown pane ``shown`` takes from ``out``, a pane of the same kind and
+    options, instead of being replaced by it (:data:`_TAKES`); None if it cannot.
 
     A new text (a summary under another setting) then costs the browser one changed
-    value instead of a new model for every session; returns whether it could.
+    value instead of a new model for every session.
+
+    Examples
+    --------
+    >>> taken_values(pn.pane.Markdown("k = 2"), pn.pane.Markdown("k = 3"))
+    {'object': 'k = 3'}
+    >>> taken_values(pn.pane.Markdown("k = 2"), pn.pane.Markdown("k = 3", margin=0)) is None
+    True
     """
-    if len(shown) != 1 or type(shown[0]) is not type(out):
-        return False
+    if type(shown) is not type(out):
+        return None
     takes = next((keys for kind, keys in _TAKES if type(out) is kind), None)
     if takes is None:
-        return False
-    old, new = shown[0].param.values(), out.param.values()
+        return None
+    old, new = shown.param.values(), out.param.values()
     if any(old[k] != new[k] for k in new if k not in takes and k != "name"):
+        return None
+    return {k: new[k] for k in takes}
+
+
+def _update_shown(shown: list, out: Any) -> bool:
+    """Give the one pane a view shows (``shown``, its objects) the values of ``out``
+    (:func:`taken_values`); returns whether it could."""
+    values = taken_values(shown[0], out) if len(shown) == 1 else None
+    if values is None:
         return False
-    shown[0].param.update(**{k: new[k] for k in takes})
+    shown[0].param.update(**values)
     return True
 
 
@@ -375,7 +392,7 @@ class BackgroundView:
                     # two threads importing the same modules for the first time (a
                     # lazily imported plotting stack) can meet Python's import-deadlock
                     # detector; the other thread finishes the import, so try again
-                    if type(exc).__name__ == "_DeadlockError" and attempt < 3:
+                    if is_import_deadlock(exc) and attempt < 3:
                         time.sleep(0.2 * (attempt + 1))
                         continue
                     return error_box(exc)
@@ -400,7 +417,7 @@ class BackgroundView:
         self._unwatch()                # the placeholder is gone for good
         if callable(getattr(out, "apply_in_place", None)):
             out.apply_in_place()       # the shown picture takes the new values
-        elif not _set_text(self.panel.objects, out):
+        elif not _update_shown(self.panel.objects, out):
             self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
         self._shown_gen = gen
         if self.panel.loading:
@@ -586,7 +603,7 @@ def guarded(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - shown in the page
-            if type(exc).__name__ == "_DeadlockError":
+            if is_import_deadlock(exc):
                 raise              # two threads' first imports: the view tries again
             return error_box(exc)
     return wrapper
