@@ -92,6 +92,20 @@ def test_blanket_grid_gives_tall_blankets_room():
     assert fig.frame_height >= 62 * 5 > 250      # five layers, each ~62 px: arrows stay visible
 
 
+def test_blanket_plot_is_titled_with_its_rank_and_weight():
+    from bnexplore.viz.ismb import blanket_plot
+
+    class Pair:
+        target = "Z"
+
+        def to_networkx(self):
+            return nx.DiGraph([("A", "Z")])
+
+    fig = _render(blanket_plot(Pair(), 0.25, rank=4, size=250))
+    assert fig.title.text.startswith("#4") and "weight in R 0.250" in fig.title.text
+    assert _render(blanket_plot(Pair(), rank=2)).title.text == "#2"
+
+
 @pytest.mark.parametrize("app,func,args", [
     ("clustering", "tree", ("Network sample", "asia", 500)),
     ("forests", "fit", ("iris", 1.0, 1, "map")),
