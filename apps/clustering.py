@@ -149,7 +149,7 @@ def strategy_table(kind, name, n, use_order, cs, strategy, seed):
 def strategy_view(kind, name, n, use_order, cs, strategy, seed):
     table = strategy_table(kind, name, n, use_order, cs, strategy, seed).copy()  # the session's own
     # the table fits its panel: long variable lists wrap instead of widening the page; a
-    # shown table takes the new rows (views._set_text)
+    # shown table takes the new rows (views.taken_values)
     return pn.widgets.Tabulator(table, show_index=False, disabled=True, layout="fit_data_stretch",
                                 sizing_mode="stretch_width", css_classes=["bnx-strategy"],
                                 formatters={"variables": {"type": "textarea"}},
