@@ -29,6 +29,7 @@ another attribute set, a list of other length) falls back to a fresh copy.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -393,8 +394,10 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
     in place and every text pane is of the same kind, the shown layout keeps its
     children and takes the new values (a player stepping through pictures sends the
     browser the changed values only); parts beyond the shown children are added as
-    fresh copies and children beyond the parts are dropped (one more picture in a grid
-    costs one copy, not a copy of the grid); otherwise a fresh layout is built.
+    fresh copies and children beyond the parts are hidden (one more picture in a grid
+    costs one copy, not a copy of the grid, and moving back and forth costs none);
+    otherwise a fresh layout is built. A hidden child shown again is first updated in
+    place like the others.
 
     Parameters
     ----------
@@ -431,15 +434,19 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
             if update is None:
                 break
             updates.append(update)
+            if not child.visible:
+                updates.append(functools.partial(setattr, child, "visible", True))
         else:
-            if len(parts) != len(children):   # parts added (fresh copies) or dropped
+            # children beyond the parts are hidden, not dropped: moving back shows them
+            updates += [functools.partial(setattr, child, "visible", False)
+                        for child in children[common:] if child.visible]
+            if len(parts) > len(children):    # parts added: fresh copies
                 token = SHOWN_VIEW.set(None)
                 try:
                     added = [part() for part in parts[common:]]
                 finally:
                     SHOWN_VIEW.reset(token)
-                kept = children[:common]
-                updates.append(lambda: setattr(shown, "objects", kept + added))
+                updates.append(lambda: setattr(shown, "objects", children + added))
             return LayoutInPlace(updates)
     token = SHOWN_VIEW.set(None)      # fresh copies of every picture
     try:

@@ -239,3 +239,112 @@ def test_view_results_are_sent_by_bokeh_after_the_callback(common):
     assert views.on_document(doc, apply)
     assert during == ["combine", []]
     assert sent == ["n = 4"] and doc.callbacks.hold_value is None
+
+
+def locked(session, func):
+    """Run ``func`` as Bokeh runs a session's callback (document locked, then the
+    pending writes), on an event loop of its own thread (a test may have one running)."""
+    import asyncio
+
+    done = []
+    thread = threading.Thread(
+        target=lambda: done.append(asyncio.run(session.with_document_locked(func)) or True))
+    thread.start()
+    thread.join(60)
+    assert done == [True]
+
+
+def test_a_callbacks_changes_reach_each_connection_as_bokeh_sends_them(common):
+    """Every change a callback makes goes to each browser in a PATCH-DOC of its own, in
+    Bokeh's order (one message for all of them broke BokehJS on pictures whose column
+    data changed length); a change that holds no model is serialised without the table
+    of the page's models and gives Bokeh's message; applied to the browser's copy the
+    messages give the server's page; Python ``on_change`` callbacks still run; a change
+    the browser made itself is not echoed back to it."""
+    import weakref
+
+    import numpy as np
+    from bokeh.document import Document
+    from bokeh.models import Column, ColumnDataSource, Div
+    from bokeh.protocol import Protocol
+    from bokeh.server.contexts import BokehSessionContext
+    from bokeh.server.session import ServerSession
+
+    views = __import__("_common.views", fromlist=["changing"])
+    doc = Document()
+    title, column = Div(text="k = 2"), Column(children=[])
+    source = ColumnDataSource({"x": np.arange(4.0), "label": list("abcd")})
+    for root in (title, column, source):
+        doc.add_root(root)
+    page = doc.to_json()                                # each browser's copy of the page
+
+    class Connection:
+        protocol = Protocol()
+
+        def __init__(self):
+            self.sent = []
+            self._socket = self
+
+        async def send_message(self, message):
+            self.sent.append(message)
+
+        def send_patch_document(self, event):           # Bokeh's path (ServerConnection's)
+            return self.send_message(self.protocol.create("PATCH-DOC", [event]))
+
+    context = BokehSessionContext("s", None, doc)
+    doc._session_context = weakref.ref(context)
+    session = ServerSession("s", doc)
+    context._set_session(session)
+    browser, other = Connection(), Connection()
+    session.subscribe(browser)
+    session.subscribe(other)
+    title.on_change("text", lambda attr, old, new: setattr(column, "css_classes", [new[-1]]))
+
+    def callback():
+        with views.changing(doc):
+            title.text = "k = 3"
+            source.data = {"x": np.arange(2.0), "label": ["e", "f"]}
+            column.children = [Div(text="a new picture")]
+            title.text = "k = 4"
+
+    locked(session, callback)
+    for connection in (browser, other):                 # both get the new model in full
+        assert len(connection.sent) == 4                # css_classes, text, data, children
+        mirror = Document.from_json(page)
+        for message in connection.sent:
+            message.apply_to_document(mirror)
+        shown = {m.id: m for m in mirror.models}
+        assert shown[title.id].text == "k = 4"
+        assert shown[column.id].css_classes == ["4"]
+        assert [d.text for d in shown[column.id].children] == ["a new picture"]
+        assert list(shown[source.id].data["x"]) == [0.0, 1.0]
+        assert list(shown[source.id].data["label"]) == ["e", "f"]
+
+    # the message of a change without models is Bokeh's, built without the table
+    from bokeh.document.events import ModelChangedEvent
+    event = ModelChangedEvent(doc, source, "data", {"x": np.arange(3.0), "label": list("xyz")})
+    ours = views._patch_message(browser, event)
+    bokehs = browser.protocol.create("PATCH-DOC", [event])
+    def text(message):                                  # buffer ids are fresh per message
+        import json
+        return json.dumps(message.content, default=lambda buffer: "buffer")
+
+    assert text(ours) == text(bokehs)
+    assert [bytes(b.data) for b in ours.buffers] == [bytes(b.data) for b in bokehs.buffers]
+
+    # a change from the browser: the callback's own change goes to it, the echo does not
+    def from_browser():
+        session._current_patch_connection = browser
+        try:
+            with views.changing(doc):
+                title.set_from_json("text", "k = 5", setter=session)
+                column.css_classes = ["changed"]
+        finally:
+            session._current_patch_connection = None
+
+    sent = len(browser.sent), len(other.sent)
+    locked(session, from_browser)
+    echo = [e["attr"] for m in browser.sent[sent[0]:] for e in m.content["events"]]
+    to_other = [e["attr"] for m in other.sent[sent[1]:] for e in m.content["events"]]
+    assert echo == ["css_classes", "css_classes"]       # the on_change callback's and the callback's
+    assert sorted(to_other) == ["css_classes", "css_classes", "text"]

@@ -38,9 +38,18 @@ def _private_uses(path: Path) -> list[str]:
     return out
 
 
+#: Bokeh server internals a file may reach, each for a reason: no public Bokeh API
+#: sends a callback's held changes to a browser as one message (views._send_held).
+BOKEH_INTERNALS = {
+    "_common/views.py": {"session._subscribed_connections", "session._current_patch_connection",
+                         "callbacks._change_callbacks", "connection._socket"},
+}
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(APPS)))
 def test_no_private_bnexplore_name(path):
-    assert _private_uses(path) == []
+    allowed = BOKEH_INTERNALS.get(str(path.relative_to(APPS)), set())
+    assert [use for use in _private_uses(path) if use not in allowed] == []
 
 
 @pytest.mark.parametrize("path", sorted(APPS.glob("*.py")), ids=lambda p: p.name)
