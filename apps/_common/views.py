@@ -141,11 +141,12 @@ def _send_held(doc: Any) -> None:
         # a change the browser itself made is not echoed to it (Bokeh's rule); one
         # message for every browser of the session (Bokeh serialised one per browser,
         # and only the first got a new model in full)
-        browsers = [c for c in list(session._subscribed_connections)
-                    if not (c is session._current_patch_connection and event.setter is session)]
+        browsers = [connection for connection in list(session._subscribed_connections)
+                    if not (connection is session._current_patch_connection
+                            and event.setter is session)]
         if browsers:
             message = _patch_message(browsers[0], event)
-            pending.extend(c._socket.send_message(message) for c in browsers)
+            pending.extend(connection._socket.send_message(message) for connection in browsers)
 
 
 def _patch_message(connection: Any, event: Any) -> Any:
