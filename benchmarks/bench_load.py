@@ -334,8 +334,12 @@ def clustering_spec() -> AppSpec:
 def ismb_trace_spec() -> AppSpec:
     # the number of blankets drawn: no computation, a grid of DAG layouts to draw
     def blankets(doc, i: int, v: int) -> bool:
-        # each blanket's title (a Bokeh Title model) starts with its rank
-        return sum(bool(re.match(r"#\d+ ", t)) for t in _doc_texts(doc)) == v
+        # each shown blanket's title (a Bokeh Title model) starts with its rank; fewer
+        # blankets hide pictures (kept for a move back), so hidden ones do not count
+        models = list(doc.models)
+        hidden = {r.id for m in models if _prop(m, "visible") is False for r in m.references()}
+        titles = [_prop(m, "text") for m in models if m.id not in hidden]
+        return sum(isinstance(t, str) and bool(re.match(r"#\d+ ", t)) for t in titles) == v
 
     return _slider_spec(
         "ismb_trace", lambda i: f"test_instance={i % 5}", "Blankets to draw",
