@@ -154,7 +154,7 @@ def trace_view(name, index, width, epsilon):
 @guarded
 def blankets_view(name, index, width, epsilon, k):
     """The ``k`` highest-scoring Markov blankets, one picture each: another ``k`` adds or
-    drops pictures (shared_layout) instead of drawing the grid again."""
+    hides pictures (shared_layout) instead of drawing the grid again."""
     args = (name, _clamp(name, index), int(width), float(epsilon))
     n = min(int(k), n_models(*args))
     return shared_layout(pn.FlexBox, *(lambda i=i: shared_fixed_pane(blanket_picture, *args, i)

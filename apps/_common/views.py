@@ -15,6 +15,11 @@ import threading
 from typing import Any, Callable
 
 import panel as pn
+from bokeh.core.serialization import Serializer
+from bokeh.document.callbacks import invoke_with_curdoc
+from bokeh.document.events import ColumnDataChangedEvent, DocumentPatchedEvent, ModelChangedEvent
+from bokeh.model import Model
+from bokeh.protocol.messages.patch_doc import patch_doc
 
 from .caching import is_import_deadlock
 from .text import md_text
@@ -117,9 +122,6 @@ def _send_held(doc: Any) -> None:
     column data changed length). Without that lock (no server session) this is
     Bokeh's ``unhold``.
     """
-    from bokeh.document.callbacks import invoke_with_curdoc
-    from bokeh.document.events import DocumentPatchedEvent
-
     session = getattr(getattr(doc, "session_context", None), "_session", None)
     pending = getattr(session, "_pending_writes", None)
     callbacks = doc.callbacks
@@ -152,10 +154,6 @@ def _send_held(doc: Any) -> None:
 def _patch_message(connection: Any, event: Any) -> Any:
     """The PATCH-DOC message of one change, as ``ServerConnection.send_patch_document``
     makes it, without the table of the page's models when the change holds none."""
-    from bokeh.core.serialization import Serializer
-    from bokeh.document.events import ColumnDataChangedEvent, ModelChangedEvent
-    from bokeh.protocol.messages.patch_doc import patch_doc
-
     hint = getattr(event, "hint", None)
     plain = (type(event) in (ModelChangedEvent, ColumnDataChangedEvent)
              and (hint is None or type(hint) is ColumnDataChangedEvent)
@@ -171,16 +169,18 @@ def _patch_message(connection: Any, event: Any) -> Any:
 
 
 def _holds_model(value: Any) -> bool:
-    """Whether ``value`` is or contains a Bokeh model (in a dict, list, tuple or set)."""
-    from bokeh.model import Model
+    """Whether ``value`` is or contains a Bokeh model (in a dict, list, tuple or set).
 
+    Called for every change sent: a column of labels is passed over without a call
+    per text.
+    """
     if isinstance(value, Model):
         return True
     if isinstance(value, dict):
-        return any(_holds_model(v) for v in value.values())
-    if isinstance(value, (list, tuple, set)):
-        return any(_holds_model(v) for v in value)
-    return False
+        value = value.values()
+    elif not isinstance(value, (list, tuple, set)):
+        return False
+    return any(_holds_model(v) for v in value if not isinstance(v, (str, int, float)))
 
 
 def on_document(doc: Any, func: Callable[..., Any], *args: Any) -> bool:

@@ -103,6 +103,13 @@ def blanket_plot(mb, weight: float | None = None, rank: int = 1, size: int = 260
         The number in the title (``#rank``).
     size : int
         Width in pixels; the height grows with the blanket's layers.
+
+    Examples
+    --------
+    >>> from bnexplore.ismb import MarkovBlanket
+    >>> mb = MarkovBlanket(["Z", "A", "B"], "Z", {"Z": ["A"], "B": ["Z"]})
+    >>> type(blanket_plot(mb, 0.25, rank=2)).__name__
+    'Overlay'
     """
     from .graphs import dag_plot, layered_layout
 
