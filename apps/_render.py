@@ -9,8 +9,8 @@ renders behind each other.
 
 Here a picture is built and rendered once per *setting* (a hashable key), in the
 calling worker thread, and kept as the JSON of its Bokeh models in a shared LRU
-(:func:`_common.shared_cache`). A session gets its own copy of the models by
-deserialising that JSON, which costs a small fraction of the render; the copy's
+(:func:`_common.shared_cache`, and on disk for a later start of the server). A
+session gets its own copy of the models by deserialising that JSON, which costs a small fraction of the render; the copy's
 model ids get a suffix of their own, so a session that comes back to a setting never
 meets the ids of models it showed before. A failed build is cached like any result
 of :func:`_common.cached` and raised again for every session.
@@ -66,6 +66,10 @@ class RenderedPicture:
     height: int | None = None
     _parsed: list = field(default_factory=list, compare=False, repr=False)
     _diffs: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __reduce__(self):
+        # kept on disk for a later start (_common.shared_cache): the JSON and sizes only
+        return type(self), (self.model_json, self.least_width, self.height)
 
     def root_json(self) -> dict:
         """The picture's root model as parsed JSON (parsed once; read-only)."""
@@ -169,7 +173,20 @@ def _copy(picture: RenderedPicture) -> tuple[Any, dict]:
     text = _MODEL_ID.sub(lambda m: f'"id":"{m.group(1)}{suffix}"', picture.model_json)
     model = Deserializer().decode(json.loads(text))
     n = len(suffix)
-    return model, {m.id[:-n]: m for m in model.references()}
+    models = {m.id[:-n]: m for m in model.references()}
+    for m in models.values():
+        _tuple_factors(m)
+    return model, models
+
+
+def _tuple_factors(model: Any) -> None:
+    # JSON has no tuples: nested factors of a categorical range come back as lists,
+    # which Bokeh's validation of a document (a page built with its pictures) cannot
+    # hash ("unhashable type: 'list'")
+    from bokeh.models import FactorRange
+
+    if isinstance(model, FactorRange) and any(isinstance(f, list) for f in model.factors):
+        model.factors = [tuple(f) if isinstance(f, list) else f for f in model.factors]
 
 
 # ------------------------------------------------------------------ in-place updates
@@ -333,7 +350,7 @@ def rendered(make_plot: Callable[..., Any], *args: Hashable,
     # Bokeh runs an app file as a new module per session: the key names the function
     # by file and name, never by the (per-session) function object
     key = (make_plot.__code__.co_filename, make_plot.__qualname__, args)
-    return shared_cache("rendered-pictures", RENDER_CACHE_SIZE).compute(key, build)
+    return shared_cache("rendered-pictures", RENDER_CACHE_SIZE, persist=True).compute(key, build)
 
 
 def shared_dag_pane(make_plot: Callable[..., Any], *args: Hashable) -> Any:

@@ -17,6 +17,10 @@ app
   cache, ``BNX_CACHE_DIR``, which only the Compare app uses, so its second figure is
   the later start).
 
+Python's bytecode of the copied modules is written on a first start and read on later
+ones, as on a user's machine, even where the calling shell sets
+``PYTHONDONTWRITEBYTECODE``.
+
 The load average before and after each figure is printed with it: the machine is
 shared, and a figure taken at load 12 on two cores is about six times the idle one;
 the server's CPU seconds depend much less on the load.
@@ -71,6 +75,9 @@ def _env(cache: Path, pkg: Path) -> dict:
     # other, so a new cache folder is a fresh install and a reused one a later start
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONUNBUFFERED="1", BOKEH_BROWSER="none",
                PYTHONPATH=str(pkg), BNX_CACHE_DIR=str(cache / "bnexplore-results"))
+    # Python writes the bytecode of the copy's modules on a first start and reads it on
+    # later ones, as on a user's machine (a sandbox may switch that off for its shell)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

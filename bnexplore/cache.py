@@ -204,6 +204,9 @@ class DiskCache(MutableMapping):
     max_entries : int
         Most files kept; beyond, the least recently used go (a hit refreshes an
         entry's time).
+    max_entry_bytes : int, optional
+        Largest pickled value written to a file; a larger one stays in ``front``
+        only (a result of many megabytes is not worth the disk and the read).
 
     Notes
     -----
@@ -222,15 +225,19 @@ class DiskCache(MutableMapping):
     """
 
     def __init__(self, name: str, directory: str | os.PathLike | None = None,
-                 front: MutableMapping | None = None, max_entries: int = 2000):
+                 front: MutableMapping | None = None, max_entries: int = 2000,
+                 max_entry_bytes: int | None = None):
         if not isinstance(name, str) or not name or any(c in name for c in "/\\\0"):
             raise ValueError(f"name must be a non-empty string without slashes, got {name!r}")
         if int(max_entries) < 1:
             raise ValueError(f"max_entries must be at least 1, got {max_entries!r}")
+        if max_entry_bytes is not None and int(max_entry_bytes) < 1:
+            raise ValueError(f"max_entry_bytes must be at least 1 or None, got {max_entry_bytes!r}")
         self.name = name
         self.directory = Path(directory) if directory is not None else cache_dir() / "results" / name
         self.front = front
         self.max_entries = int(max_entries)
+        self.max_entry_bytes = None if max_entry_bytes is None else int(max_entry_bytes)
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- file names
@@ -299,6 +306,8 @@ class DiskCache(MutableMapping):
         try:
             data = pickle.dumps((full, value), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001 - an unpicklable value stays in the front only
+            return
+        if self.max_entry_bytes is not None and len(data) > self.max_entry_bytes:
             return
         path = self._path(full)
         tmp = None

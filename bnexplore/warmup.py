@@ -314,6 +314,12 @@ def _child_env() -> dict:
 
 
 def _run(hold: str) -> None:
+    if not hold and _stamp_pointed_to():
+        # a later start: nothing to load ahead, and numba is not even imported here
+        # (a view that needs a kernel imports it; one that reads cached results not)
+        _DONE.set()
+        _set_status("ready")
+        return
     import atexit
     import subprocess
     import sys
@@ -403,7 +409,10 @@ def _child_main() -> int:
 # CPU on a 2-core machine, taken from the first view), and loading every kernel into
 # the server costs as much again. So a complete warm-up leaves a stamp next to numba's
 # cache files, and a start that finds it (and finds the cache still there) skips the
-# warm-up.
+# warm-up. Finding numba's cache folder and the stamp's name takes numba itself (half a
+# second of imports); a pointer file in bnexplore's cache folder, named by what can be
+# known without numba (:func:`_pointer_key`), names the stamp, so a later start checks
+# it with two file lookups.
 def _sentinel():
     """A kernel of :mod:`bnexplore.scores` with an on-disk cache (every app needs that
     module): the first by name, so every process picks the same. Its cache folder (that
@@ -420,21 +429,37 @@ def _sentinel():
 
 def _stamp_key() -> str:
     """What the numba cache's validity depends on: versions and every source's stamp."""
-    import hashlib
-    import sys
-
     import numba
 
-    from . import __version__
-
-    root = os.path.dirname(os.path.abspath(__file__))
-    h = hashlib.sha256()
     try:   # numba's cache entries are per CPU model too (a cache shared by machines)
         from llvmlite import binding
         cpu = binding.get_host_cpu_name()
     except Exception:  # noqa: BLE001
         cpu = "?"
-    h.update(f"{__version__}|{numba.__version__}|{sys.version}|{sys.executable}|{cpu}".encode())
+    return _sources_key(f"{numba.__version__}|{cpu}")
+
+
+def _pointer_key() -> str:
+    """:func:`_stamp_key` without numba: its version from the installed metadata and
+    numba's cache setting instead of the CPU model (the stamp's own name has that)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        numba_version = version("numba")
+    except PackageNotFoundError:
+        numba_version = "-"
+    return _sources_key(f"{numba_version}|{os.environ.get('NUMBA_CACHE_DIR', '')}")
+
+
+def _sources_key(extra: str) -> str:
+    import hashlib
+    import sys
+
+    from . import __version__
+
+    root = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256()
+    h.update(f"{__version__}|{extra}|{sys.version}|{sys.executable}".encode())
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for fn in sorted(filenames):
@@ -476,18 +501,51 @@ def is_warm() -> bool:
     >>> is_warm() in (True, False)
     True
     """
-    path = stamp_path()
-    return path is not None and os.path.exists(path) and _sentinel_cached()
-
-
-def _sentinel_cached() -> bool:
-    """The folder still holds cached kernels of bnexplore.scores (a cache emptied by hand
-    is not warm)."""
-    try:
-        folder = _sentinel()._cache.cache_path
-        return any(f.startswith("scores.") and f.endswith(".nbi") for f in os.listdir(folder))
-    except Exception:  # noqa: BLE001 - another numba layout: trust the stamp
+    if _stamp_pointed_to():
         return True
+    path = stamp_path()
+    if path is not None and os.path.exists(path) and _kernels_next_to(path):
+        _write_pointer(path)
+        return True
+    return False
+
+
+def _kernels_next_to(stamp: str) -> bool:
+    """The stamp's folder still holds cached kernels of bnexplore.scores (a cache
+    emptied by hand is not warm)."""
+    try:
+        return any(f.startswith("scores.") and f.endswith(".nbi")
+                   for f in os.listdir(os.path.dirname(stamp)))
+    except OSError:
+        return False
+
+
+def _pointer_path() -> str:
+    from .cache import cache_dir
+
+    return str(cache_dir() / "warm-up" / f"{_pointer_key()}.txt")
+
+
+def _stamp_pointed_to() -> bool:
+    """Whether the pointer file names a stamp that is there, next to cached kernels."""
+    try:
+        with open(_pointer_path(), encoding="utf-8") as fh:
+            stamp = fh.read().strip()
+    except (OSError, ValueError):
+        return False
+    return bool(stamp) and os.path.exists(stamp) and _kernels_next_to(stamp)
+
+
+def _write_pointer(stamp: str) -> None:
+    try:
+        path = _pointer_path()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(stamp + "\n")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _write_stamp() -> None:
@@ -507,7 +565,8 @@ def _write_stamp() -> None:
             fh.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} every warm-up step cached\n")
         os.replace(tmp, path)
     except OSError:
-        pass
+        return
+    _write_pointer(path)
 
 
 def start_warm_up() -> threading.Thread:

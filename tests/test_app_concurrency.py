@@ -348,3 +348,85 @@ def test_a_callbacks_changes_reach_each_connection_as_bokeh_sends_them(common):
     to_other = [e["attr"] for m in other.sent[sent[1]:] for e in m.content["events"]]
     assert echo == ["css_classes", "css_classes"]       # the on_change callback's and the callback's
     assert sorted(to_other) == ["css_classes", "css_classes", "text"]
+
+
+# ------------------------------------------------------------------ later starts
+def test_results_and_pictures_of_bundled_data_outlive_the_server(common, tmp_path, monkeypatch):
+    """What a shared cache with ``persist`` computes for a setting of bundled data is
+    read back by the next server (a new cache of the same name) instead of computed;
+    uploads and failures are computed again; other apps' code or libraries (another
+    ``apps_version``) never read it."""
+    from bnexplore.cache import DiskCache
+
+    caching = __import__("_common.caching", fromlist=["SharedLRU"])
+    disk = DiskCache("apps", directory=tmp_path)
+    monkeypatch.setattr(caching, "_disk", lambda: disk)
+    calls = []
+
+    def server(name="later-start-test"):
+        # a server's cache of that name: empty memory, the disk of every server
+        return caching.SharedLRU(8, disk=disk, name=name)
+
+    def square(x):
+        calls.append(x)
+        if x == "bad":
+            raise ValueError("no square of that")
+        return x * x if isinstance(x, int) else x
+
+    upload = "upload: mine.csv [class] #0123abcd"
+    first = server()
+    assert [first.compute(k, lambda k=k: square(k)) for k in (3, upload)] == [9, upload]
+    with pytest.raises(ValueError):
+        first.compute("bad", lambda: square("bad"))
+    assert calls == [3, upload, "bad"]
+
+    later = server()                                   # a restart: memory is empty
+    assert later.compute(3, lambda: square(3)) == 9 and calls == [3, upload, "bad"]
+    later.compute(upload, lambda: square(upload))      # an upload: computed again
+    with pytest.raises(ValueError):                    # so is a failure
+        later.compute("bad", lambda: square("bad"))
+    assert calls == [3, upload, "bad", upload, "bad"]
+    server("another-cache").compute(3, lambda: square(3))      # names do not share
+    monkeypatch.setattr(caching, "apps_version", lambda: "other apps or libraries")
+    server().compute(3, lambda: square(3))
+    assert calls[-2:] == [3, 3]
+    assert caching.persistable(("vote", 3, 0.5, None, True))
+    assert not caching.persistable(("vote", ("x", upload)))
+    assert not caching.persistable(("vote", [1, 2]))           # only tuples of plain values
+
+
+def test_a_page_whose_settings_are_cached_comes_with_its_pictures(common, tmp_path, monkeypatch):
+    """A page is built with the first results of its views when they come quickly (a
+    cached setting; here any, with a long ``BNX_SETTLE_S``): the first document the
+    browser gets holds the learned DAG, not a placeholder and a change later; so does
+    the first page of a server started again over the same results folder, where the
+    first server left them."""
+    import importlib
+    import pkgutil
+
+    import panel.models
+    from bokeh.client import pull_session
+    from bokeh.models import GraphRenderer
+
+    for mod in pkgutil.iter_modules(panel.models.__path__):    # to read the document
+        importlib.import_module(f"panel.models.{mod.name}")
+    common.uploads._upload_guard_class()(max_bytes=1).get_root()   # the apps' own model
+
+    monkeypatch.setenv("BNX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("BNX_SETTLE_S", "300")
+
+    def first_document(base):
+        session = pull_session(url=f"{base}/apps", arguments={"app": "structure"})
+        try:      # the document as the page was built: no change applied after it
+            models = list(session.document.models)
+        finally:
+            session.close()
+        texts = " ".join(str(getattr(m, "text", "")) for m in models)
+        return any(isinstance(m, GraphRenderer) for m in models), texts
+
+    for start in ("first", "later"):
+        with running_panel_server() as base:
+            has_dag, texts = first_document(base)
+        assert has_dag, f"{start} start: no DAG in the first document"
+        assert "Computing" not in texts and "log score (K2)" in texts
+    assert any((tmp_path / "results" / "apps").iterdir())     # kept on disk between them

@@ -13,6 +13,12 @@ import pytest
 from bnexplore import warmup
 
 
+@pytest.fixture(autouse=True)
+def _own_pointer_folder(tmp_path_factory, monkeypatch):
+    # the warm-up's pointer file (bnexplore's cache folder): one per test
+    monkeypatch.setenv("BNX_CACHE_DIR", str(tmp_path_factory.mktemp("bnx-cache")))
+
+
 def test_tiny_frame_has_every_kind_of_column():
     df = warmup.tiny_frame()
     assert df.attrs["target"] == "class"
@@ -134,7 +140,7 @@ def test_a_later_start_skips_the_warm_up(tmp_path, monkeypatch):
 
     stamp = tmp_path / "bnexplore-warm-up-x.stamp"
     monkeypatch.setattr(warmup, "stamp_path", lambda: str(stamp))
-    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: True)
+    monkeypatch.setattr(warmup, "_kernels_next_to", lambda stamp: True)
     spawned, loaded = [], []
 
     class NoProcess:
@@ -174,14 +180,46 @@ def test_a_new_stamp_replaces_the_old_ones(tmp_path, monkeypatch):
 def test_no_stamp_or_no_cache_is_not_warm(tmp_path, monkeypatch):
     stamp = tmp_path / "bnexplore-warm-up-x.stamp"
     monkeypatch.setattr(warmup, "stamp_path", lambda: str(stamp))
-    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: True)
+    monkeypatch.setattr(warmup, "_kernels_next_to", lambda stamp: True)
     assert not warmup.is_warm()
     stamp.write_text("")
     assert warmup.is_warm()
-    monkeypatch.setattr(warmup, "_sentinel_cached", lambda: False)   # cache emptied by hand
+    monkeypatch.setattr(warmup, "_kernels_next_to", lambda stamp: False)   # cache emptied by hand
     assert not warmup.is_warm()
     monkeypatch.setattr(warmup, "stamp_path", lambda: None)           # no numba cache at all
     assert not warmup.is_warm()
+
+
+def test_a_later_start_checks_the_stamp_without_importing_numba(tmp_path):
+    """A complete warm-up leaves a pointer to its stamp: a later start's check and its
+    warm-up thread then import no numba (half a second of a first page). Without the
+    kernels next to the stamp it is not warm."""
+    import subprocess
+    import sys
+
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "scores.some_kernel-1.py311.nbi").write_text("")
+    stamp = kernels / "bnexplore-warm-up-x.stamp"
+    stamp.write_text("")
+    env = dict(os.environ, BNX_CACHE_DIR=str(tmp_path / "results"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    code = ("import sys\n"
+            "from bnexplore import warmup\n"
+            "if sys.argv[1] == 'point':\n"
+            "    warmup._write_pointer(sys.argv[2])\n"
+            "else:\n"
+            "    warmup.start_warm_up().join(60)\n"
+            "    print(warmup.is_warm(), warmup.status(), 'numba' in sys.modules)\n")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-c", code, *args], env=env, check=True,
+                              capture_output=True, text=True).stdout.split()
+
+    run("point", str(stamp))
+    assert run("check") == ["True", "ready", "False"]
+    (kernels / "scores.some_kernel-1.py311.nbi").unlink()      # the cache emptied by hand
+    assert run("check")[0] == "False"
 
 
 def test_nominal_data_sets_load_without_scikit_learn():

@@ -316,3 +316,34 @@ def test_the_values_of_a_move_are_decoded_once_and_shared_read_only(render, comm
             assert x is y and not x.flags.writeable
             shared += 1
     assert shared > 0
+
+
+def test_a_picture_kept_on_disk_holds_its_json_and_sizes_only(render):
+    import pickle
+
+    pic = render.rendered(lambda scale: _heatmap(scale), 3.5)
+    pic.root_json()                                   # parsed once: not part of the file
+    back = pickle.loads(pickle.dumps(pic))
+    assert (back.model_json, back.least_width, back.height) == (
+        pic.model_json, pic.least_width, pic.height)
+    assert back._parsed == [] and back._diffs == {}
+    assert _kinds(render.bokeh_copy(back)) == _kinds(render.bokeh_copy(pic))
+
+
+def test_a_copy_with_nested_factors_passes_bokehs_validation(render):
+    """JSON turns a categorical axis's nested factors into lists; a page built with the
+    copy is validated by Bokeh, which hashes them: the copy has tuples again."""
+    import holoviews as hv
+    from bokeh.document import Document
+    from bokeh.models import FactorRange
+
+    def bars(n):
+        return hv.Bars([(g, s, i) for i, (g, s) in enumerate(
+            [(g, s) for g in "ab" for s in "xyz"][:n])], ["group", "sub"], "value")
+
+    model = render.bokeh_copy(render.rendered(bars, 6))
+    ranges = [m for m in model.references() if isinstance(m, FactorRange)]
+    assert ranges and all(isinstance(f, tuple) for r in ranges for f in r.factors)
+    doc = Document()
+    doc.add_root(model)
+    doc.validate()

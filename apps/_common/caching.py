@@ -3,16 +3,32 @@
 A setting is computed once even when many sessions ask for it at the same time; a
 setting whose computation failed raises the same error again without recomputing
 (unless the error is transient, :data:`TRANSIENT_ERRORS`).
+
+A later start of the server reuses what an earlier one computed: the results of
+:func:`cached` functions and the rendered pictures of ``apps/_render.py`` are also
+written to disk (:class:`bnexplore.cache.DiskCache`, under ``$BNX_CACHE_DIR``) and
+read back when the same setting is first asked for again, so the first page after a
+restart shows the default setting without running the search, the fits or the
+layout again. An entry is keyed by the setting, the cache's name and
+:func:`apps_version` (the apps' sources and the versions of the libraries that made
+the value), on top of bnexplore's own code version, so other code never reads it.
+Only settings of bundled data are kept (:func:`persistable`); failures never are.
 """
 from __future__ import annotations
 
 import collections
 import functools
+import hashlib
 import logging
 import threading
 from typing import Any, Callable
 
 _LOG = logging.getLogger("bnexplore.apps")
+
+#: most results and pictures kept on disk for later starts (least recently used go)
+PERSIST_MAX_ENTRIES = 1000
+#: a larger pickled result stays in memory only (a picture is 50-150 kB)
+PERSIST_MAX_BYTES = 16 * 2**20
 
 
 # --------------------------------------------------------------------------- caching
@@ -109,7 +125,8 @@ def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
     [4, 0]
     """
     def deco(func: Callable) -> Callable:
-        store = shared_cache(f"{func.__code__.co_filename}:{func.__qualname__}", maxsize)
+        store = shared_cache(f"{func.__code__.co_filename}:{func.__qualname__}", maxsize,
+                             persist=True)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -129,8 +146,11 @@ class SharedLRU:
 
     _MISS = object()
 
-    def __init__(self, maxsize: int = 128):
+    def __init__(self, maxsize: int = 128, disk: Any = None, name: str = ""):
         self.maxsize = int(maxsize)
+        # a mapping kept between server starts (see shared_cache), or None
+        self._disk = disk
+        self._name = name
         self._d: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
         self._lock = threading.Lock()
         # key -> (Future of the running computation, thread ident of its owner)
@@ -173,6 +193,10 @@ class SharedLRU:
             if isinstance(out, _Failure):
                 out.reraise()
             return out
+        value = self._disk_get(key)
+        if value is not self._MISS:
+            self._finish(key, fut, value=value, store=True)
+            return value
         try:
             value = func()
         except Exception as exc:  # noqa: BLE001 - cached (or not) and raised again
@@ -187,8 +211,24 @@ class SharedLRU:
         except BaseException as exc:     # interrupted: nothing is cached, waiters see it
             self._finish(key, fut, error=exc)
             raise
+        self._disk_put(key, value)
         self._finish(key, fut, value=value, store=True)
         return value
+
+    def _disk_get(self, key: Any) -> Any:
+        if self._disk is None or not persistable(key):
+            return self._MISS
+        try:
+            return self._disk.get((apps_version(), self._name, key), self._MISS)
+        except Exception:  # noqa: BLE001 - the disk is an optimisation: compute instead
+            return self._MISS
+
+    def _disk_put(self, key: Any, value: Any) -> None:
+        if self._disk is not None and persistable(key):
+            try:
+                self._disk[(apps_version(), self._name, key)] = value
+            except Exception:  # noqa: BLE001 - not kept for the next start, nothing else
+                pass
 
     def _finish(self, key: Any, fut: Any, value: Any = None, error: BaseException | None = None,
                 store: bool = False) -> None:
@@ -236,8 +276,13 @@ _SHARED: dict[str, SharedLRU] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_cache(name: str, maxsize: int = 128) -> SharedLRU:
+def shared_cache(name: str, maxsize: int = 128, persist: bool = False) -> SharedLRU:
     """A named :class:`SharedLRU` shared by all sessions of the server.
+
+    With ``persist``, what :meth:`SharedLRU.compute` computes for a
+    :func:`persistable` key is also written to disk and a later server start reads it
+    back instead of computing it (see the module's docstring). The first call of a
+    name decides.
 
     Examples
     --------
@@ -247,5 +292,63 @@ def shared_cache(name: str, maxsize: int = 128) -> SharedLRU:
     """
     with _SHARED_LOCK:   # sessions build pages concurrently: one cache per name
         if name not in _SHARED:
-            _SHARED[name] = SharedLRU(maxsize)
+            _SHARED[name] = SharedLRU(maxsize, disk=_disk() if persist else None, name=name)
         return _SHARED[name]
+
+
+@functools.lru_cache(maxsize=1)
+def _disk() -> Any:
+    from bnexplore.cache import DiskCache
+
+    # one folder for every app's results and pictures: one bound on their number
+    return DiskCache("apps", max_entries=PERSIST_MAX_ENTRIES, max_entry_bytes=PERSIST_MAX_BYTES)
+
+
+def persistable(key: Any) -> bool:
+    """Whether a setting ``key`` may be kept on disk for later starts.
+
+    Only keys made of texts, numbers, booleans, None and tuples of these, and naming
+    no uploaded file: an upload's data set name holds the file's name and a short hash
+    of its content, enough to tell uploads apart within a server but not to let a
+    later visitor's file claim another's results; uploads are computed again.
+
+    Examples
+    --------
+    >>> persistable(("dataset", "vote", 0, "K2", 1.0, 3))
+    True
+    >>> persistable(("dataset", "upload: mine.csv [class] #0123abcd", 0))
+    False
+    >>> persistable((object(),))
+    False
+    """
+    from .uploads import UPLOAD_PREFIX
+
+    if isinstance(key, str):
+        return not key.startswith(UPLOAD_PREFIX)
+    if key is None or isinstance(key, (bool, int, float)):
+        return True
+    if isinstance(key, tuple):
+        return all(persistable(k) for k in key)
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def apps_version() -> str:
+    """A hash of the apps' sources and of the versions of the libraries behind their
+    results and pictures (part of every key kept on disk)."""
+    import importlib.metadata as md
+    import sys
+
+    from .pages import APPS_DIR
+
+    h = hashlib.sha256(sys.version.encode())
+    for dist in ("panel", "bokeh", "holoviews", "pandas", "numpy", "scipy", "networkx",
+                 "scikit-learn"):
+        try:
+            h.update(f"|{dist}={md.version(dist)}".encode())
+        except md.PackageNotFoundError:
+            h.update(f"|{dist}=-".encode())
+    for path in sorted(APPS_DIR.rglob("*.py")):
+        if "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(APPS_DIR)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]

@@ -11,6 +11,8 @@ import contextlib
 import contextvars
 import functools
 import logging
+import os
+import sys
 import threading
 from typing import Any, Callable
 
@@ -42,13 +44,24 @@ def _leave_a_core() -> None:
     A ``parallel=True`` kernel takes every core it is given (OpenMP threads even spin
     while they wait); on a small server one session's long fit would then starve the
     event loop and every other session. ``numba.set_num_threads`` is per thread, so
-    this only affects the views' worker threads.
+    this only affects the views' worker threads. If numba is not imported yet (views
+    that only read cached results never import it), ``NUMBA_NUM_THREADS`` set by
+    :func:`view_pool` bounds the kernels instead, without importing numba here.
     """
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return
     try:
-        import numba
         numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))
-    except Exception:  # noqa: BLE001 - no numba, or its threads cannot be set: defaults
+    except Exception:  # noqa: BLE001 - its threads cannot be set: defaults
         pass
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:     # not on Linux
+        return os.cpu_count() or 1
 
 
 def view_pool():
@@ -63,6 +76,9 @@ def view_pool():
     with _POOL_LOCK:
         if _POOL is None:
             from concurrent.futures import ThreadPoolExecutor
+
+            if "numba" not in sys.modules:    # read when numba is imported (_leave_a_core)
+                os.environ.setdefault("NUMBA_NUM_THREADS", str(max(1, _cores() - 1)))
             _POOL = ThreadPoolExecutor(max_workers=VIEW_THREADS, thread_name_prefix="bnx-view",
                                        initializer=_leave_a_core)
         return _POOL
@@ -323,6 +339,16 @@ def _update_shown(shown: list, out: Any) -> bool:
     return True
 
 
+#: how long a page build waits for its views' first results (seconds; environment
+#: variable ``BNX_SETTLE_S``): results that are cached (a setting computed before, by
+#: this server or - on disk - by an earlier one) come within a few tenths and are part
+#: of the first page; the others are applied when they come, as after any change.
+SETTLE_S = float(os.environ.get("BNX_SETTLE_S", "0.4"))
+# the views made by the page being built in this context (see serve)
+_BUILDING: "contextvars.ContextVar[list | None]" = contextvars.ContextVar("bnx_building",
+                                                                          default=None)
+
+
 class BackgroundView:
     """A pane whose content ``func`` computes in :func:`view_pool`, never on the event loop.
 
@@ -334,9 +360,10 @@ class BackgroundView:
     Bokeh document), so the loop stays free for other sessions.
 
     The first computation starts as soon as the page is built, while the browser is
-    still loading it (a first visit's slowest seconds); its result is applied once the
-    page has loaded, unless a setting changed meanwhile (then the new setting is
-    computed). Pages opened with settings in the URL compute those only.
+    still loading it (a first visit's slowest seconds); a result that comes within
+    :data:`SETTLE_S` (a cached setting) is part of the page the browser gets, a later
+    one is applied once the page has loaded, unless a setting changed meanwhile (then
+    the new setting is computed). Pages opened with settings in the URL compute those only.
 
     Changes that arrive while a computation runs are coalesced: when it finishes,
     only the latest settings are computed (a dragged slider costs two computations,
@@ -391,21 +418,44 @@ class BackgroundView:
         # The browser takes seconds to load a first page: compute the defaults meanwhile
         # (once this page is built) and apply the result once it has loaded - unless a
         # setting changed first (a shared link's URL values do: such a page computes
-        # its own setting only).
+        # its own setting only). A page built by serve() waits a moment for these
+        # results: a cached one is then part of the page itself (settle).
         self._prefetch: Any = None
         self._changed = False
+        self._settled = False      # the page was built with this view's first result
         from .pages import RESERVED_QUERY   # (pages imports this module)
 
         if not set(pn.state.session_args or {}) - RESERVED_QUERY:
-            on_document(doc, self._start_prefetch)
+            building = _BUILDING.get()
+            if building is not None:     # serve() starts it once the page is built
+                building.append(self)
+            else:
+                on_document(doc, self.prefetch)
         try:
             pn.state.onload(self._on_load)
         except Exception:  # noqa: BLE001 - no onload support: start at once
             self._on_load()
 
-    def _start_prefetch(self) -> None:
+    def prefetch(self) -> Any:
+        """Start computing the first result (the page's settings); returns its future,
+        or None if there is nothing to prefetch (loaded, changed or closed)."""
         if not (self._loaded or self._changed or self._closed):
             self._prefetch = view_pool().submit(contextvars.copy_context().run, self._compute)
+            return self._prefetch
+        return None
+
+    def settle(self) -> None:
+        """Show the prefetched first result now, while the page is built (it is done)."""
+        fut = self._prefetch
+        if fut is None or self._changed or not fut.done():
+            return
+        out = fut.result()
+        if callable(getattr(out, "apply_in_place", None)):
+            return                     # (never for a placeholder) applied on load
+        self._prefetch, self._settled = None, True
+        self._unwatch()
+        self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
+        self.panel.loading = False
 
     def _kernels_changed(self, _status: str) -> None:
         # any thread (the warm-up's or a compiling one): only a next-tick callback may
@@ -420,7 +470,8 @@ class BackgroundView:
     # all methods below but _compute and _deliver run on the event loop (document locked)
     def _on_load(self) -> None:
         self._loaded = True
-        self._request()
+        if not (self._settled and not self._changed):
+            self._request()
 
     def _request(self, *events: Any) -> None:
         if events:                     # a setting changed: the prefetched result is stale
@@ -654,14 +705,35 @@ def serve(factory: Callable[[], Any]) -> Any:
 
     The build runs inside ``curdoc.models.freeze()``: every loading-indicator link
     otherwise makes Bokeh re-scan the whole model graph, which cost seconds per page
-    load; frozen, the scan happens once at the end.
+    load; frozen, the scan happens once at the end. Before the page is marked
+    servable, the first results of its views are waited for up to :data:`SETTLE_S`
+    (:func:`_settle_views`).
     """
     doc = pn.state.curdoc
     ctx = doc.models.freeze() if doc is not None else contextlib.nullcontext()
-    with ctx:
-        page = factory()
-        page.servable()
+    views: list = []
+    token = _BUILDING.set(views)
+    try:
+        with ctx:
+            page = factory()
+            _settle_views(views)
+            page.servable()
+    finally:
+        _BUILDING.reset(token)
     return page
+
+
+def _settle_views(views: list) -> None:
+    """Start the first computation of every view of a page being built and put the
+    results that come within :data:`SETTLE_S` in the page itself (one document for
+    the browser to draw, instead of a placeholder and a change per view)."""
+    from concurrent.futures import wait
+
+    pending = [fut for fut in (view.prefetch() for view in views) if fut is not None]
+    if pending:
+        wait(pending, timeout=SETTLE_S)
+    for view in views:
+        view.settle()
 
 
 def guarded(func: Callable) -> Callable:
