@@ -20,7 +20,6 @@ from _common import (serve, DATASET, guarded, load_data, make_template, md_stron
 from _render import shared_dag_pane, shared_pane  # noqa: E402
 
 import bnexplore as bx  # noqa: E402
-from bnexplore.classifiers import FAN, SFAN, DiscreteClassifier, NaiveBayes  # noqa: E402
 
 #: what the page teaches, shown above the pictures.
 LESSON = ("A forest-augmented naive Bayes lets each feature depend on the class and on at most "
@@ -36,8 +35,14 @@ DESCRIPTION = ("Selectively conditioned forests as classifiers: SFAN with exclus
 
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
-#: name of the class node in a fitted classifier's graph and arc posteriors
-CLS = DiscreteClassifier.class_column
+
+
+def _class_node() -> str:
+    """The class's node in the classifiers' graphs (scikit-learn is imported only by
+    a computation: a later start reads the first page's results from disk)."""
+    from bnexplore.classifiers import DiscreteClassifier
+
+    return DiscreteClassifier.class_column
 
 INF = "\u221e"
 ALPHA_OPTIONS = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, INF]
@@ -57,6 +62,8 @@ def _xy(name: str):
 @cached(64)
 def fit(name: str, alpha: float, k: int, averaging: str):
     """Fitted SFAN on the whole data set and its edge posteriors (BMA over SFANs)."""
+    from bnexplore.classifiers import SFAN
+
     X, y = _xy(name)
     clf = SFAN(penalty=alpha, max_parents=k, averaging=averaging).fit(X, y)
     return clf, clf.edge_posteriors()
@@ -65,6 +72,7 @@ def fit(name: str, alpha: float, k: int, averaging: str):
 @cached(32)
 def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
     """5-fold CV accuracy of SFAN for every alpha of the curve, plus naive Bayes."""
+    from bnexplore.classifiers import SFAN, NaiveBayes
     from sklearn.model_selection import StratifiedKFold, cross_val_score
 
     X, y = _xy(name)
@@ -81,6 +89,7 @@ def alpha_curve(name: str, k: int, averaging: str) -> pd.DataFrame:
 @cached(64)
 def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     """CV ROC curves (first class positive) of the chosen SFAN, FAN and naive Bayes."""
+    from bnexplore.classifiers import FAN, SFAN, NaiveBayes
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
     X, y = _xy(name)
@@ -97,19 +106,25 @@ def roc_curves(name: str, alpha: float, k: int, averaging: str) -> dict:
     return out, pos
 
 
-@guarded
-def summary_view(name, alpha, k, averaging):
-    clf, post = fit(name, _alpha(alpha), int(k), averaging)
+@cached(64)
+def summary_text(name: str, alpha: str, k: int, averaging: str) -> str:
+    """The fitted forest in a line: class arcs, blanket size, score."""
+    clf, post = fit(name, _alpha(alpha), k, averaging)
+    cls = _class_node()
     feats = list(clf.feature_names_in_)
     mb = clf.markov_blanket_
-    n_class = int(sum(clf.graph_.has_edge(CLS, f) for f in feats))
-    exp_class = float(post.loc[CLS].sum()) if CLS in post.index else 0.0
-    text = (f"{md_strong(name)}: {len(feats)} features, {len(clf.classes_)} classes &nbsp;·&nbsp; "
+    n_class = int(sum(clf.graph_.has_edge(cls, f) for f in feats))
+    exp_class = float(post.loc[cls].sum()) if cls in post.index else 0.0
+    return (f"{md_strong(name)}: {len(feats)} features, {len(clf.classes_)} classes &nbsp;·&nbsp; "
             f"<span class='bnx-forest-summary'>alpha = {alpha}, k = {k}, {averaging.upper()}: "
             f"class is a parent of {n_class} features in the MAP forest "
             f"(BMA expectation {exp_class:.2f}); Markov blanket of the class: {len(mb)} features; "
             f"log score of the MAP structure {clf.result_.score:.2f}</span>")
-    return pn.pane.Markdown(text, margin=(0, 10))
+
+
+@guarded
+def summary_view(name, alpha, k, averaging):
+    return pn.pane.Markdown(summary_text(name, str(alpha), int(k), averaging), margin=(0, 10))
 
 
 def forest_picture(name, alpha, k, averaging, threshold):
@@ -125,9 +140,10 @@ def forest_picture(name, alpha, k, averaging, threshold):
         g = clf.posterior_graph(threshold)
         title = f"BMA SFAN: every arc with posterior >= {threshold:g}"
     weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges if u in post.index and v in post.columns}
-    mb = clf.markov_blanket_ if averaging == "map" else bx.networks.markov_blanket(g, CLS)
-    return forest_plot(g, class_node=CLS, edge_weights=weights, markov_blanket=mb,
-                       rename={CLS: "class"}, title=title, width=1000, height=520, responsive=True)
+    cls = _class_node()
+    mb = clf.markov_blanket_ if averaging == "map" else bx.networks.markov_blanket(g, cls)
+    return forest_plot(g, class_node=cls, edge_weights=weights, markov_blanket=mb,
+                       rename={cls: "class"}, title=title, width=1000, height=520, responsive=True)
 
 
 def alpha_picture(name, k, averaging):

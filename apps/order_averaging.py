@@ -12,7 +12,6 @@ import numpy as np
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bnexplore.classifiers import DiscreteClassifier  # noqa: E402
 from _common import (serve, NETWORK, DataSource, cached, describe_source, guarded, load_data,  # noqa: E402
                      make_template, md_strong, param_slider, PARAMETERS, reactive)
 from _render import shared_dag_pane, shared_fixed_pane, shared_pane  # noqa: E402
@@ -25,8 +24,14 @@ DESCRIPTION = ("Exact Bayesian model averaging over all DAGs consistent with a G
 pn.extension(sizing_mode="stretch_width", notifications=False)
 
 PREFERRED_TARGET = {"alarm": "KINKEDTUBE", "asia": "lung", "child": "Disease", "insurance": "Accident"}
-#: name of the class node in a fitted classifier's data and networks
-CLASS = DiscreteClassifier.class_column
+
+
+def _class_node() -> str:
+    """The class's node in the classifiers' networks (scikit-learn is imported only by
+    a computation: a later start reads the first page's results from disk)."""
+    from bnexplore.classifiers import DiscreteClassifier
+
+    return DiscreteClassifier.class_column
 
 
 def frame(kind: str, name: str, n: int):
@@ -63,7 +68,8 @@ def posteriors(kind: str, name: str, n_rows: int, target: str, k: int):
     """Arc posteriors of the averaging over L_k(pi) (they do not depend on n)."""
     models, _, _ = fit_all(kind, name, n_rows, target, k)
     post = models["AMA"].averagings_[0].arc_posteriors()
-    return post.rename(index={CLASS: target}, columns={CLASS: target})
+    cls = _class_node()
+    return post.rename(index={cls: target}, columns={cls: target})
 
 
 @cached(maxsize=32)
@@ -71,7 +77,8 @@ def averaging_order(kind: str, name: str, n_rows: int, target: str, k: int) -> l
     """The order pi of the averaging (its levels flattened), class renamed to ``target``."""
     models, _, _ = fit_all(kind, name, n_rows, target, k)
     levels = models["AMA"].averagings_[0].order_levels
-    return [target if v == CLASS else v for level in levels for v in level]
+    cls = _class_node()
+    return [target if v == cls else v for level in levels for v in level]
 
 
 @cached(maxsize=64)
@@ -83,7 +90,7 @@ def summary(kind: str, name: str, n_rows: int, target: str, k: int, n: int):
     post = posteriors(kind, name, n_rows, target, k)
     net = avg.summary_network(int(n))
     probas = {m: models[m].predict_proba(Xte) for m in ("SNN", "NMA", "GTT")}
-    probas["AMA"] = net.predict_proba(Xte, CLASS)   # M* reads the test rows by column name
+    probas["AMA"] = net.predict_proba(Xte, _class_node())   # M* reads the rows by column name
     return post, net, probas, yte, ama.classes_, avg
 
 
@@ -134,7 +141,7 @@ def network_plot(kind, name, n_rows, target, k, n):
     from bnexplore.viz.averaging import summary_network_plot
 
     post, net, *_ = summary(kind, name, n_rows, target, k, n)
-    dag = nx.relabel_nodes(net.dag, {CLASS: target})
+    dag = nx.relabel_nodes(net.dag, {_class_node(): target})
     return summary_network_plot(dag, post, target=target,
                                 title=f"Summary network M* (n = {n}); arc width = posterior",
                                 width=1000, responsive=True)
