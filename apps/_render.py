@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import panel as pn
+import param
 
 from _common import (DAG_SCROLL_BAR_PX, SHOWN_VIEW, dag_column, dag_sizes, fixed_column,
                      shared_cache, taken_values)
@@ -282,8 +283,22 @@ class InPlace:
         for obj, options in self.pane_options.items():
             changed = {k: v for k, v in options.items() if getattr(obj, k) != v}
             if changed:
-                obj.param.update(**changed)
+                _update_pane(obj, **changed)
         self.shown._bnx_shown = self.state
+
+
+def _update_pane(obj: Any, **changed: Any) -> None:
+    """Set layout options (sizes, ``visible``) of a pane that shows a picture."""
+    if isinstance(obj, pn.pane.Bokeh):
+        # the picture's model takes them, as the pane gave them to it: an update of
+        # the pane would copy every layout property of the model back to it, the
+        # style sheets Panel's theme put on a page's first models too, which the pane
+        # refuses (a page built with its pictures, views.serve)
+        obj.object.update(**changed)
+        with param.parameterized.discard_events(obj):
+            obj.param.update(**changed)
+    else:
+        obj.param.update(**changed)
 
 
 def _in_place(shown: Any, picture: RenderedPicture, pane_options: Callable[[Any], dict]
@@ -452,10 +467,10 @@ def shared_layout(layout: type, *parts: Callable[[], Any], **options: Any) -> An
                 break
             updates.append(update)
             if not child.visible:
-                updates.append(functools.partial(setattr, child, "visible", True))
+                updates.append(functools.partial(_update_pane, child, visible=True))
         else:
             # children beyond the parts are hidden, not dropped: moving back shows them
-            updates += [functools.partial(setattr, child, "visible", False)
+            updates += [functools.partial(_update_pane, child, visible=False)
                         for child in children[common:] if child.visible]
             if len(parts) > len(children):    # parts added: fresh copies
                 token = SHOWN_VIEW.set(None)

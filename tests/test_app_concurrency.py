@@ -416,13 +416,21 @@ def test_a_page_whose_settings_are_cached_comes_with_its_pictures(common, tmp_pa
     monkeypatch.setenv("BNX_SETTLE_S", "300")
 
     def first_document(base):
-        session = pull_session(url=f"{base}/apps", arguments={"app": "structure"})
-        try:      # the document as the page was built: no change applied after it
-            models = list(session.document.models)
-        finally:
-            session.close()
-        texts = " ".join(str(getattr(m, "text", "")) for m in models)
-        return any(isinstance(m, GraphRenderer) for m in models), texts
+        def pull():
+            session = pull_session(url=f"{base}/apps", arguments={"app": "structure"})
+            try:      # the document as the page was built: no change applied after it
+                got.extend(session.document.models)
+            finally:
+                session.close()
+
+        got: list = []
+        # Bokeh's client runs an event loop of its own: in a thread of its own, as a
+        # test may have one running (Playwright's)
+        thread = threading.Thread(target=pull)
+        thread.start()
+        thread.join(600)
+        texts = " ".join(str(getattr(m, "text", "")) for m in got)
+        return any(isinstance(m, GraphRenderer) for m in got), texts
 
     for start in ("first", "later"):
         with running_panel_server() as base:

@@ -347,3 +347,29 @@ def test_a_copy_with_nested_factors_passes_bokehs_validation(render):
     doc = Document()
     doc.add_root(model)
     doc.validate()
+
+
+def test_a_dag_of_a_pages_first_document_takes_new_sizes_in_place(render, common):
+    """On a page built with its pictures (``views.serve``), Panel's theme gives the
+    pictures' models style sheets of its own; an in-place move to a picture of other
+    sizes (or hiding it) must not hand those to the pane, which refuses them."""
+    from bokeh.document import Document
+    from bokeh.models import ImportedStyleSheet
+
+    shown = render.shared_dag_pane(_dag, (("a", "b"),))
+    doc = Document()
+    doc.add_root(shown.get_root(doc))
+    model = shown[0].object
+    model.stylesheets = [*model.stylesheets, ImportedStyleSheet(url="theme.css")]
+    token = common.SHOWN_VIEW.set(shown)
+    try:        # six arcs over two layers more: another height
+        update = render.shared_dag_pane(_dag, tuple(zip("abcde", "bcdef")))
+    finally:
+        common.SHOWN_VIEW.reset(token)
+    assert type(update).__name__ == "InPlace" and update.pane_options
+    update.apply_in_place()
+    new = render.rendered(_dag, tuple(zip("abcde", "bcdef")))
+    assert shown[0].height == new.height and shown.height == new.height + render.DAG_SCROLL_BAR_PX
+    assert shown[0].styles["min-width"] == f"{new.least_width}px"
+    render._update_pane(shown[0], visible=False)
+    assert not model.visible and not shown[0].visible

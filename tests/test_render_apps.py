@@ -18,10 +18,16 @@ _SESSIONS = itertools.count(1)
 
 
 @pytest.fixture()
-def renders(common, monkeypatch):
-    """The list of pictures rendered so far (their titles), counting every render."""
-    import _render
+def renders(common, monkeypatch, tmp_path):
+    """The list of pictures rendered so far (their titles), counting every render.
 
+    The pictures kept on disk for later starts go to a folder of this test: a setting
+    another test (or a server of this test session) rendered is rendered again."""
+    import _render
+    from bnexplore.cache import DiskCache
+
+    store = common.shared_cache("rendered-pictures", _render.RENDER_CACHE_SIZE, persist=True)
+    monkeypatch.setattr(store, "_disk", DiskCache("apps", directory=tmp_path))
     done: list[str] = []
     original = _render.render
 
