@@ -14,7 +14,7 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, PREPARING_TEXT, RESERVED_QUERY, SETTLE_S, DataSource,  # noqa: E402
+from _common import (serve, NETWORK, PREPARING_TEXT, RESERVED_QUERY, DataSource,  # noqa: E402
                      changing, describe_source, download_csv, error_box, fixed_pane, guarded,
                      live_session, load_data, make_template, md_strong, md_text, param_slider,
                      pending_text, shared_cache, widget)
@@ -368,12 +368,10 @@ def create_app() -> pn.template.FastListTemplate:
     pn.state.onload(on_load)
 
     # The default comparison starts with the page, while the browser loads it (a shared
-    # link's settings only once they are applied, on load); a result that comes within
-    # SETTLE_S (read from the disk cache on a later start) is part of the page itself.
+    # link's settings only once they are applied, on load); it is shown from the load on.
+    # (Not waited for here: the event loop that builds the page serves every session.)
     if live_session() is not None and not set(pn.state.session_args or {}) - RESERVED_QUERY:
         start()
-        state["thread"].join(SETTLE_S)
-        show_progress()
 
     def _stop(*_):
         ev = state.get("cancel")

@@ -438,3 +438,35 @@ def test_a_page_whose_settings_are_cached_comes_with_its_pictures(common, tmp_pa
         assert has_dag, f"{start} start: no DAG in the first document"
         assert "Computing" not in texts and "log score (K2)" in texts
     assert any((tmp_path / "results" / "apps").iterdir())     # kept on disk between them
+
+
+def test_a_page_build_waits_for_cached_results_only(common, monkeypatch):
+    """The page build waits (up to SETTLE_S) for views that read cached results, and
+    stops waiting as soon as one has to compute: the event loop that builds the page
+    serves every other session too."""
+    import types
+
+    views = __import__("_common.views", fromlist=["BackgroundView"])
+    monkeypatch.setattr(views, "SETTLE_S", 60.0)
+    store = common.shared_cache("settle-test", maxsize=8)
+    store["cached"] = "read"
+
+    def view(key, seconds):
+        def compute():
+            return store.compute(key, lambda: time.sleep(seconds) or "computed")
+        stub = types.SimpleNamespace(_loaded=False, _changed=False, _closed=False,
+                                     _compute=compute, _prefetch=None, settled=[])
+        stub.prefetch = types.MethodType(views.BackgroundView.prefetch, stub)
+        stub.settle = lambda: stub.settled.append(stub._prefetch.done())
+        return stub
+
+    fast = view("cached", 0)
+    views._settle_views([fast])
+    assert fast.settled == [True] and fast._prefetch.result() == "read"
+
+    slow, other = view("new setting", 3.0), view("cached", 0)
+    t0 = time.monotonic()
+    views._settle_views([slow, other])
+    waited = time.monotonic() - t0
+    assert slow.settled == [False] and waited < 2.5       # not the 60 s, nor the 3 s
+    assert slow._prefetch.result(60) == "computed"

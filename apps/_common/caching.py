@@ -17,6 +17,7 @@ Only settings of bundled data are kept (:func:`persistable`); failures never are
 from __future__ import annotations
 
 import collections
+import contextvars
 import functools
 import hashlib
 import logging
@@ -136,6 +137,18 @@ def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
     return deco
 
 
+#: called (if set in the calling context) when a :meth:`SharedLRU.compute` finds no
+#: value, in memory or on disk: the caller's result is being computed, not read
+ON_COMPUTING: "contextvars.ContextVar[Callable[[], None] | None]" = contextvars.ContextVar(
+    "bnx_on_computing", default=None)
+
+
+def _computing() -> None:
+    hook = ON_COMPUTING.get()
+    if hook is not None:
+        hook()
+
+
 class SharedLRU:
     """A small thread-safe LRU mapping (``get`` / ``[]`` / ``in`` / ``len``).
 
@@ -189,6 +202,7 @@ class SharedLRU:
                 out.reraise()
             return out
         if not owner:
+            _computing()
             out = fut.result()           # the owner's value, or its exception raised here
             if isinstance(out, _Failure):
                 out.reraise()
@@ -197,6 +211,7 @@ class SharedLRU:
         if value is not self._MISS:
             self._finish(key, fut, value=value, store=True)
             return value
+        _computing()
         try:
             value = func()
         except Exception as exc:  # noqa: BLE001 - cached (or not) and raised again

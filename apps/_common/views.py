@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from typing import Any, Callable
 
 import panel as pn
@@ -23,7 +24,7 @@ from bokeh.document.events import ColumnDataChangedEvent, DocumentPatchedEvent, 
 from bokeh.model import Model
 from bokeh.protocol.messages.patch_doc import patch_doc
 
-from .caching import is_import_deadlock
+from .caching import ON_COMPUTING, is_import_deadlock
 from .text import md_text
 
 _LOG = logging.getLogger("bnexplore.apps")
@@ -436,11 +437,16 @@ class BackgroundView:
         except Exception:  # noqa: BLE001 - no onload support: start at once
             self._on_load()
 
-    def prefetch(self) -> Any:
+    def prefetch(self, computing: Any = None) -> Any:
         """Start computing the first result (the page's settings); returns its future,
-        or None if there is nothing to prefetch (loaded, changed or closed)."""
+        or None if there is nothing to prefetch (loaded, changed or closed).
+        ``computing`` (a :class:`threading.Event`) is set if a result the view needs is
+        not cached (computed, not read)."""
         if not (self._loaded or self._changed or self._closed):
-            self._prefetch = view_pool().submit(contextvars.copy_context().run, self._compute)
+            ctx = contextvars.copy_context()
+            if computing is not None:
+                ctx.run(ON_COMPUTING.set, computing.set)
+            self._prefetch = view_pool().submit(ctx.run, self._compute)
             return self._prefetch
         return None
 
@@ -511,7 +517,6 @@ class BackgroundView:
 
         # Panel objects made here belong to this session (pn.state.curdoc is a
         # context variable: this thread sees the document set here, nothing else)
-        import time
 
         # what the pane shows now: a picture view may update it in place (apps/_render.py)
         SHOWN_VIEW.set(self.panel.objects[0] if self.panel.objects else None)
@@ -726,12 +731,21 @@ def serve(factory: Callable[[], Any]) -> Any:
 def _settle_views(views: list) -> None:
     """Start the first computation of every view of a page being built and put the
     results that come within :data:`SETTLE_S` in the page itself (one document for
-    the browser to draw, instead of a placeholder and a change per view)."""
+    the browser to draw, instead of a placeholder and a change per view).
+
+    The wait ends as soon as one view computes instead of reading a cached result:
+    the page then goes out at once with its placeholders (the event loop that builds
+    it serves every other session too, 30 of whom may open a new setting at once)."""
     from concurrent.futures import wait
 
-    pending = [fut for fut in (view.prefetch() for view in views) if fut is not None]
-    if pending:
-        wait(pending, timeout=SETTLE_S)
+    computing = threading.Event()
+    pending = [fut for fut in (view.prefetch(computing) for view in views) if fut is not None]
+    deadline = time.monotonic() + SETTLE_S
+    while pending and not computing.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        pending = list(wait(pending, timeout=min(left, 0.02)).not_done)
     for view in views:
         view.settle()
 
