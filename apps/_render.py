@@ -10,10 +10,11 @@ renders behind each other.
 Here a picture is built and rendered once per *setting* (a hashable key), in the
 calling worker thread, and kept as the JSON of its Bokeh models in a shared LRU
 (:func:`_common.shared_cache`, and on disk for a later start of the server). A
-session gets its own copy of the models by deserialising that JSON, which costs a small fraction of the render; the copy's
-model ids get a suffix of their own, so a session that comes back to a setting never
-meets the ids of models it showed before. A failed build is cached like any result
-of :func:`_common.cached` and raised again for every session.
+session gets its own copy of the models by deserialising that JSON, which costs a
+small fraction of the render; the copy's model ids get a suffix of their own, so a
+session that comes back to a setting never meets the ids of models it showed before.
+A failed build is cached like any result of :func:`_common.cached` and raised again
+for every session.
 
 Bokeh draws on a canvas in the browser and all interaction of these pictures (hover,
 pan, zoom, save) is client-side, so the copy behaves exactly as the picture rendered

@@ -15,9 +15,9 @@ import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (serve, NETWORK, PREPARING_TEXT, RESERVED_QUERY, DataSource,  # noqa: E402
-                     changing, describe_source, download_csv, error_box, fixed_pane, guarded,
-                     live_session, load_data, make_template, md_strong, md_text, param_slider,
-                     pending_text, shared_cache, widget)
+                     cached, changing, describe_source, download_csv, error_box, fixed_pane,
+                     guarded, live_session, load_data, make_template, md_strong, md_text,
+                     param_slider, pending_text, shared_cache, widget)
 
 from bnexplore.cache import DiskCache  # noqa: E402
 from bnexplore.experiments import compare as cmp  # noqa: E402
@@ -35,8 +35,12 @@ SCHEDULER = os.environ.get("BNEXPLORE_DASK_SCHEDULER", "").strip()
 POLL_MS = 300
 
 
+@cached(maxsize=1)
 def available_classifiers() -> dict[str, str]:
-    """``key -> ""`` for the classifiers that can be built, ``key -> reason`` otherwise."""
+    """``key -> ""`` for the classifiers that can be built, ``key -> reason`` otherwise.
+
+    Cached, on disk too: building them imports scikit-learn (a second of a later
+    start's first page otherwise)."""
     out = {}
     for key in cmp.CLASSIFIERS:
         try:
