@@ -138,15 +138,10 @@ def cached(maxsize: int = 64) -> Callable[[Callable], Callable]:
 
 
 #: called (if set in the calling context) when a :meth:`SharedLRU.compute` finds no
-#: value, in memory or on disk: the caller's result is being computed, not read
+#: value, in memory or on disk: the caller's result is being computed, not read (also
+#: when the caller waits for another thread that computes it)
 ON_COMPUTING: "contextvars.ContextVar[Callable[[], None] | None]" = contextvars.ContextVar(
     "bnx_on_computing", default=None)
-
-
-def _computing() -> None:
-    hook = ON_COMPUTING.get()
-    if hook is not None:
-        hook()
 
 
 class SharedLRU:
@@ -166,8 +161,9 @@ class SharedLRU:
         self._name = name
         self._d: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
         self._lock = threading.Lock()
-        # key -> (Future of the running computation, thread ident of its owner)
-        self._inflight: dict[Any, tuple[Any, int]] = {}
+        # key -> [Future of the running computation, thread ident of its owner,
+        #         whether it computes (not reads the disk), ON_COMPUTING hooks of waiters]
+        self._inflight: dict[Any, list] = {}
 
     def _lookup(self, key: Any) -> Any:
         # call with self._lock held
@@ -186,6 +182,7 @@ class SharedLRU:
         from concurrent.futures import Future
 
         me = threading.get_ident()
+        tell = None
         with self._lock:
             out = self._lookup(key)
             if out is self._MISS:
@@ -193,16 +190,22 @@ class SharedLRU:
                 if running is None or running[1] == me:  # same thread: a recursion
                     fut: Any = Future()
                     if running is None:
-                        self._inflight[key] = (fut, me)
+                        self._inflight[key] = [fut, me, False, []]
                     owner = True
                 else:
                     fut, owner = running[0], False
+                    hook = ON_COMPUTING.get()
+                    if hook is not None and running[2]:
+                        tell = hook           # the owner computes: so does this caller
+                    elif hook is not None:
+                        running[3].append(hook)   # told if the owner has to compute
         if out is not self._MISS:
             if isinstance(out, _Failure):
                 out.reraise()
             return out
         if not owner:
-            _computing()
+            if tell is not None:
+                tell()
             out = fut.result()           # the owner's value, or its exception raised here
             if isinstance(out, _Failure):
                 out.reraise()
@@ -211,7 +214,7 @@ class SharedLRU:
         if value is not self._MISS:
             self._finish(key, fut, value=value, store=True)
             return value
-        _computing()
+        self._computing(key)
         try:
             value = func()
         except Exception as exc:  # noqa: BLE001 - cached (or not) and raised again
@@ -229,6 +232,18 @@ class SharedLRU:
         self._disk_put(key, value)
         self._finish(key, fut, value=value, store=True)
         return value
+
+    def _computing(self, key: Any) -> None:
+        # the owner calls func: it and every caller waiting for it compute, not read
+        with self._lock:
+            running = self._inflight.get(key)
+            hooks = []
+            if running is not None:
+                running[2] = True
+                hooks, running[3] = running[3], []
+        for hook in [*hooks, ON_COMPUTING.get()]:
+            if hook is not None:
+                hook()
 
     def _disk_get(self, key: Any) -> Any:
         if self._disk is None or not persistable(key):
