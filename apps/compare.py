@@ -14,10 +14,12 @@ from pathlib import Path
 import panel as pn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (serve, NETWORK, PREPARING_TEXT, RESERVED_QUERY, DataSource,  # noqa: E402
-                     cached, changing, describe_source, download_csv, error_box, fixed_pane,
+from _common import (serve, NETWORK, PREPARING_TEXT, RESERVED_QUERY, SETTLE_S, DataSource,  # noqa: E402
+                     cached, changing, describe_source, download_csv, error_box,
                      guarded, live_session, load_data, make_template, md_strong, md_text,
                      param_slider, pending_text, shared_cache, widget)
+
+from _render import shared_fixed_pane, shared_pane  # noqa: E402
 
 from bnexplore.cache import DiskCache  # noqa: E402
 from bnexplore.experiments import compare as cmp  # noqa: E402
@@ -61,6 +63,23 @@ def frame_and_target(kind: str, name: str, n: int, target: str | None):
     return df, (target if target in cols else default)
 
 
+class _MissSignalled:
+    """The results cache of one run, setting ``missed`` at its first miss: a classifier
+    is then fitted (or the folds computed), the run is not merely read."""
+
+    def __init__(self, cache, missed: threading.Event):
+        self._cache, self._missed = cache, missed
+
+    def get(self, key, default=None):
+        got = self._cache.get(key, default)
+        if got is None:
+            self._missed.set()
+        return got
+
+    def __setitem__(self, key, value) -> None:
+        self._cache[key] = value
+
+
 class _Status:
     """A one-line status readout (plain text, HTML-escaped, class ``bnx-cv-status``)."""
 
@@ -78,24 +97,67 @@ class _Status:
         self.pane.object = f"<div class='bnx-cv-status'>{text}</div>"
 
 
+# --------------------------------------------------------------------------- runs
+def oof_cache() -> DiskCache:
+    """Finished classifiers' out-of-fold results, in memory (shared by the sessions)
+    and on disk: a later start of the server shows a comparison without fitting."""
+    return DiskCache("compare-oof", front=shared_cache("compare-oof", maxsize=256))
+
+
+def run_key(kind: str, name: str, n: int, target: str, classifiers, n_splits: int, seed: int,
+            k: int, n_par: int, alpha: float, w: int) -> tuple:
+    """The setting of a comparison (hashable): data, class, the classifiers it holds,
+    folds and parameters. Its pictures are rendered once per setting (_render)."""
+    return (kind, name, int(n), str(target), tuple(classifiers), int(n_splits), int(seed),
+            int(k), int(n_par), float(alpha), int(w))
+
+
+def comparison(run: tuple):
+    """The :class:`CVResult` of the setting ``run`` (:func:`run_key`): the one a run of
+    this server kept, else the cross-validation again, whose classifiers a finished run
+    left in :func:`oof_cache` (read, not fitted)."""
+    def again():
+        kind, name, n, target, classifiers, n_splits, seed, k, n_par, alpha, w = run
+        df, tgt = frame_and_target(kind, name, n, target)
+        return cmp.cross_validate_classifiers(df, tgt, list(classifiers), n_splits=n_splits,
+                                              seed=seed, k=k, n=n_par, alpha=alpha, w=w,
+                                              cache=oof_cache())
+    return shared_cache("compare-runs", maxsize=16).compute(run, again)
+
+
+# --------------------------------------------------------------------------- pictures
+# pure functions of a setting, rendered once for all sessions and kept on disk (_render)
+def roc_picture(run: tuple, positive: str):
+    curves = comparison(run).roc(positive)
+    return vc.roc_comparison(curves, positive, width=None, height=480, responsive=True)
+
+
+def heat_picture(run: tuple):
+    return vc.ovr_auc_heatmap(comparison(run).ovr_auc(), width=520, height=360)
+
+
+def spread_picture(run: tuple, metric: str, baseline: str, level: float, test: str):
+    folds = comparison(run).fold_metrics()
+    tests = cmp.paired_test(folds, metric, baseline, level=level, test=test)
+    return vc.fold_spread_plot(folds, metric, tests=tests, responsive=True)
+
+
 # --------------------------------------------------------------------------- views
 @guarded
-def roc_view(result, positive):
+def roc_view(result, run, positive):
     if result is None or not result.proba:
         return pn.pane.Markdown("")
     classes = [str(c) for c in result.classes]
     pos = positive if positive in classes else classes[-1 if len(classes) == 2 else 0]
-    curves = {k: v for k, v in result.roc(pos).items()}
-    plot = vc.roc_comparison(curves, pos, width=None, height=480, responsive=True)
-    return pn.pane.HoloViews(plot, backend="bokeh", height=490, sizing_mode="stretch_width",
-                             min_width=320)
+    return shared_pane(roc_picture, run, pos, height=490, sizing_mode="stretch_width",
+                       min_width=320)
 
 
 @guarded
-def heat_view(result):
+def heat_view(result, run):
     if result is None or not result.proba:
         return pn.pane.Markdown("")
-    return fixed_pane(vc.ovr_auc_heatmap(result.ovr_auc(), width=520, height=360))
+    return shared_fixed_pane(heat_picture, run)
 
 
 #: paired tests offered in the page (label -> argument of paired_test).
@@ -114,7 +176,7 @@ def comparison_table(result, metric, baseline, level, test):
 
 
 @guarded
-def tests_view(result, metric, baseline, level, test):
+def tests_view(result, run, metric, baseline, level, test):
     """W/D/L summary, per-fold spread plot and the metrics table with the paired test."""
     if result is None or not result.proba:
         return pn.pane.Markdown("")
@@ -130,13 +192,12 @@ def tests_view(result, metric, baseline, level, test):
         f"**{wdl['win']} win / {wdl['draw']} draw / {wdl['loss']} loss** "
         f"(a win is a significant difference in the classifier's favour).",
         css_classes=["bnx-wdl"], margin=(0, 10))
-    plot = vc.fold_spread_plot(folds, metric, tests=tests, responsive=True)
     table = comparison_table(result, metric, base, level, test)
     pretty = vc.format_comparison_table(table)
     return pn.Column(
         summary,
-        pn.pane.HoloViews(plot, backend="bokeh", sizing_mode="stretch_width",
-                          height=max(220, 70 + 42 * len(tests)) + 10),
+        shared_pane(spread_picture, run, metric, base, float(level), kind,
+                    sizing_mode="stretch_width", height=max(220, 70 + 42 * len(tests)) + 10),
         pn.pane.Markdown("### Metrics (pooled out-of-fold predictions, \u00b1 sd over folds)",
                          margin=(10, 10, 0, 10)),
         pn.pane.Markdown(f"*vs {md_text(base)}*: the paired test on {label}; AUC is Hand & "
@@ -192,10 +253,10 @@ def create_app() -> pn.template.FastListTemplate:
 
     # finished classifiers' out-of-fold results, in memory and on disk: a later start of
     # the server shows the default comparison without cross-validating again
-    cache = DiskCache("compare-oof", front=shared_cache("compare-oof", maxsize=256))
+    cache = oof_cache()
     state = {"thread": None, "cancel": None, "done": 0, "total": 1, "msg": "",
-             "result": None, "error": None, "finished": False, "started": 0.0, "gen": 0,
-             "partial": None}
+             "result": None, "run": None, "error": None, "finished": False, "started": 0.0,
+             "gen": 0, "partial": None}
     results = pn.Column(sizing_mode="stretch_width")
     lock = threading.Lock()
 
@@ -237,16 +298,20 @@ def create_app() -> pn.template.FastListTemplate:
                     n_par=int(n.value), alpha=float(alpha.value), w=int(w.value),
                     dask=bool(use_dask.value and SCHEDULER))
 
-    def work(st, cancel, gen):
+    def work(st, cancel, gen, missed):
         def cb(done, total, msg):
             with lock:
                 if state["gen"] == gen:
                     state.update(done=done, total=total, msg=msg)
 
+        def key(res):
+            return run_key(st["kind"], st["name"], st["n"], tgt, res.proba, st["n_splits"],
+                           st["seed"], st["k"], st["n_par"], st["alpha"], st["w"])
+
         def partial(res):   # the classifiers finished so far: their ROC curves show at once
             with lock:
                 if state["gen"] == gen:
-                    state.update(partial=res)
+                    state.update(partial=(res, key(res)))
         try:
             df, tgt = frame_and_target(st["kind"], st["name"], st["n"], st["target"])
             res = cmp.cross_validate_classifiers(
@@ -254,10 +319,12 @@ def create_app() -> pn.template.FastListTemplate:
                 k=st["k"], n=st["n_par"], alpha=st["alpha"], w=st["w"],
                 progress_callback=cb, cancel_event=cancel, result_callback=partial,
                 backend="dask" if st["dask"] else "inline",
-                scheduler=SCHEDULER or None, cache=cache)
-            out = {"result": res, "error": None}
+                scheduler=SCHEDULER or None, cache=_MissSignalled(cache, missed))
+            run = key(res)
+            shared_cache("compare-runs", maxsize=16)[run] = res     # for its pictures
+            out = {"result": res, "run": run, "error": None}
         except Exception as exc:  # noqa: BLE001 - shown in the page
-            out = {"result": None, "error": exc}
+            out = {"result": None, "run": None, "error": exc}
         with lock:
             if state["gen"] == gen:
                 state.update(out, finished=True)
@@ -266,12 +333,12 @@ def create_app() -> pn.template.FastListTemplate:
         old = state.get("cancel")
         if old is not None:
             old.set()
-        cancel = threading.Event()
+        cancel, missed = threading.Event(), threading.Event()
         st = settings()
         with lock:
             state["gen"] += 1
             gen = state["gen"]
-            state.update(cancel=cancel, done=0, total=1, msg="starting", result=None,
+            state.update(cancel=cancel, done=0, total=1, msg="starting", result=None, run=None,
                          error=None, finished=False, started=time.monotonic(), partial=None)
         source_note.object = (f"<span class='bnx-source'>"
                               f"{describe_source(st['kind'], st['name'], st['n'])}"
@@ -280,9 +347,9 @@ def create_app() -> pn.template.FastListTemplate:
         cancel_btn.disabled = False
         status.object = "Cross-validating..."
         results.loading = True
-        t = threading.Thread(target=work, args=(st, cancel, gen), daemon=True,
+        t = threading.Thread(target=work, args=(st, cancel, gen, missed), daemon=True,
                              name=f"bnx-compare-{gen}")
-        state["thread"] = t
+        state.update(thread=t, missed=missed)
         t.start()
 
     def cancel_run(*_):
@@ -310,18 +377,22 @@ def create_app() -> pn.template.FastListTemplate:
                              f"({md_text(snap['msg'])}), "
                              f"{time.monotonic() - snap['started']:.0f} s")
             part = snap["partial"]
-            if part is not None and part.proba and snap.get("partial_shown") is not part:
+            if part is not None and part[0].proba and snap.get("partial_shown") is not part:
                 with lock:
                     state["partial_shown"] = part
                 results.objects = [
-                    pn.pane.Markdown(f"### ROC curves of the {len(part.proba)} classifiers "
+                    pn.pane.Markdown(f"### ROC curves of the {len(part[0].proba)} classifiers "
                                      "finished so far", margin=(10, 10, 0, 10)),
-                    pn.bind(roc_view, part, positive)]
+                    pn.bind(roc_view, *part, positive)]
                 results.loading = False
             return
-        if snap.get("shown") == snap["gen"]:
-            return
+        finish(snap)
+
+    def finish(snap):
+        """Show a finished run (once)."""
         with lock:
+            if state.get("shown") == snap["gen"]:
+                return
             state["shown"] = snap["gen"]
         progress.active = False
         progress.value = 100
@@ -342,10 +413,11 @@ def create_app() -> pn.template.FastListTemplate:
                 "**Some classifiers failed** (the others are shown):\n\n" + "\n".join(
                     f"- {md_text(k)}: {md_text(v)}" for k, v in res.errors.items()),
                 alert_type="warning")]
+        run = snap["run"]
         results.objects = [
-            pn.bind(tests_view, res, metric, baseline, level, test_kind),
+            pn.bind(tests_view, res, run, metric, baseline, level, test_kind),
             pn.pane.Markdown("### ROC curves and one-vs-rest AUC", margin=(10, 10, 0, 10)),
-            pn.bind(roc_view, res, positive), heat_view(res),
+            pn.bind(roc_view, res, run, positive), heat_view(res, run),
         ]
         results.loading = False
         note = " (cancelled: finished classifiers only)" if res.cancelled else ""
@@ -371,11 +443,25 @@ def create_app() -> pn.template.FastListTemplate:
         pn.state.add_periodic_callback(poll, period=POLL_MS)
     pn.state.onload(on_load)
 
+    def settle():
+        """Wait up to SETTLE_S for the run started with the page and, if it finished,
+        put its result in the page itself. The wait ends at the run's first cache miss:
+        the event loop that builds this page serves every session."""
+        thread, missed = state["thread"], state["missed"]
+        deadline = time.monotonic() + SETTLE_S
+        while thread.is_alive() and not missed.is_set() and time.monotonic() < deadline:
+            thread.join(0.02)
+        with lock:
+            snap = dict(state)
+        if snap["finished"]:
+            finish(snap)
+
     # The default comparison starts with the page, while the browser loads it (a shared
-    # link's settings only once they are applied, on load); it is shown from the load on.
-    # (Not waited for here: the event loop that builds the page serves every session.)
+    # link's settings only once they are applied, on load). Read from the cache (a
+    # later start of the server), it is part of the page; else it is shown from the load on.
     if live_session() is not None and not set(pn.state.session_args or {}) - RESERVED_QUERY:
         start()
+        settle()
 
     def _stop(*_):
         ev = state.get("cancel")

@@ -36,7 +36,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from ._validation import check_int
 
@@ -126,10 +125,26 @@ def _setup(y_true, proba, classes, *, rows_sum_to_one=True):
     return y, cls, codes, p
 
 
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n of ``x``, tied values sharing the mean of their ranks.
+
+    A tie group sorted into 0-based positions ``start .. end - 1`` holds the ranks
+    ``start + 1 .. end``, whose mean is ``(start + 1 + end) / 2``.
+    """
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]      # first value of each tie group
+    starts = np.flatnonzero(first)
+    ends = np.r_[starts[1:], len(x)]
+    ranks = np.empty(len(x))
+    ranks[order] = ((starts + 1 + ends) / 2.0)[np.cumsum(first) - 1]
+    return ranks
+
+
 def _mann_whitney_auc(pos_scores: np.ndarray, neg_scores: np.ndarray) -> float:
     """P(score of a random positive > score of a random negative) + 0.5 P(tie)."""
     n_pos, n_neg = len(pos_scores), len(neg_scores)
-    ranks = rankdata(np.concatenate([pos_scores, neg_scores]))  # average ranks for ties
+    ranks = _average_ranks(np.concatenate([pos_scores, neg_scores]))
     return float((ranks[:n_pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 

@@ -125,13 +125,35 @@ def test_cache_skips_finished_classifiers(iris):
     cache, calls = {}, []
     cmp.cross_validate_classifiers(iris, "class", ["SNN", "SFAN"], n_splits=2, alpha=1.0,
                                    cache=cache)
-    assert len(cache) == 2
+    assert len(cache) == 3          # two classifiers and the folds
     res = cmp.cross_validate_classifiers(
         iris, "class", ["SNN", "SFAN"], n_splits=2, alpha=3.0, cache=cache,
         progress_callback=lambda d, t, m: calls.append(m))
     # only SFAN (which uses alpha) was refitted
     assert all(m.startswith("SFAN") for m in calls if "fold" in m)
-    assert len(cache) == 3 and list(res.proba) == ["SNN", "SFAN"]
+    assert len(cache) == 4 and list(res.proba) == ["SNN", "SFAN"]
+
+
+def test_a_cached_run_computes_no_folds(iris, monkeypatch):
+    cache = {}
+    first = cmp.cross_validate_classifiers(iris, "class", ["SNN", "NB"], n_splits=3, seed=2,
+                                           cache=cache)
+
+    def no_folds(*args, **kwargs):
+        raise AssertionError("folds computed again")
+    monkeypatch.setattr(cmp, "stratified_folds", no_folds)
+    again = cmp.cross_validate_classifiers(iris, "class", ["NB", "SNN"], n_splits=3, seed=2,
+                                           cache=cache)
+    np.testing.assert_array_equal(again.folds, first.folds)
+    assert list(again.proba) == ["NB", "SNN"]
+    for key in first.proba:
+        np.testing.assert_array_equal(again.proba[key], first.proba[key])
+    pd.testing.assert_frame_equal(again.fold_metrics().sort_values(["classifier", "fold"],
+                                                                   ignore_index=True),
+                                  first.fold_metrics().sort_values(["classifier", "fold"],
+                                                                   ignore_index=True))
+    with pytest.raises(AssertionError, match="folds computed"):   # another seed: new folds
+        cmp.cross_validate_classifiers(iris, "class", ["NB"], n_splits=3, seed=3, cache=cache)
 
 
 def test_runner_backend_gives_the_same_predictions(iris):
@@ -347,6 +369,18 @@ def test_win_draw_loss_counts_on_a_constructed_example():
         # on AUC (higher is better) the same classifiers win and lose
         ta = cmp.paired_test(f, "auc", "base", level=0.05, test=test)
         assert (ta.loc["A", "result"], ta.loc["B", "result"]) == ("win", "loss")
+
+
+def test_paired_test_p_value_is_scipys():
+    from scipy.stats import ttest_rel
+
+    rng = np.random.default_rng(3)
+    base = 0.2 + rng.normal(0, 0.02, 7)
+    other = base - 0.01 + rng.normal(0, 0.02, 7)
+    t = cmp.paired_test(_folds({"base": base, "X": other}), "error", "base", test="paired")
+    ref = ttest_rel(other, base)
+    assert t.loc["X", "t"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert t.loc["X", "p"] == pytest.approx(ref.pvalue, rel=1e-10)
 
 
 def test_corrected_test_is_more_cautious_than_the_paired_test():

@@ -17,6 +17,15 @@ def _random_proba(rng, n, k, ties=False):
     return p
 
 
+@pytest.mark.parametrize("values", [[3.0], [2.0, 1.0, 2.0, 2.0, 0.5, 1.0], [0.1] * 4,
+                                    np.round(np.random.default_rng(0).random(200), 1)])
+def test_average_ranks_match_scipy(values):
+    from scipy.stats import rankdata
+
+    x = np.asarray(values, dtype=float)
+    np.testing.assert_array_equal(M._average_ranks(x), rankdata(x))
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("ties", [False, True])
 def test_binary_auc_matches_sklearn(seed, ties):

@@ -258,7 +258,7 @@ def paired_test(folds: pd.DataFrame, metric: str, baseline: str, level: float = 
     >>> paired_test(f, "error", baseline="B", test="paired").loc["A", "result"]
     'win'
     """
-    from scipy import stats
+    from scipy.special import stdtr     # Student's t CDF (scipy.stats takes 0.5 s to import)
 
     if test not in ("corrected", "paired"):
         raise ValueError(f"test must be 'corrected' or 'paired', got {test!r}")
@@ -292,7 +292,7 @@ def paired_test(folds: pd.DataFrame, metric: str, baseline: str, level: float = 
             row["diff"] = mean
             if var > 0:
                 t = mean / math.sqrt(factor * var)
-                p = float(2 * stats.t.sf(abs(t), df=k - 1))
+                p = float(2 * stdtr(k - 1, -abs(t)))
             else:  # identical differences on every fold: certain unless all zero
                 t, p = (0.0, 1.0) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
             row["t"], row["p"] = t, p

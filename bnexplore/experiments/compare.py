@@ -216,8 +216,10 @@ def cross_validate_classifiers(
         Out-of-fold probabilities of finished classifiers, keyed on a fingerprint of
         the data, the target, the classifier, the parameters it uses, ``n_splits``
         and ``seed``: a classifier found there is not refitted (moving the ``alpha``
-        slider refits only STAN/SFAN). Any mapping with ``get`` and item assignment
-        works, e.g. a :class:`bnexplore.cache.DiskCache` that keeps them between runs.
+        slider refits only STAN/SFAN), and the test fold of each row (a run whose
+        classifiers are all found there computes no folds). Any mapping with ``get``
+        and item assignment works, e.g. a :class:`bnexplore.cache.DiskCache` that
+        keeps them between runs.
     result_callback : callable, optional
         Called with the result so far (a copy holding the classifiers finished until
         then, in the order asked for) each time a classifier finishes, and once at the
@@ -246,16 +248,31 @@ def cross_validate_classifiers(
         raise ValueError(f"backend must be 'inline', 'local' or 'dask', got {backend!r}")
     params = check_params(k, n, alpha, w)
     X, y = _check_frame(df, target)
-    folds = stratified_folds(y, n_splits, seed)
     classes = np.asarray(sorted(pd.unique(y.astype(object)), key=str), dtype=object)
     if isinstance(y.dtype, pd.CategoricalDtype):  # follow the declared category order
         cats = [c for c in y.cat.categories if c in set(classes)]
         classes = np.asarray(cats, dtype=object)
-    y_arr = np.asarray(y.astype(object))
-    fold_of = np.empty(len(y), dtype=int)
-    for f, (_, te) in enumerate(folds):
-        fold_of[te] = f
-    result = CVResult(y=y_arr, classes=classes, folds=fold_of,
+    fingerprint = _fingerprint(df) if cache is not None else ""
+
+    def _key(clf: str) -> tuple:
+        uses = tuple((p, params[p]) for p in CLASSIFIERS[clf].uses)
+        return (fingerprint, str(target), clf, uses, int(n_splits), int(seed))
+
+    hits = {} if cache is None else {key: cache.get(_key(key)) for key in classifiers}
+    todo = [c for c in classifiers if hits.get(c) is None]
+    # the test fold of each row: kept with the results, so that a run whose classifiers
+    # are all cached needs no scikit-learn (its import is most of a cached run's time)
+    folds_key = (fingerprint, str(target), int(n_splits), int(seed))
+    fold_of = cache.get(folds_key) if cache is not None and not todo else None
+    folds: list = []
+    if fold_of is None or len(fold_of) != len(y):
+        folds = stratified_folds(y, n_splits, seed)
+        fold_of = np.empty(len(y), dtype=int)
+        for f, (_, te) in enumerate(folds):
+            fold_of[te] = f
+        if cache is not None:
+            cache[folds_key] = fold_of
+    result = CVResult(y=np.asarray(y.astype(object)), classes=classes, folds=fold_of,
                       settings={"target": target, "n_splits": int(n_splits),
                                 "seed": int(seed), **params})
 
@@ -266,27 +283,14 @@ def cross_validate_classifiers(
         if progress_callback is not None:
             progress_callback(done, total, msg)
 
-    fingerprint = _fingerprint(df) if cache is not None else ""
-
-    def _key(clf: str) -> tuple:
-        uses = tuple((p, params[p]) for p in CLASSIFIERS[clf].uses)
-        return (fingerprint, str(target), clf, uses, int(n_splits), int(seed))
-
     def _partial() -> None:
         if result_callback is not None:
             result_callback(_ordered(replace(result, proba=dict(result.proba),
                                              errors=dict(result.errors)), classifiers))
 
-    if cache is not None:
-        for key in classifiers:
-            hit = cache.get(_key(key))
-            if hit is not None:
-                result.proba[key] = hit
-        todo = [c for c in classifiers if c not in result.proba]
-        if result.proba:
-            _partial()
-    else:
-        todo = list(classifiers)
+    result.proba.update((key, hit) for key, hit in hits.items() if hit is not None)
+    if result.proba:
+        _partial()
 
     def _done(key: str, proba: np.ndarray) -> None:
         result.proba[key] = proba

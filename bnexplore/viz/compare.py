@@ -174,7 +174,7 @@ def fold_spread_plot(folds: pd.DataFrame, metric: str, tests: pd.DataFrame | Non
     >>> p = fold_spread_plot(f, "auc")
     """
     import holoviews as hv
-    from scipy import stats
+    from scipy.special import stdtrit   # Student's t quantile
 
     _ensure_bokeh()
     if metric not in METRIC_LABELS:
@@ -187,7 +187,7 @@ def fold_spread_plot(folds: pd.DataFrame, metric: str, tests: pd.DataFrame | Non
     data = data.assign(classifier=data["classifier"].astype(str))
     g = data.groupby("classifier", sort=False)[metric]
     summ = pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1), "k": g.count()})
-    tq = np.array([stats.t.ppf(0.5 + confidence / 2, k - 1) if k > 1 else np.nan for k in summ["k"]])
+    tq = np.array([stdtrit(k - 1, 0.5 + confidence / 2) if k > 1 else np.nan for k in summ["k"]])
     summ["half"] = np.nan_to_num(tq * summ["sd"].to_numpy() / np.sqrt(summ["k"].to_numpy()))
     lower = metric in LOWER_IS_BETTER
     summ = summ.sort_values("mean", ascending=not lower, kind="stable")  # best first
