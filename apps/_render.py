@@ -41,6 +41,8 @@ from typing import Any, Callable, Hashable
 import panel as pn
 import param
 
+from bokeh.models import FactorRange
+
 from _common import (DAG_SCROLL_BAR_PX, SHOWN_VIEW, dag_column, dag_sizes, fixed_column,
                      shared_cache, taken_values)
 
@@ -185,8 +187,6 @@ def _tuple_factors(model: Any) -> None:
     # JSON has no tuples: nested factors of a categorical range come back as lists,
     # which Bokeh's validation of a document (a page built with its pictures) cannot
     # hash ("unhashable type: 'list'")
-    from bokeh.models import FactorRange
-
     if isinstance(model, FactorRange) and any(isinstance(f, list) for f in model.factors):
         model.factors = [tuple(f) if isinstance(f, list) else f for f in model.factors]
 

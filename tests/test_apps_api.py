@@ -144,3 +144,13 @@ def test_app_titles_from_the_header_are_those_of_the_whole_file(common, tmp_path
     early = tmp_path / "early.py"
     early.write_text('"""Doc title.\n\nDoc text.\n"""\nimport sys\n\n\ndef f():\n    return TITLE\n')
     assert pages.read_app_info(early).title == "Doc title"
+
+
+def test_pages_load_no_mathjax(panel_server):
+    """No page loads Bokeh's MathJax bundle (1.8 MB): the apps' texts hold no TeX."""
+    import urllib.request
+
+    for query in ("", "?app=mixture_weights"):
+        with urllib.request.urlopen(f"{panel_server}/apps{query}", timeout=300) as r:
+            page = r.read().decode()
+        assert "bokeh.min.js" in page and "bokeh-mathjax" not in page

@@ -458,6 +458,24 @@ def download_csv(frame: Any, filename: str, label: str = "Download CSV"
 
 
 # --------------------------------------------------------------------------- page
+def _load_no_mathjax() -> None:
+    """Pages of the apps load no MathJax.
+
+    Panel adds Bokeh's MathJax bundle (1.8 MB of JavaScript, a fifth of a second of
+    every page load on a fast machine) to any page with an HTML or Markdown pane, in
+    case its text holds TeX. The apps' texts hold none, and what users type is escaped
+    (:func:`md_text`), never rendered as math. Bokeh's own check still loads it for a
+    picture whose labels hold TeX.
+    """
+    from panel.io import resources
+
+    if hasattr(resources, "_panel_use_mathjax"):       # Panel's check (1.x)
+        resources._panel_use_mathjax = lambda roots: False
+
+
+_load_no_mathjax()
+
+
 def make_template(title: str, main: list | None = None, sidebar: list | None = None,
                   description: str = "", home: bool = True, share: bool = True
                   ) -> pn.template.FastListTemplate:

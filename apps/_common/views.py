@@ -455,13 +455,11 @@ class BackgroundView:
         fut = self._prefetch
         if fut is None or self._changed or not fut.done():
             return
-        out = fut.result()
+        out = _result(fut)
         if callable(getattr(out, "apply_in_place", None)):
             return                     # (never for a placeholder) applied on load
         self._prefetch, self._settled = None, True
-        self._unwatch()
-        self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
-        self.panel.loading = False
+        self._show(out)
 
     def _kernels_changed(self, _status: str) -> None:
         # any thread (the warm-up's or a compiling one): only a next-tick callback may
@@ -546,22 +544,34 @@ class BackgroundView:
         if gen != self._gen:           # settings changed meanwhile: compute the latest
             self._start()
             return
-        try:
-            out = fut.result()
-        except BaseException as exc:  # noqa: BLE001 - e.g. the pool was shut down
-            out = error_box(exc)
+        self._show(_result(fut))
+        self._shown_gen = gen
+
+    def _show(self, out: Any) -> None:
+        """Put the result ``out`` in the pane: in place of the placeholder, into the
+        shown picture (``apply_in_place``) or the shown text (:func:`_update_shown`),
+        else as the pane's new content."""
+        first = self._placeholder in self.panel.objects
         self._unwatch()                # the placeholder is gone for good
         if callable(getattr(out, "apply_in_place", None)):
             out.apply_in_place()       # the shown picture takes the new values
-        elif not _update_shown(self.panel.objects, out):
+        elif first or not _update_shown(self.panel.objects, out):
             self.panel.objects = [out if isinstance(out, pn.viewable.Viewable) else pn.panel(out)]
-        self._shown_gen = gen
         if self.panel.loading:
             self.panel.loading = False
 
     def _close(self, *_: Any) -> None:
         self._closed = True
         self._unwatch()
+
+
+def _result(fut: Any) -> Any:
+    """A view's computed result, or the error box of what stopped it (e.g. the pool
+    was shut down; the view's own errors are error boxes already)."""
+    try:
+        return fut.result()
+    except BaseException as exc:  # noqa: BLE001
+        return error_box(exc)
 
 
 def background(compute: Callable[[], Any], apply: Callable[[Any], None]) -> Callable[..., None]:
