@@ -86,14 +86,16 @@ def instance(name: str, index: int) -> pd.Series:
 
 @cached(64)
 def run(name: str, index: int, width: int, epsilon: float):
-    """ISMB and NISMB results for one instance (cached on the settings)."""
+    """``(target, instance, ISMB result, NISMB result)`` for one instance (cached on the
+    settings, on disk too: the results hold no model, so reading them back needs no
+    search kernels)."""
     train, test = dataset(name)
     left = -1 if test is not None else index
     m = model_for(name, left)
     x = instance(name, index)
     res = m.search(x.drop(m.target), queue_width=width, epsilon=epsilon)
     nis = m.search(x.drop(m.target), queue_width=width, variant="nismb", n_phase2=res.n_phase2)
-    return m, x, res, nis
+    return m.target, x, res, nis
 
 
 def _clamp(name: str, index: int) -> int:
@@ -111,15 +113,15 @@ def instance_view(name, index):
 
 @guarded
 def summary_view(name, index, width, epsilon):
-    m, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
-    truth = x[m.target]
-    j = m.classes.index(truth)
+    target, x, res, nis = run(name, _clamp(name, index), int(width), float(epsilon))
+    truth = x[target]
+    j = list(res.classes).index(truth)
     rows = pd.DataFrame({
         "method": ["ISMB", "ISMB-MS", "NISMB"],
-        f"P({m.target} = {truth})": [res.proba[j], res.proba_ms[j], nis.proba[j]],
+        f"P({target} = {truth})": [res.proba[j], res.proba_ms[j], nis.proba[j]],
         "models": [len(res.models), 1, len(nis.models)],
     })
-    txt = (f"<strong>true {md_text(m.target)} = {md_text(truth)}</strong> &nbsp;·&nbsp; phase 1: {res.n_phase1} models, "
+    txt = (f"<strong>true {md_text(target)} = {md_text(truth)}</strong> &nbsp;·&nbsp; phase 1: {res.n_phase1} models, "
            f"phase 2: {res.n_phase2} models (stopped by {res.stopped_by}) &nbsp;·&nbsp; "
            f"{res.elapsed:.2f} s")
     return pn.Column(pn.pane.Markdown(txt, css_classes=["bnx-ismb-summary"]),
@@ -132,15 +134,15 @@ def trace_picture(name, index, width, epsilon):
     """ISMB's and NISMB's running estimate and model scores, side by side."""
     from bnexplore.viz.ismb import trace_pair
 
-    m, x, res, nis = run(name, index, width, epsilon)
-    return trace_pair(res.trace(), nis.trace(), x[m.target])
+    target, x, res, nis = run(name, index, width, epsilon)
+    return trace_pair(res.trace(), nis.trace(), x[target])
 
 
 def blanket_picture(name, index, width, epsilon, i):
     """The ``i``-th (from 0) highest-scoring Markov blanket in R with its weight."""
     from bnexplore.viz.ismb import blanket_plot
 
-    m, x, res, nis = run(name, index, width, epsilon)
+    res = run(name, index, width, epsilon)[2]
     mb, _, weight = res.top_models(i + 1)[i]
     return blanket_plot(mb, weight, rank=i + 1, size=250)
 

@@ -19,7 +19,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 if TYPE_CHECKING:
-    from .ismb import MarkovBlanket
+    from ._mb_space import MarkovBlanket
 
 __all__ = ["ISMBResult"]
 

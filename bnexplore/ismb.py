@@ -74,7 +74,6 @@ import threading
 import time
 from typing import Iterator, Sequence
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 
@@ -82,8 +81,7 @@ from ._ismb_result import ISMBResult
 from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
                             _MissingInstance, _Prediction)
 from ._ismb_search import SEARCH_CONSTRAINTS, ModelsInR, best_successor, nismb_sequence, phase2
-from ._mb_space import _bits, _categories, _children_mask, _enumerate_masks, _is_legal, _n_labelled_dags, \
-    _successor_masks
+from ._mb_space import MarkovBlanket, _bits, _enumerate_masks, _n_labelled_dags, _successor_masks
 from ._validation import Options, check_int
 from .data.core import DiscreteData, as_discrete
 from .scores import LocalScore
@@ -96,150 +94,6 @@ __all__ = [
 VARIANTS = ("ismb", "ms", "nismb")
 #: the variants one search runs (ISMB-MS is read off the ISMB search)
 _SEARCH_VARIANTS = Options("ismb", "nismb")
-
-# --------------------------------------------------------------------------- structure type
-
-
-class MarkovBlanket:
-    """A Markov blanket structure of a target (immutable, hashable).
-
-    Parameters
-    ----------
-    names : sequence of str
-        All variables of the domain (the target included).
-    target : str
-        The target variable Z.
-    parents : mapping name -> iterable of names, optional
-        Parent sets; nodes not listed have no parents.  Every arc must point into the
-        target or into a child of the target and the graph must be acyclic.
-
-    Examples
-    --------
-    >>> mb = MarkovBlanket(["Z", "A", "B", "C"], "Z", {"Z": ["A"], "B": ["Z", "C"]})
-    >>> mb.parents, mb.children, mb.spouses
-    (['A'], ['B'], ['C'])
-    >>> sorted(mb.arcs)
-    [('A', 'Z'), ('C', 'B'), ('Z', 'B')]
-    """
-
-    __slots__ = ("names", "target", "_t", "_pa", "_hash")
-
-    def __init__(self, names: Sequence[str], target: str, parents=None):
-        names = [str(n) for n in names]
-        if len(set(names)) != len(names):
-            raise ValueError(f"names must be unique, got {names}")
-        if target not in names:
-            raise ValueError(f"target {target!r} is not one of the variables {names}")
-        index = {n: i for i, n in enumerate(names)}
-        pa = [0] * len(names)
-        for child, ps in (parents or {}).items():
-            if child not in index:
-                raise ValueError(f"unknown variable {child!r} in parents; variables are {names}")
-            for q in ps:
-                if q not in index:
-                    raise ValueError(f"unknown parent {q!r} of {child!r}; variables are {names}")
-                pa[index[child]] |= 1 << index[q]
-        t = index[target]
-        if not _is_legal(pa, t):
-            raise ValueError(
-                "not a Markov blanket structure of %r: every arc must point into the target or "
-                "into a child of the target, and the graph must be acyclic" % target)
-        self._init(names, t, tuple(pa))
-
-    def _init(self, names, t, pa):
-        self.names = names
-        self.target = names[t]
-        self._t = t
-        self._pa = pa
-        self._hash = hash(pa)
-
-    @classmethod
-    def _from_masks(cls, names: list[str], t: int, pa: tuple[int, ...]) -> "MarkovBlanket":
-        obj = cls.__new__(cls)
-        obj._init(names, t, pa)
-        return obj
-
-    @classmethod
-    def from_dag(cls, dag: nx.DiGraph, target: str, names: Sequence[str] | None = None
-                 ) -> "MarkovBlanket":
-        """The MB structure of ``target`` extracted from a DAG (section 5.1): keeps the arcs
-        into the target and into its children, drops every other arc."""
-        if target not in dag:
-            raise ValueError(f"target {target!r} is not a node of the DAG")
-        names = list(names) if names is not None else [str(n) for n in dag.nodes]
-        ch = set(dag.successors(target))
-        parents = {target: list(dag.predecessors(target))}
-        for c in ch:
-            parents[c] = list(dag.predecessors(c))
-        return cls(names, target, parents)
-
-    # -- views
-    @property
-    def masks(self) -> tuple[int, ...]:
-        """Parent bit masks, one per variable (internal representation)."""
-        return self._pa
-
-    def _names_of(self, mask: int) -> list[str]:
-        return [self.names[i] for i in _bits(mask)]
-
-    @property
-    def parents(self) -> list[str]:
-        """Parents of the target."""
-        return self._names_of(self._pa[self._t])
-
-    @property
-    def children(self) -> list[str]:
-        return self._names_of(_children_mask(self._pa, self._t))
-
-    @property
-    def spouses(self) -> list[str]:
-        """Parents of children that are neither the target, its parents nor its children."""
-        return self._names_of(_categories(self._pa, self._t)[2])
-
-    @property
-    def members(self) -> list[str]:
-        """The blanket: parents, children and every other parent of a child."""
-        pm, cm, _, om = _categories(self._pa, self._t)
-        allm = (1 << len(self.names)) - 1
-        return self._names_of(allm & ~om & ~(1 << self._t))
-
-    def category(self, name: str) -> str:
-        """'T', 'P', 'C', 'S' or 'O' (Figure 4)."""
-        i = self.names.index(name)
-        if i == self._t:
-            return "T"
-        pm, cm, sm, _ = _categories(self._pa, self._t)
-        for lab, m in (("P", pm), ("C", cm), ("S", sm)):
-            if m >> i & 1:
-                return lab
-        return "O"
-
-    def parents_of(self, name: str) -> list[str]:
-        return self._names_of(self._pa[self.names.index(name)])
-
-    @property
-    def arcs(self) -> list[tuple[str, str]]:
-        return [(self.names[q], self.names[v]) for v, m in enumerate(self._pa) for q in _bits(m)]
-
-    def to_networkx(self, members_only: bool = True) -> nx.DiGraph:
-        """The structure as a DiGraph (by default only the target and its blanket)."""
-        g = nx.DiGraph()
-        g.add_node(self.target)
-        g.add_nodes_from(self.members if members_only else self.names)
-        g.add_edges_from(self.arcs)
-        return g
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, MarkovBlanket) and self._pa == other._pa
-                and self._t == other._t and self.names == other.names)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __repr__(self) -> str:
-        arcs = ", ".join(f"{a}->{b}" for a, b in self.arcs) or "no arcs"
-        return f"MarkovBlanket(target={self.target!r}: {arcs})"
-
 
 # --------------------------------------------------------------------------- operators
 

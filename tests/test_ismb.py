@@ -183,6 +183,33 @@ def as_dag(mb: MarkovBlanket) -> nx.DiGraph:
     return g
 
 
+def test_a_kept_result_reads_back_without_the_search(tmp_path):
+    """An ISMB result (its Markov blankets included) pickled and read back in a new
+    process imports neither the search module nor numba (the apps keep results on
+    disk; a later start reads them), and gives the same models and estimates."""
+    import pickle
+    import subprocess
+    import sys
+
+    from bnexplore.experiments.ismb import synthetic_split
+
+    train, test = synthetic_split()
+    model = MBModel(train, target=train.attrs["target"])
+    x = test.iloc[0].drop(model.target)
+    res = model.search(x, queue_width=20, epsilon=0.01)
+    path = tmp_path / "result.pkl"
+    path.write_bytes(pickle.dumps(res))
+    code = ("import pickle, sys\n"
+            f"res = pickle.loads(open({str(path)!r}, 'rb').read())\n"
+            "print(([m.arcs for m in res.models][:3], list(res.proba), res.top_models(1)[0][2]))\n"
+            "print('numba' in sys.modules, 'bnexplore.ismb' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    shown, imported = out.stdout.strip().split("\n")
+    assert imported == "False False"
+    assert shown == str(([m.arcs for m in res.models][:3], list(res.proba),
+                         res.top_models(1)[0][2]))
+
+
 def test_log_score_is_the_k2_marginal_likelihood_of_the_whole_structure():
     df = small_data()
     m = MBModel(df)
