@@ -112,6 +112,12 @@ def run_key(kind: str, name: str, n: int, target: str, classifiers, n_splits: in
             int(k), int(n_par), float(alpha), int(w))
 
 
+def kept_runs():
+    """Finished comparisons by setting (:func:`run_key`), shared by the sessions: the
+    pictures of a run read it here instead of cross-validating again."""
+    return shared_cache("compare-runs", maxsize=16)
+
+
 def comparison(run: tuple):
     """The :class:`CVResult` of the setting ``run`` (:func:`run_key`): the one a run of
     this server kept, else the cross-validation again, whose classifiers a finished run
@@ -122,7 +128,7 @@ def comparison(run: tuple):
         return cmp.cross_validate_classifiers(df, tgt, list(classifiers), n_splits=n_splits,
                                               seed=seed, k=k, n=n_par, alpha=alpha, w=w,
                                               cache=oof_cache())
-    return shared_cache("compare-runs", maxsize=16).compute(run, again)
+    return kept_runs().compute(run, again)
 
 
 # --------------------------------------------------------------------------- pictures
@@ -321,7 +327,7 @@ def create_app() -> pn.template.FastListTemplate:
                 backend="dask" if st["dask"] else "inline",
                 scheduler=SCHEDULER or None, cache=_MissSignalled(cache, missed))
             run = key(res)
-            shared_cache("compare-runs", maxsize=16)[run] = res     # for its pictures
+            kept_runs()[run] = res     # for its pictures
             out = {"result": res, "run": run, "error": None}
         except Exception as exc:  # noqa: BLE001 - shown in the page
             out = {"result": None, "run": None, "error": exc}
