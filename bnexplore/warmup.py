@@ -304,15 +304,6 @@ def warm_up(steps: Iterable[str] | None = None, pause: float = 0.02) -> dict[str
 warm_up.errors = {}  # type: ignore[attr-defined]
 
 
-def _child_env() -> dict:
-    """The environment of the warm-up process: this bnexplore first on its path."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    env.pop(TEST_HOLD_ENV, None)
-    return env
-
-
 def _run(hold: str) -> None:
     if not hold and _stamp_pointed_to():
         # a later start: nothing to load ahead, and numba is not even imported here
@@ -321,8 +312,6 @@ def _run(hold: str) -> None:
         _set_status("ready")
         return
     import atexit
-    import subprocess
-    import sys
 
     from numba.core import event
 
@@ -347,14 +336,28 @@ def _run(hold: str) -> None:
         # numba's on-disk cache: numba compiles one kernel at a time per process, so a
         # warm-up thread here would make a view wait for kernels it does not need; a
         # view that needs a kernel before the warm-up has cached it compiles it at once.
-        proc = subprocess.Popen([sys.executable, "-m", "bnexplore.warmup", "--child"],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                stdin=subprocess.DEVNULL, env=_child_env(), text=True)
+        if _lock_busy(child_lock_path()):
+            # another server's warm-up fills this cache folder: follow it, start none
+            _wait_for_lock(child_lock_path())
+            if is_warm():
+                warm_up()
+            return
+        proc = spawn_child()
         atexit.register(_stop_child, proc)
+        ok = True
         for line in proc.stdout:
-            if line.strip() == "compiling":
+            word = line.strip()
+            if word == "compiling":
                 _set_status("compiling")
-        if proc.wait() == 0:
+            elif word == CHILD_BUSY:           # another start took the lock first
+                ok = False
+                _wait_for_lock(child_lock_path())
+                if is_warm():
+                    warm_up()
+            elif word.startswith("bnexplore ") and word[len("bnexplore "):] != _package_dir():
+                ok = False                     # cannot happen with spawn_child's path
+                _stop_child(proc)
+        if proc.wait() == 0 and ok:
             warm_up()        # every kernel is cached now: load them here (milliseconds each)
     except Exception:  # noqa: BLE001 - the kernels then compile on their first call
         pass
@@ -364,16 +367,200 @@ def _run(hold: str) -> None:
         _set_status("ready")
 
 
+# --------------------------------------------------------------------------- child process
+# The warm-up process's lifecycle, apart from what it warms:
+# * it dies with its server: on Linux the kernel sends it SIGKILL when the server thread
+#   that started it ends (prctl(PR_SET_PDEATHSIG)); everywhere a watchdog thread polls
+#   the parent and exits when it is gone (a parent killed with SIGKILL runs no atexit);
+# * at most one runs per cache folder: it holds an exclusive lock on
+#   ``<cache_dir>/warm-up/child.lock`` (released by the system when it dies); a second
+#   one prints :data:`CHILD_BUSY` and exits;
+# * it imports the server's bnexplore: the server passes the folder that holds its
+#   package first on PYTHONPATH, and ``python -P`` adds no working folder (which may
+#   hold another ``bnexplore``); the child prints the package it imported.
+
+#: the line a warm-up child prints, and exits, when another holds the cache folder's lock
+CHILD_BUSY = "busy"
+#: seconds between two looks of the watchdog at the parent
+WATCH_INTERVAL = 0.5
+_HELD: list = []     # the child's open lock file (the lock lives as long as it is open)
+
+
+def _package_dir() -> str:
+    """The folder of this bnexplore package."""
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def child_lock_path() -> str:
+    """The lock file that admits one warm-up process per cache folder.
+
+    Examples
+    --------
+    >>> child_lock_path().endswith("child.lock")
+    True
+    """
+    from .cache import cache_dir
+
+    return str(cache_dir() / "warm-up" / "child.lock")
+
+
+def spawn_child(args: Iterable[str] = (), hold: str | None = None):
+    """Start the warm-up process for this server: ``python -P -m bnexplore.warmup --child``.
+
+    The child imports this process's bnexplore (its folder first on PYTHONPATH, no
+    working folder on the path), dies with this process (:func:`_die_with_parent`) and
+    runs only if no other warm-up holds the cache folder's lock. Its standard output
+    says, one line each: ``bnexplore <package folder>``, then :data:`CHILD_BUSY` (and it
+    exits), or ``compiling`` (first cache miss) and ``ready``. ``hold`` (tests) names a
+    file: while it exists the child waits, alive and holding the lock, before warming.
+    On Linux the parent-death signal follows the thread that calls this: call it from a
+    thread that outlives the child (``_run`` waits for it).
+
+    Examples
+    --------
+    A server calls it through :func:`start_warm_up`::
+
+        proc = spawn_child()
+        for line in proc.stdout: ...
+    """
+    import subprocess
+    import sys
+
+    root = os.path.dirname(_package_dir())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.pop(TEST_HOLD_ENV, None)
+    cmd = [sys.executable, "-P", "-m", "bnexplore.warmup", "--child", "--parent", str(os.getpid()),
+           "--package", _package_dir(), *args]
+    if hold:
+        cmd += ["--hold", hold]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, env=env, text=True)
+
+
 def _stop_child(proc) -> None:
     if proc.poll() is None:
         proc.kill()
 
 
-def _child_main() -> int:
+def _parent_alive(parent: int) -> bool:
+    if os.name == "nt":   # no reparenting on Windows: ask whether the process still runs
+        import ctypes
+
+        k32 = ctypes.windll.kernel32
+        h = k32.OpenProcess(0x00100000, False, parent)   # SYNCHRONIZE
+        if not h:
+            return False
+        try:
+            return k32.WaitForSingleObject(h, 0) == 0x102   # WAIT_TIMEOUT: still running
+        finally:
+            k32.CloseHandle(h)
+    return os.getppid() == parent   # an orphan is adopted by init or a subreaper
+
+
+def _watch_parent(parent: int, interval: float = WATCH_INTERVAL) -> threading.Thread:
+    """Exit this process (at once, no cleanup) when ``parent`` is gone; a daemon thread."""
+    def watch() -> None:
+        while _parent_alive(parent):
+            time.sleep(interval)
+        os._exit(3)
+
+    t = threading.Thread(target=watch, name="bnx-warm-up-watchdog", daemon=True)
+    t.start()
+    return t
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make this process end when ``parent`` does: Linux's parent-death signal, and the
+    watchdog everywhere."""
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)     # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+    if not _parent_alive(parent):   # it died before the signal was armed
+        os._exit(3)
+    _watch_parent(parent)
+
+
+def _take_lock(path: str) -> bool:
+    """Hold the exclusive lock on ``path`` for the rest of this process; False if taken."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fh = open(path, "a+")
+    try:
+        if os.name == "nt":
+            import msvcrt
+
+            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        return False
+    _HELD.append(fh)
+    return True
+
+
+def _lock_busy(path: str) -> bool:
+    """Whether a warm-up process holds the lock on ``path`` now."""
+    if os.name == "nt" or not os.path.exists(path):
+        return False
+    import fcntl
+
+    with open(path, "a+") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    return False
+
+
+def _wait_for_lock(path: str, timeout: float = 3600.0) -> None:
+    end = time.monotonic() + timeout
+    while _lock_busy(path) and time.monotonic() < end:
+        time.sleep(1.0)
+
+
+def _child_setup(argv: list[str]) -> bool:
+    """The child's lifecycle (``--parent PID``, ``--package DIR``, ``--hold FILE``): die
+    with the parent, say which bnexplore it imported, take the cache folder's lock
+    (False, after printing :data:`CHILD_BUSY`, if another warm-up holds it)."""
+    def arg(name: str) -> str | None:
+        return argv[argv.index(name) + 1] if name in argv[:-1] else None
+
+    parent = arg("--parent")
+    if parent is not None:
+        _die_with_parent(int(parent))
+    print(f"bnexplore {_package_dir()}", flush=True)
+    expected = arg("--package")
+    if expected is not None and os.path.realpath(expected) != os.path.realpath(_package_dir()):
+        return False       # another bnexplore than the server's: warming it is useless
+    if not _take_lock(child_lock_path()):
+        print(CHILD_BUSY, flush=True)
+        return False
+    hold = arg("--hold")
+    end = time.monotonic() + 600.0
+    while hold and os.path.exists(hold) and time.monotonic() < end:
+        time.sleep(0.05)
+    return True
+
+
+def _child_main(argv: list[str] | None = None) -> int:
     """``python -m bnexplore.warmup --child``: warm up, saying "compiling" once on the
     first cache miss and "ready" at the end (read by :func:`start_warm_up`)."""
     import sys
 
+    if not _child_setup(list(argv or [])):
+        return 0
     from numba.core import event
 
     try:
@@ -601,7 +788,7 @@ if __name__ == "__main__":
     import sys
 
     if "--child" in sys.argv[1:]:
-        raise SystemExit(_child_main())
+        raise SystemExit(_child_main(sys.argv[1:]))
     t0 = time.perf_counter()
     for step, sec in warm_up().items():
         print(f"{step}: {sec:.1f} s")
