@@ -318,21 +318,74 @@ def test_ismb_stratified_cv_with_defaults_on_wide_ten_state_data():
     assert scores.mean() > 0.8
 
 
-def test_memory_and_enumeration_guards_refuse_with_a_clear_message(small, monkeypatch):
+def test_memory_guard_estimates_the_rows_over_it_and_says_which(small, monkeypatch):
+    import bnexplore.classifiers._missing as M
+    X, y = small
+    T = X.iloc[:3].copy().astype(object)
+    T.iloc[[0, 2], :3] = None
+    clf = TAN().fit(X, y)
+    want = clf.predict_joint_log_proba(T)
+    monkeypatch.setattr(M, "MAX_CELLS", 4)
+    with pytest.warns(M.ApproximationWarning, match=r"TAN: rows \[0, 2\] .*MAX_CELLS.*"
+                                                    r"likelihood-weighting estimates"):
+        got = clf.predict_joint_log_proba(T)
+    np.testing.assert_allclose(got[1], want[1], atol=1e-12)          # complete: exact
+    np.testing.assert_allclose(np.exp(got[[0, 2]]), np.exp(want[[0, 2]]), atol=0.03)
+    monkeypatch.setattr(M, "MAX_CELLS", 10**8)
+    np.testing.assert_allclose(clf.predict_joint_log_proba(T), want)
+
+
+def test_enumeration_guard_refuses_with_a_clear_message(small, monkeypatch):
     import bnexplore.classifiers._missing as M
     X, y = small
     T = X.iloc[:2].copy().astype(object)
     T.iloc[:, [0, 1, 2]] = None
-    clf = TAN().fit(X, y)
-    want = clf.predict_joint_log_proba(T)
-    monkeypatch.setattr(M, "MAX_CELLS", 4)
-    with pytest.raises(MemoryError, match="summing out .* missing features needs an intermediate "
-                                          "table of .* cells .*impute some"):
-        clf.predict_joint_log_proba(T)
-    monkeypatch.setattr(M, "MAX_CELLS", 10**8)
-    np.testing.assert_allclose(clf.predict_joint_log_proba(T), want)
     bma = SFAN(averaging="bma").fit(X, y)
     monkeypatch.setattr(M, "MAX_COMPLETIONS", 5)
     with pytest.raises(ValueError, match=r"SFAN\(averaging='bma'\): row 0 has 3 missing features "
                                          r"with .* joint states .*limit 5"):
         bma.predict_proba(T)
+
+
+def test_ama_answers_exactly_what_fits_the_memory_guard_and_estimates_the_rest(monkeypatch):
+    """Rows missing most features of a lazy summary network: the cost of each row is
+    known before any CPT row is read; the rows within the budget are exact, the others
+    estimated by likelihood weighting, named in one warning, and no read exceeds it."""
+    import math
+
+    import bnexplore.averaging as A
+    import bnexplore.classifiers._missing as M
+    from bnexplore.classifiers.averaging import _LazyFactor, _network_factors
+
+    X, y = _small(n=150, p=5, seed=1)
+    monkeypatch.setattr(A, "MSTAR_DENSE_CELLS", 0)             # every M* CPT lazy
+    clf = AMA(max_parents=3, n=4, order=[AMA.class_column] + list(X.columns)).fit(X, y)
+    T = X.iloc[:6].copy().astype(object)
+    T.iloc[1, 0] = None                      # one missing feature: cheap
+    T.iloc[[2, 4], :4] = None                # four of five missing, the last one observed
+    exact = clf.predict_proba(T)
+    codes = clf._encode(T)
+    ar = [int(a) for a in clf.data_.arities]
+    factors = _network_factors(clf.networks_[0], clf.data_)
+    cost = {i: M._plan(factors, set(np.flatnonzero(codes[i] < 0).tolist()), codes.shape[1], ar).cells
+            for i in (1, 2)}
+    assert cost[2] > cost[1]
+    reads = []
+    gather = _LazyFactor.gather
+
+    def spy(self, vars_, codes, keep):
+        reads.append(codes.shape[0] * math.prod(self.arities[v] for v in keep)
+                     * self.arities[vars_[0]])
+        return gather(self, vars_, codes, keep)
+
+    monkeypatch.setattr(_LazyFactor, "gather", spy)
+    monkeypatch.setattr(M, "MAX_CELLS", int(cost[1]))
+    with pytest.warns(M.ApproximationWarning, match=r"AMA: rows \[2, 4\] \(positions in X\)"):
+        got = clf.predict_proba(T)
+    assert max(reads) <= cost[1]
+    keep = [0, 1, 3, 5]
+    np.testing.assert_allclose(got[keep], exact[keep], atol=1e-12)
+    np.testing.assert_allclose(got[[2, 4]], exact[[2, 4]], atol=0.05)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0)
+    with pytest.warns(M.ApproximationWarning):
+        np.testing.assert_array_equal(clf.predict_proba(T), got)   # seeded: repeatable

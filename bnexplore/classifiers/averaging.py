@@ -69,6 +69,10 @@ class _LazyFactor:
         vals = logs[np.arange(m * K), flat[:, 0]]
         return vals.reshape((m,) + shape)
 
+    def child_logs(self, codes: np.ndarray) -> np.ndarray:
+        """``log P(child | parents)`` at the rows' parent codes, (m, states of the child)."""
+        return self.table.rows(codes[:, list(self.vars[1:])])
+
 
 def _network_factors(net: BayesNet, data: DiscreteData) -> list:
     """The CPTs of ``net`` as (variables, log table) factors, child first, in ``data``'s
@@ -88,10 +92,12 @@ def _network_factors(net: BayesNet, data: DiscreteData) -> list:
     return factors
 
 
-def _network_log_joint(net: BayesNet, data: DiscreteData, codes: np.ndarray) -> np.ndarray:
-    """``log P(x_observed, c)`` (n, n_classes) in ``net``, missing features (-1) summed out."""
+def _network_log_joint(net: BayesNet, data: DiscreteData, codes: np.ndarray,
+                       who: str = "this classifier") -> np.ndarray:
+    """``log P(x_observed, c)`` (n, n_classes) in ``net``, missing features (-1) summed out
+    (estimated, with a warning, for rows too costly to sum exactly: :func:`cpt_log_joint`)."""
     return cpt_log_joint(_network_factors(net, data), codes,
-                         [int(a) for a in data.arities], int(data.arities[-1]))
+                         [int(a) for a in data.arities], int(data.arities[-1]), who=who)
 
 
 def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> np.ndarray:
@@ -306,7 +312,7 @@ class GreedyThickThin(_BNClassifier):
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
         # the GTT network's joint, missing features eliminated (barren ones dropped)
-        return _network_log_joint(self.network_, self.data_, codes)
+        return _network_log_joint(self.network_, self.data_, codes, "GreedyThickThin")
 
 
 class AMA(_BNClassifier):
@@ -360,6 +366,12 @@ class AMA(_BNClassifier):
     averaging compares each node's parent sets on the rows where the node and all its
     candidate parents are observed, and counts parameters by available case (see
     :class:`~bnexplore.averaging.OrderedAveraging`).
+
+    Missing values at predict: they are summed out of the summary network exactly for
+    every row whose sum fits ``bnexplore.classifiers._missing.MAX_CELLS`` cells (the
+    cost is computed per row before anything is read); a row that needs more (say 11
+    missing forty-state features among the parents of an observed one) gets a
+    likelihood-weighting estimate, and an ``ApproximationWarning`` lists those rows.
 
     Examples
     --------
@@ -436,13 +448,13 @@ class AMA(_BNClassifier):
             joints = [_averaging_log_joint(a, codes, "AMA") for a in self.averagings_]
         else:               # the fitted n: the summary networks of networks_ (built once)
             nets = self.networks_ if n == self.networks_._n else [a.summary_network(n) for a in self.averagings_]
-            joints = [_network_log_joint(net, self.data_, codes) for net in nets]
+            joints = [_network_log_joint(net, self.data_, codes, "AMA") for net in nets]
         return np.mean([normalize_log(j) for j in joints], axis=0)
 
     def _joints(self, codes: np.ndarray) -> list[np.ndarray]:
         check_is_fitted(self, "averagings_")
         if self.networks_:
-            return [_network_log_joint(net, self.data_, codes) for net in self.networks_]
+            return [_network_log_joint(net, self.data_, codes, "AMA") for net in self.networks_]
         return [_averaging_log_joint(a, codes, "AMA(n=None)") for a in self.averagings_]
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:

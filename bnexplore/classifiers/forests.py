@@ -128,7 +128,7 @@ class _SCFClassifier(DiscreteClassifier):
             return self._joint_complete(codes)
         ar = [int(a) for a in self.families_.data.arities]
         if self._tables is not None:
-            return cpt_log_joint(self._cpt_factors(), codes, ar, K)
+            return cpt_log_joint(self._cpt_factors(), codes, ar, K, who=type(self).__name__)
         # BMA over structures: every feature may be a parent of every other one, so the
         # missing features are summed over by enumerating their joint states
         return enumerate_log_joint(self._joint_complete, codes, ar, K,
