@@ -6,9 +6,14 @@ Every step records how many legal candidates were evaluated and how many improve
 the score (Castelo & Siebes count the latter, ``q``). The greedy thick-thin variant
 (GTT; Heckerman 1995, used by Dash & Cooper) first only adds arcs until no addition
 helps, then only removes arcs.
+
+A move that would give a node a CPT of more cells than the table budget
+(:func:`bnexplore.data.set_table_budget`; parent configurations times states) is not a
+candidate: a network is only worth finding if its parameters can be fitted.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Sequence
@@ -19,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_int
-from .data.core import DiscreteData
+from .data.core import DiscreteData, get_table_budget
 from .scores import LocalScore
 
 __all__ = ["SearchResult", "hill_climb", "greedy_thick_thin", "transitive_closure"]
@@ -195,6 +200,8 @@ class _State:
         self.p = adj.shape[0]
         self.adj = adj
         self.k = max_indegree
+        self.arities = [int(a) for a in ls.data.arities]
+        self.budget = get_table_budget()   # a CPT over it could not be fitted: no such move
         self.parents = [tuple(np.nonzero(adj[:, v])[0].tolist()) for v in range(self.p)]
         self.fam = np.array([ls.score_idx(v, self.parents[v]) for v in range(self.p)])
         self.add_raw = np.full((self.p, self.p), _NEG)   # score change of adding u -> v (ignoring cycles)
@@ -204,9 +211,11 @@ class _State:
 
     def refresh(self, v: int) -> None:
         """Rescore the arcs into ``v``: every addition (when ``v`` may take one more
-        parent) and every removal, the new families scored in one kernel call."""
+        parent and its CPT stays within the table budget) and every removal, the new
+        families scored in one kernel call."""
         pa = self.parents[v]
         added = [u for u in range(self.p) if u != v and u not in pa] if len(pa) < self.k else []
+        added = [u for u in added if self._cells(v, pa) * self.arities[u] <= self.budget]
         sets = [tuple(sorted(pa + (u,))) for u in added] + [tuple(x for x in pa if x != u) for u in pa]
         col_add = np.full(self.p, _NEG)
         col_rem = np.full(self.p, _NEG)
@@ -216,6 +225,10 @@ class _State:
             col_rem[list(pa)] = delta[len(added):]
         self.add_raw[:, v] = col_add
         self.rem[:, v] = col_rem
+
+    def _cells(self, v: int, pa: tuple[int, ...]) -> int:
+        """Cells of the CPT of ``v`` with parents ``pa`` (Python ints: no overflow)."""
+        return math.prod(self.arities[u] for u in pa) * self.arities[v]
 
     def set_parents(self, v: int, pa: tuple[int, ...]) -> None:
         self.parents[v] = tuple(sorted(pa))
@@ -292,7 +305,8 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
     order : sequence of column names, optional
         Only arcs from earlier to later nodes are allowed (reversals are then never legal).
     max_indegree : int, optional
-        Largest number of parents per node.
+        Largest number of parents per node (besides, no node gets a CPT over the
+        table budget, :func:`bnexplore.data.set_table_budget`).
     start : DiGraph or iterable of (u, v), optional
         Initial network (default: empty).
     allowed : bool matrix (p, p) or iterable of (u, v), optional

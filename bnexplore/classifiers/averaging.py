@@ -283,6 +283,10 @@ class GreedyThickThin(_BNClassifier):
     the parameters are then counted by available case (each family over the rows
     where it is observed).
 
+    The search adds no arc that would give a node a CPT over the table budget
+    (:func:`bnexplore.data.set_table_budget`), so the network found can always be
+    fitted (many classes and many-state features keep smaller families).
+
     Examples
     --------
     >>> import bnexplore as bx
