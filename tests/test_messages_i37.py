@@ -38,3 +38,68 @@ def test_gtt_never_picks_a_structure_whose_table_exceeds_the_budget():
     big = GreedyThickThin().fit(X, y).network_
     assert max(np.prod([len(big.states[u]) for u in big.parents(v)]) * len(big.states[v])
                for v in big.nodes) > budget
+
+
+# ------------------------------------------------------------------ MDLDiscretizer
+def _iris():
+    import bnexplore as bx
+
+    iris = bx.datasets.load("iris")
+    return iris.drop(columns="class"), iris["class"]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 2.9, 0, -1, "2", True])
+def test_mdl_min_rows_must_be_a_whole_number_at_least_one(bad):
+    from bnexplore.data import MDLDiscretizer
+
+    X, y = _iris()
+    with pytest.raises(ValueError, match="min_rows"):
+        MDLDiscretizer(min_rows=bad).fit(X, y)
+
+
+def test_mdl_min_rows_one_is_accepted_and_means_two():
+    from bnexplore.data import MDLDiscretizer
+
+    X, y = _iris()
+    assert MDLDiscretizer(min_rows=1).fit(X, y).cut_points_ == MDLDiscretizer().fit(X, y).cut_points_
+
+
+def test_mdl_refuses_a_continuous_y():
+    from bnexplore.data import MDLDiscretizer
+
+    X, _ = _iris()
+    y = X["sepallength"] * 1.37 + np.arange(len(X)) / 1000.0
+    with pytest.raises(ValueError, match=r"y looks continuous \(\d+ distinct numbers\).*class "
+                                         r"labels.*y\.astype\(str\)"):
+        MDLDiscretizer().fit(X.drop(columns="sepallength"), y)
+
+
+def test_mdl_puts_infinities_in_the_extreme_intervals_with_readable_labels():
+    from bnexplore.data import EqualFrequencyDiscretizer, MDLDiscretizer
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([np.full(20, -np.inf), rng.normal(0, 1, 100), np.full(20, np.inf)])
+    y = np.where(np.isinf(x), "edge", np.where(x < 0, "neg", "pos"))   # a cut at +-inf would pay
+    X = pd.DataFrame({"x": x})
+    for disc in (MDLDiscretizer().fit(X, y), EqualFrequencyDiscretizer(n_bins=7).fit(X)):
+        cuts = disc.cut_points_["x"]
+        assert cuts and np.isfinite(cuts).all()
+        out = disc.transform(X)["x"]
+        labels = out.cat.categories.tolist()
+        assert not any("-inf, -inf" in lab or "inf, inf" in lab for lab in labels)
+        assert (out[x == -np.inf] == labels[0]).all() and (out[x == np.inf] == labels[-1]).all()
+    assert any(abs(c) < 0.5 for c in MDLDiscretizer().fit(X, y).cut_points_["x"])
+
+
+def test_integer_codes_refused_as_continuous_are_told_how_to_be_categorical():
+    from bnexplore.data import DiscreteData
+
+    df = pd.DataFrame({"zip": np.arange(120) % 60 + 10000, "c": ["a", "b"] * 60})
+    with pytest.raises(ValueError, match=r"continuous \(60 distinct values\).*category codes.*"
+                                         r"df\['zip'\]\.astype\(str\) or \.astype\('category'\)"):
+        DiscreteData.from_frame(df)
+    ok = DiscreteData.from_frame(df.assign(zip=df["zip"].astype(str)))
+    assert ok.arities[0] == 60
+    with pytest.raises(ValueError, match="continuous") as info:      # true quantities: no hint
+        DiscreteData.from_frame(df.assign(zip=np.linspace(0, 1, 120)))
+    assert "astype" not in str(info.value)

@@ -263,11 +263,20 @@ def _clean_column(s: pd.Series, name) -> pd.Series:
     return s
 
 
-def _continuous_error(name, n_distinct: int) -> ValueError:
+def _continuous_error(name, n_distinct: int, whole: bool = False) -> ValueError:
+    """The refusal of a continuous column; ``whole``: its values are whole numbers,
+    perhaps category codes (zip codes, ids), which a string or categorical dtype keeps."""
+    codes = (f"; if its values are category codes rather than quantities, make it "
+             f"categorical: df[{name!r}].astype(str) or .astype('category')") if whole else ""
     return ValueError(
         f"column {name!r} is continuous ({n_distinct} distinct values): discretise it "
         f"with bnexplore.data.MDLDiscretizer (supervised) or EqualFrequencyDiscretizer, "
-        f"or load with discretize='mdl'")
+        f"or load with discretize='mdl'{codes}")
+
+
+def _whole_numbers(series: pd.Series) -> bool:
+    x = pd.to_numeric(series, errors="coerce").dropna().to_numpy(dtype=float)
+    return bool(np.all(np.isfinite(x) & (x == np.round(x))))
 
 
 def _is_continuous(series: pd.Series) -> bool:
@@ -461,7 +470,7 @@ class DiscreteData:
                 df.isetitem(j, t)
         for c in df.columns:
             if _is_continuous(df[c]):
-                raise _continuous_error(c, df[c].nunique())
+                raise _continuous_error(c, df[c].nunique(), _whole_numbers(df[c]))
         na = df.isna()
         n_missing = int(na.values.sum())
         mask = None

@@ -27,6 +27,8 @@ Conventions shared by both transformers
   fold has not seen.
 * A column with no accepted cut point becomes a single-state column labelled
   ``"All"`` (as Weka does): the column carries no information about the class.
+* ``-inf`` and ``inf`` belong to the lowest and the highest interval: no cut point
+  lies next to them (every cut point is finite).
 * Missing values (NaN) in a discretised column are ignored when learning the cut
   points and stay missing (NaN) in the output; handle them afterwards, e.g. with
   ``DiscreteData.from_frame(..., missing="drop")``.
@@ -47,7 +49,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_positive_int
+from .._validation import check_int, check_positive_int
 from .core import _as_2d_frame, _is_continuous, _repeated
 
 __all__ = ["MDLDiscretizer", "EqualFrequencyDiscretizer", "interval_labels"]
@@ -82,6 +84,17 @@ def interval_labels(cuts: Sequence[float]) -> list[str]:
     lows = ["-inf"] + txt
     highs = txt + ["inf"]
     return [f"({lo}, {hi}{')' if hi == 'inf' else ']'}" for lo, hi in zip(lows, highs)]
+
+
+def _midpoints(x: np.ndarray) -> np.ndarray:
+    """Midpoints of adjacent values (no overflow near the float maximum); not finite
+    next to an infinite value."""
+    lo, hi = x[:-1], x[1:]
+    with np.errstate(invalid="ignore", over="ignore"):
+        mid = (lo + hi) / 2.0
+        big = np.isfinite(lo) & np.isfinite(hi) & ~np.isfinite(mid)
+        mid[big] = lo[big] / 2.0 + hi[big] / 2.0
+    return mid
 
 
 def _apply_cuts(values: pd.Series, cuts: Sequence[float]) -> pd.Categorical:
@@ -318,8 +331,9 @@ def mdl_cut_points(x: np.ndarray, y: np.ndarray, min_rows: int = 2) -> list[floa
         if n < max(2, min_rows):
             continue
         xs = x[lo:hi]
-        # candidate split after position i (left = xs[:i+1]) where the value changes
-        cand = np.nonzero(xs[:-1] < xs[1:])[0]
+        # candidate split after position i (left = xs[:i+1]) where the value changes,
+        # between two finite values: -inf and inf stay in the extreme intervals
+        cand = np.nonzero((xs[:-1] < xs[1:]) & np.isfinite(_midpoints(xs)))[0]
         if cand.size == 0:
             continue
         cum = np.cumsum(onehot[lo:hi], axis=0)
@@ -335,7 +349,7 @@ def mdl_cut_points(x: np.ndarray, y: np.ndarray, min_rows: int = 2) -> list[floa
         ok, _, _ = mdl_accepts(total, left[best], right[best])
         if not ok:
             continue
-        cuts.append(float((xs[i] + xs[i + 1]) / 2.0))
+        cuts.append(float(_midpoints(xs[i:i + 2])[0]))
         stack.append((lo, lo + i + 1))
         stack.append((lo + i + 1, hi))
     return sorted(cuts)
@@ -359,7 +373,8 @@ class MDLDiscretizer(_BaseDiscretizer):
         values as states (see ``value_states_``); ``"numeric"``: every non-bool
         numeric column. Other columns pass through unchanged.
     min_rows : int, default 2
-        Intervals with fewer rows are not split.
+        Intervals with fewer rows are not split (a whole number >= 1; an interval of
+        one row is never split).
 
     Attributes
     ----------
@@ -383,7 +398,9 @@ class MDLDiscretizer(_BaseDiscretizer):
     Notes
     -----
     Missing values in ``X`` are ignored while learning a column's cut points and
-    stay NaN after ``transform``. Missing values in ``y`` are an error.
+    stay NaN after ``transform``. Missing values in ``y`` are an error, and so is a
+    continuous ``y`` (non-integer numbers, or more than 50 distinct ones): the method
+    needs class labels.
 
     References
     ----------
@@ -438,8 +455,12 @@ class MDLDiscretizer(_BaseDiscretizer):
         if n_na:
             raise ValueError(f"y has {n_na} missing values (first at row {int(np.argmax(y_ser.isna()))}): "
                              f"drop those rows before fitting")
-        if int(self.min_rows) < 2:
-            raise ValueError(f"min_rows must be at least 2, got {self.min_rows!r}")
+        min_rows = check_int(self.min_rows, "min_rows", low=1)
+        if _is_continuous(y_ser):
+            raise ValueError(
+                f"y looks continuous ({y_ser.nunique()} distinct numbers): MDLDiscretizer needs "
+                f"class labels; discretise y first (e.g. EqualFrequencyDiscretizer) for a "
+                f"numeric target, or pass y.astype(str) if its values are labels")
         codes, classes = pd.factorize(y_ser, sort=False)
         self.classes_ = np.asarray(classes)
         cols = self._select_columns(df)
@@ -447,7 +468,7 @@ class MDLDiscretizer(_BaseDiscretizer):
         for c in cols:
             x = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float)
             ok = ~np.isnan(x)
-            cuts[c] = mdl_cut_points(x[ok], codes[ok], min_rows=int(self.min_rows)) if ok.any() else []
+            cuts[c] = mdl_cut_points(x[ok], codes[ok], min_rows=min_rows) if ok.any() else []
         self._finish_fit(df, cuts)
         return self
 
@@ -500,7 +521,8 @@ def equal_frequency_cut_points(x: np.ndarray, n_bins: int) -> list[float]:
         else:
             last_idx = j
             last = counter
-    return [float((uniq[i] + uniq[i + 1]) / 2.0) for i in chosen]
+    mids = _midpoints(uniq)
+    return [float(mids[i]) for i in chosen if np.isfinite(mids[i])]   # -inf, inf: extreme bins
 
 
 class EqualFrequencyDiscretizer(_BaseDiscretizer):
