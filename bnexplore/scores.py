@@ -25,7 +25,8 @@ import pandas as pd
 from scipy.special import gammaln
 
 from ._order_scores import order_family_scores
-from .data.core import DiscreteData, MemoryBudgetError, as_discrete, check_table_size
+from .data.core import (ColumnIndexError, DiscreteData, MemoryBudgetError, as_discrete,
+                        check_table_size)
 
 __all__ = ["LocalScore", "family_counts", "standard_parameters", "score_order_families", "PRIORS"]
 
@@ -432,7 +433,7 @@ class LocalScore:
             return hit
         p = self._cols.shape[0]
         if not (0 <= c < p and (not ps or (0 <= min(ps) and max(ps) < p))):
-            raise IndexError(f"score_idx: node {c!r} or parents {ps!r} are not column indices 0 .. {p - 1}: "
+            raise ColumnIndexError(f"score_idx: node {c!r} or parents {ps!r} are not column indices 0 .. {p - 1}: "
                              f"use score() with column names")
         if c in ps:
             raise ValueError(f"score_idx: node {c} is among its own parents {ps}")
@@ -531,7 +532,7 @@ class LocalScore:
             raise TypeError(f"node must be a column index (int), got {node!r}: use score_many() with names")
         node = int(node)
         if not 0 <= node < p:
-            raise IndexError(f"node {node} is not a column index 0 .. {p - 1}")
+            raise ColumnIndexError(f"node {node} is not a column index 0 .. {p - 1}")
         arr = np.ascontiguousarray(parent_array, dtype=np.int64)
         if arr.ndim != 2:
             raise ValueError("parent_array must be 2-D (one parent set per row)")
@@ -550,11 +551,11 @@ class LocalScore:
                 raise ValueError(f"sizes must lie in 0 .. {w} (the width of parent_array)")
             member = np.arange(w)[None, :] < sizes[:, None]
             if (arr[member] < 0).any():
-                raise IndexError("parent_array has a negative member within sizes: members are column indices")
+                raise ColumnIndexError("parent_array has a negative member within sizes: members are column indices")
         arr = np.where(member, arr, 0)
         if arr.size:
             if arr.max() >= p:
-                raise IndexError(f"parent_array holds {int(arr.max())}, not a column index 0 .. {p - 1}")
+                raise ColumnIndexError(f"parent_array holds {int(arr.max())}, not a column index 0 .. {p - 1}")
             if ((arr == node) & member).any():
                 raise ValueError(f"node {node} is among its own parents in parent_array")
             if self._wide_keys(w) and sizes.max() > 0:  # mixed-radix keys could overflow: check each row

@@ -103,3 +103,53 @@ def test_integer_codes_refused_as_continuous_are_told_how_to_be_categorical():
     with pytest.raises(ValueError, match="continuous") as info:      # true quantities: no hint
         DiscreteData.from_frame(df.assign(zip=np.linspace(0, 1, 120)))
     assert "astype" not in str(info.value)
+
+
+# ------------------------------------------------------------------ unknown columns
+def _unknown_column_calls():
+    import bnexplore as bx
+    from bnexplore.scores import LocalScore
+    from bnexplore.warmup import tiny_frame
+
+    df = tiny_frame()
+    ls = LocalScore(df)
+    cols = list(df.columns)
+    return {
+        "LocalScore.score child": lambda: ls.score("nope", []),
+        "LocalScore.score parent": lambda: ls.score("x0", ["nope"]),
+        "LocalScore.score position": lambda: ls.score(99, []),
+        "LocalScore.score_many": lambda: ls.score_many("nope", [[]]),
+        "LocalScore.score_idx": lambda: ls.score_idx(99, ()),
+        "LocalScore.rows": lambda: ls.rows("nope"),
+        "LocalScore candidates": lambda: LocalScore(df, candidates={"nope": ["x1"]}),
+        "family_counts": lambda: bx.scores.family_counts(df, "nope", []),
+        "greedy_thick_thin order": lambda: bx.search.greedy_thick_thin(df, order=["nope"] + cols[1:]),
+        "hill_climb allowed": lambda: bx.search.hill_climb(df, allowed=[("x0", "nope")]),
+        "hill_climb start": lambda: bx.search.hill_climb(df, start=[("x0", "nope")]),
+        "OrderedAveraging order": lambda: bx.averaging.OrderedAveraging(df, order=["nope"] + cols[1:]),
+        "map_scf targets": lambda: bx.forests.map_scf(df, targets=["nope"], conditions=["class"]),
+        "DiscreteData target": lambda: bx.data.DiscreteData.from_frame(df, target="nope"),
+        "DiscreteData.subset": lambda: bx.data.DiscreteData.from_frame(df).subset(["nope"]),
+        "markov_blanket": lambda: bx.networks.markov_blanket(bx.search.hill_climb(df).dag, "nope"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_unknown_column_calls()))
+def test_unknown_columns_raise_value_error_naming_them(name):
+    with pytest.raises(ValueError, match=r"nope|99"):
+        _unknown_column_calls()[name]()
+
+
+def test_unknown_column_errors_stay_key_and_index_errors():
+    from bnexplore.data.core import ColumnIndexError, UnknownColumnError
+    from bnexplore.scores import LocalScore
+    from bnexplore.warmup import tiny_frame
+
+    ls = LocalScore(tiny_frame())
+    with pytest.raises(KeyError) as info:
+        ls.score("nope", [])
+    assert isinstance(info.value, UnknownColumnError)
+    assert str(info.value).startswith("unknown column 'nope'")     # not KeyError's quoted repr
+    with pytest.raises(IndexError):
+        ls.score(99, [])
+    assert issubclass(ColumnIndexError, ValueError)

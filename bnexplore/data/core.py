@@ -31,6 +31,17 @@ _TABLE_BUDGET = {"cells": 50_000_000}
 MAX_STATES = 50
 
 
+class UnknownColumnError(ValueError, KeyError):
+    """A column name the data do not have: a ``ValueError`` (bad input, as everywhere in
+    bnexplore), and a ``KeyError`` for code that looks columns up like a mapping."""
+
+    __str__ = BaseException.__str__        # the message itself, not KeyError's quoted repr
+
+
+class ColumnIndexError(ValueError, IndexError):
+    """A column position out of range: a ``ValueError``, and an ``IndexError``."""
+
+
 class MemoryBudgetError(ValueError):
     """A table (parent configurations x child states) would not fit the memory budget."""
 
@@ -580,15 +591,15 @@ class DiscreteData:
             if self._label_index is not None:
                 j = self._label_index.get(int(name))
                 if j is None:
-                    raise KeyError(f"unknown column {name!r}; columns are {self._labels}")
+                    raise UnknownColumnError(f"unknown column {name!r}; columns are {self._labels}")
                 return j
             if not 0 <= int(name) < self.n_cols:
-                raise IndexError(f"column index {name} out of range 0..{self.n_cols - 1}")
+                raise ColumnIndexError(f"column index {name} out of range 0..{self.n_cols - 1}")
             return int(name)
         try:
             return self._index[name]
         except KeyError:
-            raise KeyError(f"unknown column {name!r}; columns are {self.names}") from None
+            raise UnknownColumnError(f"unknown column {name!r}; columns are {self.names}") from None
 
     def indices(self, names: Iterable[str | int]) -> list[int]:
         return [self.index(n) for n in names]

@@ -20,7 +20,9 @@ def markov_blanket(dag: nx.DiGraph, node: Hashable) -> list:
     ['a', 'b', 'd', 'e']
     """
     if node not in dag:
-        raise KeyError(f"{node!r} is not a node of the graph")
+        from ..data.core import UnknownColumnError   # a ValueError (and a KeyError)
+
+        raise UnknownColumnError(f"{node!r} is not a node of the graph; nodes are {list(dag.nodes)}")
     mb = set(dag.predecessors(node)) | set(dag.successors(node))
     for child in dag.successors(node):
         mb.update(dag.predecessors(child))
