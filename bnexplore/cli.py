@@ -178,7 +178,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"\ninterrupted: finished trials are saved in {out}; rerun the same command "
               f"to resume", file=sys.stderr)
         return 130
-    except ValueError as exc:
+    except (ValueError, ConnectionError) as exc:
         print(f"bnexplore run: error: {exc}", file=sys.stderr)
         return 2
     n_err = int(df["error"].notna().sum()) if "error" in df.columns else 0

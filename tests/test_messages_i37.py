@@ -153,3 +153,25 @@ def test_unknown_column_errors_stay_key_and_index_errors():
     with pytest.raises(IndexError):
         ls.score(99, [])
     assert issubclass(ColumnIndexError, ValueError)
+
+
+# ------------------------------------------------------------------ runner
+def test_run_with_an_unreachable_scheduler_says_so_in_one_line_and_leaves_no_file(tmp_path, capsys):
+    pytest.importorskip("dask.distributed")
+    from bnexplore.cli import main
+    from bnexplore.experiments import runner
+
+    out = tmp_path / "results.csv"
+    code = main(["run", "demo_sampling", "--scheduler", "tcp://127.0.0.1:1", "--out", str(out),
+                 "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err == [f"bnexplore run: error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:1' "
+                   f"(no answer within {runner.SCHEDULER_TIMEOUT:g} s): start it (dask scheduler) "
+                   f"or check the address"]
+    assert runner.SCHEDULER_TIMEOUT <= 5
+    assert not out.exists()
+    with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
+        runner.run(lambda seed: {"x": seed}, {"a": [1]}, out=out, backend="dask",
+                   scheduler="tcp://127.0.0.1:1", progress=False)
+    assert not out.exists()

@@ -461,6 +461,27 @@ def _run_local(tasks, trial, n_jobs) -> Iterator[list[dict[str, Any]]]:
     yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
 
 
+#: seconds to wait for a Dask scheduler given by its address to answer
+SCHEDULER_TIMEOUT = 3.0
+
+
+def _connect(address: str):
+    """A ``dask.distributed.Client`` of the scheduler at ``address``; ``ConnectionError``
+    (one line, naming the address) when it does not answer within
+    :data:`SCHEDULER_TIMEOUT` seconds."""
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("backend='dask' needs dask.distributed: pip install "
+                          "'bnexplore[dask]'") from exc
+    try:
+        return Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ConnectionError(f"cannot reach the Dask scheduler at {address!r} (no answer within "
+                              f"{SCHEDULER_TIMEOUT:g} s): start it (dask scheduler) or check the "
+                              f"address") from exc
+
+
 def _run_dask(tasks, trial, n_jobs, scheduler) -> Iterator[list[dict[str, Any]]]:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -474,8 +495,8 @@ def _run_dask(tasks, trial, n_jobs, scheduler) -> Iterator[list[dict[str, Any]]]
         cluster = LocalCluster(n_workers=max(int(n_jobs), 1), threads_per_worker=1)
         client = Client(cluster)
         owned += [client, cluster]
-    else:  # an address string or a cluster object
-        client = Client(scheduler)
+    else:  # a cluster object (an address is connected to by run, before any file)
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
         owned.append(client)
     futures = {}
     try:
@@ -532,7 +553,9 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         ``scheduler``, the number of workers of a private ``LocalCluster``.
     scheduler : str or dask.distributed.Client, optional
         Scheduler address (``"tcp://host:8786"``), a ``Client`` or a cluster object.
-        Only used with ``backend="dask"``.
+        Only used with ``backend="dask"``.  An address is connected to first: one that
+        does not answer within ``SCHEDULER_TIMEOUT`` seconds raises
+        ``ConnectionError`` before ``out`` is created or touched.
     progress : bool
         Show a tqdm progress bar.
     resume : bool
@@ -594,6 +617,19 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
                 order[tid] = len(order)
                 tasks.append((s, seed, tid))
 
+    connected = None
+    if backend == "dask" and isinstance(scheduler, str):
+        connected = scheduler = _connect(scheduler)    # before any file: fail fast and clean
+    try:
+        return _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, resume,
+                          retry_errors, desc)
+    finally:
+        if connected is not None:
+            connected.close()
+
+
+def _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, resume,
+               retry_errors, desc) -> pd.DataFrame:
     sink = _make_sink(out, resume, retry_errors)
     done = sink.done_ids()
     todo = [t for t in tasks if t[2] not in done]
@@ -620,7 +656,7 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         where = f" in {out}" if out is not None else ""
         warnings.warn(f"{len(errors)} of {len(todo)} trials raised an exception; their rows "
                       f"carry the message in the 'error' column{where}. First: {errors[0]}",
-                      RuntimeWarning, stacklevel=2)
+                      RuntimeWarning, stacklevel=3)
 
     df = sink.frame()
     if df.empty:
