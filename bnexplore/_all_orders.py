@@ -40,11 +40,12 @@ from . import _order_dp
 from ._order_posterior import all_parent_sets, count_parent_sets, family_log_prior
 from ._parallel import PARALLEL_LOCK
 from ._validation import check_int, check_probability, check_random_state
-from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
+from .data.core import (DEFAULT_TABLE_BUDGET, DiscreteData, MemoryBudgetError, _check_budget, as_discrete,
+                        get_table_budget)
 from ._order_scores import _pascal
 from .scores import _check_prior, _score_order_flat
 
-__all__ = ["AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells"]
+__all__ = ["AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "all_orders_budget"]
 
 
 # =========================================================================== all orders
@@ -97,8 +98,9 @@ def _arc_frame(values: np.ndarray, names: list[str]) -> pd.DataFrame:
 
 def all_orders_cells(n_nodes: int) -> int:
     """Cells (8-byte words) the exact DP over all orders of ``n_nodes`` variables keeps:
-    the local order scores of every node (``n 2^(n-1)`` extended floats of two words),
-    the forward and backward sums (``2^n`` each) and one superset-sum buffer per thread.
+    the local order scores of every node (``n 2^(n-1)`` extended floats of a word and a
+    half: a float64 mantissa and an int32 exponent), the forward and backward sums
+    (``2^n`` each, two words) and one superset-sum buffer per thread.
 
     Examples
     --------
@@ -107,7 +109,51 @@ def all_orders_cells(n_nodes: int) -> int:
     """
     n = int(n_nodes)
     half = 1 << max(n - 1, 0)
-    return 2 * n * half + 4 * (1 << n) + 2 * numba.get_num_threads() * half
+    return n * half + (n * half + 1) // 2 + 4 * (1 << n) + 2 * numba.get_num_threads() * half
+
+
+#: the share of the available memory the exact DP takes by default, and its cap in cells
+#: (32 GiB): N = 25 needs 6.2 GiB, N = 26 13 GiB, N = 27 27 GiB
+MEMORY_SHARE = 0.75
+MEMORY_CAP_CELLS = 1 << 32
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (psutil, else /proc/meminfo's
+    MemAvailable), or None when neither tells."""
+    try:
+        import psutil
+        return int(psutil.virtual_memory().available)
+    except (ImportError, OSError, AttributeError):
+        pass
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def all_orders_budget() -> int:
+    """Default cell budget of :class:`AllOrders`: ``MEMORY_SHARE`` (3/4) of the memory
+    available now, at most ``MEMORY_CAP_CELLS`` (2^32 cells, 32 GiB), and never less
+    than the package budget (:func:`bnexplore.data.get_table_budget`).  A package budget
+    set with :func:`bnexplore.data.set_table_budget` (anything but its default) is used
+    as it is, and so is the package budget where the available memory cannot be read.
+
+    Examples
+    --------
+    >>> from bnexplore.data import get_table_budget
+    >>> all_orders_budget() >= get_table_budget()
+    True
+    """
+    package = get_table_budget()
+    avail = _available_memory()
+    if package != DEFAULT_TABLE_BUDGET or avail is None:
+        return package
+    return max(package, min(MEMORY_CAP_CELLS, int(MEMORY_SHARE * avail) // 8))
 
 
 class AllOrders:
@@ -133,8 +179,8 @@ class AllOrders:
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Complete discrete data; 20 variables fit the default budget (about 210 MiB of tables), each
-        further variable doubles it.
+        Complete discrete data; 20 variables need about 170 MiB of tables, each further
+        variable doubles it (N = 25: 6.2 GiB).
     max_parents : int
         ``k``, the largest number of parents of a node.
     prior : {"K2", "BDeu"}
@@ -147,9 +193,11 @@ class AllOrders:
         or a matrix ``W`` (rows parent, columns child) with ``log p_s = sum_{u in P_i}
         W[u, i]``.
     budget : int, optional
-        Largest number of cells (8-byte words) the DP may keep; default the package
-        budget (:func:`bnexplore.data.get_table_budget`).  Checked before any table
-        is allocated.
+        Largest number of cells (8-byte words) the DP may keep; default
+        :func:`all_orders_budget`: three quarters of the memory available when the
+        object is made, at most 32 GiB (or the package budget, when
+        :func:`bnexplore.data.set_table_budget` has set one).  Checked before any
+        table is allocated.
 
     Attributes
     ----------
@@ -168,7 +216,8 @@ class AllOrders:
     ------
     MemoryBudgetError
         Before anything is allocated, if the tables (:func:`all_orders_cells`) exceed
-        the budget: the tables double with every variable: N = 22 needs about 120 M cells.
+        the budget: the tables double with every variable: N = 25 needs about 830 M
+        cells (6.2 GiB).
 
     Examples
     --------
@@ -189,7 +238,7 @@ class AllOrders:
         self.names = list(self.data.names)
         self.prior = prior
         self.ess = float(ess)
-        self.budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
+        self.budget = all_orders_budget() if budget is None else _check_budget(budget, "budget")
         p = len(self.names)
         if p < 1:
             raise ValueError("AllOrders needs at least one variable")
@@ -201,7 +250,8 @@ class AllOrders:
             raise MemoryBudgetError(
                 f"exact averaging over all orders of {p} variables keeps {cells:,} cells "
                 f"({cells * 8 / 2**30:.2f} GiB: local order scores of every node over 2^{p - 1} sets, "
-                f"forward and backward sums over 2^{p}), over the budget of {self.budget:,}: use "
+                f"forward and backward sums over 2^{p}), over the budget of {self.budget:,} "
+                f"({self.budget * 8 / 2**30:.2f} GiB{self._budget_origin(budget)}): use "
                 f"bnexplore.averaging.order_mcmc, fewer variables, or raise the budget (budget= or "
                 f"bnexplore.data.set_table_budget)")
         self._fam, _ = _families_all(self.data, self.max_parents, prior, self.ess, structure_prior, self.budget,
@@ -214,6 +264,14 @@ class AllOrders:
         self.log_order_sum = float(_order_dp.ext_to_log(L_m[full], L_e[full]))
         self.log_evidence = self.log_order_sum - math.lgamma(p + 1)
         self._post: np.ndarray | None = None
+
+    def _budget_origin(self, budget) -> str:
+        """Where the budget came from, for the refusal message."""
+        if budget is not None:
+            return ""
+        if self.budget == get_table_budget():
+            return ": the package budget"
+        return f": {MEMORY_SHARE:.0%} of the memory available"
 
     @property
     def k(self) -> int:

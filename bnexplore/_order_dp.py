@@ -103,6 +103,10 @@ __all__ = ["Families", "ChainState", "ChainRecord", "Lookup", "colex_families", 
 
 #: exponent of an extended-float zero (products of a few zeros stay far inside int64)
 EXT_ZERO = -(1 << 40)
+#: the exponent of a zero in the tables of local order scores, which keep their exponents
+#: as int32 (a third less memory): far below any real exponent (a weight of a billion
+#: nats), so adding such a zero leaves every sum as it is
+EXT_ZERO32 = -(1 << 30)
 #: powers 2^-d for d = 0 .. 1100 (beyond: 0), the rescaling of an ext addition
 _POW2 = np.ldexp(1.0, -np.arange(1101)).astype(np.float64)
 _LN2 = math.log(2.0)
@@ -177,14 +181,15 @@ def _expand(t, v):
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _alpha_tables(fam, n, alpha_m, alpha_e):
     """alpha_v(U) for every node v and U subset V - {v} (compressed masks), as ext:
-    beta_v placed at its parent sets, then the subset-sum transform over n - 1 bits."""
+    beta_v placed at its parent sets, then the subset-sum transform over n - 1 bits.
+    The exponents are kept as int32, a zero's as ``EXT_ZERO32``."""
     M = np.int64(1) << (n - 1)
     for v in numba.prange(n):
         am = alpha_m[v]
         ae = alpha_e[v]
         for t in range(M):
             am[t] = 0.0
-            ae[t] = EXT_ZERO
+            ae[t] = EXT_ZERO32
         for f in range(fam.offset[v], fam.offset[v + 1]):
             t = _compress(np.int64(fam.mask[f]), v)
             m, e = _ext_of_log(fam.log_weight[f])
@@ -202,40 +207,90 @@ def _alpha_tables(fam, n, alpha_m, alpha_e):
         for t in range(M):
             m, e = _ext_norm(am[t], np.int64(ae[t]))
             am[t] = m
-            ae[t] = e
+            ae[t] = max(e, EXT_ZERO32)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
+def _forward_at(S, n, alpha_m, alpha_e, L_m, L_e):
+    """L(S) = sum_{v in S} L(S - v) alpha_v(S - v), over v in increasing order."""
+    am = 0.0
+    ae = EXT_ZERO
+    for v in range(n):
+        bit = np.int64(1) << v
+        if S & bit:
+            T = S ^ bit
+            t = _compress(T, v)
+            m = L_m[T] * alpha_m[v, t]
+            e = L_e[T] + np.int64(alpha_e[v, t])
+            am, ae = _ext_add(am, ae, m, e)
+    return _ext_norm(am, ae)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _backward_at(S, n, alpha_m, alpha_e, R_m, R_e):
+    """R(S) = sum_{v notin S} alpha_v(S) R(S + v), over v in increasing order."""
+    am = 0.0
+    ae = EXT_ZERO
+    for v in range(n):
+        bit = np.int64(1) << v
+        if not S & bit:
+            t = _compress(S, v)
+            m = R_m[S | bit] * alpha_m[v, t]
+            e = R_e[S | bit] + np.int64(alpha_e[v, t])
+            am, ae = _ext_add(am, ae, m, e)
+    return _ext_norm(am, ae)
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _forward_backward_blocks(n, h, blocks, level_off, alpha_m, alpha_e, L_m, L_e, R_m, R_e):
+    """Forward and backward sums split over the threads.  A set ``S`` is a block (its
+    ``h`` highest bits ``H``) and a place in it (the low bits ``l``): ``L(S)`` reads
+    ``L`` of its own block at smaller places and of the blocks ``H - {u}`` at the same
+    place, so the blocks of one level ``|H|`` are independent once the lower levels
+    are done (``blocks[level_off[j]:level_off[j + 1]]`` hold the ``H`` with ``|H| = j``),
+    and each block is one thread's loop over increasing places; ``R`` likewise from the
+    top level down, decreasing places.  Every ``L(S)`` and ``R(S)`` is the same sum in
+    the same order as one thread's loop over ``S`` would compute."""
+    low = n - h
+    B = np.int64(1) << low
+    full = (np.int64(1) << n) - 1
+    for j in range(h + 1):
+        a = level_off[j]
+        for b in numba.prange(level_off[j + 1] - a):
+            base = blocks[a + b] << low
+            for l in range(B):
+                S = base | l
+                if S == 0:
+                    L_m[0] = 1.0
+                    L_e[0] = 0
+                else:
+                    L_m[S], L_e[S] = _forward_at(S, n, alpha_m, alpha_e, L_m, L_e)
+    for j in range(h, -1, -1):
+        a = level_off[j]
+        for b in numba.prange(level_off[j + 1] - a):
+            base = blocks[a + b] << low
+            for l in range(B - 1, -1, -1):
+                S = base | l
+                if S == full:
+                    R_m[full] = 1.0
+                    R_e[full] = 0
+                else:
+                    R_m[S], R_e[S] = _backward_at(S, n, alpha_m, alpha_e, R_m, R_e)
+
+
+#: highest bits of a set that make its block in the forward and backward sums: 2^8
+#: blocks, at least 28 (C(8, 4) = 70) side by side in the middle levels
+_BLOCK_BITS = 8
+
+
 def _forward_backward(n, alpha_m, alpha_e, L_m, L_e, R_m, R_e):
     """Forward sums L(S) (S first) and backward sums R(S) (V - S after S), as ext."""
-    full = (np.int64(1) << n) - 1
-    L_m[0] = 1.0
-    L_e[0] = 0
-    for S in range(1, full + 1):
-        am = 0.0
-        ae = EXT_ZERO
-        for v in range(n):
-            bit = np.int64(1) << v
-            if S & bit:
-                T = S ^ bit
-                t = _compress(T, v)
-                m = L_m[T] * alpha_m[v, t]
-                e = L_e[T] + np.int64(alpha_e[v, t])
-                am, ae = _ext_add(am, ae, m, e)
-        L_m[S], L_e[S] = _ext_norm(am, ae)
-    R_m[full] = 1.0
-    R_e[full] = 0
-    for S in range(full - 1, -1, -1):
-        am = 0.0
-        ae = EXT_ZERO
-        for v in range(n):
-            bit = np.int64(1) << v
-            if not S & bit:
-                t = _compress(S, v)
-                m = R_m[S | bit] * alpha_m[v, t]
-                e = R_e[S | bit] + np.int64(alpha_e[v, t])
-                am, ae = _ext_add(am, ae, m, e)
-        R_m[S], R_e[S] = _ext_norm(am, ae)
+    h = min(_BLOCK_BITS, n)
+    H = np.arange(1 << h, dtype=np.int64)
+    size = np.array([bin(x).count("1") for x in range(1 << h)], dtype=np.int64)
+    blocks = H[np.argsort(size, kind="stable")]
+    level_off = np.concatenate([[0], np.cumsum(np.bincount(size, minlength=h + 1))]).astype(np.int64)
+    _forward_backward_blocks(n, h, blocks, level_off, alpha_m, alpha_e, L_m, L_e, R_m, R_e)
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -278,7 +333,7 @@ def dp_tables(fam: Families, n: int) -> tuple[np.ndarray, ...]:
     """(alpha_m, alpha_e, L_m, L_e, R_m, R_e) of the exact DP; the caller guards memory."""
     M = 1 << (n - 1)
     alpha_m = np.empty((n, M))
-    alpha_e = np.empty((n, M), dtype=np.int64)
+    alpha_e = np.empty((n, M), dtype=np.int32)
     _alpha_tables(fam, n, alpha_m, alpha_e)
     L_m = np.empty(1 << n)
     L_e = np.empty(1 << n, dtype=np.int64)

@@ -7,7 +7,7 @@ Examples
     bnexplore list
     bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
     bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
-    bnexplore run demo_sampling --size full --seeds 5-39   # some seeds, one at a time
+    bnexplore run demo_sampling --size full --seeds 5-39   # some seeds
     bnexplore run demo_sampling --size full --where n_nodes=10,20   # some settings
     bnexplore report                  # regenerate docs/reproduction/README.md
 """
@@ -60,9 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "results file as without --where")
     run.add_argument("--seeds", metavar="SPEC", default=None, type=parse_seeds,
                      help="run only these of the experiment's seeds, e.g. '5-39' or "
-                          "'5,7,10-12', one seed after another (every setting of a seed "
-                          "before the next seed), so that a stopped run leaves whole "
-                          "seeds; trials and results file as without --seeds")
+                          "'5,7,10-12' (every trial of these seeds at once; finished "
+                          "trials are saved as they finish); trials and results file as "
+                          "without --seeds")
+    run.add_argument("--numba-threads", metavar="N", type=int, default=1,
+                     help="numba threads of each worker process (--n-jobs other than 1, "
+                          "or Dask; default 1: one per worker)")
 
     rep = sub.add_parser(
         "report", help="regenerate docs/reproduction/README.md",
@@ -149,8 +152,6 @@ def _cmd_list() -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from bnexplore import experiments
 
     if args.n_jobs == 0:
@@ -163,17 +164,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     out = args.out or f"{args.name}_{args.size}.csv"
     backend = "dask" if args.scheduler else "local"
-    # with --seeds: one seed after another, so that a stopped run leaves whole seeds
-    seed_groups = [None] if args.seeds is None else [[s] for s in args.seeds]
+    if args.numba_threads < 1:
+        print("bnexplore run: error: --numba-threads must be a positive integer", file=sys.stderr)
+        return 2
     try:
-        frames = []
-        for i, seeds in enumerate(seed_groups):
-            frames.append(experiments.run_named(
-                args.name, size=args.size, out=out, backend=backend, n_jobs=args.n_jobs,
-                scheduler=args.scheduler, progress=not args.no_progress,
-                resume=not args.no_resume or i > 0, retry_errors=args.retry_errors,
-                seeds=seeds, where=dict(args.where) if args.where else None))
-        df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        df = experiments.run_named(
+            args.name, size=args.size, out=out, backend=backend, n_jobs=args.n_jobs,
+            scheduler=args.scheduler, progress=not args.no_progress, resume=not args.no_resume,
+            retry_errors=args.retry_errors, seeds=args.seeds,
+            where=dict(args.where) if args.where else None, numba_threads=args.numba_threads)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished trials are saved in {out}; rerun the same command "
               f"to resume", file=sys.stderr)

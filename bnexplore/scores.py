@@ -65,6 +65,44 @@ def _config_terms(nj, cell_sum, aj, a, bdeu, logfact, r):
 
 
 @numba.njit(cache=True, nogil=True)
+def _config_cells(counts, Z, i0, r, step, bdeu, a, lga, logfact):
+    """``(N_j, sum_k term(N_jk))`` of one parent configuration whose child cells are
+    ``i0 + x step`` (``x = 0 .. r - 1``) in each of the four interleaved tables of
+    ``Z`` cells, summed over ``x`` in increasing order; the cells are zero on exit."""
+    nj = 0
+    cell = 0.0
+    for x in range(r):
+        i = i0 + x * step
+        c = counts[i] + counts[Z + i] + counts[2 * Z + i] + counts[3 * Z + i]
+        if c > 0:
+            nj += c
+            if bdeu:
+                cell += math.lgamma(a + c) - lga
+            else:
+                cell += logfact[c]
+            counts[i] = 0
+            counts[Z + i] = 0
+            counts[2 * Z + i] = 0
+            counts[3 * Z + i] = 0
+    return nj, cell
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_counts(counts, q, r, bdeu, ess, logfact):
+    """Family score (the equation above) from four interleaved count tables of
+    ``Z = q r`` cells in the canonical layout (configuration ``j`` at ``j r``, child
+    state fastest), summed over ``j`` in increasing order; zero again on exit."""
+    a = ess / (q * r)
+    lga = math.lgamma(a) if bdeu else 0.0
+    total = 0.0
+    for j in range(q):
+        nj, cell = _config_cells(counts, q * r, j * r, r, 1, bdeu, a, lga, logfact)
+        if nj > 0:
+            total += _config_terms(nj, cell, ess / q, a, bdeu, logfact, r)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
 def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
     """Family score from precomputed parent-configuration keys (one pass over the rows).
 
@@ -73,10 +111,6 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
     on each other's increments (skewed data is the common case).
     """
     n = keys.shape[0]
-    a = ess / (q * r)
-    aj = ess / q
-    lga = math.lgamma(a) if bdeu else 0.0
-    total = 0.0
     Z = q * r
     n4 = n - n % 4
     for t in range(0, n4, 4):
@@ -86,25 +120,164 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
         counts[3 * Z + keys[t + 3] * r + ccol[t + 3]] += 1
     for t in range(n4, n):
         counts[keys[t] * r + ccol[t]] += 1
-    for j in range(q):
-        nj = 0
-        cell = 0.0
-        for x in range(r):
-            i = j * r + x
-            c = counts[i] + counts[Z + i] + counts[2 * Z + i] + counts[3 * Z + i]
-            if c > 0:
-                nj += c
-                if bdeu:
-                    cell += math.lgamma(a + c) - lga
-                else:
-                    cell += logfact[c]
-                counts[i] = 0
-                counts[Z + i] = 0
-                counts[2 * Z + i] = 0
-                counts[3 * Z + i] = 0
-        if nj > 0:
-            total += _config_terms(nj, cell, aj, a, bdeu, logfact, r)
+    return _score_counts(counts, q, r, bdeu, ess, logfact)
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_cells(base, col, stride, w, counts, Z):
+    """Four interleaved histograms of the cells ``col[t] stride + base[t]`` of the
+    distinct rows ``t``, each weighed by its multiplicity ``w[t]``."""
+    n = base.shape[0]
+    n4 = n - n % 4
+    for t in range(0, n4, 4):
+        counts[col[t] * stride + base[t]] += w[t]
+        counts[Z + col[t + 1] * stride + base[t + 1]] += w[t + 1]
+        counts[2 * Z + col[t + 2] * stride + base[t + 2]] += w[t + 2]
+        counts[3 * Z + col[t + 3] * stride + base[t + 3]] += w[t + 3]
+    for t in range(n4, n):
+        counts[col[t] * stride + base[t]] += w[t]
+
+
+@numba.njit(cache=True, nogil=True)
+def _family_base(ucols, child, parents, arities, base):
+    """``base[t]`` = the cell of distinct row ``t`` in the table of ``child`` given
+    ``parents`` (mixed radix, the last parent fastest, the child fastest of all);
+    returns the number of parent configurations ``q``."""
+    r = arities[child]
+    ccol = ucols[child]
+    for t in range(base.shape[0]):
+        base[t] = ccol[t]
+    stride = r
+    for i in range(parents.shape[0] - 1, -1, -1):
+        u = parents[i]
+        col = ucols[u]
+        for t in range(base.shape[0]):
+            base[t] += col[t] * stride
+        stride *= arities[u]
+    return stride // r
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact):
+    """Family score from four interleaved tables counted with one parent ``u`` as the
+    slowest digit (cell ``(c_u q_hi q_lo + j_pa) r + x``, ``j_pa`` the configuration of
+    the other parents), summed in the canonical order of the sorted parent set, where
+    ``u`` has ``q_hi`` configurations of parents before it and ``q_lo`` after: the same
+    terms in the same order as :func:`_score_counts`, so the same float."""
+    q = q_hi * a_u * q_lo
+    a = ess / (q * r)
+    lga = math.lgamma(a) if bdeu else 0.0
+    total = 0.0
+    for hi in range(q_hi):
+        for cu in range(a_u):
+            for lo in range(q_lo):
+                i0 = (cu * q_hi * q_lo + hi * q_lo + lo) * r
+                nj, cell = _config_cells(counts, q * r, i0, r, 1, bdeu, a, lga, logfact)
+                if nj > 0:
+                    total += _config_terms(nj, cell, ess / q, a, bdeu, logfact, r)
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense(q, r, n):
+    """Whether a table of ``q r`` cells is counted densely (else by sorting the keys)."""
+    return q * r <= max(_DENSE_LIMIT, 4 * n)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfact):
+    """:func:`_score_family` counted over the distinct rows ``ucols`` weighed by their
+    multiplicities ``w`` (the same counts, so the same score): the first parent is
+    the slowest digit, the cells of the others and the child come from one base key
+    per row.  A table past the dense limit is counted over every row ``cols``."""
+    q = 1
+    for p in parents:
+        q *= arities[p]
+    r = arities[child]
+    if not _dense(q, r, cols.shape[1]):
+        return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
+    base = np.empty(ucols.shape[1], dtype=np.int64)
+    counts = np.zeros(4 * q * r, dtype=np.int64)
+    if parents.shape[0] == 0:
+        _family_base(ucols, child, parents, arities, base)
+        _count_cells(base, ucols[child], 0, w, counts, r)
+        return _score_counts(counts, 1, r, bdeu, ess, logfact)
+    q_lo = _family_base(ucols, child, parents[1:], arities, base)
+    _count_cells(base, ucols[parents[0]], q_lo * r, w, counts, q * r)
+    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, ess, logfact):
+    m = parent_sets.shape[0]
+    out = np.empty(m, dtype=np.float64)
+    for i in range(m):
+        out[i] = _score_family_rows(ucols, w, cols, child, parent_sets[i, :sizes[i]], arities, bdeu, ess,
+                                    logfact)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfact):
+    """Scores of the parent sets ``pa + {u}`` of ``child`` for every ``u`` of ``added``
+    (``pa`` sorted, no ``u`` in it): the cells of ``pa`` and the child are one base key
+    per distinct row, computed once, and each candidate is one weighted pass adding
+    ``c_u`` as the slowest digit."""
+    m = added.shape[0]
+    out = np.empty(m, dtype=np.float64)
+    r = arities[child]
+    base = np.empty(ucols.shape[1], dtype=np.int64)
+    q_pa = _family_base(ucols, child, pa, arities, base)
+    n = cols.shape[1]
+    for i in range(m):
+        u = added[i]
+        a_u = arities[u]
+        pos = 0
+        q_hi = 1
+        while pos < pa.shape[0] and pa[pos] < u:
+            q_hi *= arities[pa[pos]]
+            pos += 1
+        if _dense(q_pa * a_u, r, n):
+            counts = np.zeros(4 * q_pa * a_u * r, dtype=np.int64)
+            _count_cells(base, ucols[u], q_pa * r, w, counts, q_pa * a_u * r)
+            out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact)
+        else:
+            ps = np.empty(pa.shape[0] + 1, dtype=np.int64)
+            ps[:pos] = pa[:pos]
+            ps[pos] = u
+            ps[pos + 1:] = pa[pos:]
+            out[i] = _score_family(cols, child, ps, arities, bdeu, ess, logfact)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
+    """``out[u, v]`` = score of ``v`` given the one parent ``u`` for every ``todo[u, v]``:
+    the table of a pair ``u < v`` is counted once (cell ``c_u a_v + c_v``) and scored
+    both ways (child ``v``: configuration ``c_u`` at ``c_u a_v``; child ``u``:
+    configuration ``c_v`` at the cells ``c_v + c_u a_v``)."""
+    p = ucols.shape[0]
+    for u in range(p):
+        for v in range(u + 1, p):
+            if not (todo[u, v] or todo[v, u]):
+                continue
+            au = arities[u]
+            av = arities[v]
+            Z = au * av
+            counts = np.zeros(4 * Z, dtype=np.int64)
+            _count_cells(ucols[v], ucols[u], av, w, counts, Z)
+            if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u
+                both = counts.copy() if todo[u, v] else counts
+                a = ess / Z
+                lga = math.lgamma(a) if bdeu else 0.0
+                total = 0.0
+                for j in range(av):
+                    nj, cell = _config_cells(both, Z, j, au, av, bdeu, a, lga, logfact)
+                    if nj > 0:
+                        total += _config_terms(nj, cell, ess / av, a, bdeu, logfact, au)
+                out[v, u] = total
+            if todo[u, v]:
+                out[u, v] = _score_counts(counts, au, av, bdeu, ess, logfact)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -180,6 +353,38 @@ def _dense_counts(cols, child, parents, arities, q):
             key = key * arities[p] + cols[p, t]
         counts[key, ccol[t]] += 1
     return counts
+
+
+#: below this many rows the data are counted as they are (finding the distinct rows
+#: would cost more than it saves)
+_DISTINCT_MIN_ROWS = 4096
+
+
+def _distinct_rows(cols: np.ndarray, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ucols, w)``: the distinct rows of the columns ``cols`` (p, n) and how often each
+    occurs, in the order of their mixed-radix codes.  A family's counts over them,
+    each row weighed by ``w``, are its counts over the data, so every score is the
+    same; sampled networks repeat rows (10,000 ALARM rows hold about 6,000 distinct
+    ones, 100,000 about 40,000).  The row code is renumbered densely (``np.unique``)
+    whenever another column could overflow it.  The data are kept as they are (weights
+    1) when they are small or when fewer than a quarter of the rows repeat."""
+    p, n = cols.shape
+    keep = (cols, np.ones(n, dtype=np.int64))
+    if n < _DISTINCT_MIN_ROWS:
+        return keep
+    key = np.zeros(n, dtype=np.int64)
+    bound = 1
+    for c in range(p):
+        a = int(arities[c])
+        if bound * a >= 1 << 62:
+            key = np.unique(key, return_inverse=True)[1].astype(np.int64).ravel()
+            bound = int(key.max()) + 1
+        key = key * a + cols[c]
+        bound *= a
+    _, first, count = np.unique(key, return_index=True, return_counts=True)
+    if first.size > 0.75 * n:
+        return keep
+    return np.ascontiguousarray(cols[:, first]), count.astype(np.int64)
 
 
 def family_counts(data: DiscreteData | pd.DataFrame, child: str | int,
@@ -325,6 +530,7 @@ class LocalScore:
         self._safe_parents = int(61.5 / lg) - 1 if lg > 0 else 1 << 62
         self.use_cache = cache
         self._cache: dict[tuple[int, tuple[int, ...]], float] = {}
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------
     @property
@@ -362,6 +568,13 @@ class LocalScore:
         if cols is None:
             cols = self._child_cols[c] = np.ascontiguousarray(self._cols[:, self.rows(c)])
         return cols
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows of the (complete) data and their multiplicities, what the
+        dense kernels count over (:func:`_distinct_rows`, found on first use)."""
+        if self._distinct is None:
+            self._distinct = _distinct_rows(self._cols, self._arities)
+        return self._distinct
 
     @property
     def n_nodes(self) -> int:
@@ -407,8 +620,12 @@ class LocalScore:
         c, ps = key
         if len(ps) > self._safe_parents:  # only then can a configuration key overflow
             self._check_keys(ps)
-        val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities, self._bdeu,
-                            self.ess, self._logfact)
+        if self.data.missing is None:
+            val = _score_family_rows(*self._rows(), self._cols, c, np.array(ps, dtype=np.int64), self._arities,
+                                     self._bdeu, self.ess, self._logfact)
+        else:
+            val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities,
+                                self._bdeu, self.ess, self._logfact)
         if self.use_cache:
             self._cache[key] = val
         return val
@@ -463,8 +680,7 @@ class LocalScore:
         sizes = np.array(size, dtype=np.int64)
         # with missing values the parents are checked against the child's candidates
         members = () if self.data.missing is None else np.unique(arr[np.arange(width) < sizes[:, None]])
-        vals = _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
-                            self._logfact).tolist()
+        vals = self._batch(c, members, arr, sizes).tolist()
         for row, i in enumerate(todo):
             out[i] = vals[row]
             if self.use_cache:
@@ -497,8 +713,7 @@ class LocalScore:
                 sizes[row] = len(ps)
             members = () if self.data.missing is None else np.unique(
                 [u for i in todo for u in keys[i][1]]).astype(np.int64)
-            vals = _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
-                                self._logfact)
+            vals = self._batch(c, members, arr, sizes)
             for row, i in enumerate(todo):
                 out[i] = vals[row]
                 if self.use_cache:
@@ -566,8 +781,66 @@ class LocalScore:
         if w == 0:
             arr = np.zeros((arr.shape[0], 1), dtype=np.int64)
         members = () if self.data.missing is None else np.unique(arr[member])
-        return _score_batch(self._cols_for(node, members), node, arr, sizes, self._arities,
-                            self._bdeu, self.ess, self._logfact)
+        return self._batch(node, members, arr, sizes)
+
+    def _batch(self, c: int, members, arr: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """Scores of the parent sets ``arr[i, :sizes[i]]`` of ``c`` in one kernel call:
+        over the distinct rows when the data are complete, else over the child's rows."""
+        if self.data.missing is None:
+            return _score_batch_rows(*self._rows(), self._cols, c, arr, sizes, self._arities, self._bdeu,
+                                     self.ess, self._logfact)
+        return _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
+                            self._logfact)
+
+    def _score_additions_idx(self, c: int, pa: tuple[int, ...], added: list[int]) -> np.ndarray:
+        """Scores of ``pa + (u,)`` (sorted) for every ``u`` of ``added``: the searches'
+        rescoring of every arc addition into ``c``, the families missing from the cache
+        scored in one kernel call that computes the cells of ``pa`` once.  Complete data
+        and this class's own family score only (else :meth:`_score_sets_idx`)."""
+        sets = [tuple(sorted(pa + (u,))) for u in added]
+        if (type(self).score_idx is not LocalScore.score_idx or self.data.missing is not None
+                or len(pa) + 1 > self._safe_parents):
+            return np.array(self._score_sets_idx(c, sets), dtype=np.float64)
+        cache = self._cache
+        out = np.array([cache.get((c, ps), np.nan) for ps in sets], dtype=np.float64)
+        todo = np.flatnonzero(np.isnan(out))
+        if todo.size:
+            vals = _score_additions(*self._rows(), self._cols, c, np.array(pa, dtype=np.int64),
+                                    np.array(added, dtype=np.int64)[todo], self._arities, self._bdeu, self.ess,
+                                    self._logfact)
+            out[todo] = vals
+            if self.use_cache:
+                cache.update(zip([(c, sets[i]) for i in todo.tolist()], vals.tolist()))
+        return out
+
+    def _score_pairs_idx(self, todo: np.ndarray) -> np.ndarray:
+        """``S[u, v]`` = score of ``v`` given the one parent ``u`` for every ``todo[u, v]``
+        (else -inf), the table of each pair counted once for both directions; cached
+        families are not recounted.  Complete data and this class's own family score
+        only (else family by family)."""
+        p = self.n_nodes
+        out = np.full((p, p), -np.inf)
+        todo = todo & ~np.eye(p, dtype=bool)
+        if type(self).score_idx is not LocalScore.score_idx or self.data.missing is not None:
+            for u, v in zip(*np.nonzero(todo)):
+                out[u, v] = self.score_idx(int(v), (int(u),))
+            return out
+        cache = self._cache
+        need = todo.copy()
+        if cache:
+            for u, v in zip(*np.nonzero(todo)):
+                hit = cache.get((int(v), (int(u),)))
+                if hit is not None:
+                    out[u, v] = hit
+                    need[u, v] = False
+        if need.any():
+            fresh = np.full((p, p), -np.inf)
+            _score_pairs(*self._rows(), self._arities, need, self._bdeu, self.ess, self._logfact, fresh)
+            out[need] = fresh[need]
+            if self.use_cache:
+                us, vs = np.nonzero(need)
+                cache.update(zip([(v, (u,)) for u, v in zip(us.tolist(), vs.tolist())], fresh[need].tolist()))
+        return out
 
     def total(self, dag) -> float:
         """Score of a whole DAG (networkx.DiGraph over the data's column names): sum of family scores."""

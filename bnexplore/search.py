@@ -206,8 +206,13 @@ class _State:
         self.fam = np.array([ls.score_idx(v, self.parents[v]) for v in range(self.p)])
         self.add_raw = np.full((self.p, self.p), _NEG)   # score change of adding u -> v (ignoring cycles)
         self.rem = np.full((self.p, self.p), _NEG)       # score change of removing u -> v
+        orphan = np.array([not pa for pa in self.parents]) if self.k > 0 else np.zeros(self.p, dtype=bool)
+        if orphan.any():   # every first parent of the parentless nodes: each pair's table counted once
+            self.add_raw[:, orphan] = (ls._score_pairs_idx(np.broadcast_to(orphan, (self.p, self.p)))
+                                       - self.fam)[:, orphan]
         for v in range(self.p):
-            self.refresh(v)
+            if not orphan[v]:
+                self.refresh(v)
 
     def refresh(self, v: int) -> None:
         """Rescore the arcs into ``v``: every addition (when ``v`` may take one more
@@ -216,13 +221,13 @@ class _State:
         pa = self.parents[v]
         added = [u for u in range(self.p) if u != v and u not in pa] if len(pa) < self.k else []
         added = [u for u in added if self._cells(v, pa) * self.arities[u] <= self.budget]
-        sets = [tuple(sorted(pa + (u,))) for u in added] + [tuple(x for x in pa if x != u) for u in pa]
         col_add = np.full(self.p, _NEG)
         col_rem = np.full(self.p, _NEG)
-        if sets:
-            delta = np.array(self.ls._score_sets_idx(v, sets)) - self.fam[v]
-            col_add[added] = delta[:len(added)]
-            col_rem[list(pa)] = delta[len(added):]
+        if added:
+            col_add[added] = self.ls._score_additions_idx(v, pa, added) - self.fam[v]
+        if pa:
+            col_rem[list(pa)] = np.array(self.ls._score_sets_idx(v, [tuple(x for x in pa if x != u)
+                                                                    for u in pa])) - self.fam[v]
         self.add_raw[:, v] = col_add
         self.rem[:, v] = col_rem
 

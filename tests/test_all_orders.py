@@ -127,12 +127,50 @@ def test_mean_of_ordered_averaging_over_orders():
     assert ao.log_order_sum == pytest.approx(logsumexp(terms), abs=1e-9)
 
 
-def test_memory_guard_refuses_before_allocating():
+def test_memory_guard_refuses_before_allocating(monkeypatch):
+    import inspect
+    from bnexplore import _all_orders
     df = _data(25, 50, seed=0)
-    with pytest.raises(MemoryBudgetError, match="order_mcmc"):
+    monkeypatch.setattr(_all_orders, "_available_memory", lambda: 4 << 30)   # 4 GiB free: 3 GiB budget
+    with pytest.raises(MemoryBudgetError, match="order_mcmc") as err:
         bx.averaging.AllOrders(df, max_parents=3)
+    assert "budget=" in str(err.value) and "75% of the memory available" in str(err.value)
+    assert "budget" in inspect.signature(bx.averaging.AllOrders).parameters
+    assert callable(bx.data.set_table_budget)
     with pytest.raises(MemoryBudgetError):
         bx.averaging.AllOrders(_data(6, 50, seed=0), max_parents=2, budget=500)
+
+
+def test_default_budget_follows_available_memory(monkeypatch):
+    """The default budget of the exact DP is 3/4 of the available memory, capped at
+    MEMORY_CAP_CELLS, never below the package budget; a package budget that was set,
+    or memory that cannot be read, gives the package budget."""
+    from bnexplore import _all_orders
+    from bnexplore.data import get_table_budget, set_table_budget
+    package = get_table_budget()
+    monkeypatch.setattr(_all_orders, "_available_memory", lambda: 16 << 30)
+    assert _all_orders.all_orders_budget() == (12 << 30) // 8            # 1.6 G cells
+    assert _all_orders.all_orders_budget() > bx.averaging.all_orders_cells(25)   # N = 25 fits in 16 GiB
+    monkeypatch.setattr(_all_orders, "_available_memory", lambda: 1 << 50)
+    assert _all_orders.all_orders_budget() == _all_orders.MEMORY_CAP_CELLS
+    monkeypatch.setattr(_all_orders, "_available_memory", lambda: 1 << 20)
+    assert _all_orders.all_orders_budget() == package                   # never below the package budget
+    monkeypatch.setattr(_all_orders, "_available_memory", lambda: None)
+    assert _all_orders.all_orders_budget() == package
+    monkeypatch.setattr(_all_orders, "_available_memory", lambda: 16 << 30)
+    old = set_table_budget(10**6)
+    try:
+        assert _all_orders.all_orders_budget() == 10**6                 # the user's budget rules
+        with pytest.raises(MemoryBudgetError, match="the package budget"):
+            bx.averaging.AllOrders(_data(16, 50, seed=0), max_parents=1)
+    finally:
+        set_table_budget(old)
+
+
+def test_available_memory_is_read():
+    from bnexplore import _all_orders
+    mem = _all_orders._available_memory()
+    assert mem is None or mem > 1 << 20
 
 
 def test_bad_arguments():

@@ -294,6 +294,60 @@ def test_dask_backend_matches_local(tmp_path):
     assert len(_data_rows(tmp_path / "d.csv")) == 8
 
 
+def rendezvous(x, folder, seed):
+    """Seed 1 leaves a mark at once; seed 0 waits (up to 120 s) for it: it finds the
+    mark only if seed 1 ran while seed 0 was still running."""
+    from pathlib import Path
+    mark = Path(folder) / "seed1.mark"
+    if seed == 1:
+        mark.write_text("1")
+        return {"saw_seed1": True}
+    deadline = time.time() + 120
+    while time.time() < deadline and not mark.exists():
+        time.sleep(0.02)
+    return {"saw_seed1": mark.exists()}
+
+
+def test_cli_seeds_run_at_once(tmp_path, capsys):
+    """--seeds submits the trials of every selected seed together: a slow trial of seed
+    0 does not hold back seed 1's (one seed after another, seed 0 would time out)."""
+    ex.register("t_rendezvous", rendezvous, grid={"x": [0], "folder": str(tmp_path)}, seeds=[0, 1])
+    try:
+        out = tmp_path / "r.csv"
+        assert main(["run", "t_rendezvous", "--size", "full", "--seeds", "0,1", "--n-jobs", "2",
+                     "--out", str(out), "--no-progress"]) == 0
+    finally:
+        ex.unregister("t_rendezvous")
+    rows = _data_rows(out)
+    assert sorted(rows["seed"]) == [0, 1] and rows["saw_seed1"].all()
+
+
+def numba_threads_trial(x, seed):
+    import numba
+    return {"threads": numba.get_num_threads()}
+
+
+def test_workers_run_numba_on_one_thread(tmp_path):
+    """Every worker process (joblib) or Dask worker runs numba with one thread unless
+    numba_threads says otherwise."""
+    import numba
+    distributed = pytest.importorskip("dask.distributed")
+    grid = {"x": [0, 1, 2]}
+    one = ex.run(numba_threads_trial, grid, n_jobs=2, progress=False)
+    assert one["threads"].tolist() == [1, 1, 1]
+    many = numba.config.NUMBA_NUM_THREADS
+    two = ex.run(numba_threads_trial, grid, n_jobs=2, progress=False, numba_threads=2)
+    assert two["threads"].tolist() == [min(2, many)] * 3
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        on_dask = ex.run(numba_threads_trial, grid, backend="dask", scheduler=client, progress=False)
+    assert on_dask["threads"].tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="numba_threads"):
+        ex.run(numba_threads_trial, grid, numba_threads=0, progress=False)
+    assert main(["run", "demo_sampling", "--numba-threads", "0", "--no-progress"]) == 2
+
+
 # --------------------------------------------------------------------------- registry
 def test_register_decorator_get_and_run_named(tmp_path):
     try:
@@ -397,7 +451,7 @@ def test_cli_seeds_and_where_run_part_of_the_full_run(tmp_path, capsys):
                  "--out", str(out), "--no-progress"]) == 0
     rows = _data_rows(out)
     assert set(rows["n_nodes"]) == {10} and set(rows["n_samples"]) == {100, 1000}
-    assert rows["seed"].tolist() == [3] * 6 + [1] * 6          # one seed after another
+    assert sorted(rows["seed"].tolist()) == [1] * 6 + [3] * 6   # both seeds, every setting
     # the same trials as the full run's: resuming it with the same filter skips them
     again = ex.run_named("demo_sampling", size="full", out=out, progress=False,
                          seeds=[1, 3], where={"n_nodes": [10], "n_samples": [100, 1000]})

@@ -25,7 +25,8 @@ __all__ = [
 ]
 
 #: default largest number of cells a single contingency table may have.
-_TABLE_BUDGET = {"cells": 50_000_000}
+DEFAULT_TABLE_BUDGET = 50_000_000
+_TABLE_BUDGET = {"cells": DEFAULT_TABLE_BUDGET}
 
 #: a float or integer column with more distinct values than this is "continuous".
 MAX_STATES = 50

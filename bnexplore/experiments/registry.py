@@ -206,7 +206,8 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
               backend: str = "local", n_jobs: int = 1, scheduler: Any = None,
               progress: bool = True, resume: bool = True, retry_errors: bool = False,
               seeds: Iterable[int] | None = None,
-              where: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
+              where: Mapping[str, Sequence[Any]] | None = None,
+              numba_threads: int | None = 1) -> pd.DataFrame:
     """Run the registered experiment ``name`` at ``size`` ("reduced" or "full").
 
     ``seeds`` restricts the run to some of the experiment's seeds at ``size`` (a seed
@@ -246,7 +247,7 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
         grid = settings
     return run(exp.trial, grid, seeds=seeds, out=out, backend=backend, n_jobs=n_jobs,
                scheduler=scheduler, progress=progress, resume=resume,
-               retry_errors=retry_errors, desc=f"{name} ({size})")
+               retry_errors=retry_errors, desc=f"{name} ({size})", numba_threads=numba_threads)
 
 
 def _span(seeds: Sequence[int]) -> str:

@@ -444,21 +444,42 @@ def _watch_parent(parent: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="bnexplore-parent-watch", daemon=True).start()
 
 
-def _call_trial_watched(parent: int, trial: Trial, settings: dict[str, Any], seed: int,
-                        tid: str) -> list[dict[str, Any]]:
-    _watch_parent(parent)
+def _set_numba_threads(n: int | None) -> None:
+    """In a worker: run numba (and the package's thread-split kernels, which follow
+    ``numba.get_num_threads()`` of the calling thread) on ``n`` threads, at most the
+    worker's pool; ``None`` leaves numba as it is."""
+    if n is None:
+        return
+    import numba
+    numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
+
+
+def _call_trial_worker(numba_threads: int | None, trial: Trial, settings: dict[str, Any], seed: int,
+                       tid: str) -> list[dict[str, Any]]:
+    """:func:`_call_trial` in a worker process, numba limited to ``numba_threads``."""
+    _set_numba_threads(numba_threads)
     return _call_trial(trial, settings, seed, tid)
 
 
-def _run_local(tasks, trial, n_jobs) -> Iterator[list[dict[str, Any]]]:
-    from joblib import Parallel, delayed
+def _call_trial_watched(parent: int, numba_threads: int | None, trial: Trial, settings: dict[str, Any],
+                        seed: int, tid: str) -> list[dict[str, Any]]:
+    _watch_parent(parent)
+    return _call_trial_worker(numba_threads, trial, settings, seed, tid)
+
+
+def _run_local(tasks, trial, n_jobs, numba_threads=1) -> Iterator[list[dict[str, Any]]]:
+    from joblib import Parallel, delayed, parallel_config
 
     if n_jobs == 1:
         calls = (delayed(_call_trial)(trial, s, seed, tid) for s, seed, tid in tasks)
-    else:
-        me = os.getpid()
-        calls = (delayed(_call_trial_watched)(me, trial, s, seed, tid) for s, seed, tid in tasks)
-    yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
+        yield from Parallel(n_jobs=1, return_as="generator_unordered")(calls)
+        return
+    me = os.getpid()
+    calls = (delayed(_call_trial_watched)(me, numba_threads, trial, s, seed, tid) for s, seed, tid in tasks)
+    # joblib caps the native thread pools of its workers (NUMBA_NUM_THREADS among them)
+    # at cores // n_jobs; a chosen count of numba threads sets that cap
+    with parallel_config(backend="loky", inner_max_num_threads=numba_threads):
+        yield from Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
 
 
 #: seconds to wait for a Dask scheduler given by its address to answer
@@ -482,7 +503,7 @@ def _connect(address: str):
                               f"address") from exc
 
 
-def _run_dask(tasks, trial, n_jobs, scheduler) -> Iterator[list[dict[str, Any]]]:
+def _run_dask(tasks, trial, n_jobs, scheduler, numba_threads=1) -> Iterator[list[dict[str, Any]]]:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -501,7 +522,7 @@ def _run_dask(tasks, trial, n_jobs, scheduler) -> Iterator[list[dict[str, Any]]]
     futures = {}
     try:
         for s, seed, tid in tasks:
-            fut = client.submit(_call_trial, trial, s, seed, tid, pure=False)
+            fut = client.submit(_call_trial_worker, numba_threads, trial, s, seed, tid, pure=False)
             futures[fut] = (s, seed, tid)
         for fut in as_completed(list(futures)):
             s, seed, tid = futures.pop(fut)
@@ -524,7 +545,8 @@ def _run_dask(tasks, trial, n_jobs, scheduler) -> Iterator[list[dict[str, Any]]]
 def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         out: str | os.PathLike | None = None, backend: str = "local", n_jobs: int = 1,
         scheduler: Any = None, progress: bool = True, resume: bool = True,
-        retry_errors: bool = False, desc: str | None = None) -> pd.DataFrame:
+        retry_errors: bool = False, desc: str | None = None,
+        numba_threads: int | None = 1) -> pd.DataFrame:
     """Run ``trial`` for every setting in ``grid`` and every seed.
 
     Each trial is called as ``trial(**settings, seed=seed)`` and returns a dict (or a
@@ -565,6 +587,12 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         When resuming, drop the error rows from ``out`` and run those trials again.
     desc : str, optional
         Label of the progress bar.
+    numba_threads : int or None
+        numba threads of each worker process (joblib with ``n_jobs != 1``, or Dask):
+        1 by default, so that ``n`` workers on ``n`` cores do not each start a thread
+        per core; at most the worker's numba pool.  ``None`` leaves the workers'
+        numba as it is.  A run with ``n_jobs=1`` computes in this process, whose
+        numba threads are not changed.
 
     Returns
     -------
@@ -579,6 +607,9 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
 
     Notes
     -----
+    Every trial of every setting and seed is handed to the workers at once, so a slow
+    trial holds back no other; finished trials are written as they finish, in any
+    order, and a stopped run loses at most the trials in flight.
     ``trial_id`` depends only on the settings and the seed, not on the trial function:
     use one results file per experiment.  A ``KeyboardInterrupt`` stops the run;
     finished trials stay in ``out`` and a rerun picks up the rest.
@@ -607,6 +638,8 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
     if not seeds:
         raise ValueError("seeds is empty: give at least one seed")
     seeds = [check_int(s, "seeds") for s in seeds]
+    if numba_threads is not None:
+        check_int(numba_threads, "numba_threads", low=1)
     settings = expand_grid(grid)
 
     tasks, order = [], {}
@@ -641,8 +674,8 @@ def _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, r
     errors: list[str] = []
     try:
         if todo:
-            stream = (_run_local(todo, trial, n_jobs) if backend == "local"
-                      else _run_dask(todo, trial, n_jobs, scheduler))
+            stream = (_run_local(todo, trial, n_jobs, numba_threads) if backend == "local"
+                      else _run_dask(todo, trial, n_jobs, scheduler, numba_threads))
             for rows in stream:
                 sink.write(rows)
                 errors += [r["error"] for r in rows if r.get("error")]
