@@ -1,0 +1,107 @@
+"""Projector readability: arc diffs, label contrast, presentation sizes, thresholds."""
+import holoviews as hv
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnexplore.viz import _style
+from bnexplore.viz.curves import heatmap
+from bnexplore.viz.diff import DIFF_COLORS, arc_diff, arc_diff_plot
+from bnexplore.viz.graphs import dag_plot, node_boxes
+
+
+def _pair():
+    g1 = nx.DiGraph([("Age", "Sex"), ("Sex", "Work"), ("Age", "Work"), ("Work", "Car")])
+    g2 = nx.DiGraph([("Sex", "Age"), ("Sex", "Work"), ("Work", "Home"), ("Home", "Car")])
+    return g1, g2
+
+
+def test_arc_diff_on_a_constructed_pair():
+    g1, g2 = _pair()
+    d = arc_diff(g1, g2)
+    assert d.added == [("Home", "Car"), ("Work", "Home")]
+    assert d.removed == [("Age", "Work"), ("Work", "Car")]
+    assert d.reversed == [("Sex", "Age")]
+    assert d.kept == [("Sex", "Work")]
+    assert d.counts == {"added": 2, "removed": 2, "reversed": 1, "kept": 1} and d.n_changed == 5
+    assert len(d.to_frame()) == 6
+    same = arc_diff(g2, g2)
+    assert same.n_changed == 0 and same.counts["kept"] == 4
+    with pytest.raises(TypeError, match="g2"):
+        arc_diff(g1, [("a", "b")])
+
+
+def test_arc_diff_plot_colours_dashes_legend_and_counts():
+    g1, g2 = _pair()
+    fig = hv.render(arc_diff_plot(g1, g2, title="k = 3", width=700, height=400), backend="bokeh")
+    assert fig.title.text == "k = 3: 2 added, 2 removed, 1 reversed, 1 kept"
+    lines = {r.glyph.line_color: r.glyph for r in fig.renderers
+             if type(getattr(r, "glyph", None)).__name__ == "Line"}
+    assert set(lines) == set(DIFF_COLORS.values())
+    assert lines[DIFF_COLORS["removed"]].line_dash and not lines[DIFF_COLORS["added"]].line_dash
+    labels = [item.label.value for item in fig.legend[0].items]
+    assert labels == ["added (2)", "removed (2)", "reversed (1)", "kept (1)"]
+    # the drawn graph is g2 plus g1's nodes: Home and Car boxes both present
+    boxes = node_boxes(arc_diff_plot(g1, g2))
+    assert set(boxes["name"]) == {"Age", "Sex", "Work", "Home", "Car"}
+    with pytest.raises(TypeError, match="edge_colors"):
+        arc_diff_plot(g1, g2, edge_colors={})
+
+
+def test_label_colours_follow_the_cell_colour():
+    pale = _style.label_colors([0.0, 0.05, 0.1], "Blues", (0.0, 1.0))
+    dark = _style.label_colors([0.9, 1.0], "Blues", (0.0, 1.0))
+    assert set(pale) == {_style.DARK_TEXT} and set(dark) == {_style.LIGHT_TEXT}
+    # diverging map: pale in the middle, dark at both ends
+    div = _style.label_colors([-1.0, -0.05, 0.0, 0.05, 1.0], "RdBu_r", (-1.0, 1.0))
+    assert div == [_style.LIGHT_TEXT, _style.DARK_TEXT, _style.DARK_TEXT, _style.DARK_TEXT, _style.LIGHT_TEXT]
+    for c, v in zip(_style.cell_colors([0.0, 0.5, 1.0], "viridis", (0, 1)), [0.0, 0.5, 1.0]):
+        assert _style.contrast_ratio(c, _style.text_color_for(c)) >= 4.5  # WCAG AA for normal text
+    with pytest.raises(ValueError, match="colour"):
+        _style.relative_luminance("blue")
+
+
+def test_heatmap_labels_contrast_and_threshold():
+    m = pd.DataFrame([[np.nan, 0.95, 0.02], [0.1, np.nan, 0.5], [0.8, 0.3, np.nan]],
+                     index=list("ABC"), columns=list("ABC"))
+    plot = heatmap(m, clim=(0.0, 1.0))
+    labels = [el for el in plot.traverse(lambda e: e, [hv.Labels])][0]
+    got = dict(zip(labels.dimension_values("text"), labels.dimension_values("text_color")))
+    assert got["0.95"] == _style.LIGHT_TEXT and got["0.02"] == _style.DARK_TEXT and got["0.10"] == _style.DARK_TEXT
+    thin = heatmap(m, clim=(0.0, 1.0), threshold=0.25)
+    hm = [el for el in thin.traverse(lambda e: e, [hv.HeatMap])][0]
+    vals = hm.dimension_values("value")
+    assert np.nanmin(vals) >= 0.25 and np.isnan(vals).sum() == 5  # the diagonal, 0.02 and 0.10
+    with pytest.raises(ValueError, match="threshold"):
+        heatmap(m, threshold=-0.1)
+
+
+def test_presentation_fonts_and_arcs():
+    g = nx.DiGraph([("smoke", "lung"), ("lung", "dysp"), ("bronc", "dysp")])
+    normal, big = dag_plot(g), dag_plot(g, presentation=True)
+    assert node_boxes(normal)["font_px"].iloc[0] < 18 <= node_boxes(big)["font_px"].iloc[0]
+    wb = (node_boxes(big)["x1"] - node_boxes(big)["x0"]).min()
+    wn = (node_boxes(normal)["x1"] - node_boxes(normal)["x0"]).min()
+    assert wb > wn  # boxes grow with their labels
+    f_n, f_b = hv.render(normal, backend="bokeh"), hv.render(big, backend="bokeh")
+    assert int(f_b.title.text_font_size.rstrip("px")) >= 18
+
+    def arc_widths(fig):
+        edges = [r for r in fig.renderers if hasattr(r, "edge_renderer")][0].edge_renderer
+        lw = edges.glyph.line_width  # a number when every arc has the same width
+        return np.asarray(edges.data_source.data[lw] if isinstance(lw, str) else [lw], dtype=float)
+
+    np.testing.assert_allclose(arc_widths(f_b), 2 * arc_widths(f_n))
+    m = pd.DataFrame(np.eye(3) * 0.5, index=list("ABC"), columns=list("ABC"))
+    fig = hv.render(heatmap(m, presentation=True), backend="bokeh")
+    ticks = [fig.xaxis[0].major_label_text_font_size, fig.yaxis[0].major_label_text_font_size]
+    assert all(float(t.rstrip("px")) >= 18 for t in ticks)
+
+
+def test_small_networks_get_boxes_sized_to_their_labels():
+    g = nx.DiGraph([("asia", "tub"), ("tub", "lung"), ("lung", "dysp")])
+    for kw in ({}, {"presentation": True}, {"width": 1400}):
+        b = node_boxes(dag_plot(g, **kw))
+        widths = b["x1"] - b["x0"]
+        assert widths.max() < 90, (kw, widths.tolist())
