@@ -105,3 +105,27 @@ def test_small_networks_get_boxes_sized_to_their_labels():
         b = node_boxes(dag_plot(g, **kw))
         widths = b["x1"] - b["x0"]
         assert widths.max() < 90, (kw, widths.tolist())
+
+
+def test_thresholds_thin_mstar_and_the_difference_map_follows_the_order():
+    from bnexplore.viz.averaging import summary_network_plot, thin_arcs
+    from bnexplore.viz.orders import posterior_difference_heatmap
+
+    names = ["A", "B", "C", "D"]
+    post = pd.DataFrame([[0, 0.9, 0.15, 0.4], [0, 0, 0.6, 0.05], [0, 0, 0, 0.3], [0, 0, 0, 0]],
+                        index=names, columns=names)
+    dag = nx.DiGraph([(u, v) for u in names for v in names if post.loc[u, v] > 0])
+    assert sorted(thin_arcs(dag, post, 0.35).edges) == [("A", "B"), ("A", "D"), ("B", "C")]
+    assert set(thin_arcs(dag, post, 0.99).nodes) == set(names)
+    plot = summary_network_plot(dag, post, threshold=0.35)
+    graph = [el for el in plot.traverse(lambda e: e, [hv.Graph])][0]
+    assert len(graph) == 3 and len(node_boxes(plot)) == 4
+    with pytest.raises(ValueError, match="threshold"):
+        thin_arcs(dag, post, 1.5)
+    greedy = ["C", "A", "D", "B"]
+    h = posterior_difference_heatmap(post - post.T, order=greedy)
+    hm = [el for el in h.traverse(lambda e: e, [hv.HeatMap])][0]
+    rows = [str(v) for v in hm.dimension_values(1, expanded=False)]
+    assert rows == greedy or rows == greedy[::-1]  # the first row of the order drawn at the top
+    fig = hv.render(h, backend="bokeh")
+    assert list(fig.y_range.factors) == greedy[::-1]

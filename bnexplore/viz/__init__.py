@@ -7,6 +7,7 @@ Examples
 >>> plot = bv.dag_plot(nx.DiGraph([("A", "B")]), title="A -> B")
 """
 from .curves import heatmap, roc_plot
+from .diff import arc_diff, arc_diff_plot
 from .graphs import dag_plot, layered_layout
 
-__all__ = ["dag_plot", "layered_layout", "roc_plot", "heatmap"]
+__all__ = ["dag_plot", "layered_layout", "roc_plot", "heatmap", "arc_diff", "arc_diff_plot"]
