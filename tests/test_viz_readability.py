@@ -129,3 +129,20 @@ def test_thresholds_thin_mstar_and_the_difference_map_follows_the_order():
     assert rows == greedy or rows == greedy[::-1]  # the first row of the order drawn at the top
     fig = hv.render(h, backend="bokeh")
     assert list(fig.y_range.factors) == greedy[::-1]
+
+
+def test_presentation_of_any_picture():
+    from bnexplore.viz import presentation, roc_plot
+    from bnexplore.viz.orders import log_score_traces
+
+    for plot in (roc_plot({"NB": ([0, 0.2, 1], [0, 0.7, 1], 0.75)}),
+                 log_score_traces(np.array([[-10.0, -9.5, -9.4], [-12.0, -10.0, -9.6]]), thin=10)):
+        fig = hv.render(presentation(plot), backend="bokeh")
+        sizes = [fig.title.text_font_size, fig.xaxis[0].axis_label_text_font_size,
+                 fig.xaxis[0].major_label_text_font_size, fig.yaxis[0].major_label_text_font_size]
+        if fig.legend:
+            sizes.append(fig.legend[0].label_text_font_size)
+        assert all(float(s.rstrip("px")) >= 18 for s in sizes), sizes
+    m = pd.DataFrame([[0.1, 0.9], [0.5, 0.2]], index=list("AB"), columns=list("AB"))
+    labels = [el for el in presentation(heatmap(m)).traverse(lambda e: e, [hv.Labels])][0]
+    assert hv.Store.lookup_options("bokeh", labels, "style").kwargs["text_font_size"] == "18px"

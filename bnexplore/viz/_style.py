@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["PRESENTATION_FONT_PX", "PRESENTATION_ARC_SCALE", "DARK_TEXT", "LIGHT_TEXT", "font_px",
+__all__ = ["PRESENTATION_FONT_PX", "PRESENTATION_ARC_SCALE", "DARK_TEXT", "LIGHT_TEXT", "TABLE_CSS", "font_px", "presentation",
            "relative_luminance", "contrast_ratio", "text_color_for", "cell_colors", "label_colors"]
 
 #: least font size (pixels) of every axis, tick, label and table text in presentation mode
@@ -112,3 +112,48 @@ def label_colors(values: Sequence[float], cmap: str, clim: tuple[float, float]) 
     ['#ffffff', '#111111', '#ffffff']
     """
     return [DARK_TEXT if not c else text_color_for(c) for c in cell_colors(values, cmap, clim)]
+
+
+#: CSS for tables in presentation mode (e.g. ``pn.widgets.Tabulator(..., stylesheets=[TABLE_CSS])``)
+TABLE_CSS = (f".tabulator, .tabulator .tabulator-cell, .tabulator .tabulator-col-title "
+             f"{{ font-size: {PRESENTATION_FONT_PX:g}px; }}")
+
+
+def presentation(plot, font: float = PRESENTATION_FONT_PX):
+    """Any HoloViews picture with projector fonts: title, axis labels, ticks, legend and
+    colour bar at least ``font`` pixels, and text labels (e.g. heat-map cells) too.
+
+    For pictures that lay out boxes from their labels (:func:`~bnexplore.viz.dag_plot`,
+    :func:`~bnexplore.viz.heatmap` and their wrappers) pass ``presentation=True``
+    instead, so the boxes and cells grow with the text and arcs thicken.
+
+    Examples
+    --------
+    >>> import holoviews as hv
+    >>> big = presentation(hv.Curve([(0, 1), (1, 2)]))
+    >>> hv.Store.lookup_options("bokeh", big, "plot").kwargs["fontsize"]["xticks"]
+    '18px'
+    """
+    import holoviews as hv
+
+    from .graphs import _ensure_bokeh
+
+    _ensure_bokeh()
+    size = f"{float(font):g}px"
+    sizes = {k: size for k in ("title", "labels", "xticks", "yticks", "legend", "clabel", "cticks",
+                               "minor_xticks", "minor_yticks")}
+
+    def bigger(el):
+        if isinstance(el, hv.Labels):
+            now = hv.Store.lookup_options("bokeh", el, "style").kwargs.get("text_font_size", "12px")
+            try:
+                px = float(str(now).replace("px", "")) * (4 / 3 if str(now).endswith("pt") else 1)
+            except ValueError:
+                px = 0.0
+            el = el.opts(text_font_size=f"{max(px, float(font)):g}px", clone=True, backend="bokeh")
+        return el.opts(fontsize=sizes, clone=True, backend="bokeh")
+
+    out = plot.map(bigger, [hv.Element])
+    if isinstance(out, (hv.Overlay, hv.NdOverlay)):
+        out = out.opts(fontsize=sizes, clone=True, backend="bokeh")
+    return out
