@@ -146,3 +146,18 @@ def test_presentation_of_any_picture():
     m = pd.DataFrame([[0.1, 0.9], [0.5, 0.2]], index=list("AB"), columns=list("AB"))
     labels = [el for el in presentation(heatmap(m)).traverse(lambda e: e, [hv.Labels])][0]
     assert hv.Store.lookup_options("bokeh", labels, "style").kwargs["text_font_size"] == "18px"
+
+
+def test_side_by_side_pictures_share_their_node_positions():
+    from bnexplore.viz.diff import side_by_side
+
+    g1, g2 = _pair()
+    pair = side_by_side(g1, g2, ("pinned", "now"), width=600, height=380)
+    left, right = (node_boxes(p).set_index("name").sort_index() for p in pair)
+    assert list(left.index) == list(right.index) == sorted(set(g1) | set(g2))
+    for col in ("x0", "y0", "x1", "y1"):
+        np.testing.assert_allclose(left[col], right[col])
+    figs = hv.render(pair, backend="bokeh")
+    assert figs is not None
+    with pytest.raises(TypeError, match="layout"):
+        side_by_side(g1, g2, layout={})

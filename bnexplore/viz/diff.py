@@ -27,7 +27,7 @@ import pandas as pd
 from ._style import PRESENTATION_ARC_SCALE
 from .graphs import _DEFAULT_EDGE_WIDTH, EDGE_COLOR, _arrow_paths, _sort_key, dag_plot, literal_title, node_boxes
 
-__all__ = ["ArcDiff", "arc_diff", "arc_diff_plot", "DIFF_COLORS"]
+__all__ = ["ArcDiff", "arc_diff", "arc_diff_plot", "shared_layout", "side_by_side", "diff_title", "DIFF_COLORS"]
 
 #: colour of each class of arc (colour-blind-safe, Dark2); removed arcs are also dashed
 DIFF_COLORS = {"added": "#1b9e77", "removed": "#d95f02", "reversed": "#7570b3", "kept": EDGE_COLOR}
@@ -105,6 +105,47 @@ def diff_title(title: str, diff: ArcDiff) -> str:
     return f"{title}: {counts}" if title else counts
 
 
+def _bowed(path: np.ndarray, bow: float = 0.18, head_px: float = 10.0) -> np.ndarray:
+    """A straight arrow of :func:`~bnexplore.viz.graphs._arrow_paths` (start, end, gap,
+    head) redrawn as a quadratic Bezier bowed sideways by ``bow`` times its length."""
+    a, b = path[0], path[1]
+    d = b - a
+    length = float(np.hypot(*d)) or 1.0
+    ctrl = (a + b) / 2 + bow * length * np.array([-d[1], d[0]]) / length
+    t = np.linspace(0.0, 1.0, 24)[:, None]
+    curve = (1 - t) ** 2 * a + 2 * (1 - t) * t * ctrl + t ** 2 * b
+    ang = float(np.arctan2(*(b - ctrl)[::-1]))
+    w0 = b - head_px * np.array([np.cos(ang + np.pi / 7), np.sin(ang + np.pi / 7)])
+    w1 = b - head_px * np.array([np.cos(ang - np.pi / 7), np.sin(ang - np.pi / 7)])
+    return np.vstack([curve, [[np.nan, np.nan]], [w0, b, w1]])
+
+
+def shared_layout(g1: nx.DiGraph, g2: nx.DiGraph) -> dict:
+    """One layered layout for both graphs, so that two pictures side by side put every
+    node in the same place (as :func:`side_by_side` draws them).
+
+    The layout is :func:`~bnexplore.viz.layered_layout` of ``g2`` with ``g1``'s nodes and
+    those arcs of ``g1`` that keep it acyclic.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> pos = shared_layout(nx.DiGraph([("a", "b")]), nx.DiGraph([("b", "c")]))
+    >>> sorted(pos), pos["a"][1] > pos["b"][1] > pos["c"][1]
+    (['a', 'b', 'c'], True)
+    """
+    from .graphs import layered_layout
+
+    union = nx.DiGraph()
+    union.add_nodes_from(g2.nodes)
+    union.add_nodes_from(g1.nodes)
+    union.add_edges_from(g2.edges)
+    for u, v in sorted(g1.edges, key=lambda e: (_sort_key(e[0]), _sort_key(e[1]))):
+        if not union.has_edge(u, v) and not (u in union and v in union and nx.has_path(union, v, u)):
+            union.add_edge(u, v)
+    return layered_layout(union)
+
+
 def arc_diff_plot(g1: nx.DiGraph, g2: nx.DiGraph, title: str = "", presentation: bool = False,
                   **kwargs):
     """Draw ``g2`` with its arcs coloured by how they differ from ``g1``.
@@ -125,7 +166,8 @@ def arc_diff_plot(g1: nx.DiGraph, g2: nx.DiGraph, title: str = "", presentation:
         Projector sizes (see :func:`bnexplore.viz.dag_plot`).
     **kwargs
         Passed to :func:`bnexplore.viz.dag_plot` (``width``, ``height``, ``states``,
-        ``highlight``, ``class_node``, ``names``, ``responsive``, ...).
+        ``highlight``, ``class_node``, ``names``, ``responsive``, ``layout``, ...). For
+        two pictures side by side give both ``layout=shared_layout(g1, g2)``.
 
     Returns
     -------
@@ -166,6 +208,8 @@ def arc_diff_plot(g1: nx.DiGraph, g2: nx.DiGraph, title: str = "", presentation:
             continue
         ends = [(box(u), box(v)) for u, v in arcs]
         paths = _arrow_paths([(a[0], b[0]) for a, b in ends], [(a[1], b[1]) for a, b in ends])
+        if c == "removed":  # bowed, so that it never hides under an arc of g2 along the same line
+            paths = [_bowed(p) for p in paths]
         # one Curve per class, the arrows separated by NaN gaps: a Curve has a legend entry
         xy = np.concatenate([np.vstack([p, [np.nan, np.nan]]) for p in paths])
         layers.append(hv.Curve(xy, kdims=["x"], vdims=["y"], label=f"{c} ({len(arcs)})").opts(
@@ -175,6 +219,35 @@ def arc_diff_plot(g1: nx.DiGraph, g2: nx.DiGraph, title: str = "", presentation:
         return base
     legend_px = 18 if presentation else 12
     return hv.Overlay([base, *layers]).opts(
-        title=literal_title(full_title), show_legend=True, legend_position="top_left",
+        title=literal_title(full_title), show_legend=True, legend_position="bottom", legend_cols=2,
         legend_opts={"label_text_font_size": f"{legend_px}px", "background_fill_alpha": 0.85},
         fontsize={"title": f"{18 if presentation else 14}px"}, backend="bokeh")
+
+
+def side_by_side(g1: nx.DiGraph, g2: nx.DiGraph, titles: tuple[str, str] = ("before", "after"),
+                 presentation: bool = False, **kwargs):
+    """``g1`` (e.g. the pinned setting) beside ``g2`` drawn by :func:`arc_diff_plot`, every
+    node of either graph in the same place in both pictures (:func:`shared_layout`).
+
+    ``kwargs`` go to both drawings (``width``, ``height``, ``states``, ``names``, ...).
+    Returns a two-column ``holoviews.Layout``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> pair = side_by_side(nx.DiGraph([("a", "b")]), nx.DiGraph([("b", "a"), ("b", "c")]), ("k = 2", "k = 3"))
+    >>> len(pair)
+    2
+    """
+    import holoviews as hv
+
+    if "layout" in kwargs:
+        raise TypeError("side_by_side sets layout itself (shared_layout)")
+    pos = shared_layout(g1, g2)
+    left = nx.DiGraph()
+    left.add_nodes_from(g1.nodes(data=True))
+    left.add_nodes_from(n for n in g2.nodes if n not in g1)
+    left.add_edges_from(g1.edges)
+    before = dag_plot(left, title=titles[0], layout=pos, presentation=presentation, **kwargs)
+    after = arc_diff_plot(g1, g2, title=titles[1], layout=pos, presentation=presentation, **kwargs)
+    return hv.Layout([before, after]).cols(2)
