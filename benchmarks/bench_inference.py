@@ -20,23 +20,6 @@ import bnexplore as bx
 from _common import best_time
 
 
-def _pyagrum_net(bn):
-    import pyagrum as gum
-
-    g = gum.BayesNet()
-    ids = {v: g.add(gum.LabelizedVariable(v, v, [str(s) for s in bn.states[v]])) for v in bn.nodes}
-    for v in bn.nodes:
-        for p in bn.parents(v):
-            g.addArc(ids[p], ids[v])
-    for v in bn.nodes:
-        fam = bn.parents(v) + [v]
-        t = np.asarray(bn.cpts[v]).reshape([len(bn.states[u]) for u in fam])
-        pot = g.cpt(ids[v])
-        names = [pot.variable(i).name() for i in range(pot.nbrDim())]
-        pot.fillWith(np.transpose(t, [fam.index(nm) for nm in reversed(names)]).ravel().tolist())
-    return g
-
-
 def main() -> None:
     print(f"load: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores", flush=True)
     try:
@@ -56,7 +39,7 @@ def main() -> None:
         if gum is None:
             print(f"{line}; query bnexplore {ours * 1000:.2f} ms", flush=True)
             continue
-        g = _pyagrum_net(bn)
+        g = bn.to_pyagrum()
 
         def peer():
             ie = gum.LazyPropagation(g)

@@ -128,22 +128,7 @@ def test_many_observations_do_not_underflow():
 def test_equals_pyagrum_lazy_propagation(name):
     gum = pytest.importorskip("pyagrum")
     bn = bx.networks.load(name)
-    g = gum.BayesNet(name)
-    ids = {}
-    for v in bn.nodes:
-        ids[v] = g.add(gum.LabelizedVariable(v, v, [str(s) for s in bn.states[v]]))
-    for v in bn.nodes:
-        for p in bn.parents(v):
-            g.addArc(ids[p], ids[v])
-    for v in bn.nodes:
-        fam = bn.parents(v) + [v]
-        t = np.asarray(bn.cpts[v]).reshape([len(bn.states[u]) for u in fam])
-        # pyAgrum's fillWithFunction-free route: set the CPT entry by entry through its
-        # instantiation is slow, so fill the flat array in its own variable order
-        pot = g.cpt(ids[v])
-        names = [pot.variable(i).name() for i in range(pot.nbrDim())]  # first varies fastest
-        perm = [fam.index(nm) for nm in reversed(names)]
-        pot.fillWith(np.transpose(t, perm).ravel().tolist())
+    g = bn.to_pyagrum()
     rng = np.random.default_rng(0)
     for _ in range(3):
         row = bn.sample(1, seed=int(rng.integers(1 << 30))).iloc[0]

@@ -1,22 +1,15 @@
 """Step player data of greedy search: SearchResult.dag_at / iter_steps replayed forwards
 from the start network, and each DAG rescored independently against its step's score."""
 import networkx as nx
-import numpy as np
-import pandas as pd
 import pytest
 
 from bnexplore.scores import LocalScore
 from bnexplore.search import greedy_thick_thin, hill_climb
+from test_search import chain_data
 
 
 def _data(n=1500, seed=0):
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, 2, n)
-    b = a ^ (rng.random(n) < 0.1)
-    c = b ^ (rng.random(n) < 0.2)
-    d = (a & c) ^ (rng.random(n) < 0.1)
-    e = rng.integers(0, 3, n)
-    return pd.DataFrame({"a": a, "b": b.astype(int), "c": c.astype(int), "d": d.astype(int), "e": e})
+    return chain_data(n, seed)
 
 
 def _forward(start, rows):
