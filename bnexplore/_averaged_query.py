@@ -267,15 +267,16 @@ class AveragedModel:
 
 
 def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random_state=None,
-                       n_structures: int = 200, n_iter: int = 20_000, prior: str = "K2", ess: float = 1.0,
-                       order: Sequence[str] | None = None, missing: str = "drop") -> AveragedModel:
+                       n_structures: int = 100, n_iter: int = 20_000, prior: str = "K2", ess: float = 1.0,
+                       order: Sequence[str] | None = None, n: int | None | str = "auto",
+                       missing: str = "drop") -> AveragedModel:
     """Learn the single best network (GTT) and a model average, ready for queries.
 
     * ``method="order"``: exact averaging over every DAG consistent with one order
       with at most ``max_parents`` parents (uniform prior over that class): the summary
       network M* with the full parent sets (Eq. 14-15 of Dash & Cooper) answers the
-      averaged queries; ``n_structures`` DAGs drawn from the order's posterior give
-      the spread.
+      averaged queries (on many variables, AMA's truncated M*: see ``n``);
+      ``n_structures`` DAGs drawn from the order's posterior give the spread.
     * ``method="mcmc"``: order MCMC (Friedman & Koller 2003; order-modular prior),
       one DAG drawn per recorded order; the averaged queries and the spread are over
       the distinct drawn DAGs weighted by how often they were drawn.
@@ -300,6 +301,13 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         Dirichlet parameter prior ("K2" or "BDeu") of the scores and the parameters.
     order : sequence of str, optional
         ``"order"``: the order averaged over (default: GTT's topological order).
+    n : int, None or "auto"
+        ``"order"``: parents of each node in M* (as in
+        :meth:`OrderedAveraging.summary_network`): ``None`` is the exact average,
+        an integer the approximate one (AMA, Procedure 1); ``"auto"`` is exact when
+        M* fits the table budget and its junction tree fits, otherwise the largest ``n``
+        that does with junction-tree cliques small enough for interactive queries
+        (``extra["exact"]`` and :attr:`AveragedModel.prior` say which).
     missing : {"drop", "raise"}
 
     Returns
@@ -324,6 +332,8 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
     from .scores import _check_prior
 
     max_parents = check_int(max_parents, "max_parents", low=0)
+    if not (n is None or n == "auto" or isinstance(n, (int, np.integer))) or isinstance(n, bool):
+        raise ValueError(f"n must be None, 'auto' or a non-negative int, got {n!r}")
     if method not in ("order", "mcmc"):
         raise ValueError(f"method must be 'order' or 'mcmc', got {method!r}")
     if missing not in ("drop", "raise"):
@@ -339,12 +349,17 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         if order is None:
             order = list(nx.lexicographical_topological_sort(gtt.dag, key=d.names.index))
         avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=prior, ess=ess)
-        mstar = avg.summary_network(None, lazy=False, name="M* (exact average over the order)")
+        n_star = _summary_size(avg, n)
+        exact = n_star is None
+        label = "M* (exact average over the order)" if exact else f"M* (AMA, n={n_star})"
+        mstar = avg.summary_network(n_star, lazy=False, name=label)
         dags, counts = _distinct(avg.sample_dags(n_structures, random_state=rng))
         models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
-        return AveragedModel(best, method, mstar, models, counts, list(order),
-                             prior=f"uniform over the DAGs consistent with the order with at most "
-                                   f"{max_parents} parents", extra={"search": gtt, "averaging": avg})
+        stated = (f"uniform over the DAGs consistent with the order with at most {max_parents} parents"
+                  + ("" if exact else f"; averaged queries by AMA: parent sets inside each node's {n_star} "
+                                      f"most probable parents (Procedure 1)"))
+        return _warm(AveragedModel(best, method, mstar, models, counts, list(order), prior=stated,
+                                   extra={"search": gtt, "averaging": avg, "n": n_star, "exact": exact}))
     res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, seed=rng, prior=prior, ess=ess,
                      sample_dags=True)
     draws = res.dags()
@@ -352,6 +367,46 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         draws = [draws[i] for i in np.linspace(0, len(draws) - 1, n_structures).round().astype(int)]
     dags, counts = _distinct(draws)
     models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
-    return AveragedModel(best, method, None, models, counts, list(d.names),
-                         prior="order-modular (uniform over orders, uniform over each order's DAGs)",
-                         converged=res.converged(), extra={"search": gtt, "mcmc": res})
+    return _warm(AveragedModel(best, method, None, models, counts, list(d.names),
+                               prior="order-modular (uniform over orders, uniform over each order's DAGs)",
+                               converged=res.converged(), extra={"search": gtt, "mcmc": res}))
+
+
+def _warm(model: AveragedModel) -> AveragedModel:
+    """Compile every network's junction tree now, so that the first query is as quick
+    as the others."""
+    for net in [model.best, model.averaged, *model.models]:
+        if net is not None:
+            net._infer(None)
+    return model
+
+
+#: summary-network sizes tried by ``n="auto"``, largest first (None: every candidate, exact)
+_AUTO_SIZES = (None, 10, 8, 6, 5, 4, 3, 2, 1, 0)
+#: largest clique table ``n="auto"`` accepts: a query then takes milliseconds
+_AUTO_CLIQUE_CELLS = 1 << 17
+
+
+def _summary_size(avg, n):
+    """``n`` of the summary network: as given, or with ``"auto"`` the largest of
+    :data:`_AUTO_SIZES` whose dense CPTs fit the table budget and whose junction tree
+    has no clique table over :data:`_AUTO_CLIQUE_CELLS` cells (interactive queries)."""
+    import math
+
+    from .data.core import get_table_budget
+    from .networks._inference import largest_clique_cells
+
+    if n != "auto":
+        return None if n is None else check_int(n, "n", low=0)
+    names = avg.names
+    index = {v: i for i, v in enumerate(names)}
+    arity = [len(s) for s in avg.data.states]
+    budget = get_table_budget()
+    for size in _AUTO_SIZES:
+        parents = avg.summary_parents(size)
+        cells = sum(math.prod(arity[index[p]] for p in ps) * arity[index[v]] for v, ps in parents.items())
+        if cells > budget:
+            continue
+        if largest_clique_cells([[index[p] for p in parents[v]] for v in names], arity) <= _AUTO_CLIQUE_CELLS:
+            return size
+    return 0

@@ -181,3 +181,13 @@ def test_bad_input(data):
     half = BayesNet({"A": []}, {"A": ["a0", "a1"]}, {"A": np.array([[0.5, 0.5]])})
     got = bx.averaging.averaged_posteriors([zero, half], [1, 1], {"A": "a1"})
     assert got.structure_weights.tolist() == [0.0, 1.0]
+
+
+def test_summary_size_auto_exact_on_small_and_ama_when_asked(data):
+    am = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5)
+    assert am.extra["exact"] and am.extra["n"] is None and "AMA" not in am.prior
+    ama = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5, n=1)
+    assert not ama.extra["exact"] and "AMA" in ama.prior and "M* (AMA, n=1)" == ama.averaged.name
+    assert max(len(ama.averaged.parents(v)) for v in NAMES) <= 1
+    with pytest.raises(ValueError, match="n must be"):
+        bx.averaging.ask_averaged_model(data, n="all")

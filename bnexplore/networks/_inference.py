@@ -121,6 +121,25 @@ def elimination_order(neighbours: list[set], arity: list[int]) -> tuple[list[int
     return order, cliques
 
 
+def largest_clique_cells(parents: list[list[int]], arity: list[int]) -> int:
+    """Cells of the largest clique table :func:`compile_tree` would build for a network
+    with these integer parent lists (structure only: nothing is allocated).
+
+    Examples
+    --------
+    >>> largest_clique_cells([[], [0], [0, 1]], [2, 3, 4])
+    24
+    """
+    n = len(parents)
+    neighbours = [set() for _ in range(n)]
+    for v, ps in enumerate(parents):
+        fam = list(ps) + [v]
+        for a in fam:
+            neighbours[a].update(u for u in fam if u != a)
+    _, elim = elimination_order(neighbours, arity)
+    return max((math.prod(arity[u] for u in c) for c in elim), default=1)
+
+
 def _aligned(table: np.ndarray, vars_: list[int], target: list[int], arity: list[int]) -> np.ndarray:
     """``table`` (axes ``vars_``, any order) transposed and reshaped to broadcast over the
     axes ``target`` (increasing; a superset of ``vars_``)."""
