@@ -57,13 +57,14 @@ from ._mstar_plan import check_dense, dense_nodes, star_cpts
 from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_factor, family_log_prior,
                                log_normalisers)
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
-from ._validation import Interval, check_int
+from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
+from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
 __all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets",
-           "procedure1"]
+           "procedure1", "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel"]
 
 
 #: the check of ``n``, a summary network's largest parent set
@@ -410,6 +411,38 @@ class OrderedAveraging:
             "log_weight": self._logw[v][order],
             "posterior": probs[order],
         })
+
+    def sample_dags(self, n: int, random_state=None) -> list:
+        """``n`` DAGs drawn from the posterior over the class: each node's parent set
+        independently, with its posterior (the posterior factorises over the nodes).
+
+        Examples
+        --------
+        >>> import bnexplore as bx
+        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
+        >>> dags = avg.sample_dags(5, random_state=0)
+        >>> len(dags), max(max(dict(g.in_degree()).values()) for g in dags) <= 2
+        (5, True)
+        """
+        import networkx as nx
+
+        n = check_int(n, "n", low=1)
+        rng = check_random_state(random_state, "random_state")
+        p = len(self.names)
+        picks = []
+        for v in range(p):
+            probs = self._probs(v)
+            picks.append(rng.choice(probs.size, size=n, p=probs / probs.sum()))
+        out = []
+        for i in range(n):
+            g = nx.DiGraph()
+            g.add_nodes_from(self.names)
+            for v in range(p):
+                s = picks[v][i]
+                g.add_edges_from((self.names[u], self.names[v]) for u in self._sets[v][s, :self._sizes[v][s]])
+            out.append(g)
+        return out
 
     # ----------------------------------------------------------------- prediction
     def _test_columns(self, X, skip: int | None = None) -> np.ndarray:

@@ -78,6 +78,57 @@ class SearchResult:
         """Total number of improving models met during the search."""
         return int(self.q_trace.sum())
 
+    def dag_at(self, step: int) -> nx.DiGraph:
+        """The network after the first ``step`` accepted moves (0: the start network,
+        ``len(step_rows)``: :attr:`dag`), for a step player.
+
+        The moves are undone from the final network backwards, so the start network
+        need not be known.
+
+        Examples
+        --------
+        >>> import bnexplore as bx
+        >>> res = bx.search.greedy_thick_thin(bx.networks.load("asia").sample(500, seed=0), max_indegree=2)
+        >>> res.dag_at(0).number_of_edges(), set(res.dag_at(len(res.step_rows)).edges) == set(res.dag.edges)
+        (0, True)
+        """
+        n = len(self.step_rows)
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or not 0 <= step <= n:
+            raise ValueError(f"step must be an integer from 0 to {n} (the accepted moves), got {step!r}")
+        return self._replay[int(step)]
+
+    def iter_steps(self):
+        """``(row, dag)`` for every accepted move in order: the row of :attr:`step_rows`
+        (``step, phase, op, edge, delta, score, ...``) and the network after it.
+
+        Examples
+        --------
+        >>> import bnexplore as bx
+        >>> res = bx.search.hill_climb(bx.networks.load("asia").sample(500, seed=0), max_indegree=2)
+        >>> [row["step"] for row, _ in res.iter_steps()] == list(range(1, len(res.step_rows) + 1))
+        True
+        """
+        dags = self._replay
+        return ((row, dags[i + 1]) for i, row in enumerate(self.step_rows))
+
+    @cached_property
+    def _replay(self) -> list:
+        """The network before the first move and after each move."""
+        g = self.dag.copy()
+        out = [g]
+        for row in reversed(self.step_rows):  # undo each move
+            g = g.copy()
+            u, v = row["edge"]
+            if row["op"] == "add":
+                g.remove_edge(u, v)
+            elif row["op"] == "remove":
+                g.add_edge(u, v)
+            else:  # reverse: u -> v became v -> u
+                g.remove_edge(v, u)
+                g.add_edge(u, v)
+            out.append(g)
+        return out[::-1]
+
 
 @numba.njit(cache=True)
 def transitive_closure(adj: np.ndarray) -> np.ndarray:

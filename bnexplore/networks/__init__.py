@@ -18,6 +18,7 @@ Modules (one job each; this package re-exports their public names)
 ``_bif``       :func:`read_bif` (own regex-based reader), :func:`load`, :func:`names`.
 ``_random``    :func:`random_network` (Dash & Cooper, Procedure 2), :func:`count_dags`.
 ``_graph``     :func:`markov_blanket` and a declaration-order topological sort.
+``_inference`` the junction tree of :meth:`BayesNet.posteriors` (exact inference).
 
 References
 ----------
@@ -30,7 +31,8 @@ Statistics and Computing 25 (2015) -- the sink-layer recursion used for uniform 
 from ._bayesnet import ROW_SUM_TOL, BayesNet
 from ._bif import _NETWORK_DIR, load, names, read_bif
 from ._graph import markov_blanket
+from ._inference import ImpossibleEvidenceError
 from ._random import count_dags, random_network
 
 __all__ = ["BayesNet", "read_bif", "load", "names", "random_network", "count_dags",
-           "markov_blanket"]
+           "markov_blanket", "ImpossibleEvidenceError"]

@@ -6,7 +6,10 @@ Examples
 >>> import bnexplore.viz as bv
 >>> plot = bv.dag_plot(nx.DiGraph([("A", "B")]), title="A -> B")
 """
+from ._style import TABLE_CSS, label_colors, presentation
 from .curves import heatmap, roc_plot
+from .diff import arc_diff, arc_diff_plot
 from .graphs import dag_plot, layered_layout
 
-__all__ = ["dag_plot", "layered_layout", "roc_plot", "heatmap"]
+__all__ = ["dag_plot", "layered_layout", "roc_plot", "heatmap", "arc_diff", "arc_diff_plot", "presentation",
+           "label_colors", "TABLE_CSS"]

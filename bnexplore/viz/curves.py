@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ._style import font_px, label_colors
 from .graphs import _ensure_bokeh, literal_title
 
 __all__ = ["roc_plot", "heatmap", "PALETTE"]
@@ -130,6 +131,8 @@ def heatmap(
     order: Sequence | str | None = None,
     clabel: str = "value",
     cell: int | None = None,
+    presentation: bool = False,
+    threshold: float | None = None,
 ):
     """Draw a matrix such as arc posteriors (rows parent, columns child) as a heat map.
 
@@ -164,6 +167,12 @@ def heatmap(
         Title of the colour bar.
     cell : int, optional
         Least cell size in pixels; default 14 beyond 15 rows or columns.
+    presentation : bool, default False
+        Projector sizes: every tick, title and cell label at least 18 px, and cells
+        large enough to hold their labels.
+    threshold : float, optional
+        Leave blank the cells whose absolute value is below it (e.g. arc posteriors
+        under 0.2), to thin a dense matrix.
 
     Returns
     -------
@@ -186,6 +195,11 @@ def heatmap(
     values = df.apply(pd.to_numeric, errors="coerce")
     if values.notna().sum().sum() < df.notna().sum().sum():
         raise ValueError("heatmap needs a numeric matrix: some entries are not numbers")
+    if threshold is not None:
+        threshold = float(threshold)
+        if not np.isfinite(threshold) or threshold < 0:
+            raise ValueError(f"threshold must be a non-negative number, got {threshold!r}")
+        values = values.where(values.abs() >= threshold)
     if order is not None:
         if list(df.index) != list(df.columns) and set(df.index) != set(df.columns):
             raise ValueError("order needs a square matrix with the same names on both axes")
@@ -213,19 +227,25 @@ def heatmap(
         **{cname: cols, rname: rows[::-1]} if rows and cols else {}
     )
     big = max(len(rows), len(cols)) > 15
+    tick_px = font_px(12.0 if big else 13.0, presentation)
+    label_px = font_px(11.0, presentation)
     cell_px = int(cell if cell is not None else (14 if big else 0))
-    font = "9pt" if big else "10pt"
+    if presentation:  # a cell holds its "0.00" label
+        cell_px = max(cell_px, int(2.6 * label_px))
+    font = f"{tick_px:g}px"
     longest = max((len(s) for s in rows), default=1)
+    char_px = 0.62 * tick_px
     # room for the row names on the left and the colour bar on the right
-    side_px = int(min(longest, 40) * (7 if big else 8)) + 110
-    top_px = int(min(max((len(s) for s in cols), default=1), 40) * (7 if big else 0)) + 70
+    side_px = int(min(longest, 40) * char_px) + 110
+    top_px = int(min(max((len(s) for s in cols), default=1), 40) * (char_px if big else 0)) + 70
     frame_w = max(width - side_px, cell_px * len(cols), 120)
     frame_h = max(height - top_px, cell_px * len(rows), 120)
     opts = dict(cmap=cmap, colorbar=True, tools=["hover"], xrotation=90 if big else 45,
                 frame_width=int(frame_w), frame_height=int(frame_h),
                 title=literal_title(title), clipping_colors={"NaN": "#f4f4f4"},
                 xaxis="top" if big else "bottom", clabel=clabel,
-                fontsize={"xticks": font, "yticks": font}, backend="bokeh")
+                fontsize={"xticks": font, "yticks": font, "title": f"{font_px(14.0, presentation):g}px",
+                          "clabel": font, "cticks": font, "xlabel": font, "ylabel": font}, backend="bokeh")
     if clim is not None:
         opts["clim"] = tuple(clim)
     hm = hm.opts(**opts)
@@ -235,9 +255,9 @@ def heatmap(
         return hm
     lab = long.dropna(subset=["value"]).assign(text=lambda d: d["value"].map("{:.2f}".format))
     lo, hi = clim if clim is not None else (lab["value"].min(), lab["value"].max())
-    mid = (lo + hi) / 2 if len(lab) else 0.0
-    lab["text_color"] = np.where(lab["value"] > mid, "#ffffff", "#222222")  # legible on dark
+    # dark text on pale cells, light text on dark ones, by contrast with the cell's colour
+    lab["text_color"] = label_colors(lab["value"].to_numpy(), cmap, (lo, hi)) if len(lab) else []
     labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text", "text_color"]).opts(
-        text_font_size="8pt", text_color="text_color", backend="bokeh")
+        text_font_size=f"{label_px:g}px", text_color="text_color", backend="bokeh")
     return (hm * labels).opts(title=literal_title(title), frame_width=int(frame_w),
                               frame_height=int(frame_h), backend="bokeh")

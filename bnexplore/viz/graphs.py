@@ -5,9 +5,6 @@ The functions here only shape data for plotting; they never learn or score anyth
 Examples
 --------
 >>> import networkx as nx
-
-if TYPE_CHECKING:
-    import pandas as pd
 >>> from bnexplore.viz import dag_plot, layered_layout
 >>> g = nx.DiGraph([("A", "B"), ("B", "C"), ("A", "C")])
 >>> pos = layered_layout(g)
@@ -22,6 +19,12 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
+
+from ._style import PRESENTATION_ARC_SCALE
+from ._style import font_px as _font_px
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["layered_layout", "count_crossings", "dag_plot", "node_boxes", "plot_size", "box_widths", "literal_title", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
 
@@ -245,7 +248,14 @@ def text_width_px(text: str, font_px: float) -> float:
     return units * font_px
 
 
-def box_widths(dag: nx.DiGraph, names: Mapping[Hashable, str] | None = None) -> dict:
+def _label_font_px(dag: nx.DiGraph, presentation: bool = False) -> float:
+    """Node label font (pixels): large for small graphs, smaller beyond 20 nodes, at
+    least 18 px in presentation mode."""
+    return _font_px(_FONT_PX[0] if dag.number_of_nodes() <= 20 else _FONT_PX[1], presentation)
+
+
+def box_widths(dag: nx.DiGraph, names: Mapping[Hashable, str] | None = None,
+               presentation: bool = False) -> dict:
     """Width in pixels of each node's box as :func:`dag_plot` draws full names.
 
     Pass them to :func:`layered_layout` (with ``gap=14``) to get a layout in pixels
@@ -258,7 +268,7 @@ def box_widths(dag: nx.DiGraph, names: Mapping[Hashable, str] | None = None) -> 
     >>> w["a"] < w["long-name"]
     True
     """
-    font_px = _FONT_PX[0] if dag.number_of_nodes() <= 20 else _FONT_PX[1]
+    font_px = _label_font_px(dag, presentation)
     return {n: text_width_px(str((names or {}).get(n, n)), font_px) + 2 * _BOX_PAD_PX
             for n in dag.nodes}
 
@@ -391,6 +401,8 @@ def dag_plot(
     names: Mapping[Hashable, str] | None = None,
     max_label: int | None = None,
     responsive: bool = False,
+    edge_colors: Mapping[tuple[Hashable, Hashable], str] | None = None,
+    presentation: bool = False,
 ):
     """Draw a DAG as labelled boxes and arrows, with the full names in a hover tool.
 
@@ -435,6 +447,11 @@ def dag_plot(
         (:func:`plot_size`; give its container that ``min-width`` and let an outer
         container scroll) and at most
         1.5 times that; the height stays fixed. Otherwise the frame has a fixed size.
+    edge_colors : mapping, optional
+        ``(parent, child) -> CSS colour`` of individual arcs (default :data:`EDGE_COLOR`).
+    presentation : bool, default False
+        Projector sizes: labels and title at least 18 px (boxes grow with them) and
+        arcs twice as thick.
 
     Returns
     -------
@@ -473,7 +490,7 @@ def dag_plot(
     if layout == "layered" and not nx.is_directed_acyclic_graph(dag):
         layout = "circular"  # e.g. both directions of an undirected edge drawn
     full = {n: str((names or {}).get(n, n)) for n in dag.nodes}
-    font_px = _FONT_PX[0] if dag.number_of_nodes() <= 20 else _FONT_PX[1]
+    font_px = _label_font_px(dag, presentation)
     box_h = font_px + 12.0
     frame_w = max(float(width) - _CHROME_W, 120.0)
 
@@ -562,20 +579,24 @@ def dag_plot(
     else:
         weights = [1.0] * len(edges)
         widths = [_DEFAULT_EDGE_WIDTH] * len(edges)
+    if presentation:
+        widths = [w * PRESENTATION_ARC_SCALE for w in widths]
+    colors = dict(edge_colors or {})
     edge_cols = {
         "source": [full[u] for u, _ in edges],
         "target": [full[v] for _, v in edges],
         "weight": weights,
         "width": widths,
+        "color": [colors.get((u, v), EDGE_COLOR) for u, v in edges],
     }
     half = {n: (box_w[n] / 2 + 1.5, box_h / 2 + 1.5) for n in nodes}
     paths = _arrow_paths([(xy_px[u], xy_px[v]) for u, v in edges],
                          [(half[u], half[v]) for u, v in edges])
     graph = hv.Graph((edge_cols, hv_nodes, hv.EdgePaths(paths)),
-                     kdims=["source", "target"], vdims=["weight", "width"])
+                     kdims=["source", "target"], vdims=["weight", "width", "color"])
     graph = graph.opts(
         node_size=0, node_alpha=0.0, node_line_alpha=0.0,
-        edge_color=EDGE_COLOR, edge_line_width="width", edge_alpha=0.8,
+        edge_color="color" if edges else EDGE_COLOR, edge_line_width="width", edge_alpha=0.8,
         xaxis=None, yaxis=None, xlim=xlim, ylim=ylim,
         title=literal_title(title), toolbar="above", border=_BORDER_PX, backend="bokeh",
     )
@@ -606,7 +627,7 @@ def dag_plot(
         text_baseline="middle", backend="bokeh")
     return (graph * boxes * text).opts(
         title=literal_title(title), toolbar="above", active_tools=["wheel_zoom"],
-        **size, backend="bokeh")
+        fontsize={"title": f"{_font_px(14.0, presentation):g}px"}, **size, backend="bokeh")
 
 
 def node_boxes(plot) -> "pd.DataFrame":

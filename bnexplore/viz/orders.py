@@ -12,6 +12,8 @@ Examples
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -23,11 +25,19 @@ CHAIN_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
 
 
 def posterior_difference_heatmap(diff: pd.DataFrame, title: str = "All orders minus one order",
-                                 width: int = 620, height: int = 560):
+                                 width: int = 620, height: int = 560, order: Sequence | None = None,
+                                 threshold: float | None = None, presentation: bool = False):
     """Heat map of a difference of two arc-posterior matrices, colours fixed to [-1, 1]
-    (red: more probable over all orders, blue: more probable under the fixed order)."""
+    (red: more probable over all orders, blue: more probable under the fixed order).
+
+    ``order``: rows and columns in this order (give the printed greedy order, so the
+    picture reads along it); ``threshold`` leaves blank the differences smaller than it
+    in absolute value; ``presentation`` gives projector sizes. Cell labels are dark on
+    the pale middle of the colour map and light at both ends.
+    """
     return heatmap(diff, title=title, cmap="RdBu_r", clim=(-1.0, 1.0), width=width, height=height,
-                   clabel="difference in P(arc)")
+                   clabel="difference in P(arc)", order=order, threshold=threshold,
+                   presentation=presentation)
 
 
 def log_score_traces(traces: np.ndarray, thin: int = 1, burn_in: int = 0,

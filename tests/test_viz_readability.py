@@ -1,0 +1,163 @@
+"""Projector readability: arc diffs, label contrast, presentation sizes, thresholds."""
+import holoviews as hv
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnexplore.viz import _style
+from bnexplore.viz.curves import heatmap
+from bnexplore.viz.diff import DIFF_COLORS, arc_diff, arc_diff_plot
+from bnexplore.viz.graphs import dag_plot, node_boxes
+
+
+def _pair():
+    g1 = nx.DiGraph([("Age", "Sex"), ("Sex", "Work"), ("Age", "Work"), ("Work", "Car")])
+    g2 = nx.DiGraph([("Sex", "Age"), ("Sex", "Work"), ("Work", "Home"), ("Home", "Car")])
+    return g1, g2
+
+
+def test_arc_diff_on_a_constructed_pair():
+    g1, g2 = _pair()
+    d = arc_diff(g1, g2)
+    assert d.added == [("Home", "Car"), ("Work", "Home")]
+    assert d.removed == [("Age", "Work"), ("Work", "Car")]
+    assert d.reversed == [("Sex", "Age")]
+    assert d.kept == [("Sex", "Work")]
+    assert d.counts == {"added": 2, "removed": 2, "reversed": 1, "kept": 1} and d.n_changed == 5
+    assert len(d.to_frame()) == 6
+    same = arc_diff(g2, g2)
+    assert same.n_changed == 0 and same.counts["kept"] == 4
+    with pytest.raises(TypeError, match="g2"):
+        arc_diff(g1, [("a", "b")])
+
+
+def test_arc_diff_plot_colours_dashes_legend_and_counts():
+    g1, g2 = _pair()
+    fig = hv.render(arc_diff_plot(g1, g2, title="k = 3", width=700, height=400), backend="bokeh")
+    assert fig.title.text == "k = 3: 2 added, 2 removed, 1 reversed, 1 kept"
+    lines = {r.glyph.line_color: r.glyph for r in fig.renderers
+             if type(getattr(r, "glyph", None)).__name__ == "Line"}
+    assert set(lines) == set(DIFF_COLORS.values())
+    assert lines[DIFF_COLORS["removed"]].line_dash and not lines[DIFF_COLORS["added"]].line_dash
+    labels = [item.label.value for item in fig.legend[0].items]
+    assert labels == ["added (2)", "removed (2)", "reversed (1)", "kept (1)"]
+    # the drawn graph is g2 plus g1's nodes: Home and Car boxes both present
+    boxes = node_boxes(arc_diff_plot(g1, g2))
+    assert set(boxes["name"]) == {"Age", "Sex", "Work", "Home", "Car"}
+    with pytest.raises(TypeError, match="edge_colors"):
+        arc_diff_plot(g1, g2, edge_colors={})
+
+
+def test_label_colours_follow_the_cell_colour():
+    pale = _style.label_colors([0.0, 0.05, 0.1], "Blues", (0.0, 1.0))
+    dark = _style.label_colors([0.9, 1.0], "Blues", (0.0, 1.0))
+    assert set(pale) == {_style.DARK_TEXT} and set(dark) == {_style.LIGHT_TEXT}
+    # diverging map: pale in the middle, dark at both ends
+    div = _style.label_colors([-1.0, -0.05, 0.0, 0.05, 1.0], "RdBu_r", (-1.0, 1.0))
+    assert div == [_style.LIGHT_TEXT, _style.DARK_TEXT, _style.DARK_TEXT, _style.DARK_TEXT, _style.LIGHT_TEXT]
+    for c, v in zip(_style.cell_colors([0.0, 0.5, 1.0], "viridis", (0, 1)), [0.0, 0.5, 1.0]):
+        assert _style.contrast_ratio(c, _style.text_color_for(c)) >= 4.5  # WCAG AA for normal text
+    with pytest.raises(ValueError, match="colour"):
+        _style.relative_luminance("blue")
+
+
+def test_heatmap_labels_contrast_and_threshold():
+    m = pd.DataFrame([[np.nan, 0.95, 0.02], [0.1, np.nan, 0.5], [0.8, 0.3, np.nan]],
+                     index=list("ABC"), columns=list("ABC"))
+    plot = heatmap(m, clim=(0.0, 1.0))
+    labels = [el for el in plot.traverse(lambda e: e, [hv.Labels])][0]
+    got = dict(zip(labels.dimension_values("text"), labels.dimension_values("text_color")))
+    assert got["0.95"] == _style.LIGHT_TEXT and got["0.02"] == _style.DARK_TEXT and got["0.10"] == _style.DARK_TEXT
+    thin = heatmap(m, clim=(0.0, 1.0), threshold=0.25)
+    hm = [el for el in thin.traverse(lambda e: e, [hv.HeatMap])][0]
+    vals = hm.dimension_values("value")
+    assert np.nanmin(vals) >= 0.25 and np.isnan(vals).sum() == 5  # the diagonal, 0.02 and 0.10
+    with pytest.raises(ValueError, match="threshold"):
+        heatmap(m, threshold=-0.1)
+
+
+def test_presentation_fonts_and_arcs():
+    g = nx.DiGraph([("smoke", "lung"), ("lung", "dysp"), ("bronc", "dysp")])
+    normal, big = dag_plot(g), dag_plot(g, presentation=True)
+    assert node_boxes(normal)["font_px"].iloc[0] < 18 <= node_boxes(big)["font_px"].iloc[0]
+    wb = (node_boxes(big)["x1"] - node_boxes(big)["x0"]).min()
+    wn = (node_boxes(normal)["x1"] - node_boxes(normal)["x0"]).min()
+    assert wb > wn  # boxes grow with their labels
+    f_n, f_b = hv.render(normal, backend="bokeh"), hv.render(big, backend="bokeh")
+    assert int(f_b.title.text_font_size.rstrip("px")) >= 18
+
+    def arc_widths(fig):
+        edges = [r for r in fig.renderers if hasattr(r, "edge_renderer")][0].edge_renderer
+        lw = edges.glyph.line_width  # a number when every arc has the same width
+        return np.asarray(edges.data_source.data[lw] if isinstance(lw, str) else [lw], dtype=float)
+
+    np.testing.assert_allclose(arc_widths(f_b), 2 * arc_widths(f_n))
+    m = pd.DataFrame(np.eye(3) * 0.5, index=list("ABC"), columns=list("ABC"))
+    fig = hv.render(heatmap(m, presentation=True), backend="bokeh")
+    ticks = [fig.xaxis[0].major_label_text_font_size, fig.yaxis[0].major_label_text_font_size]
+    assert all(float(t.rstrip("px")) >= 18 for t in ticks)
+
+
+def test_small_networks_get_boxes_sized_to_their_labels():
+    g = nx.DiGraph([("asia", "tub"), ("tub", "lung"), ("lung", "dysp")])
+    for kw in ({}, {"presentation": True}, {"width": 1400}):
+        b = node_boxes(dag_plot(g, **kw))
+        widths = b["x1"] - b["x0"]
+        assert widths.max() < 90, (kw, widths.tolist())
+
+
+def test_thresholds_thin_mstar_and_the_difference_map_follows_the_order():
+    from bnexplore.viz.averaging import summary_network_plot, thin_arcs
+    from bnexplore.viz.orders import posterior_difference_heatmap
+
+    names = ["A", "B", "C", "D"]
+    post = pd.DataFrame([[0, 0.9, 0.15, 0.4], [0, 0, 0.6, 0.05], [0, 0, 0, 0.3], [0, 0, 0, 0]],
+                        index=names, columns=names)
+    dag = nx.DiGraph([(u, v) for u in names for v in names if post.loc[u, v] > 0])
+    assert sorted(thin_arcs(dag, post, 0.35).edges) == [("A", "B"), ("A", "D"), ("B", "C")]
+    assert set(thin_arcs(dag, post, 0.99).nodes) == set(names)
+    plot = summary_network_plot(dag, post, threshold=0.35)
+    graph = [el for el in plot.traverse(lambda e: e, [hv.Graph])][0]
+    assert len(graph) == 3 and len(node_boxes(plot)) == 4
+    with pytest.raises(ValueError, match="threshold"):
+        thin_arcs(dag, post, 1.5)
+    greedy = ["C", "A", "D", "B"]
+    h = posterior_difference_heatmap(post - post.T, order=greedy)
+    hm = [el for el in h.traverse(lambda e: e, [hv.HeatMap])][0]
+    rows = [str(v) for v in hm.dimension_values(1, expanded=False)]
+    assert rows == greedy or rows == greedy[::-1]  # the first row of the order drawn at the top
+    fig = hv.render(h, backend="bokeh")
+    assert list(fig.y_range.factors) == greedy[::-1]
+
+
+def test_presentation_of_any_picture():
+    from bnexplore.viz import presentation, roc_plot
+    from bnexplore.viz.orders import log_score_traces
+
+    for plot in (roc_plot({"NB": ([0, 0.2, 1], [0, 0.7, 1], 0.75)}),
+                 log_score_traces(np.array([[-10.0, -9.5, -9.4], [-12.0, -10.0, -9.6]]), thin=10)):
+        fig = hv.render(presentation(plot), backend="bokeh")
+        sizes = [fig.title.text_font_size, fig.xaxis[0].axis_label_text_font_size,
+                 fig.xaxis[0].major_label_text_font_size, fig.yaxis[0].major_label_text_font_size]
+        if fig.legend:
+            sizes.append(fig.legend[0].label_text_font_size)
+        assert all(float(s.rstrip("px")) >= 18 for s in sizes), sizes
+    m = pd.DataFrame([[0.1, 0.9], [0.5, 0.2]], index=list("AB"), columns=list("AB"))
+    labels = [el for el in presentation(heatmap(m)).traverse(lambda e: e, [hv.Labels])][0]
+    assert hv.Store.lookup_options("bokeh", labels, "style").kwargs["text_font_size"] == "18px"
+
+
+def test_side_by_side_pictures_share_their_node_positions():
+    from bnexplore.viz.diff import side_by_side
+
+    g1, g2 = _pair()
+    pair = side_by_side(g1, g2, ("pinned", "now"), width=600, height=380)
+    left, right = (node_boxes(p).set_index("name").sort_index() for p in pair)
+    assert list(left.index) == list(right.index) == sorted(set(g1) | set(g2))
+    for col in ("x0", "y0", "x1", "y1"):
+        np.testing.assert_allclose(left[col], right[col])
+    figs = hv.render(pair, backend="bokeh")
+    assert figs is not None
+    with pytest.raises(TypeError, match="layout"):
+        side_by_side(g1, g2, layout={})
