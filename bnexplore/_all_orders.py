@@ -180,6 +180,9 @@ class AllOrders:
     ((8, 8), True)
     """
 
+    #: the prior over structures the posteriors are computed under (see the class docstring)
+    graph_prior = "order-modular"
+
     def __init__(self, data: DiscreteData | pd.DataFrame, max_parents: int = 2, prior: str = "K2",
                  ess: float = 1.0, structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
                  budget: int | None = None):
@@ -340,7 +343,11 @@ class OrderMCMC:
         impossible in another).
     log_score_rhat, log_score_ess : float
         The diagnostics of the trace of the log order score.
+    graph_prior : str
+        "order-modular": the prior over structures of the arc posteriors (see :class:`AllOrders`).
     """
+
+    graph_prior = "order-modular"
 
     def __init__(self, names, max_parents, fam, look, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
                  accepted, seed):
