@@ -229,6 +229,9 @@ class AllOrders:
     ((8, 8), True)
     """
 
+    #: the prior over structures the posteriors are computed under (see the class docstring)
+    graph_prior = "order-modular"
+
     def __init__(self, data: DiscreteData | pd.DataFrame, max_parents: int = 2, prior: str = "K2",
                  ess: float = 1.0, structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
                  budget: int | None = None):
@@ -389,16 +392,22 @@ class OrderMCMC:
         posteriors can be off by more than a few standard errors (0 when every draw
         agrees).
     rhat : DataFrame
-        Split R-hat of each arc (1.0 for arcs whose draws never vary).
+        Rank-normalised split R-hat of each arc (Vehtari et al. 2021; 1.0 for arcs whose
+        draws never vary).
     ess : DataFrame
-        Effective sample size of each arc.
+        Bulk effective sample size of each arc.
     rhat_max : float
         The largest R-hat over the arcs and the log order score (inf when chains sit
         in different states that none of them leaves: an arc certain in one chain and
         impossible in another).
     log_score_rhat, log_score_ess : float
         The diagnostics of the trace of the log order score.
+    graph_prior : str
+        "order-modular": the prior over structures of the arc posteriors (see :class:`AllOrders`).
     """
+
+    graph_prior = "order-modular"
+    _label = "order MCMC"
 
     def __init__(self, names, max_parents, fam, look, state, rec, n_iter, thin, burn_in, p_adjacent, sample_dags,
                  accepted, seed):
@@ -406,7 +415,7 @@ class OrderMCMC:
         self.max_parents = max_parents
         self._fam, self._look, self._state, self._rec = fam, look, state, rec
         self.n_iter = n_iter
-        self.n_chains = state.order.shape[0]
+        self.n_chains = len(accepted)
         self.thin = thin
         self.burn_in = burn_in
         self.p_adjacent = p_adjacent
@@ -458,15 +467,16 @@ class OrderMCMC:
             ess = np.full(p * p, float(n_all))
             rhat = np.ones(p * p)
             vary = np.flatnonzero(sd > 1e-10)
+            from ._diagnostics import bulk_ess, rank_rhat  # (it imports _ess from here)
             if vary.size:
-                ess[vary] = _ess(flat[:, :, vary])
-                rhat[vary] = _split_rhat(flat[:, :, vary])
+                ess[vary] = bulk_ess(flat[:, :, vary])
+                rhat[vary] = rank_rhat(flat[:, :, vary])
             with np.errstate(divide="ignore", invalid="ignore"):
                 se = np.where(sd > 1e-10, sd / np.sqrt(ess), 0.0)
             tr = self._rec.log_score[:, self._first:self.n_draws][:, :, None]
             self._stats = {"mean": mean.reshape(p, p), "se": se.reshape(p, p), "ess": ess.reshape(p, p),
-                           "rhat": rhat.reshape(p, p), "trace_rhat": float(_split_rhat(tr)[0]),
-                           "trace_ess": float(_ess(tr)[0])}
+                           "rhat": rhat.reshape(p, p), "trace_rhat": float(rank_rhat(tr)[0]),
+                           "trace_ess": float(bulk_ess(tr)[0])}
         return self._stats
 
     def arc_posteriors(self) -> pd.DataFrame:
@@ -507,6 +517,22 @@ class OrderMCMC:
     def converged(self, rhat: float = 1.05) -> bool:
         """Whether every arc's and the log score's split R-hat is below ``rhat``."""
         return bool(self.rhat_max < rhat)
+
+    @property
+    def convergence(self) -> str:
+        """Plain statement of whether the chains converged (R-hat < 1.05 on every arc and
+        the log score), with the largest R-hat and the smallest bulk ESS."""
+        ess = self._compute()["ess"]
+        p = len(self.names)
+        low = float(ess[~np.eye(p, dtype=bool)].min()) if p > 1 else float("nan")
+        word = "converged" if self.converged(1.05) else "NOT converged"
+        return (f"{word}: largest rank-normalised R-hat {self.rhat_max:.3f} (threshold 1.05), smallest "
+                f"arc bulk ESS {low:.0f}, {self.n_chains} chains x {self.n_iter:,} iterations")
+
+    def _run_chunk(self, step: int) -> None:
+        """Advance every chain ``step`` iterations, recording into the record."""
+        _order_dp.run_chains(self._fam, self._look, self._state, step, self.thin, self.n_iter, self.p_adjacent,
+                             self._rec, self.n_iter // self.thin, True, self.sample_dags, self._accepted)
 
     def dags(self, chain: int | None = None) -> list:
         """The DAGs drawn from the kept orders (``sample_dags=True``), one per draw, as
@@ -573,15 +599,14 @@ def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
     callback = progress if callable(progress) else None
     if progress is True:
         from tqdm.auto import tqdm
-        bar = tqdm(total=n_iter, desc="order MCMC", unit="it")
+        bar = tqdm(total=n_iter, desc=res._label, unit="it")
     chunk = max(1000, min(n_iter // 50 + 1, 20_000))
     done = 0
     try:
         while done < n_iter:
             step = min(chunk, n_iter - done)
             with PARALLEL_LOCK:
-                _order_dp.run_chains(res._fam, res._look, res._state, step, res.thin, res.n_iter, res.p_adjacent,
-                                     res._rec, res.n_iter // res.thin, True, res.sample_dags, res._accepted)
+                res._run_chunk(step)
             res.n_iter += step
             res._stats = None
             done += step

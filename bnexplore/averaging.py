@@ -57,14 +57,19 @@ from ._mstar_plan import check_dense, dense_nodes, star_cpts
 from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_factor, family_log_prior,
                                log_normalisers)
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
+from ._all_dags import AllDAGs, all_dags_cells
+from ._partition_mcmc import PartitionMCMC, partition_mcmc
+from ._bootstrap import BootstrapArcs, arc_table, bootstrap_arcs, inclusion_threshold
 from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
 from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
-__all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets",
-           "procedure1", "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel"]
+__all__ = ["OrderedAveraging", "AllOrders", "AllDAGs", "all_dags_cells", "PartitionMCMC",
+           "partition_mcmc", "BootstrapArcs", "bootstrap_arcs", "inclusion_threshold", "arc_table",
+           "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets", "procedure1",
+           "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel"]
 
 
 #: the check of ``n``, a summary network's largest parent set
