@@ -261,6 +261,8 @@ class _State:
         if orphan.any():   # every first parent of the parentless nodes: each pair's table counted once
             self.add_raw[:, orphan] = (ls._score_pairs_idx(np.broadcast_to(orphan, (self.p, self.p)))
                                        - self.fam)[:, orphan]
+            ar = np.array(self.arities, dtype=float)
+            self.add_raw[np.outer(ar, ar) > self.budget] = _NEG   # u -> v needs a_u * a_v cells
         for v in range(self.p):
             if not orphan[v]:
                 self.refresh(v)

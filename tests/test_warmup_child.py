@@ -166,6 +166,9 @@ def test_a_second_server_follows_the_running_warm_up_and_starts_none(cache, hold
     first = warmup.spawn_child(hold=hold)
     try:
         assert first.stdout.readline().startswith("bnexplore ")
+        deadline = time.monotonic() + 60      # the child names its package, then locks
+        while not warmup._lock_busy(warmup.child_lock_path()) and time.monotonic() < deadline:
+            time.sleep(0.05)
         started = []
         monkeypatch.setattr(warmup, "spawn_child", lambda *a, **k: started.append(1))
         monkeypatch.setattr(warmup, "is_warm", lambda: False)

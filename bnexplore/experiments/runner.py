@@ -655,14 +655,14 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         connected = scheduler = _connect(scheduler)    # before any file: fail fast and clean
     try:
         return _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, resume,
-                          retry_errors, desc)
+                          retry_errors, desc, numba_threads)
     finally:
         if connected is not None:
             connected.close()
 
 
 def _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, resume,
-               retry_errors, desc) -> pd.DataFrame:
+               retry_errors, desc, numba_threads) -> pd.DataFrame:
     sink = _make_sink(out, resume, retry_errors)
     done = sink.done_ids()
     todo = [t for t in tasks if t[2] not in done]
