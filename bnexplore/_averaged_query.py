@@ -64,6 +64,10 @@ class AveragedPosteriors:
         ``P(G | e, D)`` of every model given (the evidence re-weights them).
     log_evidence : float
         ``log sum_G P(G | D) P(e | G, D)``.
+    mean_of_conditionals : dict of str -> ndarray
+        ``sum_G P(G | D) P(X_v | e, G, D)`` over the models under which the evidence is
+        possible: what averaging is *not* (the structures keep their weights whatever
+        the evidence); for teaching the difference. Equal to ``mean`` without evidence.
     """
 
     mean: dict
@@ -72,6 +76,7 @@ class AveragedPosteriors:
     high: dict
     structure_weights: np.ndarray
     log_evidence: float
+    mean_of_conditionals: dict = field(default_factory=dict)
 
 
 def _weighted_quantile(x: np.ndarray, w: np.ndarray, qs: Sequence[float]) -> np.ndarray:
@@ -169,14 +174,16 @@ def averaged_posteriors(models: Sequence, weights: Sequence[float] | np.ndarray 
     post_w /= post_w.sum()
     used = np.flatnonzero(post_w > 0)
     wu = post_w[used]
-    mean, sd, low, high = {}, {}, {}, {}
+    prior_w = w[used] / w[used].sum()  # P(G | D) alone, for the mean of the conditionals
+    mean, sd, low, high, naive = {}, {}, {}, {}, {}
     for v in first.states:
         x = np.stack([posts[i][v] for i in used])  # (models, states)
         mu = wu @ x
         mean[v] = mu
         sd[v] = np.sqrt(np.maximum(wu @ (x - mu) ** 2, 0.0))
         low[v], high[v] = _weighted_quantile(x, wu, (0.05, 0.95))
-    return AveragedPosteriors(mean, sd, low, high, post_w, log_evidence)
+        naive[v] = prior_w @ x
+    return AveragedPosteriors(mean, sd, low, high, post_w, log_evidence, naive)
 
 
 def _distinct(dags: Sequence[nx.DiGraph]) -> tuple[list[nx.DiGraph], np.ndarray]:
@@ -237,7 +244,9 @@ class AveragedModel:
         DataFrame
             One row per (node, state), in the nodes' and states' order, with columns
             ``node``, ``state``, ``best`` (GTT), ``averaged`` (BMA), ``sd``, ``low``,
-            ``high`` (the spread over the sampled structures) and ``observed``.
+            ``high`` (the spread over the sampled structures), ``mean_of_conditionals``
+            (the sampled structures' conditionals averaged with their weights given
+            the data alone: what BMA is not) and ``observed``.
             ``best`` is NaN for every row when the evidence is impossible under the
             best network (but not under the average).
 
@@ -262,8 +271,9 @@ class AveragedModel:
         for v, states in self.best.states.items():
             for j, s in enumerate(states):
                 rows.append((v, s, best[v][j] if lp_best > -np.inf else np.nan, mean[v][j], spread.sd[v][j],
-                             spread.low[v][j], spread.high[v][j], v in observed))
-        return pd.DataFrame(rows, columns=["node", "state", "best", "averaged", "sd", "low", "high", "observed"])
+                             spread.low[v][j], spread.high[v][j], spread.mean_of_conditionals[v][j], v in observed))
+        return pd.DataFrame(rows, columns=["node", "state", "best", "averaged", "sd", "low", "high",
+                                           "mean_of_conditionals", "observed"])
 
 
 def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random_state=None,
@@ -321,7 +331,7 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
     >>> am = bx.averaging.ask_averaged_model(df, max_parents=2, random_state=0, n_structures=20)
     >>> table = am.posteriors({"smoke": "yes"})
     >>> list(table.columns)
-    ['node', 'state', 'best', 'averaged', 'sd', 'low', 'high', 'observed']
+    ['node', 'state', 'best', 'averaged', 'sd', 'low', 'high', 'mean_of_conditionals', 'observed']
     >>> bool(abs(table.groupby("node")["averaged"].sum() - 1).max() < 1e-9)
     True
     """

@@ -106,6 +106,8 @@ def test_equals_enumeration_over_every_dag(data, evidence):
         assert np.all(got.low[v] <= got.high[v] + 1e-15) and np.all(got.sd[v] >= 0)
     if evidence:  # the average is not the mean of the conditionals (most visibly when
         # two observations together judge the dependence between them)
+        for v in want:
+            np.testing.assert_allclose(got.mean_of_conditionals[v], naive[v], atol=1e-10)
         gap = max(np.abs(got.mean[v] - naive[v]).max() for v in want)
         assert gap > (1e-3 if len(evidence) > 1 else 1e-6)
         assert max(got.sd[v].max() for v in want) > 1e-3
