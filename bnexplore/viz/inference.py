@@ -79,7 +79,7 @@ def posterior_plot(table: pd.DataFrame, nodes: Sequence[str] | None = None,
         last = node
     ys = np.array(ys)
     observed = table["observed"].to_numpy(bool) if "observed" in table else np.zeros(len(table), bool)
-    observed &= table[models[-1]].to_numpy(float) >= 1.0 - 1e-9  # the observed state itself
+    observed = observed & (table[models[-1]].to_numpy(float) >= 1.0 - 1e-9)  # the observed state itself
     ticks = [(float(yy), f"{n} = {s}" + (" (observed)" if o else ""))
              for yy, n, s, o in zip(ys, table["node"], table["state"], observed)]
     band = 0.8 / len(models)
