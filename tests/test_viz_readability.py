@@ -183,7 +183,9 @@ def test_posterior_plot_draws_each_model_and_the_spread():
     labels = list(fig.yaxis[0].major_label_overrides.values())
     assert "smoke = yes (observed)" in labels and "smoke = no" in labels and "lung = yes" in labels
     assert float(fig.yaxis[0].major_label_text_font_size.rstrip("px")) >= 18
-    assert set(MODEL_COLORS) == {"best", "averaged"}
+    assert {"best", "averaged"} <= set(MODEL_COLORS)
+    three = posterior_plot(table, models=("best", "averaged", "mean_of_conditionals"))
+    assert len([el for el in three.traverse(lambda e: e, [hv.Rectangles])]) == 3
     with pytest.raises(ValueError, match="columns"):
         posterior_plot(table.drop(columns=["best"]))
     with pytest.raises(ValueError, match="nodes"):

@@ -27,8 +27,9 @@ from .graphs import _ensure_bokeh, literal_title
 __all__ = ["posterior_plot", "MODEL_COLORS"]
 
 #: bar colour of each model column
-MODEL_COLORS = {"best": "#f28e2b", "averaged": "#4e79a7"}
-_LABELS = {"best": "single best network (GTT)", "averaged": "model average (BMA)"}
+MODEL_COLORS = {"best": "#f28e2b", "averaged": "#4e79a7", "mean_of_conditionals": "#bab0ac"}
+_LABELS = {"best": "single best network (GTT)", "averaged": "model average (BMA)",
+           "mean_of_conditionals": "mean of the conditionals (not BMA)"}
 
 
 def posterior_plot(table: pd.DataFrame, nodes: Sequence[str] | None = None,
@@ -46,7 +47,8 @@ def posterior_plot(table: pd.DataFrame, nodes: Sequence[str] | None = None,
     nodes : sequence of str, optional
         The nodes to show, in this order (default: all, in the table's order).
     models : sequence of str
-        The probability columns, one bar each per state.
+        The probability columns, one bar each per state; add
+        ``"mean_of_conditionals"`` to show what averaging is not.
     title : str
     width : int
         Figure width; the height grows with the number of states.
