@@ -223,7 +223,8 @@ class AveragedModel:
     prior : str
         The structure prior of the average, stated.
     converged : bool or None
-        With ``"mcmc"``: whether every arc's split R-hat is below 1.05.
+        With ``"mcmc"``: whether every arc's split R-hat is below 1.05; ``None`` with
+        ``"order"``, whose structures are independent exact draws (nothing to converge).
     """
 
     best: object
@@ -277,7 +278,7 @@ class AveragedModel:
 
 
 def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random_state=None,
-                       n_structures: int = 100, n_iter: int = 20_000, prior: str = "K2", ess: float = 1.0,
+                       n_structures: int = 100, n_iter: int = 20_000, score: str = "K2", ess: float = 1.0,
                        order: Sequence[str] | None = None, n: int | None | str = "auto",
                        missing: str = "drop") -> AveragedModel:
     """Learn the single best network (GTT) and a model average, ready for queries.
@@ -307,8 +308,9 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         distinct DAG).
     n_iter : int
         ``"mcmc"``: iterations of each of the 4 chains.
-    prior, ess : str, float
-        Dirichlet parameter prior ("K2" or "BDeu") of the scores and the parameters.
+    score, ess : str, float
+        The Dirichlet parameter prior ("K2" or "BDeu", with equivalent sample size
+        ``ess``) of the scores and of the fitted parameters.
     order : sequence of str, optional
         ``"order"``: the order averaged over (default: GTT's topological order).
     n : int, None or "auto"
@@ -350,33 +352,33 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
     n_structures = check_int(n_structures, "n_structures", low=1)
     n_iter = check_int(n_iter, "n_iter", low=1)
-    _check_prior(prior, ess)
+    _check_prior(score, ess)
     rng = check_random_state(random_state, "random_state")
     d = as_discrete(data, missing=missing)
-    gtt = greedy_thick_thin(d, prior=prior, ess=ess, max_indegree=max_parents)
-    best = BayesNet.fit(gtt.dag, d, prior=prior, ess=ess, name="GTT")
+    gtt = greedy_thick_thin(d, prior=score, ess=ess, max_indegree=max_parents)
+    best = BayesNet.fit(gtt.dag, d, prior=score, ess=ess, name="GTT")
     if method == "order":
         if order is None:
             order = list(nx.lexicographical_topological_sort(gtt.dag, key=d.names.index))
-        avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=prior, ess=ess)
+        avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=score, ess=ess)
         n_star = _summary_size(avg, n)
         exact = n_star is None
         label = "M* (exact average over the order)" if exact else f"M* (AMA, n={n_star})"
         mstar = avg.summary_network(n_star, lazy=False, name=label)
         dags, counts = _distinct(avg.sample_dags(n_structures, random_state=rng))
-        models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
+        models = [BayesNet.fit(g, d, prior=score, ess=ess) for g in dags]
         stated = (f"uniform over the DAGs consistent with the order with at most {max_parents} parents"
                   + ("" if exact else f"; averaged queries by AMA: parent sets inside each node's {n_star} "
                                       f"most probable parents (Procedure 1)"))
         return _warm(AveragedModel(best, method, mstar, models, counts, list(order), prior=stated,
                                    extra={"search": gtt, "averaging": avg, "n": n_star, "exact": exact}))
-    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, seed=rng, prior=prior, ess=ess,
+    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, seed=rng, prior=score, ess=ess,
                      sample_dags=True)
     draws = res.dags()
     if len(draws) > n_structures:  # evenly spaced draws: still a sample of the posterior
         draws = [draws[i] for i in np.linspace(0, len(draws) - 1, n_structures).round().astype(int)]
     dags, counts = _distinct(draws)
-    models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
+    models = [BayesNet.fit(g, d, prior=score, ess=ess) for g in dags]
     return _warm(AveragedModel(best, method, None, models, counts, list(d.names),
                                prior="order-modular (uniform over orders, uniform over each order's DAGs)",
                                converged=res.converged(), extra={"search": gtt, "mcmc": res}))

@@ -176,6 +176,10 @@ def test_bad_input(data):
         bx.averaging.averaged_posteriors([m1], None, {"D": "x"})
     with pytest.raises(ValueError, match="method"):
         bx.averaging.ask_averaged_model(data, method="exact")
+    with pytest.raises(ValueError):
+        bx.averaging.ask_averaged_model(data, score="AIC")
+    bdeu = bx.averaging.ask_averaged_model(data, score="BDeu", ess=2.0, random_state=0, n_structures=5)
+    assert abs(bdeu.posteriors({"A": "a1"}).groupby("node")["averaged"].sum() - 1).max() < 1e-12
     zero = BayesNet({"A": []}, {"A": ["a0", "a1"]}, {"A": np.array([[1.0, 0.0]])})
     with pytest.raises(ImpossibleEvidenceError, match="every model"):
         bx.averaging.averaged_posteriors([zero, zero], [1, 2], {"A": "a1"})
