@@ -59,12 +59,13 @@ from ._order_posterior import (all_parent_sets, count_parent_sets, eq13_node_fac
 from ._all_orders import AllOrders, OrderMCMC, all_orders_cells, order_mcmc
 from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
-from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors
+from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors, greedy_order
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
 __all__ = ["OrderedAveraging", "AllOrders", "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets",
-           "procedure1", "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel"]
+           "procedure1", "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel",
+           "greedy_order"]
 
 
 #: the check of ``n``, a summary network's largest parent set

@@ -197,3 +197,14 @@ def test_summary_size_auto_exact_on_small_and_ama_when_asked(data):
     assert max(len(ama.averaged.parents(v)) for v in NAMES) <= 1
     with pytest.raises(ValueError, match="n must be"):
         bx.averaging.ask_averaged_model(data, n="all")
+
+
+def test_greedy_order_is_a_topological_order_of_gtt(data):
+    from bnexplore.search import greedy_thick_thin
+
+    order = bx.averaging.greedy_order(data, max_parents=2)
+    dag = greedy_thick_thin(data, max_indegree=2).dag
+    assert sorted(order) == sorted(NAMES)
+    assert all(order.index(u) < order.index(v) for u, v in dag.edges)
+    am = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5)
+    assert am.order == order
