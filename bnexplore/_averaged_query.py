@@ -46,7 +46,7 @@ import pandas as pd
 
 from ._validation import check_int, check_random_state
 
-__all__ = ["AveragedPosteriors", "averaged_posteriors", "AveragedModel"]
+__all__ = ["AveragedPosteriors", "averaged_posteriors", "AveragedModel", "ask_averaged_model", "greedy_order"]
 
 
 @dataclass
@@ -64,6 +64,10 @@ class AveragedPosteriors:
         ``P(G | e, D)`` of every model given (the evidence re-weights them).
     log_evidence : float
         ``log sum_G P(G | D) P(e | G, D)``.
+    mean_of_conditionals : dict of str -> ndarray
+        ``sum_G P(G | D) P(X_v | e, G, D)`` over the models under which the evidence is
+        possible: what averaging is *not* (the structures keep their weights whatever
+        the evidence); for teaching the difference. Equal to ``mean`` without evidence.
     """
 
     mean: dict
@@ -72,6 +76,7 @@ class AveragedPosteriors:
     high: dict
     structure_weights: np.ndarray
     log_evidence: float
+    mean_of_conditionals: dict = field(default_factory=dict)
 
 
 def _weighted_quantile(x: np.ndarray, w: np.ndarray, qs: Sequence[float]) -> np.ndarray:
@@ -169,14 +174,16 @@ def averaged_posteriors(models: Sequence, weights: Sequence[float] | np.ndarray 
     post_w /= post_w.sum()
     used = np.flatnonzero(post_w > 0)
     wu = post_w[used]
-    mean, sd, low, high = {}, {}, {}, {}
+    prior_w = w[used] / w[used].sum()  # P(G | D) alone, for the mean of the conditionals
+    mean, sd, low, high, naive = {}, {}, {}, {}, {}
     for v in first.states:
         x = np.stack([posts[i][v] for i in used])  # (models, states)
         mu = wu @ x
         mean[v] = mu
         sd[v] = np.sqrt(np.maximum(wu @ (x - mu) ** 2, 0.0))
         low[v], high[v] = _weighted_quantile(x, wu, (0.05, 0.95))
-    return AveragedPosteriors(mean, sd, low, high, post_w, log_evidence)
+        naive[v] = prior_w @ x
+    return AveragedPosteriors(mean, sd, low, high, post_w, log_evidence, naive)
 
 
 def _distinct(dags: Sequence[nx.DiGraph]) -> tuple[list[nx.DiGraph], np.ndarray]:
@@ -216,7 +223,8 @@ class AveragedModel:
     prior : str
         The structure prior of the average, stated.
     converged : bool or None
-        With ``"mcmc"``: whether every arc's split R-hat is below 1.05.
+        With ``"mcmc"``: whether every arc's split R-hat is below 1.05; ``None`` with
+        ``"order"``, whose structures are independent exact draws (nothing to converge).
     """
 
     best: object
@@ -237,7 +245,9 @@ class AveragedModel:
         DataFrame
             One row per (node, state), in the nodes' and states' order, with columns
             ``node``, ``state``, ``best`` (GTT), ``averaged`` (BMA), ``sd``, ``low``,
-            ``high`` (the spread over the sampled structures) and ``observed``.
+            ``high`` (the spread over the sampled structures), ``mean_of_conditionals``
+            (the sampled structures' conditionals averaged with their weights given
+            the data alone: what BMA is not) and ``observed``.
             ``best`` is NaN for every row when the evidence is impossible under the
             best network (but not under the average).
 
@@ -262,12 +272,36 @@ class AveragedModel:
         for v, states in self.best.states.items():
             for j, s in enumerate(states):
                 rows.append((v, s, best[v][j] if lp_best > -np.inf else np.nan, mean[v][j], spread.sd[v][j],
-                             spread.low[v][j], spread.high[v][j], v in observed))
-        return pd.DataFrame(rows, columns=["node", "state", "best", "averaged", "sd", "low", "high", "observed"])
+                             spread.low[v][j], spread.high[v][j], spread.mean_of_conditionals[v][j], v in observed))
+        return pd.DataFrame(rows, columns=["node", "state", "best", "averaged", "sd", "low", "high",
+                                           "mean_of_conditionals", "observed"])
+
+
+def greedy_order(data, max_parents: int | None = None, score: str = "K2", ess: float = 1.0) -> list[str]:
+    """The order Dash & Cooper average over: a topological sort of the greedy thick-thin
+    network (their heuristic 3), ties broken by the data's column order.
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> order = bx.averaging.greedy_order(bx.networks.load("asia").sample(500, seed=0), max_parents=2)
+    >>> len(order), sorted(order) == sorted(bx.networks.load("asia").nodes)
+    (8, True)
+    """
+    from .data.core import as_discrete
+    from .search import greedy_thick_thin
+
+    d = as_discrete(data, missing="drop")
+    return _topological(greedy_thick_thin(d, prior=score, ess=ess, max_indegree=max_parents).dag, d.names)
+
+
+def _topological(dag: nx.DiGraph, names: Sequence[str]) -> list[str]:
+    position = {v: i for i, v in enumerate(names)}
+    return list(nx.lexicographical_topological_sort(dag, key=position.__getitem__))
 
 
 def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random_state=None,
-                       n_structures: int = 100, n_iter: int = 20_000, prior: str = "K2", ess: float = 1.0,
+                       n_structures: int = 100, n_iter: int = 20_000, score: str = "K2", ess: float = 1.0,
                        order: Sequence[str] | None = None, n: int | None | str = "auto",
                        missing: str = "drop") -> AveragedModel:
     """Learn the single best network (GTT) and a model average, ready for queries.
@@ -297,8 +331,9 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         distinct DAG).
     n_iter : int
         ``"mcmc"``: iterations of each of the 4 chains.
-    prior, ess : str, float
-        Dirichlet parameter prior ("K2" or "BDeu") of the scores and the parameters.
+    score, ess : str, float
+        The Dirichlet parameter prior ("K2" or "BDeu", with equivalent sample size
+        ``ess``) of the scores and of the fitted parameters.
     order : sequence of str, optional
         ``"order"``: the order averaged over (default: GTT's topological order).
     n : int, None or "auto"
@@ -321,7 +356,7 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
     >>> am = bx.averaging.ask_averaged_model(df, max_parents=2, random_state=0, n_structures=20)
     >>> table = am.posteriors({"smoke": "yes"})
     >>> list(table.columns)
-    ['node', 'state', 'best', 'averaged', 'sd', 'low', 'high', 'observed']
+    ['node', 'state', 'best', 'averaged', 'sd', 'low', 'high', 'mean_of_conditionals', 'observed']
     >>> bool(abs(table.groupby("node")["averaged"].sum() - 1).max() < 1e-9)
     True
     """
@@ -340,33 +375,33 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
     n_structures = check_int(n_structures, "n_structures", low=1)
     n_iter = check_int(n_iter, "n_iter", low=1)
-    _check_prior(prior, ess)
+    _check_prior(score, ess)
     rng = check_random_state(random_state, "random_state")
     d = as_discrete(data, missing=missing)
-    gtt = greedy_thick_thin(d, prior=prior, ess=ess, max_indegree=max_parents)
-    best = BayesNet.fit(gtt.dag, d, prior=prior, ess=ess, name="GTT")
+    gtt = greedy_thick_thin(d, prior=score, ess=ess, max_indegree=max_parents)
+    best = BayesNet.fit(gtt.dag, d, prior=score, ess=ess, name="GTT")
     if method == "order":
         if order is None:
-            order = list(nx.lexicographical_topological_sort(gtt.dag, key=d.names.index))
-        avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=prior, ess=ess)
+            order = _topological(gtt.dag, d.names)
+        avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=score, ess=ess)
         n_star = _summary_size(avg, n)
         exact = n_star is None
         label = "M* (exact average over the order)" if exact else f"M* (AMA, n={n_star})"
         mstar = avg.summary_network(n_star, lazy=False, name=label)
         dags, counts = _distinct(avg.sample_dags(n_structures, random_state=rng))
-        models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
+        models = [BayesNet.fit(g, d, prior=score, ess=ess) for g in dags]
         stated = (f"uniform over the DAGs consistent with the order with at most {max_parents} parents"
                   + ("" if exact else f"; averaged queries by AMA: parent sets inside each node's {n_star} "
                                       f"most probable parents (Procedure 1)"))
         return _warm(AveragedModel(best, method, mstar, models, counts, list(order), prior=stated,
                                    extra={"search": gtt, "averaging": avg, "n": n_star, "exact": exact}))
-    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, seed=rng, prior=prior, ess=ess,
+    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, seed=rng, prior=score, ess=ess,
                      sample_dags=True)
     draws = res.dags()
     if len(draws) > n_structures:  # evenly spaced draws: still a sample of the posterior
         draws = [draws[i] for i in np.linspace(0, len(draws) - 1, n_structures).round().astype(int)]
     dags, counts = _distinct(draws)
-    models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
+    models = [BayesNet.fit(g, d, prior=score, ess=ess) for g in dags]
     return _warm(AveragedModel(best, method, None, models, counts, list(d.names),
                                prior="order-modular (uniform over orders, uniform over each order's DAGs)",
                                converged=res.converged(), extra={"search": gtt, "mcmc": res}))

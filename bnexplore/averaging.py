@@ -62,14 +62,15 @@ from ._partition_mcmc import PartitionMCMC, partition_mcmc
 from ._bootstrap import BootstrapArcs, arc_table, bootstrap_arcs, inclusion_threshold
 from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
-from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors
+from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors, greedy_order
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
 __all__ = ["OrderedAveraging", "AllOrders", "AllDAGs", "all_dags_cells", "PartitionMCMC",
            "partition_mcmc", "BootstrapArcs", "bootstrap_arcs", "inclusion_threshold", "arc_table",
            "OrderMCMC", "order_mcmc", "all_orders_cells", "count_parent_sets", "procedure1",
-           "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel"]
+           "averaged_posteriors", "AveragedPosteriors", "ask_averaged_model", "AveragedModel",
+           "greedy_order"]
 
 
 #: the check of ``n``, a summary network's largest parent set

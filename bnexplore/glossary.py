@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["Entry", "GLOSSARY", "define", "glossary_table", "abbreviations_in"]
+__all__ = ["Entry", "GLOSSARY", "define", "glossary_table", "abbreviations_in", "spell_out"]
 
 
 @dataclass(frozen=True)
@@ -190,3 +190,23 @@ def abbreviations_in(text: str) -> list[str]:
         if m:
             found.append((m.start(), key))
     return [k for _, k in sorted(found)]
+
+
+def spell_out(text: str) -> str:
+    """``text`` with the first use of each glossary abbreviation followed by its full
+    name in parentheses (plain text, for a page that shows it as text).
+
+    Examples
+    --------
+    >>> spell_out("GTT finds one network; AMA averages. GTT is greedy.")
+    'GTT (Greedy thick-thin) finds one network; AMA (Approximate model averaging) averages. GTT is greedy.'
+    """
+    text = str(text)
+    hits = []
+    for key, pat in _patterns():
+        m = pat.search(text)
+        if m and GLOSSARY[key].name.lower() != m.group(0).lower():
+            hits.append((m.end(), key))
+    for end, key in sorted(hits, reverse=True):  # from the back, so positions stay valid
+        text = f"{text[:end]} ({GLOSSARY[key].name}){text[end:]}"
+    return text

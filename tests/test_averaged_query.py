@@ -106,6 +106,8 @@ def test_equals_enumeration_over_every_dag(data, evidence):
         assert np.all(got.low[v] <= got.high[v] + 1e-15) and np.all(got.sd[v] >= 0)
     if evidence:  # the average is not the mean of the conditionals (most visibly when
         # two observations together judge the dependence between them)
+        for v in want:
+            np.testing.assert_allclose(got.mean_of_conditionals[v], naive[v], atol=1e-10)
         gap = max(np.abs(got.mean[v] - naive[v]).max() for v in want)
         assert gap > (1e-3 if len(evidence) > 1 else 1e-6)
         assert max(got.sd[v].max() for v in want) > 1e-3
@@ -174,6 +176,10 @@ def test_bad_input(data):
         bx.averaging.averaged_posteriors([m1], None, {"D": "x"})
     with pytest.raises(ValueError, match="method"):
         bx.averaging.ask_averaged_model(data, method="exact")
+    with pytest.raises(ValueError):
+        bx.averaging.ask_averaged_model(data, score="AIC")
+    bdeu = bx.averaging.ask_averaged_model(data, score="BDeu", ess=2.0, random_state=0, n_structures=5)
+    assert abs(bdeu.posteriors({"A": "a1"}).groupby("node")["averaged"].sum() - 1).max() < 1e-12
     zero = BayesNet({"A": []}, {"A": ["a0", "a1"]}, {"A": np.array([[1.0, 0.0]])})
     with pytest.raises(ImpossibleEvidenceError, match="every model"):
         bx.averaging.averaged_posteriors([zero, zero], [1, 2], {"A": "a1"})
@@ -191,3 +197,14 @@ def test_summary_size_auto_exact_on_small_and_ama_when_asked(data):
     assert max(len(ama.averaged.parents(v)) for v in NAMES) <= 1
     with pytest.raises(ValueError, match="n must be"):
         bx.averaging.ask_averaged_model(data, n="all")
+
+
+def test_greedy_order_is_a_topological_order_of_gtt(data):
+    from bnexplore.search import greedy_thick_thin
+
+    order = bx.averaging.greedy_order(data, max_parents=2)
+    dag = greedy_thick_thin(data, max_indegree=2).dag
+    assert sorted(order) == sorted(NAMES)
+    assert all(order.index(u) < order.index(v) for u, v in dag.edges)
+    am = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5)
+    assert am.order == order

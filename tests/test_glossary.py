@@ -24,3 +24,12 @@ def test_abbreviations_in_text_in_order_of_first_use_and_whole_words():
     text = "Under L_2(pi), M* equals MA; AMA and ISMB-MS differ from AODE, MAPLMD and ISMB."
     assert abbreviations_in(text) == ["L_k(pi)", "M*", "MA", "AMA", "ISMB-MS", "AODE", "MAPLMD", "ISMB"]
     assert abbreviations_in("AMAZING MAPS") == []
+
+
+def test_spell_out_first_use_only():
+    from bnexplore.glossary import spell_out
+
+    out = spell_out("M* equals MA over L_3(pi); ISMB-MS and ISMB; M* again.")
+    assert out.startswith("M* (Summary network M*) equals MA (Model averaging (exact)) over L_3(pi) (The class")
+    assert out.count("(Summary network M*)") == 1 and "ISMB-MS (Instance-specific Markov blanket, model" in out
+    assert spell_out("no abbreviations here") == "no abbreviations here"

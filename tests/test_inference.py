@@ -140,3 +140,16 @@ def test_equals_pyagrum_lazy_propagation(name):
         post = bn.posteriors(ev)
         for v in bn.nodes:
             np.testing.assert_allclose(post[v], np.asarray(ie.posterior(v).toarray()), atol=1e-10, rtol=0)
+
+
+def test_summary_network_with_lazy_cpts_and_a_dense_refusal():
+    df = bx.networks.load("asia").sample(300, seed=2)
+    avg = bx.averaging.OrderedAveraging(df, max_parents=2)
+    ev = {"dysp": "yes", "asia": "no"}
+    lazy = avg.summary_network(None, lazy=True).posteriors(ev)
+    dense = avg.summary_network(None, lazy=False).posteriors(ev)
+    for v in dense:
+        np.testing.assert_allclose(lazy[v], dense[v], atol=1e-12)
+    dense_net = bx.networks.random_network(100, max_indegree=3, seed=0)  # treewidth about 38
+    with pytest.raises(ValueError, match="clique table"):
+        dense_net.posteriors({})

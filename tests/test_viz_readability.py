@@ -161,3 +161,32 @@ def test_side_by_side_pictures_share_their_node_positions():
     assert figs is not None
     with pytest.raises(TypeError, match="layout"):
         side_by_side(g1, g2, layout={})
+
+
+def test_posterior_plot_draws_each_model_and_the_spread():
+    import bnexplore as bx
+    from bnexplore.viz.inference import MODEL_COLORS, posterior_plot
+
+    df = bx.networks.load("asia").sample(300, seed=0)
+    am = bx.averaging.ask_averaged_model(df, max_parents=2, random_state=0, n_structures=10)
+    table = am.posteriors({"smoke": "yes"})
+    plot = posterior_plot(table, nodes=["lung", "smoke"], presentation=True)
+    rects = [el for el in plot.traverse(lambda e: e, [hv.Rectangles])]
+    assert [r.label for r in rects] == ["single best network (GTT)", "model average (BMA)"]
+    sub = table[table.node.isin(["lung", "smoke"])]
+    lung_first = pd.concat([sub[sub.node == "lung"], sub[sub.node == "smoke"]])
+    np.testing.assert_allclose(rects[1].dimension_values("x1"), lung_first["averaged"].to_numpy())
+    np.testing.assert_allclose(rects[0].dimension_values("x1"), lung_first["best"].to_numpy())
+    segs = [el for el in plot.traverse(lambda e: e, [hv.Segments])][0]
+    np.testing.assert_allclose(segs.dimension_values("x0"), lung_first["low"].to_numpy())
+    fig = hv.render(plot, backend="bokeh")
+    labels = list(fig.yaxis[0].major_label_overrides.values())
+    assert "smoke = yes (observed)" in labels and "smoke = no" in labels and "lung = yes" in labels
+    assert float(fig.yaxis[0].major_label_text_font_size.rstrip("px")) >= 18
+    assert {"best", "averaged"} <= set(MODEL_COLORS)
+    three = posterior_plot(table, models=("best", "averaged", "mean_of_conditionals"))
+    assert len([el for el in three.traverse(lambda e: e, [hv.Rectangles])]) == 3
+    with pytest.raises(ValueError, match="columns"):
+        posterior_plot(table.drop(columns=["best"]))
+    with pytest.raises(ValueError, match="nodes"):
+        posterior_plot(table, nodes=["nope"])

@@ -596,8 +596,11 @@ class BayesNet:
         Raises
         ------
         ValueError
-            For an unknown node or state (naming it), or evidence of probability zero
-            under the network (:class:`ImpossibleEvidenceError`).
+            For an unknown node or state (naming it), evidence of probability zero
+            under the network (:class:`ImpossibleEvidenceError`), or a network so densely
+            connected that a clique table would exceed
+            ``bnexplore.networks._inference.MAX_CLIQUE_CELLS`` cells (refused before
+            allocating).
 
         Examples
         --------

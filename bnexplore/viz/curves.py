@@ -227,14 +227,15 @@ def heatmap(
         **{cname: cols, rname: rows[::-1]} if rows and cols else {}
     )
     big = max(len(rows), len(cols)) > 15
-    tick_px = font_px(12.0 if big else 13.0, presentation)
+    base_tick = 12.0 if big else 13.0
+    tick_px = font_px(base_tick, presentation)
     label_px = font_px(11.0, presentation)
     cell_px = int(cell if cell is not None else (14 if big else 0))
     if presentation:  # a cell holds its "0.00" label
         cell_px = max(cell_px, int(2.6 * label_px))
     font = f"{tick_px:g}px"
     longest = max((len(s) for s in rows), default=1)
-    char_px = 0.62 * tick_px
+    char_px = (7.0 if big else 8.0) * tick_px / base_tick  # room per character of a name
     # room for the row names on the left and the colour bar on the right
     side_px = int(min(longest, 40) * char_px) + 110
     top_px = int(min(max((len(s) for s in cols), default=1), 40) * (char_px if big else 0)) + 70
