@@ -11,7 +11,8 @@ set (60 rows, six variables of two to four states), so that each kernel is compi
 with exactly the argument types a real call gives and written to the cache.
 ``python -m bnexplore.warmup`` does that from a shell (e.g. after installing).
 :func:`start_warm_up` does it once per process in the background, in a separate
-process at a lower priority: numba compiles one kernel at a time per process (a
+process at a lower priority (:func:`spawn_child`: it dies with the server, runs once per
+cache folder and imports the server's bnexplore): numba compiles one kernel at a time per process (a
 process-wide lock), so a warm-up thread in the server would make a view wait for
 kernels it does not use; with a process, a view that needs a kernel the warm-up has not
 cached yet compiles it at once, and every later view loads from the cache what the
@@ -337,10 +338,7 @@ def _run(hold: str) -> None:
         # warm-up thread here would make a view wait for kernels it does not need; a
         # view that needs a kernel before the warm-up has cached it compiles it at once.
         if _lock_busy(child_lock_path()):
-            # another server's warm-up fills this cache folder: follow it, start none
-            _wait_for_lock(child_lock_path())
-            if is_warm():
-                warm_up()
+            _follow_other_warm_up()        # another server's fills this cache folder
             return
         proc = spawn_child()
         atexit.register(_stop_child, proc)
@@ -351,10 +349,8 @@ def _run(hold: str) -> None:
                 _set_status("compiling")
             elif word == CHILD_BUSY:           # another start took the lock first
                 ok = False
-                _wait_for_lock(child_lock_path())
-                if is_warm():
-                    warm_up()
-            elif word.startswith("bnexplore ") and word[len("bnexplore "):] != _package_dir():
+                _follow_other_warm_up()
+            elif word.startswith("bnexplore ") and not _same_dir(word[len("bnexplore "):], _package_dir()):
                 ok = False                     # cannot happen with spawn_child's path
                 _stop_child(proc)
         if proc.wait() == 0 and ok:
@@ -436,6 +432,18 @@ def spawn_child(args: Iterable[str] = (), hold: str | None = None):
         cmd += ["--hold", hold]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL, env=env, text=True)
+
+
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _follow_other_warm_up() -> None:
+    """Wait for the warm-up process another server started on this cache folder, then
+    load the kernels it cached (if it finished every step)."""
+    _wait_for_lock(child_lock_path())
+    if is_warm():
+        warm_up()
 
 
 def _stop_child(proc) -> None:
@@ -540,11 +548,13 @@ def _child_setup(argv: list[str]) -> bool:
     parent = arg("--parent")
     if parent is not None:
         _die_with_parent(int(parent))
-    print(f"bnexplore {_package_dir()}", flush=True)
     expected = arg("--package")
-    if expected is not None and os.path.realpath(expected) != os.path.realpath(_package_dir()):
+    if expected is not None and not _same_dir(expected, _package_dir()):
+        print(f"bnexplore {_package_dir()}", flush=True)
         return False       # another bnexplore than the server's: warming it is useless
-    if not _take_lock(child_lock_path()):
+    locked = _take_lock(child_lock_path())
+    print(f"bnexplore {_package_dir()}", flush=True)     # (said once the lock is decided)
+    if not locked:
         print(CHILD_BUSY, flush=True)
         return False
     hold = arg("--hold")

@@ -342,8 +342,9 @@ def test_enumeration_guard_refuses_with_a_clear_message(small, monkeypatch):
     T.iloc[:, [0, 1, 2]] = None
     bma = SFAN(averaging="bma").fit(X, y)
     monkeypatch.setattr(M, "MAX_COMPLETIONS", 5)
-    with pytest.raises(ValueError, match=r"SFAN\(averaging='bma'\): row 0 has 3 missing features "
-                                         r"with .* joint states .*limit 5"):
+    with pytest.raises(ValueError, match=r"SFAN\(averaging='bma'\): rows \[0, 1\] \(positions in X\) have "
+                                         r"up to 3 missing features with .* joint states .*limit 5.*"
+                                         r"MAX_COMPLETIONS"):
         bma.predict_proba(T)
 
 

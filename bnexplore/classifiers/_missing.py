@@ -378,11 +378,10 @@ def enumerate_log_joint(log_joint: Callable[[np.ndarray], np.ndarray], codes: np
         return log_joint(codes, [])
     out = np.empty((n, n_classes))
     full = ~miss.any(axis=1)
-    if full.any():
-        out[full] = log_joint(codes[full], [])
     idx = np.flatnonzero(~full)
     patterns, inverse = np.unique(miss[idx], axis=0, return_inverse=True)
     inverse = np.asarray(inverse).ravel()
+    plans = []
     for g, pat in enumerate(patterns):       # rows with the same missing features together
         rows = idx[inverse == g]
         m_idx = np.flatnonzero(pat).tolist()
@@ -391,10 +390,19 @@ def enumerate_log_joint(log_joint: Callable[[np.ndarray], np.ndarray], codes: np
         total = 1
         for v in rel:
             total *= int(arities[v])
-        if total > MAX_COMPLETIONS:
-            raise ValueError(f"{who}: row {int(rows[0])} has {len(rel)} missing features with "
-                             f"{total:,} joint states to sum over (limit {MAX_COMPLETIONS:,}); "
-                             f"impute some of them or use a classifier with a single structure")
+        plans.append((rows, m_idx, rel, total))
+    over = [(rows, rel, total) for rows, _, rel, total in plans if total > MAX_COMPLETIONS]
+    if over:                                 # every row named, before any is computed
+        rows_over = np.sort(np.concatenate([r for r, _, _ in over]))
+        _, rel, total = max(over, key=lambda t: t[2])
+        raise ValueError(f"{who}: rows {_rows_text(rows_over)} (positions in X) have up to "
+                         f"{len(rel)} missing features with {total:,} joint states to sum over "
+                         f"(limit {MAX_COMPLETIONS:,}, bnexplore.classifiers._missing."
+                         f"MAX_COMPLETIONS); impute some of them, or use a classifier with a "
+                         f"single structure")
+    if full.any():
+        out[full] = log_joint(codes[full], [])
+    for rows, m_idx, rel, total in plans:
         base = np.where(codes[rows] < 0, 0, codes[rows])               # (m, p)
         comp = np.repeat(base, total, axis=0)                          # row-major: row, completion
         if rel:
