@@ -30,7 +30,7 @@ def main(argv=None):
     warnings.filterwarnings("ignore")
     from pgmpy.estimators import BDeu, K2
 
-    df = bx.networks.load("alarm").sample(args.rows, seed=0)
+    df = bx.networks.load("alarm").sample(args.rows, random_state=0)
     names = list(df.columns)
     rng = np.random.default_rng(0)
     fams = []

@@ -27,14 +27,14 @@ def main():
     logging.getLogger("pgmpy").setLevel(logging.ERROR)
     from pgmpy.estimators import HillClimbSearch, K2
 
-    df = bx.networks.load("alarm").sample(10_000, seed=0)
-    greedy_thick_thin(df.iloc[:200], max_indegree=3)  # JIT warm-up on a small slice
+    df = bx.networks.load("alarm").sample(10_000, random_state=0)
+    greedy_thick_thin(df.iloc[:200], max_parents=3)  # JIT warm-up on a small slice
 
     t0 = time.perf_counter()
-    gtt = greedy_thick_thin(df, prior="K2", max_indegree=3)
+    gtt = greedy_thick_thin(df, prior="K2", max_parents=3)
     t_gtt = time.perf_counter() - t0
     t0 = time.perf_counter()
-    hc = hill_climb(df, prior="K2", max_indegree=3)
+    hc = hill_climb(df, prior="K2", max_parents=3)
     t_hc = time.perf_counter() - t0
 
     t0 = time.perf_counter()

@@ -138,7 +138,7 @@ class OrderedAveraging:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=0)
+    >>> df = bx.networks.load("asia").sample(500, random_state=0)
     >>> avg = bx.averaging.OrderedAveraging(df, order=list(df.columns), max_parents=2)
     >>> post = avg.arc_posteriors()
     >>> post.shape, float(post.values.max()) <= 1.0
@@ -229,11 +229,6 @@ class OrderedAveraging:
         self._lognorm_v: np.ndarray | None = None  # per-node log normalisers, on first use (AMA never needs them)
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
-
-    @property
-    def k(self) -> int:
-        """Former name of :attr:`max_parents` (kept for old callers)."""
-        return self.max_parents
 
     # ----------------------------------------------------------------- set-up
     def node_rows(self, node: str | int) -> np.ndarray:
@@ -373,7 +368,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=1)
+        >>> df = bx.networks.load("asia").sample(300, random_state=1)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=1)
         >>> float(avg.arc_posteriors().iloc[-1].sum())  # the last node has no children
         0.0
@@ -482,7 +477,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import numpy as np, bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=2)
+        >>> df = bx.networks.load("asia").sample(300, random_state=2)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
         >>> bool(np.all(avg.predict_log_joint(df.head(5)) < 0))
         True
@@ -497,7 +492,9 @@ class OrderedAveraging:
         """Exact model-averaged ``P(target | other variables, D)`` (Eq. 13, normalised).
 
         Only the target and the nodes that may have it as a parent depend on its value;
-        the other factors of Eq. 13 cancel.
+        the other factors of Eq. 13 cancel.  The target is named per call (unlike a
+        classifier's ``predict_proba(X)``, fixed to the class it was fitted on): the
+        average is a model of every variable, so any node can be asked about.
 
         Returns
         -------
@@ -582,7 +579,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> df = bx.networks.load("asia").sample(300, random_state=0)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
         >>> net = avg.summary_network(None, lazy=True)       # nothing materialised
         >>> p = net.predict_proba(df.head(3), "lung")        # reads 3 x 2 rows per factor

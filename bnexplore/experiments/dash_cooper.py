@@ -234,7 +234,7 @@ def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10
     bn = networks.load("alarm")
     rng = check_random_state(seed)
     for _ in range(20):
-        data = bn.sample_data(n_records + N_TEST, seed=rng)
+        data = bn.sample(n_records + N_TEST, random_state=rng, as_frame=False)
         col = data.column(target)
         if len(np.unique(col[:n_records])) > 1 and len(np.unique(col[n_records:])) > 1:
             break

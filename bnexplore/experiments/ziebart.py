@@ -202,9 +202,9 @@ def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: flo
     from bnexplore.forests import random_dbn, sample_dbn
 
     rng = check_random_state(seed)
-    dbn = random_dbn(n_vars, max_inter=2, seed=rng)
-    train = sample_dbn(dbn, n_train, seed=rng)
-    test = sample_dbn(dbn, n_test, seed=rng)
+    dbn = random_dbn(n_vars, max_inter=2, random_state=rng)
+    train = sample_dbn(dbn, n_train, random_state=rng)
+    test = sample_dbn(dbn, n_test, random_state=rng)
     return _dbn_model_rows(train, test, ess, bma_k2)
 
 
