@@ -407,8 +407,8 @@ def test_bat_structure_and_sampler():
     assert max(d for _, d in g.in_degree()) == 2          # not a forest: outside every SCF(k)
     inter_in = pd.Series([c for _, c in BAT_INTER]).value_counts()
     assert inter_in["LatAct"] == 5 and inter_in["FwdAct"] == 3
-    bat = bat_dbn("bnt", seed=3)
-    seq = sample_bat(bat, 4000, seed=4)
+    bat = bat_dbn("bnt", random_state=3)
+    seq = sample_bat(bat, 4000, random_state=4)
     assert list(seq.columns) == list(BAT_NODES)
     pairs, cur, prev = F.two_slice(seq)
     i = BAT_NODES.index("Ydot")                      # inter Ydot(t-1), intra EngStatus, FwdAct

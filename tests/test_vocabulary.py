@@ -30,7 +30,7 @@ from bnexplore import clustering, forests, networks, scores, search
 from bnexplore._deprecation import RenamedParameterWarning
 from bnexplore.averaging import AllOrders, OrderedAveraging, count_parent_sets, order_mcmc
 from bnexplore.classifiers._base import normalize_log
-from bnexplore.experiments import cerquides, compare
+from bnexplore.experiments import cerquides, compare, dash_cooper, ziebart
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -136,6 +136,16 @@ ALIASES = [
      lambda d: compare.cross_validate_classifiers(d, "lung", ["SNN"], n_splits=2, random_state=1,
                                                   max_parents=1, penalty=1.0,
                                                   queue_width=5).proba["SNN"]),
+    ("weak_features-seed", "random_state",
+     lambda d: ziebart.weak_features(30, 3, 2, seed=1), lambda d: ziebart.weak_features(30, 3, 2, random_state=1)),
+    ("bat_dbn-seed", "random_state",
+     lambda d: ziebart.bat_dbn(seed=2)["names"], lambda d: ziebart.bat_dbn(random_state=2)["names"]),
+    ("sample_bat-seed", "random_state",
+     lambda d: ziebart.sample_bat(ziebart.bat_dbn(random_state=0), 20, seed=1),
+     lambda d: ziebart.sample_bat(ziebart.bat_dbn(random_state=0), 20, random_state=1)),
+    ("lazy_random_sample-max_indegree", "max_parents",
+     lambda d: dash_cooper.lazy_random_sample(6, max_indegree=2, n_rows=30, rng=np.random.default_rng(0))[1],
+     lambda d: dash_cooper.lazy_random_sample(6, max_parents=2, n_rows=30, rng=np.random.default_rng(0))[1]),
     ("wdl_table-alpha", "level",
      lambda d: cerquides.wdl_table(_wdl_rows(), ["cfg"], alpha=0.1, comparisons=[("A", "B")],
                                    metrics=["AUC"]),
@@ -208,7 +218,8 @@ def _renamed_callables() -> dict[str, set[str]]:
     for modname in ("bnexplore.networks._bayesnet", "bnexplore.networks._random", "bnexplore.search",
                     "bnexplore.clustering", "bnexplore.scores", "bnexplore._order_posterior",
                     "bnexplore._all_orders", "bnexplore.forests", "bnexplore.experiments.compare",
-                    "bnexplore.experiments._compare_setup", "bnexplore.experiments.cerquides"):
+                    "bnexplore.experiments._compare_setup", "bnexplore.experiments.cerquides",
+                    "bnexplore.experiments.ziebart", "bnexplore.experiments.dash_cooper"):
         mod = importlib.import_module(modname)
         for obj in vars(mod).values():
             members = [obj] + (list(vars(obj).values()) if inspect.isclass(obj) else [])
