@@ -152,9 +152,9 @@ class AllOrders:
         further variable doubles it.
     max_parents : int
         ``k``, the largest number of parents of a node.
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Parameter prior of the family scores (as :class:`bnexplore.scores.LocalScore`).
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
     structure_prior : None, callable, or (p, p) array / DataFrame
         The modular factor ``p_s(X_i, P_i)`` in natural logs, as in
@@ -573,7 +573,7 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     random_state : int or None
         Seeds the starting orders and every chain's random stream.
     prior, ess, structure_prior
-        As in :class:`AllOrders`.
+        As in :class:`AllOrders` (default "K2", 1.0 and None).
     thin : int, optional
         Record a draw every ``thin`` iterations (default: about 1,000 draws per chain).
     burn_in : int, optional

@@ -116,7 +116,7 @@ class SCFFamilies:
         ``k``, the largest number of condition parents per target.
     penalty : float
         Exclusion penalty ``>= 0`` (the paper's alpha, Eq. 13; ``inf`` forces a condition parent).
-    prior, ess : see :class:`bnexplore.scores.LocalScore`; default ``"BDeu"`` and ``1.0``
+    prior, ess : see :class:`bnexplore.scores.LocalScore`; default "BDeu" and 1.0
         (BDeu as the SCF score of Ziebart, Dey & Bagnell (2007); see
         :class:`~bnexplore.forests.SCFAverage`).
     intra : {"forest", "tree", "none"}

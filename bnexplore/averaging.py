@@ -91,9 +91,9 @@ class OrderedAveraging:
         ``levels``, not both; with neither, the data's column order is the order.
     max_parents : int
         ``k``, the largest number of parents of a node.
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Parameter prior of the score (Eq. 6) and of the standard parameters (Eq. 3).
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
     structure_prior : None, callable, or (p, p) array / DataFrame
         The modular structure prior ``p_s(X_i, P_i)`` of Assumption 1 in natural

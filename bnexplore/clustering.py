@@ -320,6 +320,9 @@ def greedy_search(data: DiscreteData | pd.DataFrame | None = None, order: Sequen
                   ess: float = 1.0, max_parents: int | None = None) -> SearchResult:
     """Greedy selection with add, remove and reverse (consistent with ``order``).
 
+    The score is :func:`bnexplore.search.hill_climb`'s (default "K2", ess 1.0: the
+    library's default).
+
     At every step all legal neighbours of the current model (one arc more, one arc
     less, one arc reversed; acyclic and, with an ``order``, only arcs from earlier to
     later variables - so no reversal is legal) are scored; the best one is taken if
@@ -438,7 +441,7 @@ def incremental_search(data: DiscreteData | pd.DataFrame | None = None, cluster_
         Use these clusters (in this order) instead of a strategy.
     score : LocalScore, optional
         Reuse a scorer and its cache.
-    prior, ess, max_parents : see :func:`bnexplore.search.hill_climb`.
+    prior, ess, max_parents : see :func:`bnexplore.search.hill_climb` (default "K2", 1.0 and None).
 
     Examples
     --------

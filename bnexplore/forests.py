@@ -213,7 +213,7 @@ class SCFAverage:
     """Bayesian model averaging over every SCF (Eq. 7-10, directed Matrix-Tree theorem).
 
     Parameters are those of :func:`map_scf`; ``intra`` may be "forest", "tree" (one
-    root: TAN / STAN averaging) or "none".  Defaults ``prior="BDeu"``, ``ess=1.0``: BDeu
+    root: TAN / STAN averaging) or "none".  Prior default "BDeu" with ess 1.0: BDeu
     because the SCF score of Ziebart, Dey & Bagnell (2007) is BDeu.
 
     Attributes
@@ -339,8 +339,8 @@ def edge_posteriors(data, targets: Sequence[str], conditions: Sequence[str] = ()
                     score: LocalScore | None = None) -> pd.DataFrame:
     """Posterior of every SCF edge under BMA (rows parents incl. ``ROOT`` and conditions, columns targets).
 
-    See :class:`SCFAverage` (also for the defaults ``prior="BDeu"``, ``ess=1.0``: the
-    SCF score of Ziebart, Dey & Bagnell (2007) is BDeu).
+    See :class:`SCFAverage`; prior default "BDeu" with ess 1.0, because the SCF score of
+    Ziebart, Dey & Bagnell (2007) is BDeu.
 
     Examples
     --------
@@ -442,7 +442,7 @@ class DBNSCF:
     intra : {"forest", "none"}
         "none" gives the *Inter(k)* model; ``max_parents=0`` with "forest" the *Intra*
         model; ``max_parents=0`` with "none" the *No structure* model.
-    prior, ess : local score, default ``"BDeu"`` and ``20.0``: not the library's K2 with
+    prior, ess : local score, default "BDeu" and 20.0: not the library's K2 with
         ess 1 because Ziebart, Dey & Bagnell (2007) learn their DBNs with BDeu at ess 20.
 
     Examples

@@ -261,10 +261,10 @@ class LocalScore:
     ----------
     data : DataFrame or DiscreteData
         Discrete data (see :class:`bnexplore.data.DiscreteData` for what is accepted).
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Parameter prior: K2 (all Dirichlet hyperparameters 1) or BDeu with
         equivalent sample size ``ess``.
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size of the BDeu prior (ignored by K2).
     cache : bool
         Keep every computed family score (keyed by child and sorted parent set).

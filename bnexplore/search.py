@@ -290,7 +290,7 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
         The data (or pass a ready ``score``).
     score : LocalScore, optional
         Reuse a scorer (and its cache) across searches.
-    prior, ess : see :class:`bnexplore.scores.LocalScore`.
+    prior, ess : default "K2" and 1.0; see :class:`bnexplore.scores.LocalScore`.
     order : sequence of column names, optional
         Only arcs from earlier to later nodes are allowed (reversals are then never legal).
     max_parents : int, optional
@@ -332,7 +332,8 @@ def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: Lo
                       allowed: np.ndarray | Iterable | None = None, tol: float = 1e-9) -> SearchResult:
     """Greedy thick-thin search (GTT): greedy arc additions, then greedy arc removals.
 
-    Same parameters as :func:`hill_climb`. The ``phase`` column of ``steps`` says
+    Same parameters as :func:`hill_climb` (default "K2" with ess 1.0, as in Dash &
+    Cooper's GTT). The ``phase`` column of ``steps`` says
     "thick" or "thin".
 
     Examples

@@ -271,6 +271,8 @@ DEFAULTS = {
 def test_documented_defaults_are_the_actual_ones(est):
     params = inspect.signature(est).parameters
     assert (params["prior"].default, params["ess"].default) == DEFAULTS[est]
+    doc = " ".join((inspect.getdoc(est) or "").split())
+    assert re.search(rf'default "?{DEFAULTS[est][0]}"?', doc), "the docstring states the default prior"
     if DEFAULTS[est] != LIBRARY_DEFAULT:      # a different default says why, with its paper
         doc = inspect.getdoc(est) or ""
         for cls in (est.__mro__ if inspect.isclass(est) else ()):

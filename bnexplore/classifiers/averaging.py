@@ -202,8 +202,10 @@ class NaiveAveraging(_BNClassifier):
 
     Parameters
     ----------
-    prior : {"K2", "BDeu"}
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Score and parameter prior (the library's default, as Dash & Cooper's NMA).
+    ess : float, default 1.0
+        Equivalent sample size of BDeu (K2 does not use it).
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
