@@ -312,7 +312,9 @@ def test_two_random_orders_have_no_joint(xy):
 
 
 # --------------------------------------------------------------------------- error messages
-_NAME = re.compile(r"(?<![\w.'\"])([a-z_][a-z0-9_]*)=(?!=)")
+#: a parameter-like name: ``name=`` or ``name must be`` / ``name is out of range``
+_NAME = re.compile(r"(?<![\w.'\"])([a-z_][a-z0-9_]*)=(?!=)"
+                   r"|(?<![\w.'\"])([a-z][a-z0-9]*_[a-z0-9_]+) (?:must be|is out of range)")
 
 
 def _holey(d: pd.DataFrame) -> pd.DataFrame:
@@ -355,6 +357,19 @@ BAD = [
     (compare.cross_validate_classifiers,
      lambda d: compare.cross_validate_classifiers(d, "lung", ["SNN"], backend="x")),
     (compare.stratified_folds, lambda d: compare.stratified_folds(["a", "b"], n_splits=3)),
+    (clustering.random_strategy, lambda d: clustering.random_strategy([], 2)),
+    (clustering.random_strategy, lambda d: clustering.random_strategy(["a"], 2, random_state=1.5)),
+    (forests.SCFAverage, lambda d: forests.SCFAverage(d, ["tub", "lung"], ["smoke"], intra="x")),
+    (forests.edge_posteriors, lambda d: forests.edge_posteriors(d, ["tub"], ["tub"])),
+    (forests.DBNSCF, lambda d: forests.DBNSCF(max_parents=-1).fit(
+        forests.sample_dbn(forests.random_dbn(3, random_state=0), 30, random_state=1))),
+    (networks.load, lambda d: networks.load("no-such-network")),
+    (bx.datasets.load, lambda d: bx.datasets.load("no-such-data")),
+    (bx.datasets.load, lambda d: bx.datasets.load("iris", discretize="x")),
+    (bx.data.as_discrete, lambda d: bx.data.as_discrete(_holey(d))),
+    (bx.data.as_discrete, lambda d: bx.data.as_discrete(d, missing="x")),
+    (bx.experiments.run_named, lambda d: bx.experiments.run_named("no-such-experiment")),
+    (bx.ismb.MBModel, lambda d: bx.ismb.MBModel(d, target="nope")),
 ]
 _FIT = [
     (C.AMA, {"max_parents": -1}), (C.AMA, {"order": "sideways"}), (C.AMA, {"random_state": -1}),
@@ -377,7 +392,7 @@ def _signature_names(f) -> set[str]:
 
 
 def _check_message(entry, msg: str, given: set[str] = frozenset()):
-    named = set(_NAME.findall(msg))
+    named = {a or b for a, b in _NAME.findall(msg)}
     unknown = named - _signature_names(entry) - set(given)
     assert not unknown, f"{entry.__qualname__}: {msg!r} names {sorted(unknown)}"
 
@@ -387,7 +402,7 @@ def test_error_messages_name_only_existing_parameters(i, df):
     entry, call = BAD[i]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        with pytest.raises((ValueError, TypeError)) as err:
+        with pytest.raises((ValueError, TypeError, KeyError)) as err:   # KeyError: run_named
             call(df)
     _check_message(entry, str(err.value))
 
@@ -403,3 +418,6 @@ def test_classifier_error_messages_name_only_existing_parameters(cls, params, xy
 def test_the_message_checker_catches_a_wrong_name():
     with pytest.raises(AssertionError, match="missing"):
         _check_message(AllOrders, "pass missing='keep' or missing='drop'")
+    with pytest.raises(AssertionError, match="max_indegree"):
+        _check_message(search.hill_climb, "max_indegree must be >= 0, got -1")
+    _check_message(search.hill_climb, "max_parents must be >= 0, got -1")
