@@ -421,3 +421,23 @@ def test_the_message_checker_catches_a_wrong_name():
     with pytest.raises(AssertionError, match="max_indegree"):
         _check_message(search.hill_climb, "max_indegree must be >= 0, got -1")
     _check_message(search.hill_climb, "max_parents must be >= 0, got -1")
+
+
+def test_the_call_site_rewriter_renames_top_level_keywords_only():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rename_vocabulary",
+                                                  ROOT / "scripts" / "rename_vocabulary.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    src = ('r = hill_climb(df, max_indegree=f(seed=1), tol=1)\n'
+           'd = bn.sample_data(10, seed=s)\n'
+           'x = df.sample(3, seed=0).pipe(order_mcmc, seed=2)\n'
+           'y = compare_trial("iris", "SNN", k=2, seed=0)\n'
+           'z = sample(3, seed=0)\n')
+    got, n = mod.rewrite(src)
+    assert got == ('r = hill_climb(df, max_parents=f(seed=1), tol=1)\n'
+                   'd = bn.sample(10, random_state=s, as_frame=False)\n'
+                   'x = df.sample(3, random_state=0).pipe(order_mcmc, seed=2)\n'
+                   'y = compare_trial("iris", "SNN", max_parents=2, seed=0)\n'
+                   'z = sample(3, seed=0)\n')
+    assert n == 5
