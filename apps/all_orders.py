@@ -60,7 +60,7 @@ def all_orders(kind: str, name: str, n_rows: int, k: int, method: str, n_iter: i
     if use == EXACT:
         ao = bx.averaging.AllOrders(df, max_parents=int(k))
         return use, ao.arc_posteriors(), None, ao.log_evidence, time.perf_counter() - t0
-    res = bx.averaging.order_mcmc(df, max_parents=int(k), n_iter=int(n_iter), n_chains=4, seed=0)
+    res = bx.averaging.order_mcmc(df, max_parents=int(k), n_iter=int(n_iter), n_chains=4, random_state=0)
     return use, res.arc_posteriors(), res, None, time.perf_counter() - t0
 
 

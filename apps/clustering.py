@@ -42,8 +42,8 @@ def dataset(kind: str, name: str, n: int):
     if kind == NETWORK and name == HONEYCOMB:
         from bnexplore.clustering import honeycomb_network
 
-        bn, cells = honeycomb_network(seed=0)
-        return bn.sample(int(n), seed=0), bn.dag, cells
+        bn, cells = honeycomb_network(random_state=0)
+        return bn.sample(int(n), random_state=0), bn.dag, cells
     df = load_data(kind, name, n)
     if kind == NETWORK:
         import bnexplore as bx
@@ -86,7 +86,7 @@ def incremental(kind: str, name: str, n: int, use_order: bool, cs: int, strategy
 
     clusters = (incremental_strategy(tree(kind, name, n), int(cs)) if strategy == HIERARCHY else None)
     return incremental_search(score=scorer(kind, name, n), cluster_size=int(cs), strategy="random",
-                              seed=int(seed), clusters=clusters, order=_order(kind, name, n, use_order))
+                              random_state=int(seed), clusters=clusters, order=_order(kind, name, n, use_order))
 
 
 @cached(16)

@@ -126,7 +126,8 @@ def comparison(run: tuple):
         kind, name, n, target, classifiers, n_splits, seed, k, n_par, alpha, w = run
         df, tgt = frame_and_target(kind, name, n, target)
         return cmp.cross_validate_classifiers(df, tgt, list(classifiers), n_splits=n_splits,
-                                              seed=seed, k=k, n=n_par, alpha=alpha, w=w,
+                                              random_state=seed, max_parents=k, n=n_par,
+                                              penalty=alpha, queue_width=w,
                                               cache=oof_cache())
     return kept_runs().compute(run, again)
 
@@ -321,8 +322,8 @@ def create_app() -> pn.template.FastListTemplate:
         try:
             df, tgt = frame_and_target(st["kind"], st["name"], st["n"], st["target"])
             res = cmp.cross_validate_classifiers(
-                df, tgt, st["classifiers"], n_splits=st["n_splits"], seed=st["seed"],
-                k=st["k"], n=st["n_par"], alpha=st["alpha"], w=st["w"],
+                df, tgt, st["classifiers"], n_splits=st["n_splits"], random_state=st["seed"],
+                max_parents=st["k"], n=st["n_par"], penalty=st["alpha"], queue_width=st["w"],
                 progress_callback=cb, cancel_event=cancel, result_callback=partial,
                 backend="dask" if st["dask"] else "inline",
                 scheduler=SCHEDULER or None, cache=_MissSignalled(cache, missed))

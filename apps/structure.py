@@ -31,7 +31,7 @@ def learn(kind: str, name: str, n: int, prior: str, ess: float, max_indegree: in
 
     df = load_data(kind, name, n)
     res = bx.search.greedy_thick_thin(df, prior=prior, ess=float(ess), order=None,
-                                      max_indegree=int(max_indegree))
+                                      max_parents=int(max_indegree))
     states = {c: [str(s) for s in df[c].cat.categories] if hasattr(df[c], "cat")
               else sorted(map(str, df[c].unique())) for c in df.columns}
     return res, states, len(df)

@@ -49,8 +49,8 @@ def main(repeat: int = 3) -> None:
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, "
           f"{numba.get_num_threads()} numba threads")
     # ---- 1. exact DP, N = 20
-    bn = bx.networks.random_network(n_nodes=20, max_indegree=3, seed=0)
-    df = bn.sample(1000, seed=0)
+    bn = bx.networks.random_network(n_nodes=20, max_parents=3, random_state=0)
+    df = bn.sample(1000, random_state=0)
 
     def exact():
         ao = AllOrders(df, max_parents=3)
@@ -64,7 +64,7 @@ def main(repeat: int = 3) -> None:
           f"{cpu:.2f} s CPU (best of {repeat}; tables {cells * 8 / 2**20:.0f} MiB) "
           f"[target < 10 s: {'met' if t < 10 else 'NOT met'}; moonshot 2 s: {'met' if t < 2 else 'not met'}]")
     # ---- 2. N = 25: the guard
-    df25 = bx.networks.random_network(n_nodes=25, max_indegree=3, seed=0).sample(1000, seed=0)
+    df25 = bx.networks.random_network(n_nodes=25, max_parents=3, random_state=0).sample(1000, random_state=0)
     before = _peak_mib()
     t0 = time.perf_counter()
     try:
@@ -77,11 +77,11 @@ def main(repeat: int = 3) -> None:
     print(f"exact DP, N=25 (budget {get_table_budget():,} cells): {verdict}; "
           f"peak memory grew {_peak_mib() - before:.0f} MiB")
     # ---- 3. order MCMC on ALARM
-    alarm = bx.networks.load("alarm").sample(10_000, seed=0)
-    order_mcmc(alarm.iloc[:500, :8], max_parents=3, n_iter=2_000, n_chains=4, seed=0)  # warm-up
-    t_tab, c_tab, _ = _best(lambda: order_mcmc(alarm, max_parents=3, n_iter=1, n_chains=1, seed=0), 1)
-    t4, c4, res = _best(lambda: order_mcmc(alarm, max_parents=3, n_iter=100_000, n_chains=4, seed=0), 1)
-    t1, c1, _ = _best(lambda: order_mcmc(alarm, max_parents=3, n_iter=100_000, n_chains=1, seed=0), 1)
+    alarm = bx.networks.load("alarm").sample(10_000, random_state=0)
+    order_mcmc(alarm.iloc[:500, :8], max_parents=3, n_iter=2_000, n_chains=4, random_state=0)  # warm-up
+    t_tab, c_tab, _ = _best(lambda: order_mcmc(alarm, max_parents=3, n_iter=1, n_chains=1, random_state=0), 1)
+    t4, c4, res = _best(lambda: order_mcmc(alarm, max_parents=3, n_iter=100_000, n_chains=4, random_state=0), 1)
+    t1, c1, _ = _best(lambda: order_mcmc(alarm, max_parents=3, n_iter=100_000, n_chains=1, random_state=0), 1)
     top = res.summary().head(3)
     print(f"order MCMC, ALARM 37 nodes, 10,000 rows, k=3: family table ({37 * 7807:,} families) "
           f"{t_tab:.2f} s ({c_tab:.2f} s CPU); 4 chains x 100,000 iterations {t4:.2f} s in all ({c4:.2f} s CPU) "

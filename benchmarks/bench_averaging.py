@@ -66,7 +66,7 @@ def main(repeat: int = 5, graphs: int = 3, min_time: float = 1.0) -> dict:
     from bnexplore.experiments.dash_cooper import lazy_random_sample
 
     bn = bx.networks.load("alarm")
-    data = bn.sample_data(10_000, seed=0)
+    data = bn.sample(10_000, random_state=0, as_frame=False)
     order = list(bn.nodes)
     OrderedAveraging(data.take(np.arange(200)), order=order, max_parents=2).summary_network(4)  # JIT warm-up
 
@@ -103,7 +103,7 @@ def main(repeat: int = 5, graphs: int = 3, min_time: float = 1.0) -> dict:
     for n_rows in (25, 50, 100, 400, 800, 3200):
         synthetic("N_r", 20, 3, "uniform", n_rows)
     for n_rows in (50, 100, 200, 400, 800, 3200, 10_000):
-        d = bn.sample_data(n_rows, seed=n_rows)
+        d = bn.sample(n_rows, random_state=n_rows, as_frame=False)
         a, b = construction_ratio(d, order, 3, 10, repeat, min_time)
         rows.append(("Table 4" if n_rows <= 3200 else "ALARM", f"ALARM k=3, n=10, N_r={n_rows}", a, b))
 

@@ -56,7 +56,7 @@ def main():
     from pgmpy.estimators import K2, HillClimbSearch
 
     bn = bx.networks.load("alarm")
-    df = bn.sample(10_000, seed=0)
+    df = bn.sample(10_000, random_state=0)
     order = list(nx.topological_sort(bn.dag))
     C.greedy_search(df.iloc[:300], order=order)          # JIT warm-up on a small slice
     C.cramers_v(df.iloc[:300])
@@ -91,7 +91,7 @@ def main():
           f"{set(g.edges) == set(res.dag.edges)}")
     report("greedy search on ALARM 10k with the order (K2)", t_ours, t_peer, "pgmpy HillClimbSearch")
 
-    rnd = bx.networks.random_network(100, 3, seed=0).sample(10_000, seed=0)
+    rnd = bx.networks.random_network(100, 3, random_state=0).sample(10_000, random_state=0)
 
     def ours_hier():
         return C.incremental_strategy(C.hierarchy(rnd), 4)

@@ -297,7 +297,7 @@ _KERNEL_SCRIPT = textwrap.dedent(r'''
 
     vote = bx.datasets.load("vote", missing="state")
     X, y = vote.drop(columns=vote.attrs["target"]), vote[vote.attrs["target"]]
-    asia = bx.networks.load("asia").sample(1000, seed=0)
+    asia = bx.networks.load("asia").sample(1000, random_state=0)
     calls = [
         ("import bnexplore", None),
         ("LocalScore.score (asia, BDeu)", lambda: bx.scores.LocalScore(asia, prior="BDeu").score("dysp", ["bronc", "either"])),

@@ -50,7 +50,7 @@ def main(argv=None):
     import bnexplore as bx
     from bnexplore.classifiers import SFAN
 
-    df = bx.networks.load("alarm").sample(args.rows, seed=0)
+    df = bx.networks.load("alarm").sample(args.rows, random_state=0)
     X, y = df.drop(columns="KINKEDTUBE"), df["KINKEDTUBE"]
     SFAN().fit(X.iloc[:200], y.iloc[:200])  # compile numba kernels outside the timing
     ours, clf = best_of(lambda: SFAN(penalty=0.0).fit(X, y), args.repeat)

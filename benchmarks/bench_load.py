@@ -215,7 +215,7 @@ def structure_spec() -> AppSpec:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = bx.search.greedy_thick_thin(df, prior="K2", ess=1.0, order=None,
-                                                  max_indegree=k)
+                                                  max_parents=k)
             refs[key] = f"{res.score:.3f}"
         return refs[key]
 

@@ -36,9 +36,9 @@ def main() -> None:
     t = time.perf_counter()
     bn = bx.networks.load("alarm")
     t_load = time.perf_counter() - t
-    bn.sample(10, seed=0)  # warm-up (compiles sampling tables)
-    t_ours = best_of(lambda: bn.sample(n, seed=0), args.repeats)
-    df = bn.sample(n, seed=0)
+    bn.sample(10, random_state=0)  # warm-up (compiles sampling tables)
+    t_ours = best_of(lambda: bn.sample(n, random_state=0), args.repeats)
+    df = bn.sample(n, random_state=0)
     t_lp = best_of(lambda: bn.log_prob(df), args.repeats)
     t_pp = best_of(lambda: bn.predict_proba(df, "CATECHOL"), args.repeats)
     print(f"ALARM ({len(bn)} nodes), {n:,} rows, best of {args.repeats}")
@@ -68,7 +68,7 @@ def main() -> None:
     print(f"  ratio pgmpy / bnexplore   {t_pg / t_ours:9.1f} x")
 
     # sanity: the two samplers agree on marginals
-    ours = bn.sample(n, seed=1)
+    ours = bn.sample(n, random_state=1)
     theirs = pg()
     worst = max(float(np.abs(ours[v].value_counts(normalize=True).sort_index()
                              - theirs[v].astype(str).value_counts(normalize=True)

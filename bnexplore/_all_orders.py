@@ -36,6 +36,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
 from . import _order_dp
 from ._order_posterior import all_parent_sets, count_parent_sets, family_log_prior
 from ._parallel import PARALLEL_LOCK
@@ -156,6 +157,20 @@ def all_orders_budget() -> int:
     return max(package, min(MEMORY_CAP_CELLS, int(MEMORY_SHARE * avail) // 8))
 
 
+def _complete_data(data, who: str) -> DiscreteData:
+    """``data`` as DiscreteData, refused (naming what to do) when a value is missing:
+    the order-space engines score every family on every row."""
+    if isinstance(data, pd.DataFrame) and data.isna().values.any():
+        n = int(data.isna().values.sum())
+        raise ValueError(f"{who} needs complete data, got {n} missing values: drop the "
+                         f"incomplete rows first (df.dropna())")
+    data = as_discrete(data)
+    if data.has_missing:
+        raise ValueError(f"{who} needs complete data, got missing values: drop the "
+                         f"incomplete rows first (data.complete_cases())")
+    return data
+
+
 class AllOrders:
     """Exact Bayesian model averaging over every node order (Koivisto & Sood 2004).
 
@@ -183,9 +198,9 @@ class AllOrders:
         variable doubles it (N = 25: 6.2 GiB).
     max_parents : int
         ``k``, the largest number of parents of a node.
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Parameter prior of the family scores (as :class:`bnexplore.scores.LocalScore`).
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
     structure_prior : None, callable, or (p, p) array / DataFrame
         The modular factor ``p_s(X_i, P_i)`` in natural logs, as in
@@ -222,7 +237,7 @@ class AllOrders:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> df = bx.networks.load("asia").sample(300, random_state=0)
     >>> ao = bx.averaging.AllOrders(df, max_parents=2)
     >>> post = ao.arc_posteriors()
     >>> post.shape, bool((post.values >= 0).all() and (post.values <= 1).all())
@@ -237,7 +252,7 @@ class AllOrders:
                  budget: int | None = None):
         self.max_parents = check_int(max_parents, "max_parents", low=0)
         _check_prior(prior, ess)
-        self.data = as_discrete(data)
+        self.data = _complete_data(data, "AllOrders")
         self.names = list(self.data.names)
         self.prior = prior
         self.ess = float(ess)
@@ -276,11 +291,6 @@ class AllOrders:
             return ": the package budget"
         return f": {MEMORY_SHARE:.0%} of the memory available"
 
-    @property
-    def k(self) -> int:
-        """Former name of :attr:`max_parents` (kept for old callers)."""
-        return self.max_parents
-
     def arc_posteriors(self) -> pd.DataFrame:
         """Posterior probability of every arc ``P(X_u -> X_v | D)`` over all orders.
 
@@ -292,7 +302,7 @@ class AllOrders:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> df = bx.networks.load("asia").sample(300, random_state=0)
         >>> post = bx.averaging.AllOrders(df, max_parents=1).arc_posteriors()
         >>> float(post.loc["either", "xray"]) > 0.5
         True
@@ -423,11 +433,6 @@ class OrderMCMC:
         self._accepted = accepted
         self.seed = seed
         self._stats: dict | None = None
-
-    @property
-    def k(self) -> int:
-        """Former name of :attr:`max_parents` (kept for old callers)."""
-        return self.max_parents
 
     # ----------------------------------------------------------------- draws
     @property
@@ -619,8 +624,9 @@ def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
             bar.close()
 
 
+@renamed(seed="random_state")
 def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: int = 10_000, n_chains: int = 4,
-               seed: int | None = 0, prior: str = "K2", ess: float = 1.0,
+               random_state: int | None = 0, prior: str = "K2", ess: float = 1.0,
                structure_prior: Callable | np.ndarray | pd.DataFrame | None = None, thin: int | None = None,
                burn_in: int | None = None, p_adjacent: float = 0.5, sample_dags: bool = False,
                progress: bool | Callable[[int, int], None] = False, budget: int | None = None) -> OrderMCMC:
@@ -647,10 +653,10 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
         Iterations (proposed moves) per chain, burn-in included.
     n_chains : int
         Independent chains (at least 2 for R-hat).
-    seed : int or None
+    random_state : int or None
         Seeds the starting orders and every chain's random stream.
     prior, ess, structure_prior
-        As in :class:`AllOrders`.
+        As in :class:`AllOrders` (default "K2", 1.0 and None).
     thin : int, optional
         Record a draw every ``thin`` iterations (default: about 1,000 draws per chain).
     burn_in : int, optional
@@ -673,8 +679,8 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=0)
-    >>> res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=4_000, n_chains=2, seed=1)
+    >>> df = bx.networks.load("asia").sample(300, random_state=0)
+    >>> res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=4_000, n_chains=2, random_state=1)
     >>> res.arc_posteriors().shape, res.traces.shape
     ((8, 8), (2, 1000))
     """
@@ -685,8 +691,8 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
     burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
     p_adjacent = check_probability(p_adjacent, "p_adjacent")
-    rng = check_random_state(seed)
-    data = as_discrete(data)
+    rng = check_random_state(random_state)
+    data = _complete_data(data, "order_mcmc")
     names = list(data.names)
     p = len(names)
     if p < 1:
@@ -713,6 +719,6 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
     state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, look, order), streams)
     res = OrderMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
-                    float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), seed)
+                    float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), random_state)
     _advance(res, n_iter, progress)
     return res

@@ -287,7 +287,7 @@ class LazyCPT:
     Examples
     --------
     >>> import numpy as np, bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=1)
+    >>> df = bx.networks.load("asia").sample(300, random_state=1)
     >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
     >>> lazy = avg.summary_network(3, lazy=True)
     >>> dense = avg.summary_network(3, lazy=False)

@@ -57,6 +57,8 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
+
 __all__ = ["ParentSetLists", "count_parent_sets", "family_log_prior", "lex_parent_sets", "unrank_parent_set",
            "all_parent_sets", "log_normalisers", "eq3_family_table", "eq3_sparse_lookup", "eq13_node_factor",
            "DENSE_CELLS"]
@@ -70,15 +72,16 @@ DENSE_CELLS = 1 << 16
 
 
 # --------------------------------------------------------------------------- the parent-set list
-def count_parent_sets(n_candidates: int, k: int) -> int:
-    """Number of parent sets of size <= ``k`` drawn from ``n_candidates`` nodes.
+@renamed(k="max_parents")
+def count_parent_sets(n_candidates: int, max_parents: int) -> int:
+    """Number of parent sets of size <= ``max_parents`` drawn from ``n_candidates`` nodes.
 
     Examples
     --------
     >>> count_parent_sets(36, 3)
     7807
     """
-    return _count_parent_sets(int(n_candidates), int(k))
+    return _count_parent_sets(int(n_candidates), int(max_parents))
 
 
 @functools.lru_cache(maxsize=4096)

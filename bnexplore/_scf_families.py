@@ -116,7 +116,9 @@ class SCFFamilies:
         ``k``, the largest number of condition parents per target.
     penalty : float
         Exclusion penalty ``>= 0`` (the paper's alpha, Eq. 13; ``inf`` forces a condition parent).
-    prior, ess : see :class:`bnexplore.scores.LocalScore`
+    prior, ess : see :class:`bnexplore.scores.LocalScore`; default "BDeu" and 1.0
+        (BDeu as the SCF score of Ziebart, Dey & Bagnell (2007); see
+        :class:`~bnexplore.forests.SCFAverage`).
     intra : {"forest", "tree", "none"}
         Structure allowed among the targets ("none": inter-set parents only).
     score : LocalScore, optional
@@ -143,7 +145,7 @@ class SCFFamilies:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> df = bx.networks.load("asia").sample(300, random_state=0)
     >>> fam = SCFFamilies(df, ["lung", "either", "xray"], ["smoke"], max_parents=1, penalty=1.0)
     >>> fam.scores.shape                  # (targets, targets + root, condition sets)
     (3, 4, 2)
@@ -226,11 +228,6 @@ class SCFFamilies:
         if self.intra == "none":
             self.scores[:, :self.m, :] = -np.inf
         self._tables = None
-
-    @property
-    def k(self) -> int:
-        """Former name of :attr:`max_parents` (kept for old callers)."""
-        return self.max_parents
 
     # ------------------------------------------------------------------
     def _check_budget(self) -> None:

@@ -21,7 +21,9 @@ Glossary
 prior   the Dirichlet parameter prior of a family score: ``"K2"`` (every alpha_ijk = 1)
         or ``"BDeu"`` (alpha_ijk = ess / (q_i r_i)); some callers also take ``"mle"``.
 ess     the equivalent sample size of BDeu: a finite number > 0.
-seed    None, a non-negative int, a ``SeedSequence`` or a ``numpy.random.Generator``.
+random_state  None, a non-negative int, a ``SeedSequence`` or a ``numpy.random.Generator``
+        (scikit-learn's meaning; the experiments' trial functions call it ``seed``: the
+        replicate the runner passes).
 
 Examples
 --------
@@ -170,7 +172,7 @@ class ESS:
 class RandomState:
     """None, a non-negative int, a ``SeedSequence`` or a ``Generator`` (left unchanged)."""
 
-    def __call__(self, value, name: str = "seed"):
+    def __call__(self, value, name: str = "random_state"):
         # the value itself is stored (fit draws from it): checked without making a
         # Generator, which would cost more than every other check of an estimator
         if value is None or isinstance(value, (np.random.Generator, np.random.SeedSequence)):
@@ -183,7 +185,7 @@ class RandomState:
 
 
 # --------------------------------------------------------------------------- helpers
-def check_random_state(seed, name: str = "seed") -> np.random.Generator:
+def check_random_state(seed, name: str = "random_state") -> np.random.Generator:
     """Turn ``seed`` (None, non-negative int, SeedSequence or Generator) into a Generator.
 
     A Generator is returned as it is (draws advance the caller's stream); an int gives
@@ -197,7 +199,7 @@ def check_random_state(seed, name: str = "seed") -> np.random.Generator:
     >>> check_random_state(-1)
     Traceback (most recent call last):
     ...
-    bnexplore._validation.InvalidParameterError: seed must be a non-negative int, got -1
+    bnexplore._validation.InvalidParameterError: random_state must be a non-negative int, got -1
     """
     if isinstance(seed, np.random.Generator):
         return seed

@@ -98,9 +98,9 @@ class OrderedAveraging:
         ``levels``, not both; with neither, the data's column order is the order.
     max_parents : int
         ``k``, the largest number of parents of a node.
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Parameter prior of the score (Eq. 6) and of the standard parameters (Eq. 3).
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
     structure_prior : None, callable, or (p, p) array / DataFrame
         The modular structure prior ``p_s(X_i, P_i)`` of Assumption 1 in natural
@@ -145,7 +145,7 @@ class OrderedAveraging:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=0)
+    >>> df = bx.networks.load("asia").sample(500, random_state=0)
     >>> avg = bx.averaging.OrderedAveraging(df, order=list(df.columns), max_parents=2)
     >>> post = avg.arc_posteriors()
     >>> post.shape, float(post.values.max()) <= 1.0
@@ -236,11 +236,6 @@ class OrderedAveraging:
         self._lognorm_v: np.ndarray | None = None  # per-node log normalisers, on first use (AMA never needs them)
         self.n_families = int(total)
         self.n_structures = math.prod(mu)
-
-    @property
-    def k(self) -> int:
-        """Former name of :attr:`max_parents` (kept for old callers)."""
-        return self.max_parents
 
     # ----------------------------------------------------------------- set-up
     def node_rows(self, node: str | int) -> np.ndarray:
@@ -380,7 +375,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=1)
+        >>> df = bx.networks.load("asia").sample(300, random_state=1)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=1)
         >>> float(avg.arc_posteriors().iloc[-1].sum())  # the last node has no children
         0.0
@@ -521,7 +516,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import numpy as np, bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=2)
+        >>> df = bx.networks.load("asia").sample(300, random_state=2)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
         >>> bool(np.all(avg.predict_log_joint(df.head(5)) < 0))
         True
@@ -536,7 +531,9 @@ class OrderedAveraging:
         """Exact model-averaged ``P(target | other variables, D)`` (Eq. 13, normalised).
 
         Only the target and the nodes that may have it as a parent depend on its value;
-        the other factors of Eq. 13 cancel.
+        the other factors of Eq. 13 cancel.  The target is named per call (unlike a
+        classifier's ``predict_proba(X)``, fixed to the class it was fitted on): the
+        average is a model of every variable, so any node can be asked about.
 
         Returns
         -------
@@ -621,7 +618,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> df = bx.networks.load("asia").sample(300, random_state=0)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
         >>> net = avg.summary_network(None, lazy=True)       # nothing materialised
         >>> p = net.predict_proba(df.head(3), "lung")        # reads 3 x 2 rows per factor

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import squareform
 
+from ._deprecation import renamed
 from ._validation import (check_int, check_number, check_positive_int, check_probability,
                           check_random_state)
 from .data.core import DiscreteData, as_discrete
@@ -164,7 +165,7 @@ def hierarchy(data: DiscreteData | pd.DataFrame | None = None,
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(2000, seed=0)
+    >>> df = bx.networks.load("asia").sample(2000, random_state=0)
     >>> root = bx.clustering.hierarchy(df)
     >>> sorted(root.variables) == sorted(df.columns)
     True
@@ -291,7 +292,8 @@ def incremental_strategy(tree: ClusterNode | list, cluster_size: int) -> list[li
     return rec(root)
 
 
-def random_strategy(variables: Sequence[str], cluster_size: int, seed=None) -> list[list[str]]:
+@renamed(seed="random_state")
+def random_strategy(variables: Sequence[str], cluster_size: int, random_state=None) -> list[list[str]]:
     """The naive split of Section 3: shuffle the variables and cut them into groups.
 
     Groups have ``cluster_size`` variables; the last one holds the remainder.
@@ -299,23 +301,27 @@ def random_strategy(variables: Sequence[str], cluster_size: int, seed=None) -> l
     Examples
     --------
     >>> from bnexplore.clustering import random_strategy
-    >>> [len(g) for g in random_strategy(list("abcdefg"), 3, seed=0)]
+    >>> [len(g) for g in random_strategy(list("abcdefg"), 3, random_state=0)]
     [3, 3, 1]
     """
     cs = _check_cluster_size(cluster_size)
     variables = list(variables)
     if not variables:
         raise ValueError("random_strategy needs at least one variable")
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     perm = [variables[i] for i in rng.permutation(len(variables))]
     return [perm[i:i + cs] for i in range(0, len(perm), cs)]
 
 
 # --------------------------------------------------------------------------- searches
+@renamed(max_indegree="max_parents")
 def greedy_search(data: DiscreteData | pd.DataFrame | None = None, order: Sequence[str] | None = None,
                   start: nx.DiGraph | None = None, score: LocalScore | None = None, prior: str = "K2",
-                  ess: float = 1.0, max_indegree: int | None = None) -> SearchResult:
+                  ess: float = 1.0, max_parents: int | None = None) -> SearchResult:
     """Greedy selection with add, remove and reverse (consistent with ``order``).
+
+    The score is :func:`bnexplore.search.hill_climb`'s (default "K2", ess 1.0: the
+    library's default).
 
     At every step all legal neighbours of the current model (one arc more, one arc
     less, one arc reversed; acyclic and, with an ``order``, only arcs from earlier to
@@ -330,13 +336,13 @@ def greedy_search(data: DiscreteData | pd.DataFrame | None = None, order: Sequen
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(3000, seed=0)
+    >>> df = bx.networks.load("asia").sample(3000, random_state=0)
     >>> res = bx.clustering.greedy_search(df, order=list(df.columns))
     >>> res.q == int(res.q_trace.sum())
     True
     """
     return hill_climb(data, score=score, prior=prior, ess=ess, order=order, start=start,
-                      max_indegree=max_indegree)
+                      max_parents=max_parents)
 
 
 @dataclass
@@ -404,14 +410,15 @@ class IncrementalResult:
         return g
 
 
+@renamed(max_indegree="max_parents", seed="random_state")
 def incremental_search(data: DiscreteData | pd.DataFrame | None = None, cluster_size: int = 4,
-                       strategy: str = "hc", order: Sequence[str] | None = None, seed=0,
+                       strategy: str = "hc", order: Sequence[str] | None = None, random_state=0,
                        clusters: list | None = None, score: LocalScore | None = None, prior: str = "K2",
-                       ess: float = 1.0, max_indegree: int | None = None) -> IncrementalResult:
+                       ess: float = 1.0, max_parents: int | None = None) -> IncrementalResult:
     """Incremental model selection from sub-spaces of lower dimension (Sections 3-5).
 
     The variables are split into clusters (``strategy="hc"``: :func:`hierarchy` +
-    :func:`incremental_strategy`; ``"random"``: :func:`random_strategy` with ``seed``;
+    :func:`incremental_strategy`; ``"random"``: :func:`random_strategy` with ``random_state``;
     or explicit ``clusters``). A model is selected by :func:`greedy_search` in the
     sub-space of the first cluster (arcs inside it only, from the empty graph). For
     every further cluster a model is selected in its own sub-space, then the union of
@@ -428,18 +435,18 @@ def incremental_search(data: DiscreteData | pd.DataFrame | None = None, cluster_
     strategy : {"hc", "random"}
     order : sequence of names, optional
         A node order every search respects.
-    seed : int or Generator
+    random_state : int or Generator
         For ``strategy="random"``.
     clusters : list of list of str, optional
         Use these clusters (in this order) instead of a strategy.
     score : LocalScore, optional
         Reuse a scorer and its cache.
-    prior, ess, max_indegree : see :func:`bnexplore.search.hill_climb`.
+    prior, ess, max_parents : see :func:`bnexplore.search.hill_climb` (default "K2", 1.0 and None).
 
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(3000, seed=0)
+    >>> df = bx.networks.load("asia").sample(3000, random_state=0)
     >>> inc = bx.clustering.incremental_search(df, cluster_size=3, order=list(df.columns))
     >>> sorted(inc.subspaces[-1]) == sorted(df.columns)
     True
@@ -454,7 +461,7 @@ def incremental_search(data: DiscreteData | pd.DataFrame | None = None, cluster_
         if strategy == "hc":
             clusters = incremental_strategy(hierarchy(ls.data), cluster_size)
         else:
-            clusters = random_strategy(names, cluster_size, seed=seed)
+            clusters = random_strategy(names, cluster_size, random_state=random_state)
     else:
         if isinstance(clusters, (str, bytes)) or not all(isinstance(c, (list, tuple)) for c in clusters):
             raise TypeError("clusters must be a list of lists of variable names")
@@ -480,7 +487,7 @@ def incremental_search(data: DiscreteData | pd.DataFrame | None = None, cluster_
     subspaces, traces, frames, models, kinds = [], [], [], [], []
 
     def run(vars_, start, kind):
-        res = hill_climb(score=ls, order=order, start=start, allowed=mask_for(vars_), max_indegree=max_indegree)
+        res = hill_climb(score=ls, order=order, start=start, allowed=mask_for(vars_), max_parents=max_parents)
         k = len(subspaces)
         subspaces.append(list(vars_))
         traces.append(res.q_trace)
@@ -544,7 +551,8 @@ def connected_clusters(clusters: Sequence[Sequence[str]], dag: nx.DiGraph) -> li
 
 
 # --------------------------------------------------------------------------- honeycomb
-def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration: float = 1.0,
+@renamed(seed="random_state")
+def honeycomb_network(n_cells: int = 8, arity: int = 2, random_state=None, concentration: float = 1.0,
                       dependence: float = 0.6):
     """A honeycombed Bayesian network: ``n_cells`` hexagonal cells of six variables.
 
@@ -555,7 +563,7 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
     reading of Castelo & Siebes' Figure 5a, whose picture is not in the text;
     8 cells = 48 nodes).
 
-    CPTs are drawn afresh for every seed, as the paper regenerates the probabilities
+    CPTs are drawn afresh for every random state, as the paper regenerates the probabilities
     for each sample: each row is ``dependence * e_d + (1 - dependence) * Dirichlet
     (concentration)``, where ``e_d`` puts all mass on a dominant state ``d`` that
     follows the parents (the rounded mean of the parents' states; ties broken at
@@ -567,7 +575,7 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
     n_cells : int
     arity : int
         States per variable (>= 2).
-    seed : int or Generator
+    random_state : int or Generator
     concentration : float
         Symmetric Dirichlet parameter of the random part of every row.
     dependence : float in [0, 1]
@@ -580,7 +588,7 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
 
     Examples
     --------
-    >>> bn, cells = honeycomb_network(n_cells=2, seed=0)
+    >>> bn, cells = honeycomb_network(n_cells=2, random_state=0)
     >>> bn.dag.number_of_nodes(), bn.dag.number_of_edges(), len(cells)
     (12, 13, 2)
     """
@@ -590,7 +598,7 @@ def honeycomb_network(n_cells: int = 8, arity: int = 2, seed=None, concentration
     arity = check_int(arity, "arity", low=2)
     concentration = check_number(concentration, "concentration", low=0, closed="neither")
     dependence = check_probability(dependence, "dependence")
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     parents: dict[str, list[str]] = {}
     cells = []
     for c in range(n_cells):

@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from ._deprecation import renamed
 from . import _mtree
 from ._arborescence import max_arborescence, rooted_trees
 from ._scf_families import MAPTables, SCFFamilies, check_scf_parameters
@@ -177,8 +178,11 @@ def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_pa
     penalty : float, default 0.0
         Exclusion penalty (the paper's alpha, Eq. 13), subtracted from the family score of every
         target without a condition parent; ``float('inf')`` forces one.
-    prior : {"BDeu", "K2"}, ess : float
-        Local score (uniform structure prior).
+    prior : {"BDeu", "K2"}, default "BDeu"; ess : float, default 1.0
+        Local score (uniform structure prior).  BDeu rather than the library's K2
+        because the SCF score of Ziebart, Dey & Bagnell (2007) is BDeu; ess 1 is the
+        library's equivalent sample size (the classifiers TAN/FAN/STAN/SFAN use the
+        paper's 10, :class:`DBNSCF` its 20).
     intra : {"forest", "tree", "none"}
         "tree" asks for a spanning tree (one root) among the targets, "none" for no
         intra-set edges.
@@ -193,7 +197,7 @@ def map_scf(data, targets: Sequence[str], conditions: Sequence[str] = (), max_pa
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(2000, seed=0)
+    >>> df = bx.networks.load("asia").sample(2000, random_state=0)
     >>> res = map_scf(df, targets=["tub", "lung", "either", "xray", "dysp"],
     ...               conditions=["asia", "smoke", "bronc"], max_parents=1)
     >>> res.graph.has_edge("smoke", "lung") or res.graph.has_edge("lung", "smoke")
@@ -209,7 +213,8 @@ class SCFAverage:
     """Bayesian model averaging over every SCF (Eq. 7-10, directed Matrix-Tree theorem).
 
     Parameters are those of :func:`map_scf`; ``intra`` may be "forest", "tree" (one
-    root: TAN / STAN averaging) or "none".
+    root: TAN / STAN averaging) or "none".  Prior default "BDeu" with ess 1.0: BDeu
+    because the SCF score of Ziebart, Dey & Bagnell (2007) is BDeu.
 
     Attributes
     ----------
@@ -220,7 +225,7 @@ class SCFAverage:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=1)
+    >>> df = bx.networks.load("asia").sample(500, random_state=1)
     >>> avg = SCFAverage(df, targets=["tub", "lung", "either"], conditions=["smoke"])
     >>> P = avg.edge_posteriors()
     >>> bool(abs(P.loc[["tub", "lung", "either", ROOT]].sum().sum() - 3) < 1e-9)
@@ -334,12 +339,13 @@ def edge_posteriors(data, targets: Sequence[str], conditions: Sequence[str] = ()
                     score: LocalScore | None = None) -> pd.DataFrame:
     """Posterior of every SCF edge under BMA (rows parents incl. ``ROOT`` and conditions, columns targets).
 
-    See :class:`SCFAverage`.
+    See :class:`SCFAverage`; prior default "BDeu" with ess 1.0, because the SCF score of
+    Ziebart, Dey & Bagnell (2007) is BDeu.
 
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=1)
+    >>> df = bx.networks.load("asia").sample(500, random_state=1)
     >>> P = edge_posteriors(df, ["either", "xray", "dysp"], ["tub", "lung", "bronc"], max_parents=2)
     >>> float(P.loc["either", "xray"] + P.loc["xray", "either"]) > 0.5
     True
@@ -371,8 +377,9 @@ def two_slice(seq: pd.DataFrame, suffix: str = "[t-1]") -> tuple[pd.DataFrame, l
     return pd.concat([b, a], axis=1), cur, prev
 
 
+@renamed(seed="random_state")
 def random_dbn(n_vars: int = 12, max_inter: int = 2, arity: int = 2, p_intra: float = 0.7,
-               concentration: float = 0.5, seed=None) -> dict:
+               concentration: float = 0.5, random_state=None) -> dict:
     """A random two-slice DBN with an intra-slice forest and up to ``max_inter`` inter-slice parents.
 
     Returns a dict with ``names``, ``intra`` (parent index or -1 per variable, a forest
@@ -383,7 +390,7 @@ def random_dbn(n_vars: int = 12, max_inter: int = 2, arity: int = 2, p_intra: fl
     n_vars = check_int(n_vars, "n_vars", low=1)
     max_inter = check_int(max_inter, "max_inter", low=0)
     arity = check_int(arity, "arity", low=2)
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     names = [f"V{i}" for i in range(n_vars)]
     intra = np.full(n_vars, -1)
     inter, cpts = [], []
@@ -399,9 +406,10 @@ def random_dbn(n_vars: int = 12, max_inter: int = 2, arity: int = 2, p_intra: fl
     return {"names": names, "intra": intra, "inter": inter, "cpts": cpts, "arity": arity}
 
 
-def sample_dbn(dbn: dict, n_steps: int, seed=None, burn_in: int = 50) -> pd.DataFrame:
+@renamed(seed="random_state")
+def sample_dbn(dbn: dict, n_steps: int, random_state=None, burn_in: int = 50) -> pd.DataFrame:
     """Sample ``n_steps`` consecutive slices of :func:`random_dbn` (after a burn-in)."""
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     m, ar = len(dbn["names"]), dbn["arity"]
     x = rng.integers(0, ar, size=m)
     out = np.empty((n_steps, m), dtype=np.int64)
@@ -434,12 +442,13 @@ class DBNSCF:
     intra : {"forest", "none"}
         "none" gives the *Inter(k)* model; ``max_parents=0`` with "forest" the *Intra*
         model; ``max_parents=0`` with "none" the *No structure* model.
-    prior, ess : local score (the paper uses BDeu with ess 20).
+    prior, ess : local score, default "BDeu" and 20.0: not the library's K2 with
+        ess 1 because Ziebart, Dey & Bagnell (2007) learn their DBNs with BDeu at ess 20.
 
     Examples
     --------
-    >>> dbn = random_dbn(6, seed=0)
-    >>> train, test = sample_dbn(dbn, 300, seed=1), sample_dbn(dbn, 100, seed=2)
+    >>> dbn = random_dbn(6, random_state=0)
+    >>> train, test = sample_dbn(dbn, 300, random_state=1), sample_dbn(dbn, 100, random_state=2)
     >>> m = DBNSCF(max_parents=1).fit(train)
     >>> bool(m.mean_log_prob(test) < 0)
     True

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
+from ._deprecation import renamed
 from ._order_scores import order_family_scores
 from .data.core import (ColumnIndexError, DiscreteData, MemoryBudgetError, as_discrete,
                         check_table_size)
@@ -466,10 +467,10 @@ class LocalScore:
     ----------
     data : DataFrame or DiscreteData
         Discrete data (see :class:`bnexplore.data.DiscreteData` for what is accepted).
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Parameter prior: K2 (all Dirichlet hyperparameters 1) or BDeu with
         equivalent sample size ``ess``.
-    ess : float
+    ess : float, default 1.0
         Equivalent sample size of the BDeu prior (ignored by K2).
     cache : bool
         Keep every computed family score (keyed by child and sorted parent set).
@@ -494,7 +495,7 @@ class LocalScore:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(1000, seed=0)
+    >>> df = bx.networks.load("asia").sample(1000, random_state=0)
     >>> ls = bx.scores.LocalScore(df, prior="BDeu", ess=1.0)
     >>> s = ls.score("dysp", ["bronc", "either"])
     >>> bool(s > ls.score("dysp", []))  # the true parents explain dysp far better
@@ -855,9 +856,10 @@ class LocalScore:
 
 
 # --------------------------------------------------------------------------- all parent sets under an order
-def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int], k: int,
+@renamed(k="max_parents")
+def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int], max_parents: int,
                          prior: str = "K2", ess: float = 1.0) -> list[np.ndarray]:
-    """Scores of every parent set of size <= ``k`` of every node under a (partial) order.
+    """Scores of every parent set of size <= ``max_parents`` of every node under a (partial) order.
 
     Node ``v`` may take parents among the nodes ``u`` with ``level[u] < level[v]``
     (a total order gives every node its own level).  The sets of ``v`` are its
@@ -879,7 +881,7 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     level : sequence of int
         Level of each column (the position in a total order, or the block of a
         partial order).
-    k : int
+    max_parents : int
         Largest parent-set size.
     prior, ess
         As in :class:`LocalScore`.
@@ -892,16 +894,16 @@ def score_order_families(data: DiscreteData | pd.DataFrame, level: Sequence[int]
     Examples
     --------
     >>> import itertools, numpy as np, bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=0)
+    >>> df = bx.networks.load("asia").sample(500, random_state=0)
     >>> level = list(range(df.shape[1]))            # the column order is a total order
-    >>> scores = score_order_families(df, level, k=2)
+    >>> scores = score_order_families(df, level, max_parents=2)
     >>> ls = LocalScore(df, cache=False)
     >>> last = df.shape[1] - 1
     >>> sets = [c for s in range(3) for c in itertools.combinations(range(last), s)]
     >>> bool(np.allclose(scores[last], [ls.score(last, list(c)) for c in sets]))
     True
     """
-    flat, off = _score_order_flat(data, level, k, prior, ess)
+    flat, off = _score_order_flat(data, level, max_parents, prior, ess)
     return [flat[off[v]:off[v + 1]] for v in range(off.size - 1)]
 
 

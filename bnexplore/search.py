@@ -23,6 +23,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ._deprecation import renamed
 from ._validation import check_int
 from .data.core import DiscreteData, get_table_budget
 from .scores import LocalScore
@@ -298,7 +299,7 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     p = ls.n_nodes
     if max_indegree is None:
         max_indegree = p - 1
-    max_indegree = check_int(max_indegree, "max_indegree", low=0)
+    max_indegree = check_int(max_indegree, "max_parents", low=0)
     if max_steps is not None and max_steps < 0:
         raise ValueError(f"max_steps must be non-negative, got {max_steps!r}")
     mask = _allowed_matrix(ls, order, allowed)
@@ -307,7 +308,7 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
         u, v = np.argwhere(adj & ~mask)[0]
         raise ValueError(f"start arc {ls.names[u]} -> {ls.names[v]} is not allowed by the order/mask")
     if (adj.sum(axis=0) > max_indegree).any():
-        raise ValueError(f"start graph exceeds max_indegree={max_indegree}")
+        raise ValueError(f"start graph exceeds max_parents={max_indegree}")
     n0 = len(ls._cache)
     st = _State(ls, adj, int(max_indegree))
     rows = []
@@ -345,9 +346,10 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
                         n_families=len(ls._cache) - n0)
 
 
+@renamed(max_indegree="max_parents")
 def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScore | None = None,
                prior: str = "K2", ess: float = 1.0, order: Sequence[str] | None = None,
-               max_indegree: int | None = None, start: nx.DiGraph | Iterable | None = None,
+               max_parents: int | None = None, start: nx.DiGraph | Iterable | None = None,
                allowed: np.ndarray | Iterable | None = None,
                operators: Sequence[str] = ("add", "remove", "reverse"),
                max_steps: int | None = None, tol: float = 1e-9) -> SearchResult:
@@ -359,10 +361,10 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
         The data (or pass a ready ``score``).
     score : LocalScore, optional
         Reuse a scorer (and its cache) across searches.
-    prior, ess : see :class:`bnexplore.scores.LocalScore`.
+    prior, ess : default "K2" and 1.0; see :class:`bnexplore.scores.LocalScore`.
     order : sequence of column names, optional
         Only arcs from earlier to later nodes are allowed (reversals are then never legal).
-    max_indegree : int, optional
+    max_parents : int, optional
         Largest number of parents per node (besides, no node gets a CPT over the
         table budget, :func:`bnexplore.data.set_table_budget`).
     start : DiGraph or iterable of (u, v), optional
@@ -382,8 +384,8 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(2000, seed=1)
-    >>> res = bx.search.hill_climb(df, max_indegree=2)
+    >>> df = bx.networks.load("asia").sample(2000, random_state=1)
+    >>> res = bx.search.hill_climb(df, max_parents=2)
     >>> res.dag.number_of_nodes(), res.score < 0
     (8, True)
     """
@@ -392,28 +394,30 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
     if bad or not ops:
         raise ValueError(f"operators must be a non-empty subset of add/remove/reverse, got {list(operators)}")
     ls = _as_score(data, score, prior, ess)
-    return _run(ls, order, max_indegree, start, allowed, [("hc", ops)], max_steps, tol)
+    return _run(ls, order, max_parents, start, allowed, [("hc", ops)], max_steps, tol)
 
 
+@renamed(max_indegree="max_parents")
 def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: LocalScore | None = None,
                       prior: str = "K2", ess: float = 1.0, order: Sequence[str] | None = None,
-                      max_indegree: int | None = None, start: nx.DiGraph | Iterable | None = None,
+                      max_parents: int | None = None, start: nx.DiGraph | Iterable | None = None,
                       allowed: np.ndarray | Iterable | None = None, tol: float = 1e-9) -> SearchResult:
     """Greedy thick-thin search (GTT): greedy arc additions, then greedy arc removals.
 
-    Same parameters as :func:`hill_climb`. The ``phase`` column of ``steps`` says
+    Same parameters as :func:`hill_climb` (default "K2" with ess 1.0, as in Dash &
+    Cooper's GTT). The ``phase`` column of ``steps`` says
     "thick" or "thin".
 
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(2000, seed=1)
-    >>> res = bx.search.greedy_thick_thin(df, max_indegree=2)
+    >>> df = bx.networks.load("asia").sample(2000, random_state=1)
+    >>> res = bx.search.greedy_thick_thin(df, max_parents=2)
     >>> set(res.steps["phase"]) <= {"thick", "thin"}
     True
     """
     ls = _as_score(data, score, prior, ess)
-    return _run(ls, order, max_indegree, start, allowed, [("thick", ("add",)), ("thin", ("remove",))],
+    return _run(ls, order, max_parents, start, allowed, [("thick", ("add",)), ("thin", ("remove",))],
                 None, tol)
 
 

@@ -117,7 +117,7 @@ def _all_orders(df: pd.DataFrame) -> None:
     # the All orders app: exact averaging over every order (its default up to 18
     # variables), and order MCMC (more variables); the same dtypes as real data
     AllOrders(df, max_parents=2).arc_posteriors()
-    order_mcmc(df, max_parents=2, n_iter=40, n_chains=2, seed=0).arc_posteriors()
+    order_mcmc(df, max_parents=2, n_iter=40, n_chains=2, random_state=0).arc_posteriors()
 
 
 def _forests(df: pd.DataFrame) -> None:
@@ -145,7 +145,7 @@ def _clustering(df: pd.DataFrame) -> None:
 
     tree = hierarchy(df)
     greedy_search(df)
-    incremental_search(df, cluster_size=3, strategy="random", seed=0,
+    incremental_search(df, cluster_size=3, strategy="random", random_state=0,
                        clusters=incremental_strategy(tree, 3))
 
 

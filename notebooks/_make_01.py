@@ -20,8 +20,8 @@ import holoviews as hv
 hv.extension("bokeh")
 
 asia = bx.networks.load("asia")
-train = asia.sample(300, seed=0)
-test = asia.sample(500, seed=1)
+train = asia.sample(300, random_state=0)
+test = asia.sample(500, random_state=1)
 order = list(asia.nodes)          # a topological order of the true network
 order"""),
     ("md", "## How many structures are averaged?\n`n_families` parent sets are scored once each; `n_structures` DAGs are averaged exactly."),

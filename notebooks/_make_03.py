@@ -20,7 +20,7 @@ from bnexplore.viz.forests import forest_plot, alpha_accuracy_plot, dbn_plot
 hv.extension("bokeh")
 warnings.simplefilter("ignore", UserWarning)"""),
     ("md", "## MAP SCF and edge posteriors on a sample of the ASIA network"),
-    ("code", """df = bx.networks.load("asia").sample(1000, seed=0)
+    ("code", """df = bx.networks.load("asia").sample(1000, random_state=0)
 targets, conds = ["tub", "lung", "either", "xray", "dysp"], ["asia", "smoke", "bronc"]
 res = F.map_scf(df, targets, conds, max_parents=2)
 print("MAP score", round(res.score, 3)); res.parents"""),

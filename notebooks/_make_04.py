@@ -19,7 +19,7 @@ cells = [
         "from bnexplore.viz import clustering as V\n"
         "hv.extension('bokeh')\n"
         "bn = bx.networks.load('alarm')\n"
-        "df = bn.sample(5000, seed=0)\n"
+        "df = bn.sample(5000, random_state=0)\n"
         "order = list(nx.topological_sort(bn.dag))   # the paper uses the true order\n"
         "ls = bx.scores.LocalScore(df, prior='K2')"),
     nbf.v4.new_markdown_cell("## 1. Cramer's V and the complete-linkage hierarchy\n"
@@ -41,7 +41,7 @@ cells = [
         "rows = []\n"
         "for cs in (4, 5, 6):\n"
         "    for strategy, seed in (('hc', 0), ('random', 0), ('random', 1)):\n"
-        "        inc = C.incremental_search(score=ls, cluster_size=cs, strategy=strategy, seed=seed, order=order)\n"
+        "        inc = C.incremental_search(score=ls, cluster_size=cs, strategy=strategy, random_state=seed, order=order)\n"
         "        rows.append({'cs': cs, 'strategy': strategy, 'grouping': seed if strategy == 'random' else '',\n"
         "                     'q': inc.q, 'ratio': round(g.q / inc.q, 2),\n"
         "                     'same model': set(inc.dag.edges) == set(g.dag.edges)})\n"
@@ -56,8 +56,8 @@ cells = [
                              "Eight hexagonal cells of six variables; fresh CPTs per sample. "
                              "Do the clusters of the hierarchy follow the cells?"),
     nbf.v4.new_code_cell(
-        "hb, cells = C.honeycomb_network(seed=0)\n"
-        "hdf = hb.sample(5000, seed=0)\n"
+        "hb, cells = C.honeycomb_network(random_state=0)\n"
+        "hdf = hb.sample(5000, random_state=0)\n"
         "horder = list(nx.topological_sort(hb.dag))\n"
         "hinc = C.incremental_search(hdf, cluster_size=4, order=horder)\n"
         "hg = C.greedy_search(hdf, order=horder)\n"

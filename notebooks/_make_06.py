@@ -27,7 +27,7 @@ import holoviews as hv
 hv.extension("bokeh")
 
 asia = bx.networks.load("asia")
-df = asia.sample(500, seed=0)
+df = asia.sample(500, random_state=0)
 list(df.columns)"""),
     ("md", """## Why the order matters
 Each order gives its own evidence `P(D | order)` (the sum over its DAGs) and its own arc
@@ -85,7 +85,7 @@ them). Order MCMC walks over orders: propose swapping two nodes (adjacent, or a 
 accept with the Metropolis-Hastings rule on `P(D | order)`. Every family score is computed once;
 a move recomputes only the nodes between the swapped positions. Several chains start from
 dispersed orders (a random order and its reverse)."""),
-    ("code", """res = order_mcmc(df, max_parents=2, n_iter=20_000, n_chains=4, seed=0)
+    ("code", """res = order_mcmc(df, max_parents=2, n_iter=20_000, n_chains=4, random_state=0)
 print(res)
 table = res.summary().head(10)
 table["exact"] = [post.loc[p, c] for p, c in zip(table.parent, table.child)]
@@ -104,8 +104,8 @@ print(f"R-hat max {res.rhat_max:.3f}, log-score ESS {res.log_score_ess:.0f}, "
       f"{np.nanmax((err / res.stderr.replace(0, np.nan)).to_numpy()):.1f}")"""),
     ("md", """A chain that has not converged: ALARM's 37 variables with 2,000 rows and very short chains.
 The diagnostics say so; `resume` runs the same chains further."""),
-    ("code", """alarm = bx.networks.load("alarm").sample(2_000, seed=0)
-short = order_mcmc(alarm, max_parents=2, n_iter=2_000, n_chains=4, seed=0, thin=10)
+    ("code", """alarm = bx.networks.load("alarm").sample(2_000, random_state=0)
+short = order_mcmc(alarm, max_parents=2, n_iter=2_000, n_chains=4, random_state=0, thin=10)
 print(f"after {short.n_iter:,} iterations: R-hat max {short.rhat_max:.2f}, converged: {short.converged()}")
 short.resume(8_000)
 print(f"after {short.n_iter:,} iterations: R-hat max {short.rhat_max:.2f}, converged: {short.converged()}")
@@ -113,7 +113,7 @@ log_score_traces(short.traces, thin=short.thin, burn_in=short.burn_in, title="AL
     ("md", """## DAGs drawn from the sampled orders
 With `sample_dags=True`, each kept order also yields one DAG drawn from its exact posterior; arc
 frequencies over these DAGs estimate the same posteriors (with more noise)."""),
-    ("code", """res = order_mcmc(df, max_parents=2, n_iter=8_000, n_chains=2, seed=1, sample_dags=True)
+    ("code", """res = order_mcmc(df, max_parents=2, n_iter=8_000, n_chains=2, random_state=1, sample_dags=True)
 dags = res.dags()
 freq = pd.Series([e for g in dags for e in g.edges]).value_counts() / len(dags)
 freq.head(8).round(3)"""),

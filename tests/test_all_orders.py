@@ -56,8 +56,8 @@ def _brute_force(df: pd.DataFrame, k: int, prior: str, ess: float = 1.0, structu
 
 
 def _data(n_vars: int, n_rows: int, seed: int) -> pd.DataFrame:
-    bn = bx.networks.random_network(n_nodes=n_vars, max_indegree=2, seed=seed)
-    return bn.sample(n_rows, seed=seed)
+    bn = bx.networks.random_network(n_nodes=n_vars, max_parents=2, random_state=seed)
+    return bn.sample(n_rows, random_state=seed)
 
 
 @pytest.mark.parametrize("prior", ["K2", "BDeu"])
@@ -187,7 +187,7 @@ def test_bad_arguments():
 def test_order_mcmc_agrees_with_exact():
     df = _data(10, 300, seed=11)
     exact = bx.averaging.AllOrders(df, max_parents=2).arc_posteriors()
-    res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=200_000, n_chains=4, seed=0)
+    res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=200_000, n_chains=4, random_state=0)
     got, se = res.arc_posteriors(), res.stderr
     assert got.shape == (10, 10) and list(got.index) == list(df.columns)
     assert se.shape == got.shape and res.rhat.shape == got.shape and res.ess.shape == got.shape
@@ -207,7 +207,7 @@ def test_order_mcmc_agrees_with_exact():
 def test_order_mcmc_agrees_with_exact_twelve_nodes_bdeu_k3():
     df = _data(12, 500, seed=3)
     exact = bx.averaging.AllOrders(df, max_parents=3, prior="BDeu", ess=1.0).arc_posteriors()
-    res = bx.averaging.order_mcmc(df, max_parents=3, prior="BDeu", ess=1.0, n_iter=300_000, n_chains=4, seed=1)
+    res = bx.averaging.order_mcmc(df, max_parents=3, prior="BDeu", ess=1.0, n_iter=300_000, n_chains=4, random_state=1)
     diff = (res.arc_posteriors() - exact).abs().to_numpy()
     # 1e-3: mass in orders of total probability below about 1 / ESS can go unvisited, and
     # the draws then show no error at all (a few arcs of exact posterior ~4e-4 here)
@@ -218,14 +218,14 @@ def test_order_mcmc_agrees_with_exact_twelve_nodes_bdeu_k3():
 
 def test_order_mcmc_seed_resume_and_traces():
     df = _data(8, 200, seed=2)
-    a = bx.averaging.order_mcmc(df, max_parents=2, n_iter=3_000, n_chains=3, seed=5, thin=10, burn_in=500)
-    b = bx.averaging.order_mcmc(df, max_parents=2, n_iter=3_000, n_chains=3, seed=5, thin=10, burn_in=500)
-    c = bx.averaging.order_mcmc(df, max_parents=2, n_iter=3_000, n_chains=3, seed=6, thin=10, burn_in=500)
+    a = bx.averaging.order_mcmc(df, max_parents=2, n_iter=3_000, n_chains=3, random_state=5, thin=10, burn_in=500)
+    b = bx.averaging.order_mcmc(df, max_parents=2, n_iter=3_000, n_chains=3, random_state=5, thin=10, burn_in=500)
+    c = bx.averaging.order_mcmc(df, max_parents=2, n_iter=3_000, n_chains=3, random_state=6, thin=10, burn_in=500)
     assert a.traces.shape == (3, 300) and np.isfinite(a.traces).all()
     np.testing.assert_array_equal(a.traces, b.traces)
     assert not np.array_equal(a.traces, c.traces)
     # resuming gives the same chains as one longer run
-    d = bx.averaging.order_mcmc(df, max_parents=2, n_iter=1_200, n_chains=3, seed=5, thin=10, burn_in=500)
+    d = bx.averaging.order_mcmc(df, max_parents=2, n_iter=1_200, n_chains=3, random_state=5, thin=10, burn_in=500)
     d.resume(1_800)
     assert d.n_iter == 3_000
     np.testing.assert_array_equal(d.traces, a.traces)
@@ -242,7 +242,7 @@ def test_order_mcmc_draws_are_exact_given_the_order(k):
     # each chain equal OrderedAveraging's for that chain's order (the loop bounds and the
     # cut-off drop nothing that matters)
     df = _data(9, 400, seed=8)
-    res = bx.averaging.order_mcmc(df, max_parents=k, n_iter=500, n_chains=3, seed=2, thin=50)
+    res = bx.averaging.order_mcmc(df, max_parents=k, n_iter=500, n_chains=3, random_state=2, thin=50)
     for c, order in enumerate(res.orders):
         avg = bx.averaging.OrderedAveraging(df, order=order, max_parents=k)
         assert res.traces[c, -1] == pytest.approx(avg.log_evidence, abs=1e-8)
@@ -251,7 +251,7 @@ def test_order_mcmc_draws_are_exact_given_the_order(k):
 
 def test_order_mcmc_dag_samples():
     df = _data(6, 300, seed=4)
-    res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=8_000, n_chains=2, seed=1, sample_dags=True)
+    res = bx.averaging.order_mcmc(df, max_parents=2, n_iter=8_000, n_chains=2, random_state=1, sample_dags=True)
     dags = res.dags()
     assert len(dags) == 2 * (res.n_draws - res._first)
     freq = np.zeros((6, 6))

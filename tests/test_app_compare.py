@@ -36,7 +36,7 @@ def test_pooled_predictions_match_a_manual_loop(iris):
 
     from bnexplore.classifiers import NaiveBayes
 
-    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "LogReg"], n_splits=4, seed=3)
+    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "LogReg"], n_splits=4, random_state=3)
     X, y = iris.drop(columns="class"), iris["class"]
     skf = StratifiedKFold(4, shuffle=True, random_state=3)
     manual = np.zeros((len(y), 3))
@@ -58,7 +58,7 @@ def test_pooled_predictions_match_a_manual_loop(iris):
 def test_ovr_auc_and_roc_agree_with_sklearn(iris):
     from sklearn.metrics import roc_auc_score
 
-    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "kNN"], n_splits=3, seed=0)
+    res = cmp.cross_validate_classifiers(iris, "class", ["SNN", "kNN"], n_splits=3, random_state=0)
     ovr = res.ovr_auc()
     y = np.asarray(iris["class"].astype(str))
     for key, p in res.proba.items():
@@ -123,11 +123,11 @@ def test_a_failing_classifier_is_isolated(iris, monkeypatch):
 
 def test_cache_skips_finished_classifiers(iris):
     cache, calls = {}, []
-    cmp.cross_validate_classifiers(iris, "class", ["SNN", "SFAN"], n_splits=2, alpha=1.0,
+    cmp.cross_validate_classifiers(iris, "class", ["SNN", "SFAN"], n_splits=2, penalty=1.0,
                                    cache=cache)
     assert len(cache) == 3          # two classifiers and the folds
     res = cmp.cross_validate_classifiers(
-        iris, "class", ["SNN", "SFAN"], n_splits=2, alpha=3.0, cache=cache,
+        iris, "class", ["SNN", "SFAN"], n_splits=2, penalty=3.0, cache=cache,
         progress_callback=lambda d, t, m: calls.append(m))
     # only SFAN (which uses alpha) was refitted
     assert all(m.startswith("SFAN") for m in calls if "fold" in m)
@@ -136,13 +136,13 @@ def test_cache_skips_finished_classifiers(iris):
 
 def test_a_cached_run_computes_no_folds(iris, monkeypatch):
     cache = {}
-    first = cmp.cross_validate_classifiers(iris, "class", ["SNN", "NB"], n_splits=3, seed=2,
+    first = cmp.cross_validate_classifiers(iris, "class", ["SNN", "NB"], n_splits=3, random_state=2,
                                            cache=cache)
 
     def no_folds(*args, **kwargs):
         raise AssertionError("folds computed again")
     monkeypatch.setattr(cmp, "stratified_folds", no_folds)
-    again = cmp.cross_validate_classifiers(iris, "class", ["NB", "SNN"], n_splits=3, seed=2,
+    again = cmp.cross_validate_classifiers(iris, "class", ["NB", "SNN"], n_splits=3, random_state=2,
                                            cache=cache)
     np.testing.assert_array_equal(again.folds, first.folds)
     assert list(again.proba) == ["NB", "SNN"]
@@ -153,12 +153,12 @@ def test_a_cached_run_computes_no_folds(iris, monkeypatch):
                                   first.fold_metrics().sort_values(["classifier", "fold"],
                                                                    ignore_index=True))
     with pytest.raises(AssertionError, match="folds computed"):   # another seed: new folds
-        cmp.cross_validate_classifiers(iris, "class", ["NB"], n_splits=3, seed=3, cache=cache)
+        cmp.cross_validate_classifiers(iris, "class", ["NB"], n_splits=3, random_state=3, cache=cache)
 
 
 def test_runner_backend_gives_the_same_predictions(iris):
-    a = cmp.cross_validate_classifiers(iris, "class", ["SNN", "AODE"], n_splits=3, seed=1)
-    b = cmp.cross_validate_classifiers(iris, "class", ["SNN", "AODE"], n_splits=3, seed=1,
+    a = cmp.cross_validate_classifiers(iris, "class", ["SNN", "AODE"], n_splits=3, random_state=1)
+    b = cmp.cross_validate_classifiers(iris, "class", ["SNN", "AODE"], n_splits=3, random_state=1,
                                        backend="local", n_jobs=1)
     for key in a.proba:
         np.testing.assert_allclose(a.proba[key], b.proba[key])
@@ -167,9 +167,9 @@ def test_runner_backend_gives_the_same_predictions(iris):
 @pytest.mark.parametrize("kwargs, match", [
     ({"classifiers": []}, "no classifier selected"),
     ({"classifiers": ["XYZ"]}, "unknown classifiers"),
-    ({"k": 0}, r"k=0 is out of range"),
-    ({"alpha": -1.0}, r"alpha=-1.0 is out of range"),
-    ({"w": 2.5}, "w must be an integer"),
+    ({"max_parents": 0}, r"max_parents=0 is out of range"),
+    ({"penalty": -1.0}, r"penalty=-1.0 is out of range"),
+    ({"queue_width": 2.5}, "queue_width must be an integer"),
     ({"n_splits": 1}, "n_splits must be >= 2"),
     ({"n_splits": 1000}, "larger than the 150 rows"),
     ({"backend": "spark"}, "backend must be"),
@@ -198,10 +198,10 @@ def test_bad_data(iris):
 
 
 def test_make_classifier_passes_the_shared_parameters():
-    assert cmp.make_classifier("AMA", k=3, n=7).get_params()["max_parents"] == 3
-    assert cmp.make_classifier("SFAN", alpha=4.5).get_params()["penalty"] == 4.5
-    assert cmp.make_classifier("ISMB", w=33).get_params()["queue_width"] == 33
-    assert cmp.make_classifier("GTT", k=1).get_params()["max_indegree"] == 1
+    assert cmp.make_classifier("AMA", max_parents=3, n=7).get_params()["max_parents"] == 3
+    assert cmp.make_classifier("SFAN", penalty=4.5).get_params()["penalty"] == 4.5
+    assert cmp.make_classifier("ISMB", queue_width=33).get_params()["queue_width"] == 33
+    assert cmp.make_classifier("GTT", max_parents=1).get_params()["max_parents"] == 1
 
 
 def test_registered_experiment_and_delta(tmp_path):
@@ -406,7 +406,7 @@ def test_fold_metrics_table_csv_and_spread_plot(iris):
     import holoviews as hv
 
     res = cmp.cross_validate_classifiers(iris, iris.attrs["target"], ["SNN", "LogReg"],
-                                         n_splits=3, seed=0)
+                                         n_splits=3, random_state=0)
     folds = res.fold_metrics()
     assert len(folds) == 6 and set(folds["fold"]) == {0, 1, 2}
     t = cmp.metric_table(res, baseline="SNN", metric="auc", level=0.05, test="corrected")

@@ -69,11 +69,12 @@ def test_parameter_sliders_span_the_one_declaration(common):
     for name, (lo, hi) in PARAM_RANGES.items():
         s = common.param_slider(name, name)
         assert (s.start, s.end) == (lo, hi) and lo <= s.value <= hi
-        check_params(**{name: s.end})                       # the ends are accepted
+        new = {"k": "max_parents", "alpha": "penalty", "w": "queue_width"}.get(name, name)
+        check_params(**{new: s.end})                        # the ends are accepted
     assert common.param_slider("n", "n", end=5).end == 5     # a data-bound end is lower
     assert common.param_slider("k", "k", value=99).value == PARAM_RANGES["k"][1]
     with pytest.raises(ValueError, match="out of range"):
-        check_params(k=PARAM_RANGES["k"][1] + 1)
+        check_params(max_parents=PARAM_RANGES["k"][1] + 1)
 
 
 def test_no_app_states_a_range_of_k_itself():

@@ -22,8 +22,8 @@ from bnexplore.scores import LocalScore
 
 
 def _data(n_nodes=5, rows=60, seed=0):
-    bn = bx.networks.random_network(n_nodes, max_indegree=2, arity=(2, 3), seed=seed)
-    df = bn.sample(rows + 25, seed=seed + 1)
+    bn = bx.networks.random_network(n_nodes, max_parents=2, arity=(2, 3), random_state=seed)
+    df = bn.sample(rows + 25, random_state=seed + 1)
     return df.iloc[:rows].reset_index(drop=True), df.iloc[rows:].reset_index(drop=True)
 
 
@@ -207,8 +207,8 @@ def test_procedure1_rules():
 
 def test_alarm_summary_close_to_exact():
     bn = bx.networks.load("alarm")
-    d = bn.sample_data(1000, seed=0)
-    test = bn.sample_data(300, seed=1)
+    d = bn.sample(1000, random_state=0, as_frame=False)
+    test = bn.sample(300, random_state=1, as_frame=False)
     avg = OrderedAveraging(d, order=list(bn.nodes), max_parents=2)
     exact = avg.predict_proba(test, "KINKEDTUBE")
     approx = avg.summary_network(10).predict_proba(test, "KINKEDTUBE")

@@ -22,8 +22,8 @@ C = "__class__"
 
 @pytest.fixture(scope="module")
 def small():
-    bn = bx.networks.random_network(6, max_indegree=2, arity=(2, 3), seed=11)
-    df = bn.sample(300, seed=12)
+    bn = bx.networks.random_network(6, max_parents=2, arity=(2, 3), random_state=11)
+    df = bn.sample(300, random_state=12)
     target = bn.nodes[2]
     X, y = df.drop(columns=target), df[target].astype(str)
     return X.iloc[:200], y.iloc[:200], X.iloc[200:], y.iloc[200:]
@@ -79,11 +79,11 @@ def test_gtt_is_search_plus_standard_parameters(small):
 def test_ama_with_large_n_is_exact_model_averaging(small):
     X, y, Xt, _ = small
     n_feat = X.shape[1]
-    exact = AMA(max_parents=2, n=None, order="random", seed=3).fit(X, y)
-    big = AMA(max_parents=2, n=n_feat, order="random", seed=3).fit(X, y)
+    exact = AMA(max_parents=2, n=None, order="random", random_state=3).fit(X, y)
+    big = AMA(max_parents=2, n=n_feat, order="random", random_state=3).fit(X, y)
     assert big.orders_ == exact.orders_
     np.testing.assert_allclose(big.predict_proba(Xt), exact.predict_proba(Xt), atol=1e-9, rtol=0)
-    small_n = AMA(max_parents=2, n=2, order="random", seed=3).fit(X, y)
+    small_n = AMA(max_parents=2, n=2, order="random", random_state=3).fit(X, y)
     assert all(len(small_n.networks_[0].parents(v)) <= 2 for v in small_n.networks_[0].nodes)
     assert np.abs(small_n.predict_proba(Xt) - exact.predict_proba(Xt)).max() > 1e-6
 
@@ -94,10 +94,10 @@ def test_ama_orders(small):
     topo = g.orders_[0]
     pos = {v: i for i, v in enumerate(topo)}
     assert all(pos[u] < pos[v] for u, v in g.order_search_.dag.edges)
-    r1 = AMA(order="random", seed=5).fit(X, y)
-    r2 = AMA(order="random", seed=5).fit(X, y)
+    r1 = AMA(order="random", random_state=5).fit(X, y)
+    r2 = AMA(order="random", random_state=5).fit(X, y)
     assert r1.orders_ == r2.orders_
-    two = AMA(order="two-random", seed=5).fit(X, y)
+    two = AMA(order="two-random", random_state=5).fit(X, y)
     assert len(two.orders_) == 2 and two.orders_[1] == two.orders_[0][::-1]
     p = two.predict_proba(Xt)
     codes = two._encode(Xt)
@@ -148,9 +148,9 @@ def test_bad_parameters(small):
         NaiveAveraging(prior="AIC").fit(X, y)
     with pytest.raises(ValueError, match="ess"):
         GreedyThickThin(prior="BDeu", ess=0).fit(X, y)
-    with pytest.raises(TypeError, match="max_indegree"):
-        GreedyThickThin(max_indegree="2").fit(X, y)
-    clf = AMA(order="random", seed=0, handle_unknown="error").fit(X, y)
+    with pytest.raises(TypeError, match="max_parents"):
+        GreedyThickThin(max_parents="2").fit(X, y)
+    clf = AMA(order="random", random_state=0, handle_unknown="error").fit(X, y)
     bad = Xt.copy().astype(str)
     bad.iloc[0, 0] = "unseen-state"
     with pytest.raises(ValueError, match="unseen-state"):
@@ -168,7 +168,7 @@ def test_ama_builds_its_summary_networks_at_first_use():
     from bnexplore.classifiers.averaging import _network_log_joint
     df = bx.datasets.load("vote", missing="drop").iloc[:120]
     X, y = df.drop(columns="Class"), df["Class"]
-    clf = AMA(max_parents=2, n=4, order="two-random", seed=0).fit(X, y)
+    clf = AMA(max_parents=2, n=4, order="two-random", random_state=0).fit(X, y)
     assert clf.networks_._networks is None and len(clf.networks_) == 2   # nothing built yet
     before = dict(vars(clf))
     proba = clf.predict_proba(X)

@@ -22,13 +22,13 @@ FIG2 = [[["a", "b"], "c"], [["d", "e"], [["f", "g"], "h"]]]
 @pytest.fixture(scope="module")
 def asia():
     bn = bx.networks.load("asia")
-    return bn, bn.sample(3000, seed=3)
+    return bn, bn.sample(3000, random_state=3)
 
 
 @pytest.fixture(scope="module")
 def alarm_small():
     bn = bx.networks.load("alarm")
-    df = bn.sample(5000, seed=0)
+    df = bn.sample(5000, random_state=0)
     return bn, df, LocalScore(df)
 
 
@@ -235,11 +235,11 @@ def test_incremental_strategy_bad_input():
 
 
 def test_random_strategy():
-    groups = C.random_strategy(list("abcdefghij"), 4, seed=3)
+    groups = C.random_strategy(list("abcdefghij"), 4, random_state=3)
     assert [len(g) for g in groups] == [4, 4, 2]
     assert sorted(sum(groups, [])) == list("abcdefghij")
-    assert groups == C.random_strategy(list("abcdefghij"), 4, seed=3)
-    assert groups != C.random_strategy(list("abcdefghij"), 4, seed=4)
+    assert groups == C.random_strategy(list("abcdefghij"), 4, random_state=3)
+    assert groups != C.random_strategy(list("abcdefghij"), 4, random_state=4)
     with pytest.raises(ValueError):
         C.random_strategy([], 2)
     with pytest.raises(ValueError):
@@ -351,7 +351,7 @@ def test_true_order_same_model_asia(asia):
         assert set(inc.dag.edges) == set(g.dag.edges), cs
         assert inc.q < g.q
     for seed in (0, 1):
-        inc = C.incremental_search(score=ls, cluster_size=3, strategy="random", seed=seed, order=order)
+        inc = C.incremental_search(score=ls, cluster_size=3, strategy="random", random_state=seed, order=order)
         assert set(inc.dag.edges) == set(g.dag.edges)
 
 
@@ -367,7 +367,7 @@ def test_true_order_same_model_alarm_reduced(alarm_small):
         assert set(hc.dag.edges) == set(g.dag.edges), cs
         assert g.q / hc.q > 3   # the hierarchy saves most of the work
         for seed in (0, 1):
-            rnd = C.incremental_search(score=ls, cluster_size=cs, strategy="random", seed=seed, order=order)
+            rnd = C.incremental_search(score=ls, cluster_size=cs, strategy="random", random_state=seed, order=order)
             assert set(rnd.dag.edges) == set(g.dag.edges), (cs, seed)
             assert rnd.q < g.q
 
@@ -399,7 +399,7 @@ def test_incremental_search_bad_input(asia):
 
 # --------------------------------------------------------------------------- honeycomb
 def test_honeycomb_structure_and_fresh_cpts():
-    bn, cells = C.honeycomb_network(seed=0)
+    bn, cells = C.honeycomb_network(random_state=0)
     assert bn.dag.number_of_nodes() == 48 and len(cells) == 8
     assert bn.dag.number_of_edges() == 8 * 6 + 7
     assert nx.is_directed_acyclic_graph(bn.dag)
@@ -408,10 +408,10 @@ def test_honeycomb_structure_and_fresh_cpts():
         assert bn.dag.subgraph(cell).number_of_edges() == 6
     for v, t in bn.cpts.items():
         assert np.allclose(t.sum(axis=1), 1.0)
-    bn2, _ = C.honeycomb_network(seed=1)
+    bn2, _ = C.honeycomb_network(random_state=1)
     assert not np.allclose(bn.cpts["C1_3"], bn2.cpts["C1_3"])
     # with dependence every child row leans towards the parents' (rounded mean) state
-    bn3, _ = C.honeycomb_network(n_cells=2, seed=0, dependence=0.9)
+    bn3, _ = C.honeycomb_network(n_cells=2, random_state=0, dependence=0.9)
     t = bn3.cpts["C0_1"]
     assert t[0, 0] > 0.9 and t[1, 1] > 0.9
     for bad in ({"n_cells": 0}, {"arity": 1}, {"dependence": 1.5}, {"concentration": 0.0}):
@@ -420,8 +420,8 @@ def test_honeycomb_structure_and_fresh_cpts():
 
 
 def test_honeycomb_clusters_follow_cells():
-    bn, cells = C.honeycomb_network(seed=0)
-    df = bn.sample(5000, seed=0)
+    bn, cells = C.honeycomb_network(random_state=0)
+    df = bn.sample(5000, random_state=0)
     strat = C.incremental_strategy(C.hierarchy(df), 4)
     assert C.cluster_purity(strat, cells) > 0.7
     assert np.mean(C.connected_clusters(strat, bn.dag)) > 0.7
@@ -482,7 +482,7 @@ def test_penalised_score_against_counts(asia, penalty):
     """The BIC / AIC family score of the greedy-q experiment, from pandas counts."""
     from bnexplore.experiments.castelo_siebes import _penalised_score
 
-    df = asia[0].sample(500, seed=1)
+    df = asia[0].sample(500, random_state=1)
     ls = _penalised_score(df, penalty)
     child, parents = "dysp", ["bronc", "either"]
     n_jk = df.groupby(parents + [child], observed=True).size()

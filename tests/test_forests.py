@@ -382,9 +382,9 @@ def test_penalty_inf_forces_condition_parents_and_zero_frees_them():
 
 
 def test_dbn_models_rank_as_in_figure_4():
-    dbn = F.random_dbn(8, max_inter=2, seed=4)
-    train = F.sample_dbn(dbn, 500, seed=5)
-    test = F.sample_dbn(dbn, 500, seed=6)
+    dbn = F.random_dbn(8, max_inter=2, random_state=4)
+    train = F.sample_dbn(dbn, 500, random_state=5)
+    test = F.sample_dbn(dbn, 500, random_state=6)
     none = F.DBNSCF(max_parents=0, intra="none").fit(train).mean_log_prob(test)
     intra = F.DBNSCF(max_parents=0, intra="forest").fit(train).mean_log_prob(test)
     inter = F.DBNSCF(max_parents=1, intra="none").fit(train).mean_log_prob(test)
@@ -407,8 +407,8 @@ def test_bat_structure_and_sampler():
     assert max(d for _, d in g.in_degree()) == 2          # not a forest: outside every SCF(k)
     inter_in = pd.Series([c for _, c in BAT_INTER]).value_counts()
     assert inter_in["LatAct"] == 5 and inter_in["FwdAct"] == 3
-    bat = bat_dbn("bnt", seed=3)
-    seq = sample_bat(bat, 4000, seed=4)
+    bat = bat_dbn("bnt", random_state=3)
+    seq = sample_bat(bat, 4000, random_state=4)
     assert list(seq.columns) == list(BAT_NODES)
     pairs, cur, prev = F.two_slice(seq)
     i = BAT_NODES.index("Ydot")                      # inter Ydot(t-1), intra EngStatus, FwdAct
@@ -477,14 +477,14 @@ def test_bad_input(kwargs, exc, match):
     ({"intra": "dag"}, ValueError, "intra must be"),
 ])
 def test_dbn_checks_its_parameters_at_fit(kwargs, exc, match):
-    seq = F.sample_dbn(F.random_dbn(3, seed=0), 30, seed=1)
+    seq = F.sample_dbn(F.random_dbn(3, random_state=0), 30, random_state=1)
     with pytest.raises(exc, match=match):
         F.DBNSCF(**kwargs).fit(seq)
 
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"n_vars": 0}, "n_vars must be"), ({"max_inter": -1}, "max_inter must be"),
-    ({"arity": 1}, "arity must be"), ({"seed": -1}, "seed must be"),
+    ({"arity": 1}, "arity must be"), ({"random_state": -1}, "random_state must be"),
 ])
 def test_random_dbn_checks_its_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -513,11 +513,11 @@ def test_continuous_column_is_refused():
 
 def test_max_parents_and_pseudo_count_have_their_own_names():
     """The exclusion penalty is ``penalty``, the Dirichlet pseudo-count ``_pseudo_count``;
-    ``SCFFamilies.k`` is the old name of ``max_parents``."""
+    the old alias property ``SCFFamilies.k`` is gone (one name per concept)."""
     rng = np.random.default_rng(3)
     df = pd.DataFrame({c: pd.Categorical(rng.integers(0, 2, 60)) for c in "abcd"})
     fam = F.SCFFamilies(df, ["a", "b", "c"], ["d"], max_parents=1, penalty=2.0, prior="BDeu", ess=4.0)
-    assert fam.max_parents == fam.k == 1 and fam.penalty == 2.0
+    assert fam.max_parents == 1 and fam.penalty == 2.0 and not hasattr(fam, "k")
     assert fam._pseudo_count(1, 2) == 4.0 / 2  # ess / (q r)
     k2 = F.SCFFamilies(df, ["a", "b", "c"], ["d"], prior="K2")
     np.testing.assert_array_equal(k2._pseudo_count(np.array([2, 4]), 2), [1.0, 1.0])

@@ -73,7 +73,7 @@ def test_order_scoring_far_beyond_the_machine_is_refused_before_allocating():
     df = _binary(64, 300)
     before = _rss()
     with pytest.raises(MemoryBudgetError, match=r"k=7.*accumulators.*smaller k.*set_table_budget"):
-        score_order_families(df, list(range(300)), k=7)  # ~4e13 scores
+        score_order_families(df, list(range(300)), max_parents=7)  # ~4e13 scores
     assert _rss() - before < GIB
 
 
@@ -84,10 +84,10 @@ def test_order_scoring_guard_counts_the_per_thread_accumulators():
     old = set_table_budget(20_000)
     try:
         with pytest.raises(MemoryBudgetError, match=r"k=4.*accumulators.*set_table_budget"):
-            score_order_families(df, list(range(20)), k=4, prior="BDeu")
+            score_order_families(df, list(range(20)), max_parents=4, prior="BDeu")
     finally:
         set_table_budget(old)
-    assert len(score_order_families(df, list(range(20)), k=4, prior="BDeu")) == 20
+    assert len(score_order_families(df, list(range(20)), max_parents=4, prior="BDeu")) == 20
 
 
 @pytest.mark.parametrize("split", [False, True], ids=["one thread", "split over threads"])
@@ -111,7 +111,7 @@ def test_order_scoring_allocation_failure_inside_the_kernel_raises(split):
         set_table_budget(10**18)
         df = pd.DataFrame(np.random.default_rng(0).integers(0, 2, (64, 8)), columns=list("abcdefgh"))
         try:
-            out = sc.score_order_families(df, list(range(8)), k=3)
+            out = sc.score_order_families(df, list(range(8)), max_parents=3)
             print("RETURNED", [float(np.abs(o).sum()) for o in out])
         except MemoryError as e:
             print("RAISED", e)
@@ -264,9 +264,9 @@ def test_ama_huge_n():
     df = _binary(120, 5, seed=7)
     X, y = df.drop(columns="v0"), df["v0"]
     before = _rss()
-    a = AMA(max_parents=2, n=10**12, order="random", seed=0).fit(X, y)
+    a = AMA(max_parents=2, n=10**12, order="random", random_state=0).fit(X, y)
     assert _rss() - before < GIB / 2
-    b = AMA(max_parents=2, n=4, order="random", seed=0).fit(X, y)
+    b = AMA(max_parents=2, n=4, order="random", random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 

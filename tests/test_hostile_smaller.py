@@ -30,7 +30,7 @@ CLASSIFIERS = [
     ("NaiveBayes", {}), ("AODE", {}), ("BMAAODE", {}), ("MAPLMD", {"max_iter": 300}),
     ("MAPLMG", {"max_iter": 200}), ("TAN", {}), ("FAN", {}), ("STAN", {"penalty": 1.0}),
     ("SFAN", {"penalty": 1.0}), ("ISMB", {"queue_width": 10}), ("NaiveAveraging", {}),
-    ("GreedyThickThin", {"max_indegree": 2}), ("AMA", {"max_parents": 1, "n": 2}),
+    ("GreedyThickThin", {"max_parents": 2}), ("AMA", {"max_parents": 1, "n": 2}),
 ]
 
 

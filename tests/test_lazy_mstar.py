@@ -123,7 +123,7 @@ def test_ama_defaults_fit_and_predict_on_wisconsin_shaped_data():
 
 def test_ama_sums_missing_features_out_with_lazy_cpts():
     X, y = _wisconsin_like(9, n=300, seed=3)
-    clf = AMA(order="random", seed=1).fit(X, y)
+    clf = AMA(order="random", random_state=1).fit(X, y)
     net = clf.networks_[0]
     assert any(isinstance(net.cpts[v], LazyCPT) for v in net.nodes)
     test = X.iloc[:6].astype(float).copy()

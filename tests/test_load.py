@@ -49,7 +49,7 @@ def _reference_score(dataset: str, indeg: int) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = bx.search.greedy_thick_thin(df, prior="K2", ess=1.0, order=None,
-                                              max_indegree=int(indeg))
+                                              max_parents=int(indeg))
         return f"{res.score:.3f}"
     finally:
         sys.path.remove(str(REPO / "apps"))

@@ -214,7 +214,7 @@ def test_ama_with_missing_fit_data_uses_per_node_rows():
     y = df.pop("V0")
     keep = y.notna().to_numpy()
     X, y = df[keep].reset_index(drop=True), y[keep].astype(int).to_numpy()
-    clf = AMA(order="random", seed=0).fit(X, y)
+    clf = AMA(order="random", random_state=0).fit(X, y)
     avg = clf.averagings_[0]
     assert avg.data.missing is not None
     for v, name in enumerate(avg.names):

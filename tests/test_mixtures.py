@@ -271,10 +271,10 @@ def test_bmaaode_predictive_is_ratio_of_marginal_likelihoods():
 
 
 def test_bma_weight_collapses_as_sample_grows():
-    bn = bx.networks.random_network(6, 2, arity=3, seed=4)
+    bn = bx.networks.random_network(6, 2, arity=3, random_state=4)
     top = []
     for n in (30, 300, 3000):
-        df = bn.sample(n, seed=1)
+        df = bn.sample(n, random_state=1)
         X, y = df.drop(columns="X0"), df["X0"]
         top.append(float(BMAAODE().fit(X, y).weights_.max()))
     assert top[-1] > 0.99 and top[-1] >= top[0]
@@ -305,8 +305,8 @@ def test_loo_rejects_rows_that_were_not_counted():
 
 # --------------------------------------------------------------------------- MAP weights
 def _loo_problem(seed=0, n=200):
-    bn = bx.networks.random_network(8, 2, arity=(2, 4), seed=seed)
-    df = bn.sample(n, seed=seed)
+    bn = bx.networks.random_network(8, 2, arity=(2, 4), random_state=seed)
+    df = bn.sample(n, random_state=seed)
     data = DiscreteData.from_frame(df, target="X0")
     cnt = mx.ode_counts(data)
     return cnt, mx.ode_log_joint_loo(cnt)

@@ -223,31 +223,31 @@ def test_log_prob_by_hand(asia):
 
 
 def test_log_prob_categorical_other_order(asia):
-    df = asia.sample(50, seed=3)
+    df = asia.sample(50, random_state=3)
     lp = asia.log_prob(df)
     df2 = df.copy()
     df2["xray"] = df2["xray"].cat.reorder_categories(["no", "yes"])
     df3 = df.astype(str)
     np.testing.assert_allclose(asia.log_prob(df2), lp)
     np.testing.assert_allclose(asia.log_prob(df3), lp)
-    np.testing.assert_allclose(asia.log_prob(asia.sample_data(50, seed=3)), lp)
+    np.testing.assert_allclose(asia.log_prob(asia.sample(50, random_state=3, as_frame=False)), lp)
 
 
 def test_input_errors(asia):
-    df = asia.sample(5, seed=0).astype(object)
+    df = asia.sample(5, random_state=0).astype(object)
     df.loc[2, "xray"] = "maybe"
     with pytest.raises(ValueError, match=r"column 'xray' has value 'maybe' \(row 2\)"):
         asia.log_prob(df)
     with pytest.raises(ValueError, match=r"column 'xray' has value 'maybe'"):
         asia.predict_proba(df, target="either")
     with pytest.raises(ValueError, match=r"lacks columns \['dysp'\]"):
-        asia.log_prob(asia.sample(5, seed=0).drop(columns="dysp"))
-    df = asia.sample(5, seed=0)
+        asia.log_prob(asia.sample(5, random_state=0).drop(columns="dysp"))
+    df = asia.sample(5, random_state=0)
     df.loc[1, "tub"] = np.nan
     with pytest.raises(ValueError, match="column 'tub' has a missing value"):
         asia.log_prob(df)
     with pytest.raises(ValueError, match="unknown node 'cancer'"):
-        asia.predict_proba(asia.sample(5, seed=0), target="cancer")
+        asia.predict_proba(asia.sample(5, random_state=0), target="cancer")
     with pytest.raises(TypeError, match="DataFrame or DiscreteData"):
         asia.log_prob(np.zeros((3, 8)))
 
@@ -256,7 +256,7 @@ def test_input_errors(asia):
 def test_sample_frequencies_match_exact_marginals(asia):
     df_all, p = asia_joint(asia)
     n = 200_000
-    s = asia.sample(n, seed=42)
+    s = asia.sample(n, random_state=42)
     assert list(s.columns) == asia.nodes
     for v in asia.nodes:
         assert isinstance(s[v].dtype, pd.CategoricalDtype)
@@ -276,28 +276,28 @@ def test_sample_frequencies_match_exact_marginals(asia):
 def test_sample_zero_probability_states_never_drawn():
     bn = BayesNet({"a": [], "b": ["a"]}, states={"a": list("xyz"), "b": list("uvw")},
                   cpts={"a": [[0.0, 1.0, 0.0]], "b": [[1, 0, 0], [0, 0, 1], [0.5, 0, 0.5]]})
-    s = bn.sample(20_000, seed=1)
+    s = bn.sample(20_000, random_state=1)
     assert set(s["a"]) == {"y"}
     assert set(s["b"]) == {"w"}
 
 
 def test_sample_seed_reproducible(alarm):
-    a = alarm.sample(1000, seed=7)
-    b = alarm.sample(1000, seed=7)
-    c = alarm.sample(1000, seed=8)
+    a = alarm.sample(1000, random_state=7)
+    b = alarm.sample(1000, random_state=7)
+    c = alarm.sample(1000, random_state=8)
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(c)
-    d = alarm.sample_data(1000, seed=7)
+    d = alarm.sample(1000, random_state=7, as_frame=False)
     np.testing.assert_array_equal(d.to_frame().astype(str).to_numpy(), a.astype(str).to_numpy())
     g = np.random.default_rng(3)
-    assert alarm.sample(10, seed=g).shape == (10, 37)
+    assert alarm.sample(10, random_state=g).shape == (10, 37)
 
 
 def test_sample_speed(alarm):
     import time
-    alarm.sample(100, seed=0)
+    alarm.sample(100, random_state=0)
     t = time.perf_counter()
-    alarm.sample(10_000, seed=0)
+    alarm.sample(10_000, random_state=0)
     assert time.perf_counter() - t < 0.5
 
 
@@ -310,20 +310,20 @@ def test_sample_bad_n(asia, n, exc, match):
 
 
 @pytest.mark.parametrize("seed, exc, match", [
-    (-1, ValueError, "non-negative"), ("abc", TypeError, "seed must be"), (1.5, TypeError, "seed must be"),
-    (True, TypeError, "seed must be"),
+    (-1, ValueError, "non-negative"), ("abc", TypeError, "random_state must be"), (1.5, TypeError, "random_state must be"),
+    (True, TypeError, "random_state must be"),
 ])
 def test_bad_seed(asia, seed, exc, match):
     with pytest.raises(exc, match=match):
-        asia.sample(10, seed=seed)
+        asia.sample(10, random_state=seed)
     with pytest.raises(exc, match=match):
-        random_network(5, 2, seed=seed)
+        random_network(5, 2, random_state=seed)
 
 
 # -------------------------------------------------------------------- predict_proba
 def test_predict_proba_equals_bruteforce(asia):
     df_all, p = asia_joint(asia)
-    queries = asia.sample(300, seed=5)
+    queries = asia.sample(300, random_state=5)
     for target in asia.nodes:
         got = asia.predict_proba(queries, target)
         assert got.shape == (len(queries), 2)
@@ -338,7 +338,7 @@ def test_predict_proba_equals_bruteforce(asia):
 
 
 def test_predict_proba_without_target_column_and_impossible(asia):
-    q = asia.sample(20, seed=2)
+    q = asia.sample(20, random_state=2)
     p1 = asia.predict_proba(q, "lung")
     p2 = asia.predict_proba(q.drop(columns="lung"), "lung")
     np.testing.assert_allclose(p1, p2)
@@ -351,7 +351,7 @@ def test_predict_proba_without_target_column_and_impossible(asia):
 
 
 def test_predict_proba_alarm_against_log_prob(alarm):
-    q = alarm.sample(50, seed=11)
+    q = alarm.sample(50, random_state=11)
     target = "CATECHOL"
     got = alarm.predict_proba(q, target)
     rows = []
@@ -367,7 +367,7 @@ def test_predict_proba_alarm_against_log_prob(alarm):
 
 # ---------------------------------------------------------------------------- fit
 def test_fit_recovers_cpts(alarm):
-    data = alarm.sample_data(100_000, seed=0)
+    data = alarm.sample(100_000, random_state=0, as_frame=False)
     fitted = BayesNet.fit(alarm.dag, data, prior="BDeu", ess=1.0)
     for v in ["HISTORY", "LVEDVOLUME", "CVP", "HR"]:
         assert fitted.parents(v) == alarm.parents(v)
@@ -494,47 +494,47 @@ def test_random_network_uniform_uses_all_dags():
     rng = np.random.default_rng(1)
     seen = set()
     for _ in range(300):
-        bn = random_network(3, 1, seed=rng)
+        bn = random_network(3, 1, random_state=rng)
         seen.add(frozenset(bn.dag.edges))
     assert len(seen) == 16
 
 
 @pytest.mark.parametrize("method", ["uniform", "order"])
 def test_random_network_properties(method):
-    bn = random_network(30, 3, arity=(2, 5), seed=4, method=method)
+    bn = random_network(30, 3, arity=(2, 5), random_state=4, method=method)
     assert bn.nodes and sorted(bn.states) == sorted(f"X{i}" for i in range(30))
     assert nx.is_directed_acyclic_graph(bn.dag)
     assert max(d for _, d in bn.dag.in_degree()) <= 3
     assert all(2 <= r <= 5 for r in bn.arities.values())
     for v in bn.nodes:
         np.testing.assert_allclose(bn.cpts[v].sum(axis=1), 1.0)
-    again = random_network(30, 3, arity=(2, 5), seed=4, method=method)
+    again = random_network(30, 3, arity=(2, 5), random_state=4, method=method)
     assert set(again.dag.edges) == set(bn.dag.edges)
     for v in bn.nodes:
         np.testing.assert_array_equal(again.cpts[v], bn.cpts[v])
-    other = random_network(30, 3, arity=(2, 5), seed=5, method=method)
+    other = random_network(30, 3, arity=(2, 5), random_state=5, method=method)
     assert set(other.dag.edges) != set(bn.dag.edges)
-    assert bn.sample(100, seed=0).shape == (100, 30)
+    assert bn.sample(100, random_state=0).shape == (100, 30)
 
 
 def test_random_network_arity_forms_and_dense():
-    assert set(random_network(6, 2, arity=3, seed=0).arities.values()) == {3}
+    assert set(random_network(6, 2, arity=3, random_state=0).arities.values()) == {3}
     ar = [2, 3, 4, 5, 6, 7]
-    assert [random_network(6, 2, arity=ar, seed=0).arities[f"X{i}"] for i in range(6)] == ar
-    dense = random_network(12, 11, seed=1)  # K >= N-1: all DAGs
+    assert [random_network(6, 2, arity=ar, random_state=0).arities[f"X{i}"] for i in range(6)] == ar
+    dense = random_network(12, 11, random_state=1)  # K >= N-1: all DAGs
     assert max(d for _, d in dense.dag.in_degree()) <= 11
-    assert random_network(5, 0, seed=0).dag.number_of_edges() == 0
+    assert random_network(5, 0, random_state=0).dag.number_of_edges() == 0
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    (dict(n_nodes=0, max_indegree=1), ValueError, "n_nodes must be a positive"),
-    (dict(n_nodes=5, max_indegree=-1), ValueError, "max_indegree must be >= 0"),
-    (dict(n_nodes=5, max_indegree=1.5), TypeError, "max_indegree must be a non-negative int"),
-    (dict(n_nodes=5, max_indegree=1, arity=1), ValueError, "arity must be >= 2"),
-    (dict(n_nodes=5, max_indegree=1, arity=[2, 3]), ValueError, "arity list has 2 entries for 5 nodes"),
-    (dict(n_nodes=5, max_indegree=1, arity=(5, 2)), ValueError, "2 <= min <= max"),
-    (dict(n_nodes=5, max_indegree=1, method="magic"), ValueError, "method must be"),
-    (dict(n_nodes=5, max_indegree=1, concentration=0), ValueError, "concentration"),
+    (dict(n_nodes=0, max_parents=1), ValueError, "n_nodes must be a positive"),
+    (dict(n_nodes=5, max_parents=-1), ValueError, "max_parents must be >= 0"),
+    (dict(n_nodes=5, max_parents=1.5), TypeError, "max_parents must be a non-negative int"),
+    (dict(n_nodes=5, max_parents=1, arity=1), ValueError, "arity must be >= 2"),
+    (dict(n_nodes=5, max_parents=1, arity=[2, 3]), ValueError, "arity list has 2 entries for 5 nodes"),
+    (dict(n_nodes=5, max_parents=1, arity=(5, 2)), ValueError, "2 <= min <= max"),
+    (dict(n_nodes=5, max_parents=1, method="magic"), ValueError, "method must be"),
+    (dict(n_nodes=5, max_parents=1, concentration=0), ValueError, "concentration"),
 ])
 def test_random_network_errors(kwargs, exc, match):
     with pytest.raises(exc, match=match):
@@ -545,6 +545,6 @@ def test_random_network_budget():
     old = set_table_budget(1000)
     try:
         with pytest.raises(MemoryBudgetError, match="CPT of"):
-            random_network(15, 14, arity=4, seed=0, method="order")
+            random_network(15, 14, arity=4, random_state=0, method="order")
     finally:
         set_table_budget(old)

@@ -384,7 +384,7 @@ def test_summary_working_memory_is_guarded():
 
 def test_alarm_order_scores_match_localscore():
     bn = bx.networks.load("alarm")
-    d = bn.sample(2500, seed=4)
+    d = bn.sample(2500, random_state=4)
     level = [list(bn.nodes).index(v) for v in d.columns]
     _check_all(d, level, 2, "K2", sample=40)
 
@@ -422,7 +422,7 @@ import threading, numpy as np, numba
 import bnexplore as bx
 from bnexplore.scores import score_order_families, LocalScore
 bn = bx.networks.load("alarm")
-data = [bn.sample_data(300, seed=s) for s in range(4)]
+data = [bn.sample(300, random_state=s, as_frame=False) for s in range(4)]
 level = np.arange(data[0].n_cols)
 score_order_families(data[0], level, 2)           # compile / load once
 ref = [score_order_families(d, level, 2) for d in data]

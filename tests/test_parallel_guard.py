@@ -60,7 +60,7 @@ def test_serial_kernels_never_lock(monkeypatch):
 def test_concurrent_order_averaging_equals_serial():
     import bnexplore as bx
 
-    df = bx.networks.load("asia").sample(2000, seed=1)
+    df = bx.networks.load("asia").sample(2000, random_state=1)
     order = list(df.columns)
 
     def run():

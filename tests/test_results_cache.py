@@ -171,20 +171,20 @@ def test_cross_validation_from_the_cache_is_the_computed_one(tmp_path, monkeypat
     df = bx.datasets.load("vote").iloc[:150]
     target = df.attrs["target"]
     clfs = ["SNN", "AODE", "LogReg"]
-    plain = cmp.cross_validate_classifiers(df, target, clfs, n_splits=3, seed=1)
+    plain = cmp.cross_validate_classifiers(df, target, clfs, n_splits=3, random_state=1)
     calls = []
     fit = cmp._fit_predict
     monkeypatch.setattr(cmp, "_fit_predict", lambda *a, **k: calls.append(a[0]) or fit(*a, **k))
     seen = []
     first = cmp.cross_validate_classifiers(
-        df, target, clfs, n_splits=3, seed=1, cache=bc.DiskCache("cv", directory=tmp_path),
+        df, target, clfs, n_splits=3, random_state=1, cache=bc.DiskCache("cv", directory=tmp_path),
         result_callback=lambda r: seen.append(list(r.proba)))
     assert len(calls) == 9
     assert seen == [["SNN"], ["SNN", "AODE"], ["SNN", "AODE", "LogReg"]]
     calls.clear()
     seen.clear()
     again = cmp.cross_validate_classifiers(
-        df, target, clfs, n_splits=3, seed=1, cache=bc.DiskCache("cv", directory=tmp_path),
+        df, target, clfs, n_splits=3, random_state=1, cache=bc.DiskCache("cv", directory=tmp_path),
         result_callback=lambda r: seen.append(list(r.proba)))
     assert calls == []
     assert seen == [clfs]
@@ -193,8 +193,8 @@ def test_cross_validation_from_the_cache_is_the_computed_one(tmp_path, monkeypat
         for k in clfs:
             np.testing.assert_array_equal(res.proba[k], plain.proba[k])
     # another seed, another fold count or other data: computed, not read
-    cmp.cross_validate_classifiers(df, target, ["SNN"], n_splits=3, seed=2,
+    cmp.cross_validate_classifiers(df, target, ["SNN"], n_splits=3, random_state=2,
                                    cache=bc.DiskCache("cv", directory=tmp_path))
-    cmp.cross_validate_classifiers(df.iloc[:120], target, ["SNN"], n_splits=3, seed=1,
+    cmp.cross_validate_classifiers(df.iloc[:120], target, ["SNN"], n_splits=3, random_state=1,
                                    cache=bc.DiskCache("cv", directory=tmp_path))
     assert calls == ["SNN"] * 6

@@ -86,7 +86,7 @@ def test_bdeu_matches_pgmpy():
 def test_bdeu_matches_pgmpy_on_alarm():
     pgmpy_est = pytest.importorskip("pgmpy.estimators")
     import bnexplore as bx
-    df = bx.networks.load("alarm").sample(3000, seed=0)
+    df = bx.networks.load("alarm").sample(3000, random_state=0)
     ls = LocalScore(df, prior="BDeu", ess=1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -39,7 +39,7 @@ def neighbours(dag: nx.DiGraph, nodes, k, order=None):
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_hill_climb_ends_in_local_optimum(k):
     df = chain_data()
-    res = hill_climb(df, max_indegree=k)
+    res = hill_climb(df, max_parents=k)
     fresh = LocalScore(df, cache=False)
     assert res.score == pytest.approx(fresh.total(res.dag), rel=1e-12)
     assert max(d for _, d in res.dag.in_degree) <= k
@@ -52,7 +52,7 @@ def test_hill_climb_ends_in_local_optimum(k):
 
 def test_first_step_counts_match_brute_force():
     df = chain_data()
-    res = hill_climb(df, max_indegree=2)
+    res = hill_climb(df, max_parents=2)
     ls = LocalScore(df)
     names = list(df.columns)
     improving = sum(ls.score(v, [u]) > ls.score(v, []) + 1e-9 for u, v in itertools.permutations(names, 2))
@@ -76,7 +76,7 @@ def test_first_step_counts_match_brute_force():
 def test_order_constraint_and_gtt_phases():
     df = chain_data()
     order = ["e", "d", "c", "b", "a"]
-    res = greedy_thick_thin(df, order=order, max_indegree=2)
+    res = greedy_thick_thin(df, order=order, max_parents=2)
     pos = {v: i for i, v in enumerate(order)}
     assert all(pos[u] < pos[v] for u, v in res.dag.edges)
     phases = list(res.steps["phase"])
@@ -89,7 +89,7 @@ def test_order_constraint_and_gtt_phases():
         pa = list(res.dag.predecessors(v))
         assert fresh.score(v, [x for x in pa if x != u]) <= fresh.score(v, pa) + 1e-9
     # with the order, hill climbing can never reverse
-    hc = hill_climb(df, order=order, max_indegree=2)
+    hc = hill_climb(df, order=order, max_parents=2)
     assert "reverse" not in set(hc.steps["op"])
 
 
@@ -112,8 +112,8 @@ def test_allowed_mask_and_start():
     assert res2.dag.has_edge("e", "a")
     with pytest.raises(ValueError, match="cycle"):
         hill_climb(df, start=[("a", "b"), ("b", "a")])
-    with pytest.raises(ValueError, match="max_indegree"):
-        hill_climb(df, max_indegree=-1)
+    with pytest.raises(ValueError, match="max_parents"):
+        hill_climb(df, max_parents=-1)
     with pytest.raises(ValueError, match="operators"):
         hill_climb(df, operators=("flip",))
     with pytest.raises(ValueError, match="order must list every column"):
@@ -133,7 +133,7 @@ def test_batched_family_scores_equal_one_by_one():
     """LocalScore._score_sets_idx (the searches' batched rescoring) gives score_idx's
     values bit for bit, fills the cache with the same keys, and a cached family is reused."""
     import bnexplore as bx
-    df = bx.networks.load("asia").sample(300, seed=3)
+    df = bx.networks.load("asia").sample(300, random_state=3)
     one, many = bx.scores.LocalScore(df), bx.scores.LocalScore(df)
     sets = [(), (0,), (1, 4), (0, 2, 5), (3,)]
     ref = [one.score_idx(6, ps) for ps in sets]
@@ -152,6 +152,6 @@ def test_batched_rescoring_asks_an_overridden_family_score():
         def score_idx(self, c, ps):
             return -10.0 * len(ps)             # every arc costs: the empty graph wins
 
-    df = bx.networks.load("asia").sample(300, seed=3)
+    df = bx.networks.load("asia").sample(300, random_state=3)
     assert bx.search.greedy_thick_thin(score=Sparse(df)).dag.number_of_edges() == 0
     assert bx.search.greedy_thick_thin(df).dag.number_of_edges() > 0

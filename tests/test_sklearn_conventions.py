@@ -50,9 +50,9 @@ CASES = [
     ("ISMB", {"queue_width": 10, "variant": "ms"}),
     ("ISMB", {"queue_width": 10, "variant": "nismb"}),
     ("NaiveAveraging", {}),
-    ("GreedyThickThin", {"max_indegree": 2}),
+    ("GreedyThickThin", {"max_parents": 2}),
     ("AMA", {"max_parents": 1, "n": 2}),
-    ("AMA", {"max_parents": 2, "n": None, "order": "random", "seed": 0}),
+    ("AMA", {"max_parents": 2, "n": None, "order": "random", "random_state": 0}),
 ]
 IDS = [name + "".join(f"-{k}={v}" for k, v in params.items()) for name, params in CASES]
 

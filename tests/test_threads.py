@@ -31,7 +31,7 @@ def _build(data, order, monkeypatch, parts):
 @pytest.mark.parametrize("rows", [40, 700])
 def test_split_results_equal_one_thread_bit_for_bit(rows, monkeypatch):
     bn = bx.networks.load("alarm")
-    data = bn.sample_data(rows, seed=rows)
+    data = bn.sample(rows, random_state=rows, as_frame=False)
     order = list(bn.nodes)
     post1, ev1, cpts1 = _build(data, order, monkeypatch, 1)
     for parts in (2, 5):

@@ -40,14 +40,14 @@ def test_random_state():
     assert check_random_state(rng) is rng
     assert check_random_state(3).integers(1 << 30) == np.random.default_rng(3).integers(1 << 30)
     for bad in (-1, True, "0", 1.5):
-        with pytest.raises(InvalidParameterError, match="seed"):
+        with pytest.raises(InvalidParameterError, match="random_state"):
             check_random_state(bad)
 
 
 @pytest.mark.parametrize("clf, name", [
     (C.NaiveBayes(prior="k2"), "prior"), (C.NaiveBayes(ess=0), "ess"),
-    (C.NaiveAveraging(ess=np.nan), "ess"), (C.GreedyThickThin(max_indegree=-1), "max_indegree"),
-    (C.AMA(max_parents=1.5), "max_parents"), (C.AMA(n=-2), "n"), (C.AMA(seed=-1), "seed"),
+    (C.NaiveAveraging(ess=np.nan), "ess"), (C.GreedyThickThin(max_parents=-1), "max_parents"),
+    (C.AMA(max_parents=1.5), "max_parents"), (C.AMA(n=-2), "n"), (C.AMA(random_state=-1), "random_state"),
     (C.AODE(threshold=-1), "threshold"), (C.MAPLMD(max_iter=0), "max_iter"),
     (C.MAPLMG(method="bfgs"), "method"), (C.MAPLMG(tol=0), "tol"),
     (C.SFAN(penalty=-1), "penalty"), (C.SFAN(max_parents=-1), "max_parents"),

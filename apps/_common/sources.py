@@ -59,7 +59,7 @@ def _load_bundled(kind: str, name: str, n: int = 1000, seed: int = 0):
             warnings.simplefilter("ignore", UserWarning)
             return bx.datasets.load(name, discretize="mdl", missing="state")
     if kind == NETWORK:
-        return bx.networks.load(name).sample(int(n), seed=seed)
+        return bx.networks.load(name).sample(int(n), random_state=seed)
     raise ValueError(f"kind must be {DATASET!r} or {NETWORK!r}, got {kind!r}")
 
 

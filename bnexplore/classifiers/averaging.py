@@ -21,9 +21,10 @@ import math
 
 import networkx as nx
 import numpy as np
-from scipy.special import logsumexp
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._deprecation import DEPRECATED, deprecated_param
 from .._lazy_mixture import LazyCPT
 from .._validation import ESS, Interval, Prior, RandomState, check_int, check_random_state
 from ..averaging import OrderedAveraging
@@ -145,14 +146,14 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
     return out
 
 
-def _structure_search(data: DiscreteData, prior: str, ess: float, max_indegree: int | None = None
+def _structure_search(data: DiscreteData, prior: str, ess: float, max_parents: int | None = None
                       ) -> SearchResult:
     """Greedy thick-thin search; with missing values on the complete cases (every
     comparison of the search on one set of rows, the rows where every variable is
     observed; with none, the empty graph is searched from and kept)."""
     if data.missing is not None:
         data = data.complete_cases()
-    return greedy_thick_thin(data, prior=prior, ess=ess, max_indegree=max_indegree)
+    return greedy_thick_thin(data, prior=prior, ess=ess, max_parents=max_parents)
 
 
 def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float) -> BayesNet:
@@ -207,8 +208,10 @@ class NaiveAveraging(_BNClassifier):
 
     Parameters
     ----------
-    prior : {"K2", "BDeu"}
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Score and parameter prior (the library's default, as Dash & Cooper's NMA).
+    ess : float, default 1.0
+        Equivalent sample size of BDeu (K2 does not use it).
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
@@ -262,14 +265,17 @@ class GreedyThickThin(_BNClassifier):
 
     Parameters
     ----------
-    max_indegree : int or None
+    max_parents : int or None
         Largest number of parents (None: unrestricted, as in the paper).
-    prior : {"K2", "BDeu"}
-        Score and parameter prior.
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Score and parameter prior (the project's default, as in Dash & Cooper's GTT).
+    ess : float, default 1.0
+        Equivalent sample size of BDeu (K2 does not use it).
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
+    max_indegree : int or None
+        Deprecated name of ``max_parents`` (removed in 0.3.0; warns in ``fit``).
 
     Attributes
     ----------
@@ -297,19 +303,21 @@ class GreedyThickThin(_BNClassifier):
     True
     """
 
-    _parameter_constraints = {"max_indegree": Interval(int, 0, None, allow_none=True),
+    _parameter_constraints = {"max_parents": Interval(int, 0, None, allow_none=True),
                               "prior": Prior("K2", "BDeu"), "ess": ESS()}
 
-    def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0,
-                 handle_unknown: str = "missing"):
-        self.max_indegree = max_indegree
+    def __init__(self, max_parents: int | None = None, prior: str = "K2", ess: float = 1.0,
+                 handle_unknown: str = "missing", max_indegree=DEPRECATED):
+        self.max_parents = max_parents
         self.prior = prior
         self.ess = ess
         self.handle_unknown = handle_unknown
+        self.max_indegree = max_indegree
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "GreedyThickThin":
         data = self._fit_data(X, y)        # checks the parameters too
-        k = None if self.max_indegree is None else int(self.max_indegree)
+        k = Interval(int, 0, None, allow_none=True)(
+            deprecated_param(self, "max_indegree", "max_parents"), "max_parents")
         self.search_ = _structure_search(data, self.prior, float(self.ess), k)
         self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess))
         return self
@@ -344,14 +352,18 @@ class AMA(_BNClassifier):
         opposite random orders whose predictions are averaged; or an explicit list of
         the feature names, in which the class is :data:`CLASS` (``"__class__"``; it is
         put first when left out).
-    prior : {"K2", "BDeu"}
-    ess : float
-    seed : None, int or numpy.random.Generator
-        For the random orders. With ``None`` every fit draws new orders, so give a
-        seed for reproducible results.
+    prior : {"K2", "BDeu"}, default "K2"
+        Score and parameter prior: K2, as Dash & Cooper (2004) use.
+    ess : float, default 1.0
+        Equivalent sample size of BDeu (K2 does not use it).
+    random_state : None, int or numpy.random.Generator
+        For the random orders. With ``None`` every fit draws new orders, so give an
+        int for reproducible results.
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
+    seed : None, int or numpy.random.Generator
+        Deprecated name of ``random_state`` (removed in 0.3.0; warns in ``fit``).
 
     Attributes
     ----------
@@ -390,19 +402,22 @@ class AMA(_BNClassifier):
 
     _parameter_constraints = {"max_parents": Interval(int, 0, None),
                               "n": Interval(int, 0, None, allow_none=True),
-                              "prior": Prior("K2", "BDeu"), "ess": ESS(), "seed": RandomState()}
+                              "prior": Prior("K2", "BDeu"), "ess": ESS(),
+                              "random_state": RandomState()}
 
     def __init__(self, max_parents: int = 2, n: int | None = 12, order="gtt", prior: str = "K2",
-                 ess: float = 1.0, seed=None, handle_unknown: str = "missing"):
+                 ess: float = 1.0, random_state=None, handle_unknown: str = "missing",
+                 seed=DEPRECATED):
         self.max_parents = max_parents
         self.n = n
         self.order = order
         self.prior = prior
         self.ess = ess
-        self.seed = seed
+        self.random_state = random_state
         self.handle_unknown = handle_unknown
+        self.seed = seed
 
-    def _orders(self, data: DiscreteData) -> list[list[str]]:
+    def _orders(self, data: DiscreteData, random_state=None) -> list[list[str]]:
         names = data.names
         order = self.order
         self.order_search_ = None
@@ -413,7 +428,7 @@ class AMA(_BNClassifier):
                 pos = {v: i for i, v in enumerate(names)}
                 return [list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))]
             if order in ("random", "two-random"):
-                rng = check_random_state(self.seed)
+                rng = check_random_state(random_state, "random_state")
                 perm = [names[i] for i in rng.permutation(len(names))]
                 return [perm] if order == "random" else [perm, perm[::-1]]
             raise ValueError(f"order must be 'gtt', 'random', 'two-random' or a list of feature "
@@ -435,7 +450,7 @@ class AMA(_BNClassifier):
     def fit(self, X: MatrixLike, y: ArrayLike) -> "AMA":
         data = self._fit_data(X, y)        # checks the parameters too
         k, n = int(self.max_parents), None if self.n is None else int(self.n)
-        self.orders_ = self._orders(data)
+        self.orders_ = self._orders(data, deprecated_param(self, "seed", "random_state"))
         self.averagings_ = [OrderedAveraging(data, order=o, max_parents=k, prior=self.prior,
                                              ess=float(self.ess), missing="keep") for o in self.orders_]
         # the summary networks are built on first use (the first prediction): their CPTs
@@ -462,15 +477,26 @@ class AMA(_BNClassifier):
         return [_averaging_log_joint(a, codes, "AMA(n=None)") for a in self.averagings_]
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
-        # one order: the summary network's joint; two orders: their equal-weight mixture
-        js = self._joints(codes)
-        if len(js) == 1:
-            return js[0]
-        return logsumexp(np.stack(js), axis=0) - np.log(len(js))
+        # one order (two-random offers no joint: see predict_joint_log_proba)
+        return self._joints(codes)[0]
+
+    def _has_joint(self) -> bool:
+        return not (isinstance(self.order, str) and self.order == "two-random")
+
+    @available_if(_has_joint)
+    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """``log P(x_observed, c)`` under the summary network (or the exact average).
+
+        Absent with ``order="two-random"``: there ``predict_proba`` is the mean of the two
+        orders' conditionals (Dash & Cooper's choice), which is not the softmax of any
+        one joint distribution, so no joint is offered (``hasattr`` is False).
+        """
+        return super().predict_joint_log_proba(X)
 
     def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """P(class | x_observed); with ``order="two-random"`` the average of the two orders'
-        conditionals (the paper's choice), otherwise the softmax of
-        :meth:`predict_joint_log_proba`.  Missing features are summed out."""
+        conditionals (the paper's choice; :meth:`predict_joint_log_proba` is then absent),
+        otherwise the softmax of :meth:`predict_joint_log_proba`.  Missing features are
+        summed out."""
         js = self._joints(self._encode(X))
         return np.mean([normalize_log(j) for j in js], axis=0)

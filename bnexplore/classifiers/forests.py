@@ -197,10 +197,12 @@ class SFAN(_SCFClassifier):
         Condition parents per feature (with the class as the only condition, 0 or 1).
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every SFAN.
-    prior : {"BDeu", "K2"}
+    prior : {"BDeu", "K2"}, default "BDeu"
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
-        Equivalent sample size of BDeu.
+        Equivalent sample size of BDeu.  These defaults differ from the library's
+        (K2, ess 1) because they follow Ziebart, Dey & Bagnell (2007), whose
+        classification experiments score with BDeu at prior weight 10.
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
@@ -257,10 +259,12 @@ class STAN(_SCFClassifier):
         parent; ``float('inf')`` gives TAN.
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every STAN.
-    prior : {"BDeu", "K2"}
+    prior : {"BDeu", "K2"}, default "BDeu"
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
-        Equivalent sample size of BDeu.
+        Equivalent sample size of BDeu.  These defaults differ from the library's
+        (K2, ess 1) because they follow Ziebart, Dey & Bagnell (2007), whose
+        classification experiments score with BDeu at prior weight 10.
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
@@ -326,10 +330,12 @@ class FAN(_EveryClassParent):
     ----------
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every FAN.
-    prior : {"BDeu", "K2"}
+    prior : {"BDeu", "K2"}, default "BDeu"
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
-        Equivalent sample size of BDeu.
+        Equivalent sample size of BDeu.  These defaults differ from the library's
+        (K2, ess 1) because they follow Ziebart, Dey & Bagnell (2007), whose
+        classification experiments score with BDeu at prior weight 10.
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
@@ -369,10 +375,12 @@ class TAN(_EveryClassParent):
     ----------
     averaging : {"map", "bma"}
         MAP structure or Bayesian model average over every TAN.
-    prior : {"BDeu", "K2"}
+    prior : {"BDeu", "K2"}, default "BDeu"
         Dirichlet prior of the structure score and the parameters.
     ess : float, default 10.0
-        Equivalent sample size of BDeu.
+        Equivalent sample size of BDeu.  These defaults differ from the library's
+        (K2, ess 1) because they follow Ziebart, Dey & Bagnell (2007), whose
+        classification experiments score with BDeu at prior weight 10.
     handle_unknown : {"missing", "error"}, default "missing"
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").

@@ -264,14 +264,15 @@ class ISMB(DiscreteClassifier):
         proba = np.asarray(out, dtype=float).reshape(-1, len(self.classes_))
         return ISMBReport(proba, results, pd.DataFrame(rows, columns=_STATS_COLUMNS))
 
-    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
-        """Not defined: ISMB averages instance-specific Markov-blanket models of
+    @property
+    def predict_joint_log_proba(self):
+        """Absent (``hasattr`` is False; access raises the reason) -- not defined: ISMB averages instance-specific Markov-blanket models of
         ``P(class | x)`` and defines no joint distribution over ``(x, class)``.
 
         Raises
         ------
         AttributeError
-            Always; use :meth:`predict_proba`.
+            On access; use :meth:`predict_proba`.
         """
         raise AttributeError("ISMB averages conditional models P(class | x) of instance-specific "
                              "Markov blankets and defines no joint P(x, class): use predict_proba")

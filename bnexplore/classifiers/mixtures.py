@@ -390,14 +390,15 @@ class MAPLMD(_MAPMixture):
         p = mx.mixture_conditional(lj, self.weights_.to_numpy())
         return p / p.sum(axis=1, keepdims=True)
 
-    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
-        """Not defined: MAPLMD mixes the ODEs' conditionals ``P_u(c | x)`` (Eq. 1), a
+    @property
+    def predict_joint_log_proba(self):
+        """Absent (``hasattr`` is False; access raises the reason) -- not defined: MAPLMD mixes the ODEs' conditionals ``P_u(c | x)`` (Eq. 1), a
         discriminative model with no joint distribution over ``(x, c)``.
 
         Raises
         ------
         AttributeError
-            Always; use :meth:`log_joint_per_ode` for the ODEs' joints, or
+            On access; use :meth:`log_joint_per_ode` for the ODEs' joints, or
             :class:`MAPLMG` / :class:`BMAAODE` for a generative mixture.
         """
         raise AttributeError("MAPLMD mixes conditional distributions P_u(c | x) (Eq. 1) and "

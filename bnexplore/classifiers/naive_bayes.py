@@ -35,7 +35,7 @@ class NaiveBayes(DiscreteClassifier):
 
     Parameters
     ----------
-    prior : {"K2", "BDeu"}
+    prior : {"K2", "BDeu"}, default "K2"
         Dirichlet parameter prior: K2 (every alpha_ijk = 1) or BDeu.
     ess : float, default 1.0
         Equivalent sample size for BDeu.

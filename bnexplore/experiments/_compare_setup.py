@@ -3,22 +3,23 @@
 Every compared entry is a configuration of a class of the one classifier registry,
 :mod:`bnexplore.classifiers` (or of a scikit-learn baseline): a key as the papers name
 it (``SNN``, ``GTT``, ``ISMB-MS``, ...), a label, the paper, and how the shared
-parameters map onto the constructor.  The shared parameters are ``k`` (maximum parents
-of AMA and GTT), ``n`` (AMA's summary-network size), ``alpha`` (exclusion penalty of
-STAN/SFAN) and ``w`` (ISMB's queue width); :data:`PARAM_RANGES` is their one
-declaration (the apps' sliders read it too).
+parameters map onto the constructor.  The shared parameters are ``max_parents``
+(AMA and GTT), ``n`` (AMA's summary-network size), ``penalty`` (exclusion penalty of
+STAN/SFAN) and ``queue_width`` (ISMB); :data:`PARAM_RANGES` is their one declaration,
+keyed by the apps' slider names ``k``, ``n``, ``alpha`` and ``w``.
 
 Examples
 --------
 >>> from bnexplore.experiments.compare import make_classifier
->>> make_classifier("GTT", k=1)
-GreedyThickThin(max_indegree=1)
+>>> make_classifier("GTT", max_parents=1)
+GreedyThickThin(max_parents=1)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .._deprecation import renamed
 from .._validation import InvalidParameterError, check_number
 
 __all__ = ["ClassifierSpec", "CLASSIFIERS", "DEFAULT_CLASSIFIERS", "PARAM_RANGES",
@@ -73,9 +74,9 @@ _SPECS = [
     ClassifierSpec("NMA", "NMA (naive model averaging)", "Dash & Cooper",
                    lambda **p: _c("NaiveAveraging")()),
     ClassifierSpec("GTT", "GTT (greedy thick-thin, k parents)", "Dash & Cooper",
-                   lambda k, **p: _c("GreedyThickThin")(max_indegree=int(k)), ("k",)),
+                   lambda k, **p: _c("GreedyThickThin")(max_parents=int(k)), ("k",)),
     ClassifierSpec("AMA", "AMA (approximate model averaging)", "Dash & Cooper",
-                   lambda k, n, seed, **p: _c("AMA")(max_parents=int(k), n=int(n), seed=seed),
+                   lambda k, n, seed, **p: _c("AMA")(max_parents=int(k), n=int(n), random_state=seed),
                    ("k", "n")),
     ClassifierSpec("AODE", "AODE", "Cerquides & Lopez de Mantaras",
                    lambda **p: _c("AODE")()),
@@ -116,8 +117,14 @@ DEFAULT_CLASSIFIERS = ("SNN", "TAN", "AODE", "AMA", "LogReg", "kNN")
 
 
 # --------------------------------------------------------------------------- validation
-def check_params(k: int = 2, n: int = 12, alpha: float = 2.0, w: int = 100) -> dict:
-    """Validate the shared parameters; return them as a dict of plain numbers.
+@renamed(k="max_parents", alpha="penalty", w="queue_width")
+def check_params(max_parents: int = 2, n: int = 12, penalty: float = 2.0,
+                 queue_width: int = 100) -> dict:
+    """Validate the shared parameters; return them as a dict of plain numbers keyed as
+    :data:`PARAM_RANGES` (``k``, ``n``, ``alpha``, ``w``: the apps' slider names).
+
+    ``k=``, ``alpha=`` and ``w=`` are the deprecated names of ``max_parents=``,
+    ``penalty=`` and ``queue_width=``.
 
     Raises
     ------
@@ -126,33 +133,35 @@ def check_params(k: int = 2, n: int = 12, alpha: float = 2.0, w: int = 100) -> d
 
     Examples
     --------
-    >>> check_params(k=3, n=10, alpha=0.5, w=50)
+    >>> check_params(max_parents=3, n=10, penalty=0.5, queue_width=50)
     {'k': 3, 'n': 10, 'alpha': 0.5, 'w': 50}
     """
     out = {}
-    for name, value, integer in (("k", k, True), ("n", n, True), ("alpha", alpha, False),
-                                 ("w", w, True)):
-        lo, hi = PARAM_RANGES[name]
+    for key, name, value, integer in (("k", "max_parents", max_parents, True), ("n", "n", n, True),
+                                      ("alpha", "penalty", penalty, False),
+                                      ("w", "queue_width", queue_width, True)):
+        lo, hi = PARAM_RANGES[key]
         number = check_number(value, name)          # a finite number (slider floats too)
         if not lo <= number <= hi:
             raise InvalidParameterError(f"{name}={value!r} is out of range: choose a value "
                                         f"in [{lo:g}, {hi:g}]")
         if integer and number != int(number):
             raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-        out[name] = int(number) if integer else number
+        out[key] = int(number) if integer else number
     return out
 
 
-def make_classifier(key: str, k: int = 2, n: int = 12, alpha: float = 2.0, w: int = 100,
-                    seed: int = 0):
+@renamed(k="max_parents", alpha="penalty", w="queue_width", seed="random_state")
+def make_classifier(key: str, max_parents: int = 2, n: int = 12, penalty: float = 2.0,
+                    queue_width: int = 100, random_state: int = 0):
     """A fresh, unfitted estimator for classifier ``key`` (see :data:`CLASSIFIERS`).
 
     Examples
     --------
-    >>> make_classifier("AMA", k=3, n=8)
-    AMA(max_parents=3, n=8, seed=0)
+    >>> make_classifier("AMA", max_parents=3, n=8)
+    AMA(max_parents=3, n=8, random_state=0)
     """
     if key not in CLASSIFIERS:
         raise ValueError(f"unknown classifier {key!r}; choose from {sorted(CLASSIFIERS)}")
-    p = check_params(k, n, alpha, w)
-    return CLASSIFIERS[key].build(**p, seed=int(seed))
+    p = check_params(max_parents, n, penalty, queue_width)
+    return CLASSIFIERS[key].build(**p, seed=int(random_state))

@@ -34,7 +34,7 @@ def _compare(ls, order, greedy, cluster_sizes, random_groupings, extra=None):
         runs = [("hc", -1)] + [("random", g) for g in random_groupings]
         for strategy, grouping in runs:
             inc = incremental_search(score=ls, cluster_size=int(cs), strategy=strategy,
-                                     seed=max(grouping, 0), order=order)
+                                     random_state=max(grouping, 0), order=order)
             rows.append({**base, "method": strategy, "cs": int(cs), "grouping": grouping,
                          "q": inc.q, "ratio": greedy.q / inc.q if inc.q else float("inf"),
                          "n_steps": len(inc.q_trace), "n_subspaces": len(inc.subspaces),
@@ -59,7 +59,7 @@ def alarm_trial(n_rows: int, seed: int, network: str = "alarm") -> list[dict]:
     from bnexplore.scores import LocalScore
 
     bn = networks.load(network)
-    df = bn.sample(int(n_rows), seed=seed)
+    df = bn.sample(int(n_rows), random_state=seed)
     order = list(nx.topological_sort(bn.dag))
     ls = LocalScore(df, prior="K2")
     greedy = greedy_search(score=ls, order=order)
@@ -89,8 +89,8 @@ def honeycomb_trial(n_rows: int, cluster_size: int, dependence: float, seed: int
     from bnexplore.scores import LocalScore
 
     rng = check_random_state(seed)
-    bn, cells = honeycomb_network(n_cells=int(n_cells), seed=rng, dependence=float(dependence))
-    df = bn.sample(int(n_rows), seed=rng)
+    bn, cells = honeycomb_network(n_cells=int(n_cells), random_state=rng, dependence=float(dependence))
+    df = bn.sample(int(n_rows), random_state=rng)
     order = list(nx.topological_sort(bn.dag))
     strat = incremental_strategy(hierarchy(df), int(cluster_size))
     extra = {
@@ -255,7 +255,7 @@ def greedy_q_trial(n_rows: int, seed: int, order: str = "true", prior: str = "K2
     from bnexplore.scores import LocalScore
 
     bn = networks.load(network)
-    df = bn.sample(int(n_rows), seed=seed)
+    df = bn.sample(int(n_rows), random_state=seed)
     rng = np.random.default_rng([seed, 7] + ([int(order_seed)] if order_seed else []))
     pi = _order(bn.dag, order, rng)
     ls = (_penalised_score(df, prior) if prior in ("BIC", "AIC")
@@ -274,7 +274,7 @@ def greedy_q_trial(n_rows: int, seed: int, order: str = "true", prior: str = "K2
     if search != "greedy":
         raise ValueError(f"search must be 'greedy' or 'k2', got {search!r}")
     from bnexplore.search import hill_climb
-    res = hill_climb(score=ls, order=pi, max_indegree=k, tol=max(float(tol), 1e-9),
+    res = hill_climb(score=ls, order=pi, max_parents=k, tol=max(float(tol), 1e-9),
                      allowed=sorted(allowed) if restrict != "none" else None,
                      operators=("add", "remove"))
     return {"q": int(res.q), "n_arcs": res.dag.number_of_edges(), "n_steps": len(res.q_trace)}

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .registry import register
+from .._deprecation import renamed
 from .._validation import check_int, check_random_state
 
 __all__ = ["METHODS", "COMPARISONS", "METRICS", "aligned_proba", "evaluate",
@@ -195,7 +196,7 @@ def random_bn_trial(n_attributes: int, max_arity: int, max_indegree: int, seed: 
     rng = check_random_state(seed)
     arity = 2 if max_arity <= 2 else (2, int(max_arity))
     bn = networks.random_network(int(n_attributes) + 1, int(max_indegree), arity=arity,
-                                 seed=rng, method="order")
+                                 random_state=rng, method="order")
     return _network_rows(bn, rng, max_size, n_test)
 
 
@@ -224,8 +225,8 @@ def _network_rows(bn, rng, max_size: int, n_test: int) -> list[dict]:
     row of :func:`evaluate` per training size."""
     target = bn.nodes[int(rng.integers(len(bn.nodes)))]
     sizes = [s for s in SAMPLE_SIZES if s <= max_size]
-    train = bn.sample(max(sizes), seed=rng)
-    test = bn.sample(int(n_test), seed=rng)
+    train = bn.sample(max(sizes), random_state=rng)
+    test = bn.sample(int(n_test), random_state=rng)
     classes = list(test[target].cat.categories)
     rows = []
     for n in sizes:
@@ -273,14 +274,17 @@ def uci_trial(dataset: str, seed: int, n_folds: int = 10) -> list[dict]:
     return rows
 
 
-def wdl_table(results: pd.DataFrame, by: list[str], alpha: float = 0.05,
+@renamed(alpha="level")
+def wdl_table(results: pd.DataFrame, by: list[str], level: float = 0.05,
               comparisons=COMPARISONS, metrics=METRICS) -> pd.DataFrame:
     """Wins/Draws/Losses at a two-sided paired t-test, as in Tables 1 and 2.
 
     Rows of ``results`` are grouped by ``by`` (one group = one configuration or data
     set); within a group, the paired samples are the rows (networks or folds).  For a
     comparison ``A-B`` a win means A is significantly better (higher AUC, lower error,
-    higher log-likelihood) at level ``alpha``; equal samples are a draw.
+    higher log-likelihood) at significance level ``level`` (as
+    :func:`~bnexplore.experiments.compare.paired_test`; ``alpha=`` is its deprecated
+    name); equal samples are a draw.
 
     Two degenerate groups are decided without the t-test, whose statistic is 0/0 or
     c/0 there (and whose p-value then depends on rounding):
@@ -324,7 +328,7 @@ def wdl_table(results: pd.DataFrame, by: list[str], alpha: float = 0.05,
                     w, l_ = (w + 1, l_) if diff[0] > 0 else (w, l_ + 1)
                     continue
                 p = ttest_rel(g[ca], g[cb]).pvalue
-                if p < alpha:
+                if p < level:
                     w, l_ = (w + 1, l_) if diff.mean() > 0 else (w, l_ + 1)
                 else:
                     d += 1

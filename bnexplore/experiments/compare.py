@@ -44,7 +44,7 @@ Examples
 >>> import bnexplore as bx
 >>> from bnexplore.experiments.compare import cross_validate_classifiers
 >>> df = bx.datasets.load("weather.nominal")
->>> res = cross_validate_classifiers(df, "play", ["NB", "LogReg"], n_splits=2, seed=0)
+>>> res = cross_validate_classifiers(df, "play", ["NB", "LogReg"], n_splits=2, random_state=0)
 >>> sorted(res.metrics().index)
 ['LogReg', 'NB']
 >>> res.proba["NB"].shape
@@ -60,6 +60,7 @@ from typing import Any, Callable, Mapping, MutableMapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from .._validation import check_int
 from ._compare_scores import (FOLD_METRICS, LOWER_IS_BETTER, METRICS, CVResult,  # noqa: F401
                               add_delta, metric_table, paired_test, win_draw_loss)
@@ -96,9 +97,10 @@ def _check_frame(df: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Series
     return df.drop(columns=[target]), y
 
 
-def stratified_folds(y: Sequence, n_splits: int = 5, seed: int = 0
+@renamed(seed="random_state")
+def stratified_folds(y: Sequence, n_splits: int = 5, random_state: int = 0
                      ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Stratified ``(train_idx, test_idx)`` pairs, shuffled with ``seed``.
+    """Stratified ``(train_idx, test_idx)`` pairs, shuffled with ``random_state``.
 
     Raises
     ------
@@ -108,7 +110,7 @@ def stratified_folds(y: Sequence, n_splits: int = 5, seed: int = 0
 
     Examples
     --------
-    >>> folds = stratified_folds(["a"] * 4 + ["b"] * 4, n_splits=2, seed=0)
+    >>> folds = stratified_folds(["a"] * 4 + ["b"] * 4, n_splits=2, random_state=0)
     >>> [len(te) for _, te in folds]
     [4, 4]
     """
@@ -123,7 +125,7 @@ def stratified_folds(y: Sequence, n_splits: int = 5, seed: int = 0
     if counts.max() < n_splits:
         raise ValueError(f"every class has fewer than n_splits={n_splits} rows (largest "
                          f"class: {counts.max()}): choose fewer folds")
-    skf = StratifiedKFold(n_splits=int(n_splits), shuffle=True, random_state=int(seed))
+    skf = StratifiedKFold(n_splits=int(n_splits), shuffle=True, random_state=int(random_state))
     import warnings
     with warnings.catch_warnings():  # small classes: sklearn warns, folds stay valid
         warnings.simplefilter("ignore", UserWarning)
@@ -152,7 +154,8 @@ def _aligned_proba(model, X_test: pd.DataFrame, classes: np.ndarray) -> np.ndarr
 def _fit_predict(key: str, params: Mapping[str, Any], X: pd.DataFrame, y: pd.Series,
                  classes: np.ndarray, train: np.ndarray, test: np.ndarray,
                  seed: int) -> np.ndarray:
-    model = make_classifier(key, **params, seed=seed)
+    model = make_classifier(key, params["k"], params["n"], params["alpha"], params["w"],
+                            random_state=seed)
     model.fit(X.iloc[train], y.iloc[train])
     return _aligned_proba(model, X.iloc[test], classes)
 
@@ -173,10 +176,12 @@ def _fold_trial(classifier: str, fold: int, k: int, n: int, alpha: float, w: int
 
 
 # --------------------------------------------------------------------------- main entry
+@renamed(seed="random_state", k="max_parents", alpha="penalty", w="queue_width")
 def cross_validate_classifiers(
         df: pd.DataFrame, target: str, classifiers: Sequence[str] = DEFAULT_CLASSIFIERS,
-        n_splits: int = 5, seed: int = 0, k: int = 2, n: int = 12, alpha: float = 2.0,
-        w: int = 100, progress_callback: Callable[[int, int, str], None] | None = None,
+        n_splits: int = 5, random_state: int = 0, max_parents: int = 2, n: int = 12,
+        penalty: float = 2.0, queue_width: int = 100,
+        progress_callback: Callable[[int, int, str], None] | None = None,
         cancel_event: threading.Event | None = None, backend: str = "inline",
         n_jobs: int = 1, scheduler: Any = None,
         cache: MutableMapping | None = None,
@@ -194,10 +199,12 @@ def cross_validate_classifiers(
         Keys of :data:`CLASSIFIERS`.
     n_splits : int
         Number of folds (>= 2).
-    seed : int
-        Seed of the fold shuffling and of randomised classifiers.
-    k, n, alpha, w : numbers
-        Shared parameters (see :func:`check_params`).
+    random_state : int
+        Seed of the fold shuffling and of randomised classifiers (``seed=`` is its
+        deprecated name).
+    max_parents, n, penalty, queue_width : numbers
+        Shared parameters (see :func:`check_params`; ``k=``, ``alpha=`` and ``w=`` are
+        the deprecated names of ``max_parents=``, ``penalty=`` and ``queue_width=``).
     progress_callback : callable, optional
         Called as ``progress_callback(done, total, message)`` after each fit (inline)
         or each classifier (runner backends).
@@ -215,7 +222,7 @@ def cross_validate_classifiers(
     cache : mutable mapping, optional
         Out-of-fold probabilities of finished classifiers, keyed on a fingerprint of
         the data, the target, the classifier, the parameters it uses, ``n_splits``
-        and ``seed``: a classifier found there is not refitted (moving the ``alpha``
+        and ``random_state``: a classifier found there is not refitted (moving the ``penalty``
         slider refits only STAN/SFAN), and the test fold of each row (a run whose
         classifiers are all found there computes no folds). Any mapping with ``get``
         and item assignment works, e.g. a :class:`bnexplore.cache.DiskCache` that
@@ -246,7 +253,7 @@ def cross_validate_classifiers(
         raise ValueError(f"unknown classifiers {unknown}; choose from {sorted(CLASSIFIERS)}")
     if backend not in ("inline", "local", "dask"):
         raise ValueError(f"backend must be 'inline', 'local' or 'dask', got {backend!r}")
-    params = check_params(k, n, alpha, w)
+    params = check_params(max_parents, n, penalty, queue_width)
     X, y = _check_frame(df, target)
     classes = np.asarray(sorted(pd.unique(y.astype(object)), key=str), dtype=object)
     if isinstance(y.dtype, pd.CategoricalDtype):  # follow the declared category order
@@ -256,17 +263,17 @@ def cross_validate_classifiers(
 
     def _key(clf: str) -> tuple:
         uses = tuple((p, params[p]) for p in CLASSIFIERS[clf].uses)
-        return (fingerprint, str(target), clf, uses, int(n_splits), int(seed))
+        return (fingerprint, str(target), clf, uses, int(n_splits), int(random_state))
 
     hits = {} if cache is None else {key: cache.get(_key(key)) for key in classifiers}
     todo = [c for c in classifiers if hits.get(c) is None]
     # the test fold of each row: kept with the results, so that a run whose classifiers
     # are all cached needs no scikit-learn (its import is most of a cached run's time)
-    folds_key = (fingerprint, str(target), int(n_splits), int(seed))
+    folds_key = (fingerprint, str(target), int(n_splits), int(random_state))
     fold_of = cache.get(folds_key) if cache is not None and not todo else None
     folds: list = []
     if fold_of is None or len(fold_of) != len(y):
-        folds = stratified_folds(y, n_splits, seed)
+        folds = stratified_folds(y, n_splits, random_state)
         fold_of = np.empty(len(y), dtype=int)
         for f, (_, te) in enumerate(folds):
             fold_of[te] = f
@@ -274,7 +281,7 @@ def cross_validate_classifiers(
             cache[folds_key] = fold_of
     result = CVResult(y=np.asarray(y.astype(object)), classes=classes, folds=fold_of,
                       settings={"target": target, "n_splits": int(n_splits),
-                                "seed": int(seed), **params})
+                                "seed": int(random_state), **params})
 
     def _cancelled() -> bool:
         return cancel_event is not None and cancel_event.is_set()
@@ -309,7 +316,7 @@ def cross_validate_classifiers(
                 for f, (tr, te) in enumerate(folds):
                     if _cancelled():
                         raise CVCancelled
-                    proba[te] = _fit_predict(key, params, X, y, classes, tr, te, seed)
+                    proba[te] = _fit_predict(key, params, X, y, classes, tr, te, random_state)
                     done += 1
                     _report(done, total, f"{key}: fold {f + 1}/{len(folds)}")
             except CVCancelled:
@@ -337,7 +344,7 @@ def cross_validate_classifiers(
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            rows = run(trial, grid, seeds=[seed], out=None, backend=backend, n_jobs=n_jobs,
+            rows = run(trial, grid, seeds=[random_state], out=None, backend=backend, n_jobs=n_jobs,
                        scheduler=scheduler, progress=False)
         errs = rows["error"].dropna() if "error" in rows else pd.Series(dtype=object)
         if len(errs):
@@ -365,9 +372,14 @@ def _fingerprint(df: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
-def compare_trial(dataset: str, classifier: str, n_splits: int = 10, k: int = 2,
-                  n: int = 12, alpha: float = 2.0, w: int = 100, seed: int = 0) -> dict:
+@renamed(k="max_parents", alpha="penalty", w="queue_width")
+def compare_trial(dataset: str, classifier: str, n_splits: int = 10, max_parents: int = 2,
+                  n: int = 12, penalty: float = 2.0, queue_width: int = 100,
+                  seed: int = 0) -> dict:
     """Cross-validated metrics of one classifier on one bundled data set.
+
+    A trial of the runner (:func:`bnexplore.experiments.run`): ``seed`` is the replicate
+    the runner passes (a column of the results), used as ``random_state``.
 
     Returns ``error_rate, auc, log_loss, squared_error, cal``, the one-vs-rest ROC
     areas ``auc_ovr_<j>`` (for :func:`add_delta`) and ``n_rows``.
@@ -379,7 +391,8 @@ def compare_trial(dataset: str, classifier: str, n_splits: int = 10, k: int = 2,
         warnings.simplefilter("ignore", UserWarning)
         df = datasets.load(dataset, discretize="mdl", missing="state")
     res = cross_validate_classifiers(df, df.attrs["target"], [classifier], n_splits=n_splits,
-                                     seed=seed, k=k, n=n, alpha=alpha, w=w)
+                                     random_state=seed, max_parents=max_parents, n=n,
+                                     penalty=penalty, queue_width=queue_width)
     if classifier in res.errors:
         raise RuntimeError(res.errors[classifier])
     row = res.metrics().iloc[0].drop("delta").to_dict()

@@ -27,6 +27,7 @@ node of a random graph is chosen ("random": any node; "root": a node without par
 from __future__ import annotations
 
 from .registry import register
+from .._deprecation import renamed
 from .._validation import check_random_state
 
 __all__ = ["lazy_random_sample", "table2_trial", "table3_trial", "table4_trial", "table5_trial",
@@ -64,7 +65,8 @@ def binary_auc(positive, score, ties: str = "half") -> float:
     return float((below.sum() + w * tied.sum()) / (pos.sum() * len(neg)))
 
 
-def lazy_random_sample(n_nodes: int, max_indegree: int, n_rows: int, rng):
+@renamed(max_indegree="max_parents")
+def lazy_random_sample(n_nodes: int, max_parents: int, n_rows: int, rng):
     """Sample a uniform random DAG G(N, K) with binary nodes, generating CPT rows lazily.
 
     Returns ``(DiscreteData, parents)``; ``parents[i]`` lists node ``i``'s parents.
@@ -75,7 +77,7 @@ def lazy_random_sample(n_nodes: int, max_indegree: int, n_rows: int, rng):
     from ..data.core import DiscreteData
     from ..networks._random import _uniform_dag
 
-    parents = _uniform_dag(int(n_nodes), int(max_indegree), rng)
+    parents = _uniform_dag(int(n_nodes), int(max_parents), rng)
     import networkx as nx
     g = nx.DiGraph()
     g.add_nodes_from(range(n_nodes))
@@ -234,7 +236,7 @@ def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10
     bn = networks.load("alarm")
     rng = check_random_state(seed)
     for _ in range(20):
-        data = bn.sample_data(n_records + N_TEST, seed=rng)
+        data = bn.sample(n_records + N_TEST, random_state=rng, as_frame=False)
         col = data.column(target)
         if len(np.unique(col[:n_records])) > 1 and len(np.unique(col[n_records:])) > 1:
             break

@@ -34,9 +34,9 @@ def demo_sampling(n_nodes: int, max_indegree: int, n_samples: int, seed: int) ->
     from bnexplore import networks
 
     rng = check_random_state(seed)
-    bn = networks.random_network(n_nodes, max_indegree, seed=rng)
-    train = bn.sample(n_samples, seed=rng)
-    test = bn.sample(N_TEST, seed=rng)
+    bn = networks.random_network(n_nodes, max_indegree, random_state=rng)
+    train = bn.sample(n_samples, random_state=rng)
+    test = bn.sample(N_TEST, random_state=rng)
     fitted = networks.BayesNet.fit(bn, train, prior="K2")
     true_test = bn.log_prob(test)
     fitted_test = fitted.log_prob(test)

@@ -39,7 +39,7 @@ def exact_vs_mcmc_trial(n_vars: int, n_rows: int, k: int, n_iter: int, seed: int
     import bnexplore as bx
     from bnexplore.search import greedy_thick_thin
 
-    df = bx.networks.random_network(n_nodes=n_vars, max_indegree=2, seed=seed).sample(n_rows, seed=seed)
+    df = bx.networks.random_network(n_nodes=n_vars, max_parents=2, random_state=seed).sample(n_rows, random_state=seed)
     names = list(df.columns)
     dag = greedy_thick_thin(df, prior="K2").dag
     order = list(nx.lexicographical_topological_sort(dag, key=names.index))
@@ -48,7 +48,7 @@ def exact_vs_mcmc_trial(n_vars: int, n_rows: int, k: int, n_iter: int, seed: int
     exact = bx.averaging.AllOrders(df, max_parents=k).arc_posteriors().to_numpy()
     t_exact = time.perf_counter() - t0
     t0 = time.perf_counter()
-    res = bx.averaging.order_mcmc(df, max_parents=k, n_iter=n_iter, n_chains=4, seed=seed)
+    res = bx.averaging.order_mcmc(df, max_parents=k, n_iter=n_iter, n_chains=4, random_state=seed)
     t_mcmc = time.perf_counter() - t0
     diff = np.abs(res.arc_posteriors().to_numpy() - exact)
     se = res.stderr.to_numpy()
@@ -76,8 +76,8 @@ def network_mcmc_trial(network: str, n_rows: int, k: int, n_iter: int, seed: int
     import bnexplore as bx
 
     bn = bx.networks.load(network)
-    df = bn.sample(n_rows, seed=seed)
-    res = bx.averaging.order_mcmc(df, max_parents=k, n_iter=n_iter, n_chains=4, seed=seed)
+    df = bn.sample(n_rows, random_state=seed)
+    res = bx.averaging.order_mcmc(df, max_parents=k, n_iter=n_iter, n_chains=4, random_state=seed)
     true = set(bn.dag.edges)
     rows = []
     for r in res.summary().itertuples():

@@ -27,6 +27,7 @@ Module-level imports are light; the trials import what they need.
 from __future__ import annotations
 
 from .registry import register
+from .._deprecation import renamed
 from .._validation import check_random_state
 
 __all__ = ["uci_trial", "weak_trial", "dbn_trial", "bat_trial", "bat_dbn", "sample_bat",
@@ -119,13 +120,14 @@ def uci_trial(dataset: str, n_noise: int, n_folds: int, seed: int, ess: float = 
              "n_features": int(X.shape[1])} for c in CLASSIFIERS]
 
 
-def weak_features(n: int, n_weak: int = 10, n_noise: int = 20, p_match: float = 0.6, seed=None):
+@renamed(seed="random_state")
+def weak_features(n: int, n_weak: int = 10, n_noise: int = 20, p_match: float = 0.6, random_state=None):
     """The synthetic set of Figure 10: ``n_weak`` features equal to the class with probability
     ``p_match``, ``n_noise`` independent uniform binary features."""
     import numpy as np
     import pandas as pd
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     y = rng.integers(0, 2, n)
     cols = {}
     for i in range(n_weak):
@@ -172,7 +174,7 @@ def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, seed: int,
     """
     from bnexplore.classifiers import SFAN, NaiveBayes
 
-    X, y = weak_features(n_train + n_test, n_weak, n_noise, seed=seed)
+    X, y = weak_features(n_train + n_test, n_weak, n_noise, random_state=seed)
     Xtr, ytr, Xte, yte = X.iloc[:n_train], y[:n_train], X.iloc[n_train:], y[n_train:]
     rows = []
     for a in ALPHAS:
@@ -202,13 +204,14 @@ def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: flo
     from bnexplore.forests import random_dbn, sample_dbn
 
     rng = check_random_state(seed)
-    dbn = random_dbn(n_vars, max_inter=2, seed=rng)
-    train = sample_dbn(dbn, n_train, seed=rng)
-    test = sample_dbn(dbn, n_test, seed=rng)
+    dbn = random_dbn(n_vars, max_inter=2, random_state=rng)
+    train = sample_dbn(dbn, n_train, random_state=rng)
+    test = sample_dbn(dbn, n_test, random_state=rng)
     return _dbn_model_rows(train, test, ess, bma_k2)
 
 
-def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
+@renamed(seed="random_state")
+def bat_dbn(cpts: str = "bnt", random_state=None, concentration: float = 0.5) -> dict:
     """The BAT two-slice DBN with random CPTs.
 
     Parameters
@@ -216,7 +219,7 @@ def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
     cpts : {"bnt", "dirichlet"}
         Every CPT row is independent uniform numbers normalised to one ("bnt", as BNT's
         random tabular CPDs) or a Dirichlet(``concentration``) draw ("dirichlet").
-    seed : int or numpy Generator
+    random_state : int or numpy Generator
     concentration : float
         Of the Dirichlet rows (``cpts="dirichlet"``).
 
@@ -230,7 +233,7 @@ def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
 
     Examples
     --------
-    >>> bat = bat_dbn(seed=0)
+    >>> bat = bat_dbn(random_state=0)
     >>> len(bat["names"]), sum(map(len, bat["intra"])), sum(map(len, bat["inter"]))
     (28, 26, 16)
     >>> max(map(len, bat["intra"])), max(map(len, bat["inter"]))   # outside SCF(2)
@@ -239,7 +242,7 @@ def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
     import networkx as nx
     import numpy as np
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     names = list(BAT_NODES)
     idx = {n: i for i, n in enumerate(names)}
     intra = [sorted(idx[p] for p, c in BAT_INTRA if c == n) for n in names]
@@ -261,12 +264,13 @@ def bat_dbn(cpts: str = "bnt", seed=None, concentration: float = 0.5) -> dict:
     return {"names": names, "order": order, "inter": inter, "intra": intra, "cpts": tables}
 
 
-def sample_bat(bat: dict, n_steps: int, seed=None, burn_in: int = 50):
+@renamed(seed="random_state")
+def sample_bat(bat: dict, n_steps: int, random_state=None, burn_in: int = 50):
     """``n_steps`` consecutive slices of :func:`bat_dbn` after ``burn_in`` (a DataFrame of 0/1)."""
     import numpy as np
     import pandas as pd
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     m = len(bat["names"])
     x = rng.integers(0, 2, size=m)
     out = np.empty((n_steps, m), dtype=np.int64)
@@ -303,9 +307,9 @@ def bat_trial(n_train: int, seed: int, cpts: str = "bnt", n_test: int = 1000, es
     import numpy as np
 
     rng = check_random_state(seed)
-    bat = bat_dbn(cpts, seed=rng)
-    train = sample_bat(bat, n_train, seed=rng)
-    test = sample_bat(bat, n_test, seed=rng)
+    bat = bat_dbn(cpts, random_state=rng)
+    train = sample_bat(bat, n_train, random_state=rng)
+    test = sample_bat(bat, n_test, random_state=rng)
     return _dbn_model_rows(train, test, ess, bma_k2)
 
 

@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .._deprecation import REMOVED_IN, RenamedParameterWarning, renamed
 from .._validation import check_ess, check_positive_int, check_prior, check_random_state
 from ..data.core import DiscreteData, check_table_size, config_index
 from ._graph import _lexicographic_topological_order, markov_blanket
@@ -111,7 +112,7 @@ class BayesNet:
     ...                     "wet": np.array([[0.9, 0.1], [0.2, 0.8]])})
     >>> bn
     BayesNet(2 nodes, 1 arcs, 3 parameters)
-    >>> df = bn.sample(5, seed=0)
+    >>> df = bn.sample(5, random_state=0)
     >>> list(df.columns), df.shape
     (['rain', 'wet'], (5, 2))
     >>> float(np.exp(bn.log_prob(pd.DataFrame({"rain": ["yes"], "wet": ["yes"]})))[0])
@@ -345,50 +346,63 @@ class BayesNet:
                     out += u >= thr[k, 0]
         return codes
 
-    def sample(self, n: int, seed=None) -> pd.DataFrame:
+    @renamed(seed="random_state")
+    def sample(self, n: int, random_state=None, *, as_frame: bool = True,
+               target: str | None = None) -> pd.DataFrame | DiscreteData:
         """Draw ``n`` rows by vectorised forward (ancestral) sampling.
 
         Parameters
         ----------
         n : int
             Number of rows (> 0).
-        seed : None, int or numpy.random.Generator
-            Source of randomness.
+        random_state : None, int or numpy.random.Generator
+            Source of randomness (``seed=`` is its deprecated name).
+        as_frame : bool, default True
+            Return a DataFrame (True) or a :class:`~bnexplore.data.DiscreteData`
+            (False: the integer codes without building categorical columns, the faster
+            form for the library's engines).
+        target : str, optional
+            A node to mark as the class: ``df.attrs["target"]`` of the frame (as
+            :func:`bnexplore.datasets.load` does) or the ``target`` of the DiscreteData.
 
         Returns
         -------
-        DataFrame
+        DataFrame or DiscreteData
             One categorical column per node, in :attr:`nodes` (topological) order,
             with the state labels as categories.
 
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(1000, seed=1)
+        >>> df = bx.networks.load("asia").sample(1000, random_state=1)
         >>> df.shape, str(df["either"].dtype)
         ((1000, 8), 'category')
-        """
-        codes = self._sample_codes(n, seed)
-        if self._dtypes is None:
-            self._dtypes = [pd.CategoricalDtype(pd.Index(self.states[v])) for v in self._topo]
-        cols = {v: pd.Categorical.from_codes(codes[i], dtype=self._dtypes[i], validate=False)
-                for i, v in enumerate(self._topo)}
-        return pd.DataFrame(cols, copy=False)
-
-    def sample_data(self, n: int, seed=None, target: str | None = None) -> DiscreteData:
-        """Like :meth:`sample` but returns a :class:`~bnexplore.data.DiscreteData`.
-
-        Examples
-        --------
-        >>> import bnexplore as bx
-        >>> d = bx.networks.load("asia").sample_data(100, seed=0, target="lung")
+        >>> d = bx.networks.load("asia").sample(100, random_state=0, as_frame=False, target="lung")
         >>> d.n_rows, d.target
         (100, 'lung')
         """
         if target is not None:
             self._check_node(target)
-        codes = self._sample_codes(n, seed)
-        return DiscreteData(codes.T, self._topo, [self.states[v] for v in self._topo], target=target)
+        codes = self._sample_codes(n, random_state)
+        if not as_frame:
+            return DiscreteData(codes.T, self._topo, [self.states[v] for v in self._topo],
+                                target=target)
+        if self._dtypes is None:
+            self._dtypes = [pd.CategoricalDtype(pd.Index(self.states[v])) for v in self._topo]
+        cols = {v: pd.Categorical.from_codes(codes[i], dtype=self._dtypes[i], validate=False)
+                for i, v in enumerate(self._topo)}
+        out = pd.DataFrame(cols, copy=False)
+        if target is not None:
+            out.attrs["target"] = target
+        return out
+
+    @renamed(seed="random_state")
+    def sample_data(self, n: int, random_state=None, target: str | None = None) -> DiscreteData:
+        """Deprecated (removed in 0.3.0): use ``sample(n, random_state, as_frame=False)``."""
+        warnings.warn("BayesNet.sample(, as_frame=False) is deprecated and will be removed in "
+                      f"{REMOVED_IN}: use sample(n, random_state=..., as_frame=False) instead",
+                      RenamedParameterWarning, stacklevel=3)
+        return self.sample(n, random_state, as_frame=False, target=target)
 
     # ---------------------------------------------------------------- inference
     def _encode(self, data, needed: Iterable[str]) -> dict[str, np.ndarray]:
@@ -447,7 +461,7 @@ class BayesNet:
         --------
         >>> import numpy as np, bnexplore as bx
         >>> bn = bx.networks.load("asia")
-        >>> lp = bn.log_prob(bn.sample(3, seed=0))
+        >>> lp = bn.log_prob(bn.sample(3, random_state=0))
         >>> lp.shape, bool(np.all(lp <= 0))
         ((3,), True)
         """
@@ -463,6 +477,9 @@ class BayesNet:
 
     def predict_proba(self, data, target: str) -> np.ndarray:
         """P(target | all other variables) for every row, via the Markov blanket.
+
+        The target is named per call (unlike a classifier's ``predict_proba(X)``, fixed
+        to the class it was fitted on): a network models every variable.
 
         ``P(t | x) ∝ P(t | pa(t)) * prod_{c in children(t)} P(c | pa(c))``, computed
         in log space and normalised with log-sum-exp. Only the Markov-blanket columns
@@ -485,7 +502,7 @@ class BayesNet:
         --------
         >>> import bnexplore as bx
         >>> bn = bx.networks.load("asia")
-        >>> p = bn.predict_proba(bn.sample(4, seed=0), target="lung")
+        >>> p = bn.predict_proba(bn.sample(4, random_state=0), target="lung")
         >>> p.shape, bool(abs(p.sum(axis=1) - 1).max() < 1e-12)
         ((4, 2), True)
         """
@@ -658,7 +675,7 @@ class BayesNet:
         --------
         >>> import bnexplore as bx
         >>> asia = bx.networks.load("asia")
-        >>> fitted = bx.networks.BayesNet.fit(asia.dag, asia.sample(5000, seed=0), prior="K2")
+        >>> fitted = bx.networks.BayesNet.fit(asia.dag, asia.sample(5000, random_state=0), prior="K2")
         >>> fitted.cpts["smoke"].round(1).tolist()
         [[0.5, 0.5]]
         """

@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed
 from .._validation import check_int, check_number, check_positive_int, check_random_state
 from ..data.core import check_table_size
 from ._bayesnet import BayesNet
@@ -66,8 +67,9 @@ def _dag_counts(n_max: int, k: int) -> tuple:
     return tuple(tuple(row) for row in b), tuple(f)
 
 
-def count_dags(n_nodes: int, max_indegree: int | None = None) -> int:
-    """Number of labelled DAGs on ``n_nodes`` nodes with in-degree <= ``max_indegree``.
+@renamed(max_indegree="max_parents")
+def count_dags(n_nodes: int, max_parents: int | None = None) -> int:
+    """Number of labelled DAGs on ``n_nodes`` nodes with in-degree <= ``max_parents``.
 
     Examples
     --------
@@ -76,9 +78,9 @@ def count_dags(n_nodes: int, max_indegree: int | None = None) -> int:
     [1, 3, 25, 543, 29281]
     """
     n = check_positive_int(n_nodes, "n_nodes")
-    k = n - 1 if max_indegree is None else int(max_indegree)
+    k = n - 1 if max_parents is None else int(max_parents)
     if k < 0:
-        raise ValueError(f"max_indegree must be >= 0, got {max_indegree}")
+        raise ValueError(f"max_parents must be >= 0, got {max_parents}")
     b, _ = _dag_counts(n, min(k, n - 1))
     return sum(b[n])
 
@@ -173,14 +175,15 @@ def _arities(arity, n: int, rng: np.random.Generator) -> list[int]:
                     f"got {type(arity).__name__}")
 
 
-def random_network(n_nodes: int, max_indegree: int, arity=2, seed=None, method: str = "uniform",
+@renamed(max_indegree="max_parents", seed="random_state")
+def random_network(n_nodes: int, max_parents: int, arity=2, random_state=None, method: str = "uniform",
                    concentration: float = 1.0, prefix: str = "X") -> BayesNet:
     """Random Bayesian network G(N, K) with in-degree <= K and Dirichlet CPTs.
 
     Follows Dash & Cooper (2003, Section 4.1): graphs are drawn "from a uniform
     distribution over DAGs with fixed K" -- ``method="uniform"`` samples exactly
     uniformly from all labelled DAGs on ``n_nodes`` nodes with in-degree <=
-    ``max_indegree`` (sink-layer counting recursion, exact integers). ``method="order"``
+    ``max_parents`` (sink-layer counting recursion, exact integers). ``method="order"``
     is the cheaper classical generator: a random node order, then for each node a
     number of parents uniform in ``0..min(K, #predecessors)`` chosen uniformly among
     its predecessors. Every CPT row is drawn from a symmetric Dirichlet
@@ -192,13 +195,13 @@ def random_network(n_nodes: int, max_indegree: int, arity=2, seed=None, method: 
     ----------
     n_nodes : int
         Number of nodes N (> 0); they are named ``X0, X1, ...``.
-    max_indegree : int
+    max_parents : int
         Maximum number of parents K (>= 0).
     arity : int, (min, max) tuple or list of ints
         Number of states: the same for all nodes, uniform in ``[min, max]`` per
         node (e.g. ``(2, 10)`` for Cerquides & Lopez de Mantaras' "maximum number of
         values 10"), or one per node.
-    seed : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator
     method : {"uniform", "order"}
     concentration : float
         Dirichlet parameter of every CPT entry (> 0).
@@ -213,17 +216,17 @@ def random_network(n_nodes: int, max_indegree: int, arity=2, seed=None, method: 
     Examples
     --------
     >>> import bnexplore as bx
-    >>> bn = bx.networks.random_network(10, max_indegree=2, seed=0)
+    >>> bn = bx.networks.random_network(10, max_parents=2, random_state=0)
     >>> max(d for _, d in bn.dag.in_degree()) <= 2, len(bn)
     (True, 10)
     """
     n = check_positive_int(n_nodes, "n_nodes")
-    max_indegree = check_int(max_indegree, "max_indegree", low=0)
+    max_parents = check_int(max_parents, "max_parents", low=0)
     if method not in ("uniform", "order"):
         raise ValueError(f"method must be 'uniform' or 'order', got {method!r}")
     concentration = check_number(concentration, "concentration", low=0, closed="neither")
-    rng = check_random_state(seed)
-    k = int(min(max_indegree, n - 1))
+    rng = check_random_state(random_state)
+    k = int(min(max_parents, n - 1))
     ar = _arities(arity, n, rng)
     par = _uniform_dag(n, k, rng) if method == "uniform" else _order_dag(n, k, rng)
     nm = [f"{prefix}{i}" for i in range(n)]
@@ -237,4 +240,4 @@ def random_network(n_nodes: int, max_indegree: int, arity=2, seed=None, method: 
     for i in range(n):
         q = int(np.prod([ar[p] for p in par[i]], dtype=np.int64))
         cpts[nm[i]] = rng.dirichlet(np.full(ar[i], float(concentration)), size=q)
-    return BayesNet(parents, states, cpts, name=f"random G({n}, {int(max_indegree)})")
+    return BayesNet(parents, states, cpts, name=f"random G({n}, {int(max_parents)})")
