@@ -77,10 +77,10 @@ def exact(sizes, k: int = 3) -> None:
     except ImportError:
         have_sumu = False
         print("peer sumu is not installed (pip install sumu failed or was not run): no peer figures")
-    warm = bx.networks.random_network(n_nodes=8, max_indegree=3, seed=0).sample(200, seed=0)
+    warm = bx.networks.random_network(n_nodes=8, max_parents=3, random_state=0).sample(200, random_state=0)
     AllDAGs(warm, max_parents=k).arc_posteriors()
     for n in sizes:
-        df = bx.networks.random_network(n_nodes=n, max_indegree=3, seed=0).sample(1000, seed=0)
+        df = bx.networks.random_network(n_nodes=n, max_parents=3, random_state=0).sample(1000, random_state=0)
         cells = all_dags_cells(n)
         load = _load()
         try:
@@ -110,7 +110,7 @@ def exact(sizes, k: int = 3) -> None:
 def mcmc(n_iter: int) -> None:
     import bnexplore as bx
 
-    alarm = bx.networks.load("alarm").sample(10_000, seed=0)
+    alarm = bx.networks.load("alarm").sample(10_000, random_state=0)
     bx.averaging.partition_mcmc(alarm.iloc[:500, :8], max_parents=3, n_iter=2_000, n_chains=4)  # warm-up
     load = _load()
     t, c, res = _timed(lambda: bx.averaging.partition_mcmc(alarm, max_parents=3, n_iter=n_iter, n_chains=4,

@@ -29,7 +29,7 @@ def main() -> None:
         print("pyAgrum not installed: bnexplore figures only (pip install pyagrum)")
     for name in ("alarm", "insurance", "hailfinder"):
         bn = bx.networks.load(name)
-        row = bn.sample(1, seed=1).iloc[0]
+        row = bn.sample(1, random_state=1).iloc[0]
         ev = {v: str(row[v]) for v in bn.nodes[-5:]}
         t = time.perf_counter()
         bn.posteriors({})
@@ -59,7 +59,7 @@ def averaged() -> None:
     """The model-averaged query of an "ask the averaged model" page on ALARM data: the
     time to learn (GTT, the average, the sampled structures' junction trees) and of one
     query (GTT, the average and the spread over the sampled structures)."""
-    df = bx.networks.load("alarm").sample(1000, seed=0)
+    df = bx.networks.load("alarm").sample(1000, random_state=0)
     ev = {"HR": "HIGH", "BP": "LOW"}
     for method in ("order", "mcmc"):
         t = time.perf_counter()

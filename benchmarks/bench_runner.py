@@ -27,8 +27,8 @@ def search_trial(rows: int, seed: int) -> dict:
     """One trial: sample ALARM, hill-climb it."""
     import bnexplore as bx
     from bnexplore.search import hill_climb
-    df = bx.networks.load("alarm").sample(rows, seed=seed)
-    res = hill_climb(df, prior="BDeu", max_indegree=3)
+    df = bx.networks.load("alarm").sample(rows, random_state=seed)
+    res = hill_climb(df, prior="BDeu", max_parents=3)
     return {"score": res.score, "arcs": res.dag.number_of_edges()}
 
 

@@ -79,7 +79,7 @@ def main(argv=None):
     print(f"copy bandwidth {bw / 1e9:.1f} GB/s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     alarm = bx.networks.load("alarm")
     for n in (int(x) for x in args.rows.split(",")):
-        df = alarm.sample(n, seed=0).astype("category")
+        df = alarm.sample(n, random_state=0).astype("category")
         names = list(df.columns)
         fams = _families(names, args.families)
         by_child: dict[str, list] = {}

@@ -50,13 +50,13 @@ def vs_pybnesian(rows, repeat):
         print("pybnesian: skipped (not installed: pip install 'bnexplore[bench]')")
         return
     alarm = bx.networks.load("alarm")
-    hill_climb(alarm.sample(300, seed=1), prior="BDeu", max_indegree=3)   # warm-up: compilation
+    hill_climb(alarm.sample(300, random_state=1), prior="BDeu", max_parents=3)   # warm-up: compilation
     for n in rows:
-        df = alarm.sample(n, seed=0).astype("category")
+        df = alarm.sample(n, random_state=0).astype("category")
         names = list(df.columns)
         t_ours = t_peer = float("inf")
         for _ in range(repeat):
-            t, ours = _timed(lambda: hill_climb(df, prior="BDeu", ess=1.0, max_indegree=3))
+            t, ours = _timed(lambda: hill_climb(df, prior="BDeu", ess=1.0, max_parents=3))
             t_ours = min(t_ours, t)
             t, model = _timed(lambda: pbn.GreedyHillClimbing().estimate(
                 pbn.ArcOperatorSet(), pbn.BDe(df, 1.0), pbn.DiscreteBN(names), max_indegree=3))
@@ -77,10 +77,10 @@ def vs_pgmpy():
         return
     import logging
     logging.getLogger("pgmpy").setLevel(logging.ERROR)
-    df = bx.networks.load("alarm").sample(10_000, seed=0)
-    greedy_thick_thin(df.iloc[:200], max_indegree=3)  # JIT warm-up on a small slice
-    t_gtt, gtt = _timed(lambda: greedy_thick_thin(df, prior="K2", max_indegree=3))
-    t_hc, hc = _timed(lambda: hill_climb(df, prior="K2", max_indegree=3))
+    df = bx.networks.load("alarm").sample(10_000, random_state=0)
+    greedy_thick_thin(df.iloc[:200], max_parents=3)  # JIT warm-up on a small slice
+    t_gtt, gtt = _timed(lambda: greedy_thick_thin(df, prior="K2", max_parents=3))
+    t_hc, hc = _timed(lambda: hill_climb(df, prior="K2", max_parents=3))
     t_peer, model = _timed(lambda: HillClimbSearch(df.astype(str)).estimate(
         scoring_method=K2(df.astype(str)), max_indegree=3, show_progress=False))
     s_peer = _score_of(LocalScore(df, prior="K2"), list(df.columns), model.edges())

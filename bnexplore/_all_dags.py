@@ -129,7 +129,7 @@ class AllDAGs:
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> df = bx.networks.load("asia").sample(300, random_state=0)
     >>> ad = bx.averaging.AllDAGs(df, max_parents=2)
     >>> post = ad.arc_posteriors()
     >>> post.shape, ad.graph_prior
@@ -214,7 +214,7 @@ class AllDAGs:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> df = bx.networks.load("asia").sample(300, random_state=0)
         >>> post = bx.averaging.AllDAGs(df, max_parents=1).arc_posteriors()
         >>> bool(post.loc["either", "xray"] + post.loc["xray", "either"] > 0.5)
         True

@@ -284,7 +284,7 @@ def greedy_order(data, max_parents: int | None = None, score: str = "K2", ess: f
     Examples
     --------
     >>> import bnexplore as bx
-    >>> order = bx.averaging.greedy_order(bx.networks.load("asia").sample(500, seed=0), max_parents=2)
+    >>> order = bx.averaging.greedy_order(bx.networks.load("asia").sample(500, random_state=0), max_parents=2)
     >>> len(order), sorted(order) == sorted(bx.networks.load("asia").nodes)
     (8, True)
     """
@@ -292,7 +292,7 @@ def greedy_order(data, max_parents: int | None = None, score: str = "K2", ess: f
     from .search import greedy_thick_thin
 
     d = as_discrete(data, missing="drop")
-    return _topological(greedy_thick_thin(d, prior=score, ess=ess, max_indegree=max_parents).dag, d.names)
+    return _topological(greedy_thick_thin(d, prior=score, ess=ess, max_parents=max_parents).dag, d.names)
 
 
 def _topological(dag: nx.DiGraph, names: Sequence[str]) -> list[str]:
@@ -352,7 +352,7 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=0)
+    >>> df = bx.networks.load("asia").sample(500, random_state=0)
     >>> am = bx.averaging.ask_averaged_model(df, max_parents=2, random_state=0, n_structures=20)
     >>> table = am.posteriors({"smoke": "yes"})
     >>> list(table.columns)
@@ -378,7 +378,7 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
     _check_prior(score, ess)
     rng = check_random_state(random_state, "random_state")
     d = as_discrete(data, missing=missing)
-    gtt = greedy_thick_thin(d, prior=score, ess=ess, max_indegree=max_parents)
+    gtt = greedy_thick_thin(d, prior=score, ess=ess, max_parents=max_parents)
     best = BayesNet.fit(gtt.dag, d, prior=score, ess=ess, name="GTT")
     if method == "order":
         if order is None:
@@ -395,7 +395,7 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
                                       f"most probable parents (Procedure 1)"))
         return _warm(AveragedModel(best, method, mstar, models, counts, list(order), prior=stated,
                                    extra={"search": gtt, "averaging": avg, "n": n_star, "exact": exact}))
-    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, seed=rng, prior=score, ess=ess,
+    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, random_state=rng, prior=score, ess=ess,
                      sample_dags=True)
     draws = res.dags()
     if len(draws) > n_structures:  # evenly spaced draws: still a sample of the posterior

@@ -158,7 +158,7 @@ def bootstrap_arcs(data: DiscreteData | pd.DataFrame, n_boot: int = 200,
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(500, seed=0)
+    >>> df = bx.networks.load("asia").sample(500, random_state=0)
     >>> boot = bx.averaging.bootstrap_arcs(df, n_boot=10, random_state=0, max_parents=2)
     >>> float(boot.strength.loc["either", "xray"])
     1.0
@@ -183,7 +183,7 @@ def bootstrap_arcs(data: DiscreteData | pd.DataFrame, n_boot: int = 200,
     counts = np.zeros((p, p))
     for _ in range(n_boot):
         sample = data.take(rng.integers(0, n, n))
-        dag = learn(sample, prior=score, ess=ess, max_indegree=max_parents).dag
+        dag = learn(sample, prior=score, ess=ess, max_parents=max_parents).dag
         for u, v in dag.edges():
             counts[index[u], index[v]] += 1
     return BootstrapArcs(data.names, counts, counts + counts.T, n_boot, method, max_parents)
@@ -204,7 +204,7 @@ def arc_table(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_boot: i
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> df = bx.networks.load("asia").sample(300, random_state=0)
     >>> t = bx.averaging.arc_table(df, max_parents=2, n_boot=5)
     >>> [c.split(":")[0] for c in t.columns[2:]]
     ['fixed order', 'all orders', 'all DAGs', 'bootstrap arc', 'bootstrap pair']

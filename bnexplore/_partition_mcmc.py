@@ -121,7 +121,7 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     Examples
     --------
     >>> import bnexplore as bx
-    >>> df = bx.networks.load("asia").sample(300, seed=0)
+    >>> df = bx.networks.load("asia").sample(300, random_state=0)
     >>> res = bx.averaging.partition_mcmc(df, max_parents=2, n_iter=4_000, n_chains=2, random_state=1)
     >>> res.arc_posteriors().shape, res.traces.shape, res.graph_prior
     ((8, 8), (2, 1000), 'uniform over DAGs with at most 2 parents per node')

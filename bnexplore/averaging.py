@@ -420,7 +420,7 @@ class OrderedAveraging:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> df = bx.networks.load("asia").sample(300, seed=0)
+        >>> df = bx.networks.load("asia").sample(300, random_state=0)
         >>> avg = bx.averaging.OrderedAveraging(df, max_parents=2)
         >>> dags = avg.sample_dags(5, random_state=0)
         >>> len(dags), max(max(dict(g.in_degree()).values()) for g in dags) <= 2

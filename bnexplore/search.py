@@ -89,7 +89,7 @@ class SearchResult:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> res = bx.search.greedy_thick_thin(bx.networks.load("asia").sample(500, seed=0), max_indegree=2)
+        >>> res = bx.search.greedy_thick_thin(bx.networks.load("asia").sample(500, random_state=0), max_parents=2)
         >>> res.dag_at(0).number_of_edges(), set(res.dag_at(len(res.step_rows)).edges) == set(res.dag.edges)
         (0, True)
         """
@@ -105,7 +105,7 @@ class SearchResult:
         Examples
         --------
         >>> import bnexplore as bx
-        >>> res = bx.search.hill_climb(bx.networks.load("asia").sample(500, seed=0), max_indegree=2)
+        >>> res = bx.search.hill_climb(bx.networks.load("asia").sample(500, random_state=0), max_parents=2)
         >>> [row["step"] for row, _ in res.iter_steps()] == list(range(1, len(res.step_rows) + 1))
         True
         """

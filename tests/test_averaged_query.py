@@ -25,7 +25,7 @@ def data():
                      {"A": np.array([[0.3, 0.7]]),
                       "B": np.array([[0.8, 0.1, 0.1], [0.1, 0.3, 0.6]]),
                       "C": np.array([[0.9, 0.1], [0.5, 0.5], [0.15, 0.85]])})
-    df = truth.sample(40, seed=4)
+    df = truth.sample(40, random_state=4)
     return df[NAMES]
 
 
@@ -203,7 +203,7 @@ def test_greedy_order_is_a_topological_order_of_gtt(data):
     from bnexplore.search import greedy_thick_thin
 
     order = bx.averaging.greedy_order(data, max_parents=2)
-    dag = greedy_thick_thin(data, max_indegree=2).dag
+    dag = greedy_thick_thin(data, max_parents=2).dag
     assert sorted(order) == sorted(NAMES)
     assert all(order.index(u) < order.index(v) for u, v in dag.edges)
     am = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5)

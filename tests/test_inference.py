@@ -116,7 +116,7 @@ def test_bad_evidence_is_refused_with_its_name():
 
 def test_many_observations_do_not_underflow():
     bn = bx.networks.load("alarm")
-    row = bn.sample(1, seed=3).iloc[0]
+    row = bn.sample(1, random_state=3).iloc[0]
     ev = {v: row[v] for v in bn.nodes[:30]}
     lp = bn.log_prob_evidence(ev)
     assert np.isfinite(lp) and lp < -10
@@ -131,7 +131,7 @@ def test_equals_pyagrum_lazy_propagation(name):
     g = bn.to_pyagrum()
     rng = np.random.default_rng(0)
     for _ in range(3):
-        row = bn.sample(1, seed=int(rng.integers(1 << 30))).iloc[0]
+        row = bn.sample(1, random_state=int(rng.integers(1 << 30))).iloc[0]
         observed = list(rng.choice(bn.nodes, size=min(4, len(bn) // 2), replace=False))
         ev = {v: str(row[v]) for v in observed}
         ie = gum.LazyPropagation(g)
@@ -143,13 +143,13 @@ def test_equals_pyagrum_lazy_propagation(name):
 
 
 def test_summary_network_with_lazy_cpts_and_a_dense_refusal():
-    df = bx.networks.load("asia").sample(300, seed=2)
+    df = bx.networks.load("asia").sample(300, random_state=2)
     avg = bx.averaging.OrderedAveraging(df, max_parents=2)
     ev = {"dysp": "yes", "asia": "no"}
     lazy = avg.summary_network(None, lazy=True).posteriors(ev)
     dense = avg.summary_network(None, lazy=False).posteriors(ev)
     for v in dense:
         np.testing.assert_allclose(lazy[v], dense[v], atol=1e-12)
-    dense_net = bx.networks.random_network(100, max_indegree=3, seed=0)  # treewidth about 38
+    dense_net = bx.networks.random_network(100, max_parents=3, random_state=0)  # treewidth about 38
     with pytest.raises(ValueError, match="clique table"):
         dense_net.posteriors({})

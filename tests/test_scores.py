@@ -201,7 +201,7 @@ def test_distinct_rows_additions_and_pairs_equal_the_plain_kernel(monkeypatch):
     import bnexplore.scores as sc
     import bnexplore as bx
     monkeypatch.setattr(sc, "_DISTINCT_MIN_ROWS", 0)
-    df = bx.networks.load("asia").sample(3000, seed=4)
+    df = bx.networks.load("asia").sample(3000, random_state=4)
     for prior in ("BDeu", "K2"):
         ls = LocalScore(df, prior=prior, ess=3.0)
         ucols, w = ls._rows()

@@ -58,7 +58,7 @@ def test_replay_reaches_the_final_dag(search, start):
 
 
 def test_dag_at_refuses_a_step_out_of_range():
-    res = greedy_thick_thin(_data(300), max_indegree=1)
+    res = greedy_thick_thin(_data(300), max_parents=1)
     n = len(res.step_rows)
     for bad in (-1, n + 1, 1.5, "1", True):
         with pytest.raises(ValueError, match=f"0 to {n}"):

@@ -167,7 +167,7 @@ def test_posterior_plot_draws_each_model_and_the_spread():
     import bnexplore as bx
     from bnexplore.viz.inference import MODEL_COLORS, posterior_plot
 
-    df = bx.networks.load("asia").sample(300, seed=0)
+    df = bx.networks.load("asia").sample(300, random_state=0)
     am = bx.averaging.ask_averaged_model(df, max_parents=2, random_state=0, n_structures=10)
     table = am.posteriors({"smoke": "yes"})
     plot = posterior_plot(table, nodes=["lung", "smoke"], presentation=True)
