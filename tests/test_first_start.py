@@ -79,7 +79,7 @@ def test_views_say_kernels_are_being_prepared_until_they_are(browser, monkeypatc
         with running_panel_server() as base:
             page = browser.new_page()
             try:
-                page.goto(f"{base}/apps?app=structure", wait_until="domcontentloaded",
+                page.goto(f"{base}/apps?app=mixture_weights", wait_until="domcontentloaded",
                           timeout=120_000)
                 text = page.get_by_text(re.compile(r"Preparing the kernels \(first start only\)"))
                 text.first.wait_for(timeout=120_000)
