@@ -212,3 +212,16 @@ def test_show_builds_every_app_on_the_users_table():
     tabs = dash.__panel__()
     assert len(tabs) == 2 and [a.title for a in dash.apps] == ["Learn a structure",
                                                                "Order averaging"]
+
+
+# ------------------------------------------------------------------ warm-up
+def test_the_warm_up_asks_every_app_what_to_warm():
+    from bnexplore import warmup
+
+    warmed = {a for step in warmup.STEPS.values() for a in getattr(step, "apps", ())}
+    assert warmed == set(bxa.APPS)
+    frame = warmup.tiny_frame()
+    for name in bxa.APPS:
+        bxa.app_class(name).warm(frame)          # computes, without an error
+    assert warmup.warm_up(steps=["structure", "mixtures"]).keys() == {"structure", "mixtures"}
+    assert not warmup.warm_up.errors

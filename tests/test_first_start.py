@@ -79,7 +79,7 @@ def test_views_say_kernels_are_being_prepared_until_they_are(browser, monkeypatc
         with running_panel_server() as base:
             page = browser.new_page()
             try:
-                page.goto(f"{base}/apps?app=mixture_weights", wait_until="domcontentloaded",
+                page.goto(f"{base}/apps?app=structure", wait_until="domcontentloaded",
                           timeout=120_000)
                 text = page.get_by_text(re.compile(r"Preparing the kernels \(first start only\)"))
                 text.first.wait_for(timeout=120_000)
@@ -272,8 +272,10 @@ def test_the_warm_up_reaches_every_order_averaging_of_the_apps():
 
     import inspect
 
-    src = inspect.getsource(warmup.STEPS["all orders"])
-    assert "AllOrders(" in src and "order_mcmc(" in src
+    from bnexplore.apps.all_orders import EXACT, MCMC, AllOrders
+
+    assert warmup.STEPS["all orders"].apps == ("all_orders",)      # the app says what to warm
+    assert {s["method"] for s in AllOrders.warm_settings} == {EXACT, MCMC}
     repo = Path(__file__).resolve().parents[1]
     code = "import sys; from bnexplore import warmup; print('numpy' in sys.modules, 'pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,

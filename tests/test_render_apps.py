@@ -61,15 +61,6 @@ def _bokeh_models(obj) -> list:
 
 # app, view function, its arguments (a setting no other test asks for), pictures it shows
 VIEWS = [
-    # the averaging kernels take long to load in a fresh process: slow
-    pytest.param("all_orders", "heatmaps_view", ("Network sample", "vote", "asia", 300, 2,
-                                                 "Exact (all orders)", 2_000), 3,
-                 marks=pytest.mark.slow),
-    pytest.param("all_orders", "chains_view", ("Network sample", "vote", "asia", 300, 1,
-                                               "Order MCMC", 2_000), 2, marks=pytest.mark.slow),
-    ("mixture_weights", "weights_view", ("iris", 31), 1),
-    ("mixture_weights", "collapse_view", ("iris", 31), 1),
-    ("mixture_weights", "roc_view", ("iris", 31, "Iris-setosa"), 1),
     ("forests", "forest_view", ("iris", 1.5, 1, "bma", 0.45), 1),
     ("forests", "alpha_view", ("iris", 1, "bma"), 1),
     ("forests", "roc_view", ("iris", 1.5, 1, "bma"), 1),

@@ -68,6 +68,8 @@ from typing import Any
 APPS: dict[str, tuple[str, str]] = {
     "structure": ("structure", "LearnStructure"),
     "order_averaging": ("order_averaging", "OrderAveraging"),
+    "all_orders": ("all_orders", "AllOrders"),
+    "mixture_weights": ("mixture_weights", "MixtureWeights"),
 }
 
 _CLASSES = {cls: module for module, cls in APPS.values()}

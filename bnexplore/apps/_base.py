@@ -43,6 +43,9 @@ SOURCES = (DATASET, NETWORK, USER)
 #: what a page shows for a link to data that was uploaded (a link cannot carry data).
 NOT_IN_LINK = ("This link was made on uploaded data, which a link cannot carry: upload "
                "the file again (the link's other settings are kept), or choose a data set.")
+#: what the views say while numba compiles the kernels (a first start).
+PREPARING_TEXT = ("Preparing the kernels (first start only) ... the pictures follow in a "
+                  "minute or two.")
 #: the data parameters, in the order a link applies them.
 DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bins", "target")
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
@@ -54,8 +57,10 @@ def file_name(path: str) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def _bundled(source: str, name: str, n: int) -> Data:
-    return bundled_dataset(name) if source == DATASET else network_sample(name, n)
+def _bundled(source: str, name: str, n: int, binning: str = "mdl", bins: int = 5) -> Data:
+    if source == DATASET:
+        return bundled_dataset(name, binning, bins)
+    return network_sample(name, n)
 
 
 def guarded(view: Callable) -> Callable:
@@ -100,8 +105,11 @@ class App(pn.viewable.Viewer):
     #: widget type per parameter, where Panel's default is not the right one.
     widget_types: ClassVar[dict] = {}
     #: bundled defaults.
+    default_source: ClassVar[str] = DATASET
     default_dataset: ClassVar[str] = "vote"
     default_network: ClassVar[str] = "asia"
+    #: how the bundled data sets' numbers are cut: ("mdl", 5) or ("equal-frequency", bins).
+    bundled_binning: ClassVar[tuple] = ("mdl", 5)
     #: the class node of a network's samples (else its last node).
     network_targets: ClassVar[dict] = {}
     #: settings that :meth:`warm` computes (the first page's), for bnexplore.warmup.
@@ -121,9 +129,12 @@ class App(pn.viewable.Viewer):
     data = param.ClassSelector(class_=Data, precedence=-1, doc="The data every view reads.")
     upload_status = param.String(default="", precedence=-1,
                                  doc="What became of the last uploaded file.")
+    kernels = param.String(default="not started", precedence=-1,
+                           doc="The kernels' warm-up (bnexplore.warmup.status()).")
 
     def __init__(self, data: pd.DataFrame | str | None = None, target: str | None = None,
                  **params: Any):
+        params.setdefault("source", self.default_source)
         params.setdefault("dataset", self.default_dataset)
         params.setdefault("network", self.default_network)
         self._table: tuple[pd.DataFrame, str] | None = None
@@ -169,12 +180,16 @@ class App(pn.viewable.Viewer):
             raw = self._table[0]
             left = left_out_columns(raw)
             return class_candidates(raw, left), default_target(raw, left)
-        base = _bundled(self.source, self.dataset if self.source == DATASET else self.network,
-                        int(self.sample_size))
+        base = self._bundled()
         default = base.target
         if self.source == NETWORK:
             default = self.network_targets.get(self.network, default)
         return base.columns, default
+
+    def _bundled(self) -> Data:
+        if self.source == DATASET:
+            return _bundled(DATASET, self.dataset, 0, *self.bundled_binning)
+        return _bundled(NETWORK, self.network, int(self.sample_size))
 
     def _prepare(self, target: str | None) -> Data:
         if self.source == USER:
@@ -182,8 +197,7 @@ class App(pn.viewable.Viewer):
                 return no_data(NOT_IN_LINK)
             raw, name = self._table
             return user_data(raw, name, target, self.binning, int(self.bins))
-        base = _bundled(self.source, self.dataset if self.source == DATASET else self.network,
-                        int(self.sample_size))
+        base = self._bundled()
         if target == base.target:
             return base
         return Data(base.frame, target, base.label, key=f"{base.key}|target={target}",
@@ -263,16 +277,23 @@ class App(pn.viewable.Viewer):
         return pn.pane.Markdown("\n\n".join(parts), css_classes=["bnx-data"], margin=(0, 10),
                                 sizing_mode="stretch_width")
 
+    @param.depends("kernels")
+    def kernels_view(self) -> pn.pane.Markdown:
+        """Says so while numba compiles the kernels for the first time (a first start)."""
+        compiling = self.kernels == "compiling"
+        return pn.pane.Markdown(PREPARING_TEXT if compiling else "", visible=compiling,
+                                css_classes=["bnx-kernels"], margin=(0, 10))
+
     def _pane(self, view: Any) -> Any:
         if callable(view) and not isinstance(view, pn.viewable.Viewable):
             return pn.panel(view, defer_load=on_session(), lazy=True, loading_indicator=True,
-                            sizing_mode="stretch_width")
+                            sizing_mode="stretch_width", css_classes=["bnx-view"])
         return view
 
     def main(self) -> pn.Column:
         """The views in a column."""
-        return pn.Column(self._pane(self.data_view), *[self._pane(v) for v in self.views()],
-                         sizing_mode="stretch_width")
+        return pn.Column(self.kernels_view, self._pane(self.data_view),
+                         *[self._pane(v) for v in self.views()], sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ controls
     def widget(self, name: str) -> pn.widgets.Widget:
@@ -393,9 +414,19 @@ class App(pn.viewable.Viewer):
         except Exception:  # noqa: BLE001 - refused (unknown option, out of bounds): kept
             pass
 
+    def follow_kernels(self) -> None:
+        """Follow the kernels' warm-up (:mod:`bnexplore.warmup`) in ``kernels``."""
+        from bnexplore import warmup
+
+        stop = warmup.watch(lambda status: setattr(self, "kernels", status))
+        self.kernels = warmup.status()
+        if on_session():
+            pn.state.on_session_destroyed(lambda ctx: stop())
+
     def template(self) -> pn.template.FastListTemplate:
         """The served page: the app in the bnexplore template, its settings in the link."""
         self.sync_url()
+        self.follow_kernels()
         return template(self.title, main=[self.main()], sidebar=[self.sidebar()],
                         description=self.description)
 
@@ -406,18 +437,23 @@ class App(pn.viewable.Viewer):
         return self
 
     # ------------------------------------------------------------------ warm-up
+    def results(self) -> list:
+        """The heavy results of the current settings (what the views read). Override to
+        list the cached computations; by default every view is built."""
+        return [view() for view in self.views() if callable(view)]
+
     @classmethod
     def warm(cls, frame: pd.DataFrame) -> None:
-        """Compute the views of :attr:`warm_settings` on ``frame`` (numba kernels compile).
+        """Compute :meth:`results` for each of :attr:`warm_settings` on ``frame``.
 
-        Used by :mod:`bnexplore.warmup` on a tiny frame, so that every kernel the app
+        :mod:`bnexplore.warmup` calls it on a tiny frame, so that every kernel the app
         calls is compiled with the argument types a real call gives.
         """
         for settings in cls.warm_settings:
             app = cls(frame, target=frame.attrs.get("target"), **settings)
-            for view in app.views():
-                if callable(view):
-                    view()
+            if app.data.frame is None:
+                raise ValueError(f"{cls.__name__}.warm: {app.data.error}")
+            app.results()
 
     # ------------------------------------------------------------------ helpers
     def _filename(self, name: str) -> str:

@@ -15,18 +15,27 @@ from ._page import template
 DEFAULT_THREADS = 4
 
 
-def use_threads() -> None:
-    """Run the callbacks of served pages in Panel's thread pool (``pn.config.nthreads``).
+#: what the apps' views import, imported by the thread that builds the first page: two
+#: pool threads importing a package for the first time can meet Python's import deadlock
+#: detector or a half-initialised module (``_DeadlockError`` on ``narwhals``; "module
+#: 'scipy' has no attribute '_lib'"), and a view then fails.
+PRELOAD = ("holoviews", "holoviews.plotting.bokeh", "scipy.special", "scipy.stats",
+           "scipy.optimize", "scipy.sparse", "scipy.spatial.distance", "scipy.cluster.hierarchy",
+           "sklearn.base", "sklearn.model_selection", "sklearn.metrics",
+           "sklearn.utils.validation", "bnexplore.data", "bnexplore.datasets",
+           "bnexplore.networks", "bnexplore.scores", "bnexplore.search", "bnexplore.averaging",
+           "bnexplore.classifiers", "bnexplore.metrics", "bnexplore.forests",
+           "bnexplore.mixtures", "bnexplore.clustering", "bnexplore.ismb",
+           "bnexplore.experiments.compare", "bnexplore.viz", "bnexplore.viz.averaging",
+           "bnexplore.viz.clustering", "bnexplore.viz.forests", "bnexplore.viz.graphs",
+           "bnexplore.viz.ismb", "bnexplore.viz.mixtures", "bnexplore.viz.orders")
 
-    The plotting stack is imported first, here (the thread that builds the page): two
-    pool threads importing a package for the first time can meet Python's import
-    deadlock detector (``_DeadlockError`` on ``narwhals``), a view then fails.
-    """
-    import holoviews  # noqa: F401
-    import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
-    import_module("bnexplore.viz")
-    for viz in ("averaging", "clustering", "forests", "graphs", "ismb", "mixtures", "orders"):
-        import_module(f"bnexplore.viz.{viz}")
+
+def use_threads() -> None:
+    """Run the callbacks of served pages in Panel's thread pool (``pn.config.nthreads``),
+    after importing :data:`PRELOAD` in this thread (once a process)."""
+    for name in PRELOAD:
+        import_module(name)
     if pn.config.nthreads is None:
         pn.config.nthreads = DEFAULT_THREADS
 

@@ -108,16 +108,21 @@ def network_names() -> list[str]:
     return list(bx.networks.names())
 
 
-def bundled_dataset(name: str) -> Data:
-    """A bundled data set, MDL-discretised, a missing value as a state of its own."""
+def bundled_dataset(name: str, binning: str = "mdl", bins: int = 5) -> Data:
+    """A bundled data set, its numbers cut by MDL (or into ``bins`` equal-frequency bins),
+    a missing value as a state of its own."""
     import bnexplore as bx
 
+    if binning not in BINNINGS:
+        raise ValueError(f"binning must be one of {BINNINGS}, got {binning!r}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        df = bx.datasets.load(name, discretize="mdl", missing="state")
+        df = bx.datasets.load(name, discretize="mdl" if binning == "mdl" else "quantile",
+                              n_bins=int(bins), missing="state")
     target = df.attrs.get("target")
     target = target if target in df.columns else df.columns[-1]
-    return Data(df, str(target), f"{name} (data set)", key=f"dataset:{name}", bundled=True,
+    key = f"dataset:{name}" + ("" if binning == "mdl" else f":{binning}:{int(bins)}")
+    return Data(df, str(target), f"{name} (data set)", key=key, bundled=True,
                 cut_points=dict(df.attrs.get("cut_points") or {}))
 
 

@@ -123,6 +123,10 @@ class OrderAveraging(App):
         self.param.n.bounds = (1, hi)
         return {"n": min(max(self.n, 1), hi)}
 
+    def results(self) -> list:
+        return [summary(self.data, self.max_parents, self.n),
+                arc_posteriors(self.data, self.max_parents)]
+
     def views(self) -> list:
         return [self.summary_view, self.network_view, self.heatmap_view, self.roc_view,
                 self.auc_view]

@@ -75,6 +75,9 @@ class LearnStructure(App):
     def _ess(self) -> float:
         return float(self.ess) if self.score == "BDeu" else 1.0   # K2 ignores it
 
+    def results(self) -> list:
+        return [learn(self.data, self.score, self._ess(), self.max_parents)]
+
     def widget(self, name: str) -> pn.widgets.Widget:
         w = super().widget(name)
         if name == "ess":
