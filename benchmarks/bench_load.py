@@ -183,7 +183,7 @@ def _doc_has_text(doc, pattern: str) -> bool:
 def order_averaging_spec() -> AppSpec:
     return AppSpec(
         name="order_averaging",
-        query=lambda i: f"data_set={OA_DATA[i % len(OA_DATA)]}&n_max_parents_in_m=4",
+        query=lambda i: f"dataset={OA_DATA[i % len(OA_DATA)]}&n=4",
         handle=1,                                       # k, then n
         ready=lambda pg, i: _has_text(pg, r"k = 2, n = 4 "),
         shows=lambda pg, i, v: _has_text(pg, rf"k = 2, n = {v} "),
@@ -202,16 +202,15 @@ ST_DATA = ["vote", "iris", "breast-cancer", "contact-lenses", "weather.nominal"]
 
 
 def structure_spec() -> AppSpec:
-    sys.path.insert(0, str(REPO / "apps"))
-    import _common
     import bnexplore as bx
+    from bnexplore.apps.data import bundled_dataset
 
     refs: dict = {}
 
     def score(i: int, k: int) -> str:
         key = (ST_DATA[i % len(ST_DATA)], k)
         if key not in refs:   # the score the app must show, computed in this process
-            df = _common.load_data(_common.DATASET, key[0], 0)
+            df = bundled_dataset(key[0]).frame
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 res = bx.search.greedy_thick_thin(df, prior="K2", ess=1.0, order=None,
@@ -239,7 +238,7 @@ def structure_spec() -> AppSpec:
 
     return AppSpec(
         name="structure",
-        query=lambda i: f"data_set={ST_DATA[i % len(ST_DATA)]}&max_in_degree=3",
+        query=lambda i: f"dataset={ST_DATA[i % len(ST_DATA)]}&max_parents=3",
         handle=0,
         ready=lambda pg, i: text(pg) == score(i, 3) and _page_settled(pg),
         shows=lambda pg, i, v: text(pg) == score(i, v) and _page_settled(pg),
@@ -290,8 +289,8 @@ AO_DATA = ["vote", "breast-cancer", "diabetes", "labor", "iris"]   # <= 18 colum
 def all_orders_spec() -> AppSpec:
     # k moves the exact dynamic programme over all orders and three heat maps
     return _slider_spec(
-        "all_orders", lambda i: f"source=Data+set&data_set={AO_DATA[i % len(AO_DATA)]}",
-        "k (max parents)", "k_max_parents", (2, 3), handle=0,
+        "all_orders", lambda i: f"source=data+set&dataset={AO_DATA[i % len(AO_DATA)]}",
+        "k (max parents)", "max_parents", (2, 3), handle=0,
         doc_at=lambda doc, i, v: _doc_has_text(doc, rf"variables, k = {v}\b"))
 
 
@@ -301,8 +300,8 @@ MW_DATA = ["vote", "breast-cancer", "iris", "diabetes", "credit-g"]   # >= 61 tr
 def mixture_weights_spec() -> AppSpec:
     # the training size refits the four mixtures; weights, collapse and ROC pictures
     return _slider_spec(
-        "mixture_weights", lambda i: f"data_set={MW_DATA[i % len(MW_DATA)]}",
-        "Training size", "training_size", (60, 61), handle=0,
+        "mixture_weights", lambda i: f"dataset={MW_DATA[i % len(MW_DATA)]}",
+        "Training size", "n_train", (60, 61), handle=0,
         doc_at=lambda doc, i, v: _doc_has_text(doc, rf"\b{v} training rows"))
 
 

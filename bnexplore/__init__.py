@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = ("data", "datasets", "networks", "scores", "search", "metrics", "experiments",
                "averaging", "mixtures", "forests", "clustering", "ismb", "classifiers", "viz", "warmup",
-               "cache", "glossary")
+               "cache", "glossary", "apps")
 
 __all__ = list(_SUBMODULES)
 

@@ -53,6 +53,8 @@ X, y = df.drop(columns="Class"), df["Class"]
 for clf in (NaiveBayes(), NaiveAveraging(), GreedyThickThin(), AMA(max_parents=2, n=8)):
     s = cross_val_score(clf, X, y, cv=3, scoring="roc_auc")
     print(f"{type(clf).__name__:16s} AUC {s.mean():.4f}")"""),
+    ('md', "## Explore: move k and n yourself\nThe Order averaging app as a component, on this notebook's `train` sample (class `lung`). Move *k* (`max_parents`) and *n*; the arc posteriors, M* and the ROC curves follow. `app.servable()` in a file serves the same app with `panel serve`."),
+    ('code', 'import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\napp = bx.apps.OrderAveraging(train, target="lung", max_parents=1, n=2)\napp'),
 ]
 nb = nbf.v4.new_notebook()
 nb.cells = [nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src) for kind, src in cells]

@@ -70,6 +70,8 @@ alpha_accuracy_plot(res10[res10.alpha >= 0], reference={"naive Bayes": nb})"""),
 d = pd.DataFrame(dbn_trial(300, 8, seed=0, n_test=500, bma_k2=False))
 d["n_train"] = 300
 dbn_plot(d)"""),
+    ('md', '## Explore: the number of parents\nMove `max_parents` (k): the MAP forest and its BMA arc posteriors are recomputed.'),
+    ('code', 'import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\nk = pn.widgets.IntSlider(name="max_parents", start=1, end=3, value=2)\n\ndef forest(max_parents):\n    res = F.map_scf(df, targets, conds, max_parents=max_parents)\n    post = F.edge_posteriors(df, targets, conds, max_parents=max_parents)\n    return forest_plot(res.graph, edge_weights={(u, v): post.loc[u, v] for u, v in res.graph.edges},\n                       title=f"MAP SCF, max_parents = {max_parents}; arc width = BMA posterior")\n\npn.Column(k, pn.bind(forest, k))'),
 ]
 nb = nbf.v4.new_notebook()
 nb.cells = [nbf.v4.new_markdown_cell(t) if k == "md" else nbf.v4.new_code_cell(t) for k, t in cells]

@@ -72,6 +72,8 @@ cells = [
         "hv.Layout([V.subspace_plot(hinc.model_at(k), hinc.subspaces[k], layout=pos, clusters=hinc.clusters,\n"
         "                           title=f'sub-space {k + 1} ({hinc.kinds[k]})', width=450, height=300)\n"
         "           for k in range(4)]).cols(2)"),
+    nbf.v4.new_markdown_cell('## Explore: the cluster size\nMove `cluster_size`: the incremental strategy cuts the hierarchy into other clusters.'),
+    nbf.v4.new_code_cell('import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\ncs = pn.widgets.IntSlider(name="cluster_size", start=2, end=10, value=4)\npn.Column(cs, pn.bind(lambda cluster_size: V.dendrogram_plot(\n    root, C.incremental_strategy(root, cluster_size),\n    title=f"ALARM: hierarchy and clusters for cluster_size = {cluster_size}"), cs))'),
 ]
 nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                "language": "python"}})

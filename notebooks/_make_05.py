@@ -49,6 +49,8 @@ cells = [
         "clf = ISMB(queue_width=1000, epsilon=1e-3).fit(X.iloc[10:], y.iloc[10:])\n"
         "report = clf.predict_report(X.iloc[:10])\nprint(report.proba.round(3))\n"
         "print(report.search_stats)\nreport.trace().tail()"),
+    nbf.v4.new_markdown_cell('## Explore: the queue width\nMove `queue_width` (the number of blankets ISMB keeps per phase) and compare the methods on the synthetic domain.'),
+    nbf.v4.new_code_cell('import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\nimport pandas as pd\nw = pn.widgets.DiscreteSlider(name="queue_width", options=[10, 30, 100, 300, 1000], value=100)\npn.Column(w, pn.bind(lambda queue_width: pd.DataFrame(ismb_synthetic(SPLIT_PAPER, queue_width, 1e-3, seed=0))\n                     [["method", "misclassification", "log_loss", "squared_error", "cal"]].round(4), w))'),
 ]
 nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                "language": "python"}})

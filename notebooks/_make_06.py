@@ -117,6 +117,8 @@ frequencies over these DAGs estimate the same posteriors (with more noise)."""),
 dags = res.dags()
 freq = pd.Series([e for g in dags for e in g.edges]).value_counts() / len(dags)
 freq.head(8).round(3)"""),
+    ('md', "## Explore: one order against all orders\nThe Averaging over orders app as a component on this notebook's `df`: move k (`max_parents`), switch to order MCMC and change its iterations or `random_state`."),
+    ('code', 'import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\napp = bx.apps.AllOrders(df, max_parents=1)\napp'),
 ]
 nb = nbf.v4.new_notebook()
 nb.cells = [nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src) for kind, src in cells]

@@ -1,43 +1,51 @@
-"""The "Averaging over orders" app: views without a browser, and a browser test."""
+"""The "Averaging over orders" app (bnexplore.apps.AllOrders): views without a browser,
+and the served page in a browser."""
 import re
-import sys
-from pathlib import Path
 
+import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
+import bnexplore as bx
+from bnexplore.apps import AllOrders
+from bnexplore.apps.all_orders import EXACT, MCMC
 
-ARGS = ("Network sample", "vote", "asia", 500, 2)
 
-
-def test_views_build_without_a_browser():
-    import all_orders as app
-
-    text = app.summary_view(*ARGS, app.AUTO, 4_000).object
+def test_views_follow_the_parameters():
+    app = AllOrders("asia", sample_size=500, max_parents=2)
+    text = app.summary_view().object
     assert "exact over all 8! orders" in text and "k = 2" in text and "fixed" in text
-    row = app.heatmaps_view(*ARGS, app.AUTO, 4_000)
-    assert [type(p[0]).__name__ for p in row] == ["Bokeh"] * 3  # each in a scroll panel
-    note = app.chains_view(*ARGS, app.AUTO, 4_000)
-    assert "Order MCMC" in note.object
-    text = app.summary_view(*ARGS, app.MCMC, 4_000).object
+    # the page shows the library's exact posteriors
+    post = bx.averaging.AllOrders(app.data.frame, max_parents=2).arc_posteriors()
+    shown = app.heatmaps_view()
+    assert len([o for o in shown if type(o).__name__ == "HoloViews"]) == 3
+    assert "Order MCMC" in app.chains_view().object or "order MCMC" in app.chains_view().object
+    app.param.update(method=MCMC, n_iter=4_000)
+    text = app.summary_view().object
     assert "order MCMC, 4 chains x 4,000 iterations" in text and "R-hat max" in text
-    chains = app.chains_view(*ARGS, app.MCMC, 4_000)
-    assert type(chains).__name__ == "Column"
-    # too many variables for the exact DP: a readable error, not a stack trace
-    big = app.summary_view("Network sample", "vote", "alarm", 200, 1, app.EXACT, 4_000)
-    assert type(big).__name__ == "Alert" and "MemoryBudgetError" in big.object and "37 variables" in big.object
+    chains = app.chains_view()
+    assert type(chains).__name__ == "Column" and chains[-1][0].value.shape[0] > 0
+    assert np.isfinite(post.to_numpy()).all()
+
+
+def test_too_many_variables_for_the_exact_average_is_a_readable_error():
+    app = AllOrders("alarm", sample_size=200, max_parents=1, method=EXACT)
+    big = app.summary_view()
+    assert type(big).__name__ == "Alert" and "MemoryBudgetError" in big.object
+    assert "37 variables" in big.object
 
 
 @pytest.mark.browser
-def test_all_orders_app_renders_and_reacts(panel_server, page):
-    page.goto(f"{panel_server}/apps?app=all_orders", wait_until="networkidle", timeout=180_000)
-    page.wait_for_selector(".bnx-orders-summary", timeout=120_000)
+def test_all_orders_page_renders_and_reacts(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=all_orders&sample_size=500", timeout=180_000)
+    page.get_by_text(re.compile(r"k = 2 .*exact over all 8! orders")).first.wait_for(
+        timeout=180_000)
     assert "Averaging over orders" in page.title()
-    page.get_by_text(re.compile(r"k = 2 .*exact over all 8! orders")).first.wait_for(timeout=120_000)
     page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
     handle = page.locator(".noUi-handle:visible").nth(1)  # sample size, then k
     handle.focus()
     handle.press("ArrowRight")
     page.get_by_text(re.compile(r"k = 3 ")).first.wait_for(timeout=120_000)
+    page.wait_for_function("() => window.location.search.includes('max_parents=3')",
+                           timeout=30_000)
     assert page.locator("canvas").count() >= 3
     assert not page.console_errors, page.console_errors

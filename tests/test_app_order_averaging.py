@@ -1,65 +1,60 @@
-"""The "Order averaging" app: views without a browser, and a browser test."""
+"""The "Order averaging" app (bnexplore.apps.OrderAveraging): views follow the parameters,
+on bundled data and a user's table; and the served page in a browser."""
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
+import bnexplore as bx
+from bnexplore.apps import OrderAveraging
 
-ARGS = ("Data set", "vote", "alarm", 1000, "Class", 1, 3)
+
+def test_views_follow_the_parameters():
+    app = OrderAveraging("asia", max_parents=1, n=2)
+    assert (app.source, app.target, app.param.n.bounds) == ("network sample", "lung", (1, 7))
+    text = app.summary_view().object
+    assert "k = 1, n = 2" in text and "order-modular prior" in text and "AMA" in text
+    for view in (app.network_view, app.heatmap_view, app.roc_view, app.auc_view):
+        assert type(view()).__name__ != "Alert", view.__name__
+    app.n = 3
+    assert "k = 1, n = 3" in app.summary_view().object
+    table = app.auc_view()[0].value
+    assert list(table["model"]) == ["SNN", "NMA", "GTT", "AMA"]
+    assert table["AUC"].between(0, 1).all()
 
 
-def test_views_build_without_a_browser():
-    import order_averaging as app
+def test_a_users_table_with_an_id_column(tmp_path):
+    df = bx.networks.load("asia").sample(300, seed=1)
+    df.insert(0, "patient", [f"P{i:04d}" for i in range(len(df))])
+    app = OrderAveraging(df, target="lung", max_parents=1, n=2)
+    assert "patient" not in app.data.features and "patient" not in app.param.target.objects
+    assert "k = 1, n = 2" in app.summary_view().object
 
-    text = app.summary_view(*ARGS).object
-    assert "k = 1, n = 3" in text and "AMA" in text and "NMA" in text
-    from browser_checks import assert_boxes_apart
 
-    kind, dataset, _, n_rows, target, k, n = ARGS
-    assert_boxes_apart(app.network_plot(kind, dataset, n_rows, target, k, n))  # M* on vote: long names
-    for view in (app.heatmap_view, app.network_view, app.roc_view):
-        pane = view(*ARGS)
-        pane = pane[0] if type(pane).__name__ == "Column" else pane  # a picture scrolls in a Column
-        assert type(pane).__name__ == "Bokeh"
-    # M* of many parents is lazy now: what used to exceed the memory budget computes
-    lazy = app.summary_view("Network sample", "vote", "alarm", 200, "KINKEDTUBE", 1, 30)
-    assert type(lazy).__name__ == "Markdown" and "n = 30" in lazy.object
-    # the memory guard shows up as a readable error, not a stack trace
-    import bnexplore as bx
-
+def test_the_memory_guard_shows_as_text():
+    app = OrderAveraging("alarm", sample_size=500, max_parents=3, n=4)
     old = bx.data.set_table_budget(1000)
     try:
-        big = app.summary_view("Network sample", "vote", "alarm", 300, "KINKEDTUBE", 3, 4)
+        view = app.summary_view()
     finally:
         bx.data.set_table_budget(old)
-    assert type(big).__name__ == "Alert" and "budget" in big.object
+    assert type(view).__name__ == "Alert" and "budget" in view.object
 
 
 @pytest.mark.browser
-def test_order_averaging_app_renders_and_reacts(panel_server, page):
-    page.goto(f"{panel_server}/apps?app=order_averaging", wait_until="networkidle", timeout=180_000)
-    page.wait_for_selector(".bnx-ama-summary", timeout=120_000)
-    # Bokeh draws inside shadow roots: Playwright locators pierce them, querySelectorAll does not
-    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
+def test_order_averaging_page_renders_reacts_and_keeps_its_link(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=order_averaging&source=network+sample&network=asia"
+              f"&max_parents=1&n=2", timeout=180_000)
+    page.get_by_text(re.compile(r"k = 1, n = 2 ")).first.wait_for(timeout=180_000)
     assert "Order averaging" in page.title()
-    # text selectors pierce the shadow roots Panel renders into
-    page.get_by_text(re.compile(r"k = 2, n = 4 ")).first.wait_for(timeout=120_000)
-    handles = page.locator(".noUi-handle:visible")
-    handle = handles.nth(1)  # k, then n
+    handle = page.locator(".noUi-handle:visible").nth(2)       # sample size, k, then n
     handle.focus()
     handle.press("ArrowRight")
-    page.get_by_text(re.compile(r"k = 2, n = 5 ")).first.wait_for(timeout=120_000)
-    # the M* picture (drawn on a canvas) follows: its title model in BokehJS's document,
-    # whether the picture was rebuilt or updated in place
+    page.get_by_text(re.compile(r"k = 1, n = 3 ")).first.wait_for(timeout=120_000)
     page.wait_for_function(
         """() => Bokeh.documents.some(d => [...d.all_models].some(
-               m => typeof m.text === "string" && m.text.includes("Summary network M* (n = 5)")))""",
+               m => typeof m.text === "string" && m.text.includes("Summary network M* (n = 3)")))""",
         timeout=120_000)
-    # the pictures updated in place without an error in BokehJS
-    page.wait_for_timeout(2_000)
-    assert page.console_errors == []
-    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
-    assert page.locator("canvas").count() >= 3
+    page.wait_for_function("() => window.location.search.includes('n=3')", timeout=30_000)
+    assert "max_parents=1" in page.url and "network=asia" in page.url
+    assert page.locator(".bnx-download-csv").count() >= 2
     assert not page.console_errors, page.console_errors

@@ -89,19 +89,19 @@ def _wait(pred, timeout_s=90.0, page=None):
 
 @pytest.mark.browser
 def test_a_link_reproduces_the_view(panel_server, page, browser):
-    page.goto(f"{panel_server}/apps?app=structure&data_set=iris&score=BDeu&max_in_degree=2")
+    page.goto(f"{panel_server}/apps?app=structure&dataset=iris&score=BDeu&max_parents=2")
     page.locator(".bnx-score").first.wait_for(timeout=120_000)
     assert _wait(lambda: "iris" in (page.locator(".bnx-source").first.text_content() or ""),
                  page=page)
     q = _query(page)
-    assert q["app"] == "structure" and q["data_set"] == "iris" and q["score"] == "BDeu"
-    assert q["max_in_degree"] == "2"
+    assert q["app"] == "structure" and q["dataset"] == "iris" and q["score"] == "BDeu"
+    assert q["max_parents"] == "2"
     assert "sample_size" in q and "source" in q        # every sidebar widget is in the link
     # moving a slider updates the address bar
     handle = page.locator(K_HANDLE).first
     handle.focus()
     handle.press("ArrowLeft")
-    assert _wait(lambda: _query(page).get("max_in_degree") == "1", page=page)
+    assert _wait(lambda: _query(page).get("max_parents") == "1", page=page)
     assert _wait(lambda: _score(page) not in ("",), page=page)
     page.wait_for_timeout(1500)
     score = _score(page)
@@ -122,10 +122,10 @@ def test_a_link_reproduces_the_view(panel_server, page, browser):
 
 @pytest.mark.browser
 def test_bad_url_values_are_ignored(panel_server, page):
-    page.goto(f"{panel_server}/apps?app=structure&max_in_degree=99&data_set=no-such-data")
+    page.goto(f"{panel_server}/apps?app=structure&max_parents=99&dataset=no-such-data")
     page.locator(".bnx-score").first.wait_for(timeout=120_000)
-    assert _wait(lambda: _query(page).get("max_in_degree") == "3", page=page)
-    assert _query(page)["data_set"] == "vote"
+    assert _wait(lambda: _query(page).get("max_parents") == "3", page=page)
+    assert _query(page)["dataset"] == "vote"
     assert page.console_errors == []
 
 

@@ -118,7 +118,7 @@ def test_the_landing_page_imports_no_plotting_stack_and_an_app_gets_every_name()
 
     code = ("import sys, threading\n"
             "import _common\n"
-            "light = [m for m in ('holoviews', 'pandas', 'bnexplore', 'numba') if m in sys.modules]\n"
+            "light = [m for m in ('holoviews', 'pandas', 'numba') if m in sys.modules]\n"
             "from _common import serve, param_slider, DataSource, make_template\n"
             "names = [n for n in _common._LAZY if not hasattr(_common, n)]\n"
             "print(light, 'holoviews.plotting.bokeh' in sys.modules, names,\n"

@@ -33,6 +33,8 @@ def test_every_app_has_title_description_and_create_app(common):
     assert "structure" in [i.name for i in infos]
     for info, path in zip(infos, app_files()):
         assert info.title and info.description, f"{path.name}: add a docstring or TITLE"
+        if f'bxa.serve("{path.stem}")' in path.read_text():    # a bnexplore.apps component
+            continue
         tree = ast.parse(path.read_text())
         funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert "create_app" in funcs, f"{path.name} must define create_app()"

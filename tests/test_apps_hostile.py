@@ -199,14 +199,17 @@ def test_hostile_upload_shows_as_text(panel_server, hostile_page, tmp_path, app)
 
     # the upload report: file, target, classes, the continuous column's cut points
     # (the file is read in a worker: "Reading the file NAME" comes first, the report after)
-    report = wait_text(page, "bnx-upload-info", "cut points", 120)
+    ported = app in ("structure", "order_averaging")       # bnexplore.apps components
+    report = wait_text(page, "bnx-data" if ported else "bnx-upload-info",
+                       "Cut points" if ported else "cut points", 120)
     for s in (FILE_NAME, TARGET, *CLASSES, CONTINUOUS):
         assert s in report, (s, report)
     assert_clean(page, f"{app}: upload report")
 
     # the views now use the upload: its name (and the class) shown as typed
     if app == "structure":
-        wait_text(page, "bnx-summary", FILE_NAME)
+        wait_text(page, "bnx-data", FILE_NAME)
+        wait_text(page, "bnx-summary", "arcs")
     elif app == "order_averaging":
         text = wait_text(page, "bnx-ama-summary", FILE_NAME)
         # the class node is one of the file's columns (which one is the app's choice)

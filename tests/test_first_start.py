@@ -272,8 +272,10 @@ def test_the_warm_up_reaches_every_order_averaging_of_the_apps():
 
     import inspect
 
-    src = inspect.getsource(warmup.STEPS["all orders"])
-    assert "AllOrders(" in src and "order_mcmc(" in src
+    from bnexplore.apps.all_orders import EXACT, MCMC, AllOrders
+
+    assert warmup.STEPS["all orders"].apps == ("all_orders",)      # the app says what to warm
+    assert {s["method"] for s in AllOrders.warm_settings} == {EXACT, MCMC}
     repo = Path(__file__).resolve().parents[1]
     code = "import sys; from bnexplore import warmup; print('numpy' in sys.modules, 'pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True,

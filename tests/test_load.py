@@ -41,18 +41,15 @@ MAX_RSS_GROWTH_MB = 600.0
 
 def _reference_score(dataset: str, indeg: int) -> str:
     """The score the structure app must show for (dataset, max in-degree), as text."""
-    sys.path.insert(0, str(REPO / "apps"))
-    try:
-        import _common
-        import bnexplore as bx
-        df = _common.load_data(_common.DATASET, dataset, 0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = bx.search.greedy_thick_thin(df, prior="K2", ess=1.0, order=None,
-                                              max_parents=int(indeg))
-        return f"{res.score:.3f}"
-    finally:
-        sys.path.remove(str(REPO / "apps"))
+    import bnexplore as bx
+    from bnexplore.apps.data import bundled_dataset
+
+    df = bundled_dataset(dataset).frame
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = bx.search.greedy_thick_thin(df, prior="K2", ess=1.0, order=None,
+                                          max_parents=int(indeg))
+    return f"{res.score:.3f}"
 
 
 def _text(page, sel) -> str:
@@ -84,7 +81,7 @@ def test_ten_sessions_moving_sliders(browser):
                 pg.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
                 pg.errors = errors
                 pg.dataset = DATASETS[i % len(DATASETS)]
-                pg.goto(f"{base}/apps?app=structure&data_set={pg.dataset}&max_in_degree=3")
+                pg.goto(f"{base}/apps?app=structure&dataset={pg.dataset}&max_parents=3")
                 contexts.append(ctx)
                 pages.append(pg)
             for pg in pages:
@@ -117,11 +114,11 @@ def test_ten_sessions_moving_sliders(browser):
                 handle = pg.locator(K_HANDLE).first
                 handle_k = int(float(handle.get_attribute("aria-valuenow")))
                 while (time.monotonic() < deadline
-                       and _query(pg).get("max_in_degree") != str(handle_k)):
+                       and _query(pg).get("max_parents") != str(handle_k)):
                     pg.wait_for_timeout(100)     # the address bar follows the server
-                want_k = int(_query(pg).get("max_in_degree", 0))
+                want_k = int(_query(pg).get("max_parents", 0))
                 assert want_k == handle_k, "the URL and the slider of a session disagree"
-                assert _query(pg)["data_set"] == pg.dataset
+                assert _query(pg)["dataset"] == pg.dataset
                 key = (pg.dataset, want_k)
                 if key not in refs:
                     refs[key] = _reference_score(*key)

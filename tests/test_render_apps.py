@@ -61,16 +61,6 @@ def _bokeh_models(obj) -> list:
 
 # app, view function, its arguments (a setting no other test asks for), pictures it shows
 VIEWS = [
-    ("structure", "graph_view", ("Data set", "weather.nominal", 0, "BDeu", 2.5, 2), 1),
-    # the averaging kernels take long to load in a fresh process: slow
-    pytest.param("all_orders", "heatmaps_view", ("Network sample", "vote", "asia", 300, 2,
-                                                 "Exact (all orders)", 2_000), 3,
-                 marks=pytest.mark.slow),
-    pytest.param("all_orders", "chains_view", ("Network sample", "vote", "asia", 300, 1,
-                                               "Order MCMC", 2_000), 2, marks=pytest.mark.slow),
-    ("mixture_weights", "weights_view", ("iris", 31), 1),
-    ("mixture_weights", "collapse_view", ("iris", 31), 1),
-    ("mixture_weights", "roc_view", ("iris", 31, "Iris-setosa"), 1),
     ("forests", "forest_view", ("iris", 1.5, 1, "bma", 0.45), 1),
     ("forests", "alpha_view", ("iris", 1, "bma"), 1),
     ("forests", "roc_view", ("iris", 1.5, 1, "bma"), 1),
@@ -97,15 +87,6 @@ def test_two_sessions_asking_one_setting_cost_one_render_of_each_picture(
     ids_a = {m.id for p in models_a for m in p.references()}
     ids_b = {m.id for p in models_b for m in p.references()}
     assert ids_a and not ids_a & ids_b
-
-
-def test_a_new_setting_is_rendered_again(renders):
-    # the key is the whole setting: another in-degree is another picture
-    first, second = _session("structure"), _session("structure")
-    first.graph_view("Data set", "contact-lenses", 0, "K2", 1.0, 1)
-    second.graph_view("Data set", "contact-lenses", 0, "K2", 1.0, 2)
-    assert len(renders) == 2
-    assert "max in-degree 1" in renders[0] and "max in-degree 2" in renders[1]
 
 
 def test_forests_map_picture_is_shared_across_thresholds(renders):

@@ -6,7 +6,6 @@ header declaring 200,000 values, 20 MB, 0 bytes, binary garbage, UTF-16.
 """
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -14,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import running_panel_server
 
 pytestmark = pytest.mark.browser
 
@@ -72,10 +70,10 @@ def hostile_files(tmp: Path) -> list[tuple[Path, str, str]]:
         r"binary file")
     text = "name,n,class\n" + "".join(f"{'Zoë' if i % 2 else 'José'},{i % 3},"
                                       f"{'oui' if i % 2 else 'non'}\n" for i in range(40))
-    add("utf16.csv", text.encode("utf-16"), "ok", r"40 rows, 2 features, class class \(non, oui\)")
+    add("utf16.csv", text.encode("utf-16"), "ok", r"40 rows, 2 features, class class")
     add("over.csv", _csv_of_size(LIMIT + 1), "error",
         r"5,000,001 bytes, over the upload limit of 5,000,000")
-    add("exact.csv", _csv_of_size(LIMIT), "ok", r"rows, 2 features, class class \(no, yes\)")
+    add("exact.csv", _csv_of_size(LIMIT), "ok", r"rows, 2 features, class class")
     return files
 
 
@@ -95,8 +93,8 @@ _TEXT_JS = """el => {
 
 
 def _info(page) -> str:
-    """The text of the upload report (a Markdown pane: its text is in a shadow root)."""
-    loc = page.locator(".bnx-upload-info")
+    """The text of the data's report (a Markdown pane: its text is in a shadow root)."""
+    loc = page.locator(".bnx-data")
     if not loc.count():
         return ""
     return loc.first.evaluate(_TEXT_JS) or ""
@@ -106,12 +104,12 @@ def _upload_and_wait(page, path: Path, kind: str, pattern: str) -> float:
     """Upload ``path``; wait for a report of ``kind`` matching ``pattern``; return seconds."""
     t0 = time.monotonic()
     page.locator("input[type=file]").first.set_input_files(str(path))
-    sel = ".bnx-upload-ok" if kind == "ok" else ".bnx-upload-error"
     deadline = t0 + REPORT_MS / 1000
     text = ""
     while time.monotonic() < deadline:
-        text = _info(page)
-        if page.locator(sel).count() and re.search(pattern, text.replace("\n", " ")):
+        text = _info(page).replace("\n", " ")
+        error = "Cannot use this file" in text
+        if (kind == "error") == error and re.search(pattern, text):
             return time.monotonic() - t0
         page.wait_for_timeout(200)
     raise AssertionError(f"{path.name}: no {kind} report matching {pattern!r} within "
@@ -146,55 +144,3 @@ def test_every_hostile_upload_gets_a_report(panel_server, page, tmp_path):
     page.locator("select").first.select_option("iris")
     _wait_for_change(page, before, 90)
     assert page.console_errors == []
-
-
-SLOW = {"BNX_UPLOAD_TEST_DELAY": "200", "BNX_UPLOAD_TIMEOUT_S": "90"}
-
-
-@pytest.fixture(scope="module")
-def slow_upload_server():
-    """A server whose upload workers wait 200 s first (their time limit is 90 s): an
-    upload stays in progress for the whole test."""
-    old = {k: os.environ.get(k) for k in SLOW}
-    os.environ.update(SLOW)
-    try:
-        with running_panel_server() as base:
-            yield base
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def test_other_sessions_stay_responsive_while_an_upload_is_processed(
-        slow_upload_server, browser, tmp_path):
-    base = slow_upload_server
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        first, second = ctx.new_page(), ctx.new_page()
-        for pg in (first, second):
-            pg.goto(f"{base}/apps?app=structure")
-        for pg in (first, second):
-            pg.locator(".bnx-score").first.wait_for(timeout=FIRST_RENDER_MS)
-        data = tmp_path / "data.csv"
-        data.write_bytes(_csv_of_size(200_000))
-        first.locator("input[type=file]").first.set_input_files(str(data))
-        first.locator(".bnx-upload-busy").first.wait_for(timeout=REPORT_MS)
-        assert "Reading the file" in _info(first)
-
-        # meanwhile: a new page loads and another session's widget change updates
-        third = ctx.new_page()
-        third.goto(f"{base}/apps")
-        third.locator("a.bnx-app-link").first.wait_for(timeout=REPORT_MS)
-        before = _score(second)
-        second.locator("select").first.select_option("iris")
-        _wait_for_change(second, before, 80)
-        assert "iris" in (second.locator(".bnx-source").first.text_content() or "")
-        # ... while the upload was still being processed (its worker outlives the test
-        # and goes with the server; test_upload.py checks that a job over its time
-        # limit is stopped and reported, without waiting 90 s here)
-        assert first.locator(".bnx-upload-busy").count() == 1, _info(first)
-    finally:
-        ctx.close()

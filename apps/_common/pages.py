@@ -152,7 +152,17 @@ def discover_apps(apps_dir: Path = APPS_DIR) -> list[AppInfo]:
     """
     files = sorted(p for p in Path(apps_dir).glob("*.py")
                    if p.stem != "main" and not p.name.startswith("_"))
-    return [read_app_info(p) for p in files]
+    return [_component_info(p) or read_app_info(p) for p in files]
+
+
+def _component_info(path: Path) -> AppInfo | None:
+    """Title and description of an app ported to :mod:`bnexplore.apps` (from its class)."""
+    import bnexplore.apps as bxa
+
+    if path.stem not in bxa.APPS:
+        return None
+    cls = bxa.app_class(path.stem)
+    return AppInfo(path.stem, cls.title, cls.description, path)
 
 
 # --------------------------------------------------------------------------- routing

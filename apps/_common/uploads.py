@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import io
 import itertools
 import sys
 import threading
@@ -18,17 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from bnexplore.apps.data import (UPLOAD_MAX_BYTES, UPLOAD_MAX_COLUMNS,  # noqa: F401
+                                  UPLOAD_MAX_DECLARED_VALUES, UPLOAD_MAX_VALUES, check_upload,
+                                  read_upload)
+from bnexplore.apps.data import size_error as _size_error  # noqa: F401
+
 from .pages import APPS_DIR
 
 
-#: largest accepted upload, in bytes.
-UPLOAD_MAX_BYTES = 5_000_000
-#: most columns an uploaded file may have (the apps learn structures over all of them).
-UPLOAD_MAX_COLUMNS = 100
-#: most values one column of an upload may have: declared (ARFF) or distinct texts (CSV).
-UPLOAD_MAX_VALUES = 1_000
-#: most nominal values an uploaded ARFF header may declare over all its attributes.
-UPLOAD_MAX_DECLARED_VALUES = 20_000
 #: seconds an upload may take to be read and prepared before its worker is stopped
 #: (the environment variable BNX_UPLOAD_TIMEOUT_S overrides it for a server).
 UPLOAD_TIMEOUT_S = 30.0
@@ -53,93 +49,6 @@ class PreparedUpload:
     target: str
     cut_points: dict                # column -> list of cut points (MDL)
     notes: list                     # plain-language remarks (rows dropped, ...)
-
-
-def _size_error(name: str, size: int, max_bytes: int) -> ValueError:
-    return ValueError(f"the file {name!r} has {size:,} bytes, over the upload limit of "
-                      f"{max_bytes:,} bytes ({max_bytes / 1e6:g} MB): upload a smaller file, "
-                      f"e.g. a sample of its rows")
-
-
-def check_upload(content: bytes | None, filename: str, max_bytes: int = UPLOAD_MAX_BYTES) -> str:
-    """The checks of an upload that need no parsing; return the file's base name.
-
-    Cheap enough for the server's event loop: the size and the file type only.
-
-    Raises
-    ------
-    ValueError
-        An empty file, one over ``max_bytes`` bytes, or an extension other than
-        ``.csv``, ``.txt``, ``.tsv`` and ``.arff``.
-
-    Examples
-    --------
-    >>> check_upload(b"a,b\\n1,2\\n", "dir/t.csv")
-    't.csv'
-    """
-    name = Path(str(filename or "upload")).name
-    if content is None or len(content) == 0:
-        raise ValueError(f"the file {name!r} is empty: upload a CSV or ARFF file with data")
-    if len(content) > max_bytes:
-        raise _size_error(name, len(content), max_bytes)
-    ext = Path(name).suffix.lower()
-    if ext not in (".arff", ".csv", ".txt", ".tsv"):
-        raise ValueError(f"cannot read {name!r}: the file type {ext or '(none)'!r} is not "
-                         f"supported; upload a .csv or .arff file")
-    return name
-
-
-def read_upload(content: bytes, filename: str, max_bytes: int = UPLOAD_MAX_BYTES,
-                max_columns: int = UPLOAD_MAX_COLUMNS, max_values: int = UPLOAD_MAX_VALUES,
-                max_declared_values: int = UPLOAD_MAX_DECLARED_VALUES):
-    """Parse an uploaded CSV or ARFF file with :mod:`bnexplore.data` (never executed).
-
-    Text is decoded by its byte-order mark (UTF-8, UTF-16, UTF-32), otherwise as
-    UTF-8 (else Latin-1); binary files are refused. The limits on columns and values
-    are checked on the header, before the rows are parsed.
-
-    Parameters
-    ----------
-    content : bytes
-        The file's bytes.
-    filename : str
-        Its name; the extension chooses the reader (``.arff``; ``.csv``, ``.txt``;
-        ``.tsv`` with tabs).
-    max_bytes, max_columns : int
-        Largest file and most columns (default :data:`UPLOAD_MAX_BYTES`,
-        :data:`UPLOAD_MAX_COLUMNS`).
-    max_values : int
-        Most values one column may have: declared in an ARFF header, or distinct
-        texts in a CSV column (default :data:`UPLOAD_MAX_VALUES`).
-    max_declared_values : int
-        Most nominal values an ARFF header may declare in all
-        (default :data:`UPLOAD_MAX_DECLARED_VALUES`).
-
-    Raises
-    ------
-    ValueError
-        Empty or too large a file, an unsupported extension, more columns or values
-        than the limits, binary content, or the reader's own message for a
-        malformed file.
-
-    Examples
-    --------
-    >>> df = read_upload(b"a,b,class\\nx,1,yes\\ny,2,no\\n", "t.csv")
-    >>> list(df.columns), df.attrs["target"]
-    (['a', 'b', 'class'], 'class')
-    """
-    from bnexplore.data import read_arff, read_csv
-
-    name = check_upload(content, filename, max_bytes)
-    ext = Path(name).suffix.lower()
-    buf = io.BytesIO(bytes(content))
-    buf.name = name
-    if ext == ".arff":
-        return read_arff(buf, max_bytes=max_bytes, max_columns=max_columns,
-                         max_values=max_declared_values, max_values_per_column=max_values)
-    return read_csv(buf, max_bytes=max_bytes, max_columns=max_columns,
-                    max_values_per_column=max_values,
-                    **({"sep": "\t"} if ext == ".tsv" else {}))
 
 
 def prepare_upload(raw, target: str, max_target_classes: int = 50) -> PreparedUpload:
@@ -486,57 +395,6 @@ class UploadJob:
 
 
 def _upload_guard_class():
-    """The class of :class:`DataSource`'s upload guard (built on first use: ReactiveHTML)."""
-    global _UploadGuard
-    if _UploadGuard is not None:
-        return _UploadGuard
-    import param
-    from panel.reactive import ReactiveHTML
-
-    class UploadGuard(ReactiveHTML):
-        """Refuse an empty or too large file in the browser, before it is sent.
-
-        Bokeh's file input reads the whole file and sends it over the websocket; a file
-        over the websocket's message limit (20 MB base64) closes the connection and
-        kills the page, and an empty file sends nothing the server notices. This
-        invisible component listens (capture phase, on the window) to the ``input``
-        event of the file input whose host carries the CSS class ``target_class``:
-        a file of 0 or more than ``max_bytes`` bytes is taken out of the input before
-        Bokeh reads it, and ``refused`` tells the server its name and size.
-        """
-
-        max_bytes = param.Integer(default=UPLOAD_MAX_BYTES)
-        target_class = param.String(default="")
-        refused = param.Dict(default={})
-
-        _template = '<div id="guard" class="bnx-upload-guard" style="display:none"></div>'
-        _scripts = {
-            "render": """
-                const handler = (ev) => {
-                  const path = ev.composedPath ? ev.composedPath() : [ev.target]
-                  const el = path[0]
-                  if (!el || el.tagName !== 'INPUT' || el.type !== 'file') return
-                  const mine = (n) => n.classList && n.classList.contains(data.target_class)
-                  if (!path.some(mine)) return
-                  const files = Array.from(el.files || [])
-                  const bad = files.find((f) => f.size === 0 || f.size > data.max_bytes)
-                  if (bad === undefined) return
-                  el.value = ''
-                  data.refused = {name: bad.name, size: bad.size,
-                                  n: ((data.refused && data.refused.n) || 0) + 1}
-                }
-                if (state.handler) window.removeEventListener('input', state.handler, true)
-                state.handler = handler
-                window.addEventListener('input', handler, true)
-            """,
-            "remove": """
-                if (state.handler) window.removeEventListener('input', state.handler, true)
-                state.handler = null
-            """,
-        }
-
-    _UploadGuard = UploadGuard
+    """The class of :class:`DataSource`'s upload guard (:mod:`bnexplore.apps.guard`)."""
+    from bnexplore.apps.guard import UploadGuard
     return UploadGuard
-
-
-_UploadGuard = None

@@ -1,0 +1,469 @@
+"""The base of every app: :class:`App`, a :class:`panel.viewable.Viewer` over one data set.
+
+An app's state is its parameters, declared once with their bounds; its views are pure
+functions of them (``param.depends``) that read heavy results through
+:func:`~bnexplore.apps._cache.cached`. The data parameters are the same in every app:
+
+=============  ===========================================================================
+``source``     ``"data set"`` (bundled), ``"network sample"`` or ``"your data"``
+``dataset``    the bundled data set
+``network``    the bundled network sampled, ``sample_size`` rows
+``target``     the class column
+``binning``    how continuous columns of the user's data are cut (``"mdl"`` or
+               ``"equal-frequency"`` into ``bins`` bins)
+=============  ===========================================================================
+
+From them the app builds ``data`` (a :class:`~bnexplore.apps.data.Data`), the one
+parameter the views read; a change of data sets ``target``, ``data`` and the parameters
+that depend on the data (:meth:`App.dependent`) in one update, so no view ever sees
+the new data with the old settings.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+import pandas as pd
+import panel as pn
+import param
+
+from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
+                    bundled_dataset, check_upload,
+                    class_candidates, dataset_names, default_target, left_out_columns,
+                    network_names, network_sample, no_data, read_upload, user_data)
+from .guard import UploadGuard
+from ._page import download_csv, on_session, table, template
+from .text import md_strong, md_text
+
+DATASET, NETWORK, USER = "data set", "network sample", "your data"
+SOURCES = (DATASET, NETWORK, USER)
+#: what a page shows for a link to data that was uploaded (a link cannot carry data).
+NOT_IN_LINK = ("This link was made on uploaded data, which a link cannot carry: upload "
+               "the file again (the link's other settings are kept), or choose a data set.")
+#: what the views say while numba compiles the kernels (a first start).
+PREPARING_TEXT = ("Preparing the kernels (first start only) ... the pictures follow in a "
+                  "minute or two.")
+#: the data parameters, in the order a link applies them.
+DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bins", "target")
+_IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
+_UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
+
+
+def file_name(path: str) -> str:
+    return Path(str(path)).name
+
+
+@functools.lru_cache(maxsize=32)
+def _bundled(source: str, name: str, n: int, binning: str = "mdl", bins: int = 5) -> Data:
+    if source == DATASET:
+        return bundled_dataset(name, binning, bins)
+    return network_sample(name, n)
+
+
+def guarded(view: Callable) -> Callable:
+    """A view that shows why there is nothing to show (no data, an error) as text."""
+    @functools.wraps(view)
+    def wrapper(self, *args, **kwargs):
+        if self.data is None or self.data.frame is None:
+            return pn.pane.Alert(md_text(getattr(self.data, "error", "") or "No data."),
+                                 alert_type="warning", css_classes=["bnx-no-data"])
+        try:
+            return view(self, *args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+            return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
+                                 alert_type="danger", css_classes=["bnx-error"])
+    return wrapper
+
+
+class App(pn.viewable.Viewer):
+    """An app over one data set: parameters, views, and the page around them.
+
+    Parameters
+    ----------
+    data : DataFrame or str, optional
+        The user's table (any columns: numbers are discretised, identifiers and free
+        text left out), or the name of a bundled data set or network. Default: the
+        app's bundled default.
+    target : str, optional
+        The class column (default: the table's declared or last usable column).
+    **params
+        Any parameter of the app (see ``App.param``).
+
+    Subclasses set :attr:`title`, :attr:`description` and :attr:`controls`, declare
+    their parameters, and write views as ``@param.depends("data", ...)`` methods listed
+    by :meth:`views`.
+    """
+
+    #: the page's title and the landing page's text.
+    title: ClassVar[str] = "App"
+    description: ClassVar[str] = ""
+    #: the app's own parameters shown in the sidebar, in order (the data's come first).
+    controls: ClassVar[tuple] = ()
+    #: widget type per parameter, where Panel's default is not the right one.
+    widget_types: ClassVar[dict] = {}
+    #: bundled defaults.
+    default_source: ClassVar[str] = DATASET
+    default_dataset: ClassVar[str] = "vote"
+    default_network: ClassVar[str] = "asia"
+    #: how the bundled data sets' numbers are cut: ("mdl", 5) or ("equal-frequency", bins).
+    bundled_binning: ClassVar[tuple] = ("mdl", 5)
+    #: the class node of a network's samples (else its last node).
+    network_targets: ClassVar[dict] = {}
+    #: settings that :meth:`warm` computes (the first page's), for bnexplore.warmup.
+    warm_settings: ClassVar[tuple] = ({},)
+
+    source = param.Selector(default=DATASET, objects=list(SOURCES),
+                            doc="Where the data come from.")
+    dataset = param.Selector(default="vote", objects=dataset_names(), label="Data set")
+    network = param.Selector(default="asia", objects=network_names())
+    sample_size = param.Selector(default=1000, objects=SAMPLE_SIZES,
+                                 doc="Rows sampled from the network.")
+    target = param.Selector(default=None, objects=[], allow_None=True, check_on_set=False,
+                            label="Class", doc="The class column.")
+    binning = param.Selector(default="mdl", objects=list(BINNINGS),
+                             doc="How continuous columns of your data are cut.")
+    bins = param.Integer(default=3, bounds=(2, 10), doc="Equal-frequency bins.")
+    data = param.ClassSelector(class_=Data, precedence=-1, doc="The data every view reads.")
+    upload_status = param.String(default="", precedence=-1,
+                                 doc="What became of the last uploaded file.")
+    kernels = param.String(default="not started", precedence=-1,
+                           doc="The kernels' warm-up (bnexplore.warmup.status()).")
+
+    def __init__(self, data: pd.DataFrame | str | None = None, target: str | None = None,
+                 **params: Any):
+        params.setdefault("source", self.default_source)
+        params.setdefault("dataset", self.default_dataset)
+        params.setdefault("network", self.default_network)
+        self._table: tuple[pd.DataFrame, str] | None = None
+        self._busy = True
+        if isinstance(data, str):
+            if data in self.param.network.objects and data not in self.param.dataset.objects:
+                params.update(source=NETWORK, network=data)
+            else:
+                params.update(source=DATASET, dataset=data)
+        elif data is not None:
+            if not isinstance(data, pd.DataFrame):
+                raise TypeError(f"data must be a DataFrame or a bundled name, got "
+                                f"{type(data).__name__}")
+            self._table = (data, str(data.attrs.get("name") or "your data"))
+            params["source"] = USER
+        super().__init__(**params)
+        if target is not None:
+            self.target = target
+        self._busy = False
+        self._load(keep_target=target is not None or "target" in params)
+        self.param.watch(self._on_data_parameters, list(DATA_PARAMETERS))
+
+    # ------------------------------------------------------------------ data
+    def dependent(self, data: Data) -> dict:
+        """The parameters that follow the data (bounds, values): set with the data.
+
+        Override to change bounds (``self.param.n.bounds = ...``) and return the values
+        to set in the same update as ``data`` (e.g. ``{"n": min(self.n, hi)}``).
+        """
+        return {}
+
+    def _on_data_parameters(self, *events) -> None:
+        if self._busy:
+            return
+        changed = {e.name for e in events}
+        self._load(keep_target="target" in changed or not changed & _IDENTITY)
+
+    def _candidates(self) -> tuple[list, str | None]:
+        """The class columns offered and the default one, for the current source."""
+        if self.source == USER:
+            if self._table is None:
+                return [], None
+            raw = self._table[0]
+            left = left_out_columns(raw)
+            return class_candidates(raw, left), default_target(raw, left)
+        base = self._bundled()
+        default = base.target
+        if self.source == NETWORK:
+            default = self.network_targets.get(self.network, default)
+        return base.columns, default
+
+    def _bundled(self) -> Data:
+        if self.source == DATASET:
+            return _bundled(DATASET, self.dataset, 0, *self.bundled_binning)
+        return _bundled(NETWORK, self.network, int(self.sample_size))
+
+    def _prepare(self, target: str | None) -> Data:
+        if self.source == USER:
+            if self._table is None:
+                return no_data(NOT_IN_LINK)
+            raw, name = self._table
+            return user_data(raw, name, target, self.binning, int(self.bins))
+        base = self._bundled()
+        if target == base.target:
+            return base
+        return Data(base.frame, target, base.label, key=f"{base.key}|target={target}",
+                    bundled=True, notes=base.notes, cut_points=base.cut_points)
+
+    def _load(self, keep_target: bool) -> None:
+        """Build ``data`` from the data parameters; set it and its dependents at once."""
+        try:
+            candidates, default = self._candidates()
+            target = self.target if keep_target and self.target in candidates else default
+            data = self._prepare(target)
+        except Exception as exc:  # noqa: BLE001 - the views show why
+            candidates = candidates if "candidates" in locals() else []
+            target = locals().get("target")
+            data = no_data(f"{type(exc).__name__}: {exc}")
+        self._busy = True
+        try:
+            self.param.target.objects = list(candidates)
+            updates = dict(target=target, data=data)
+            if data.frame is not None:
+                updates.update(self.dependent(data))
+            self.param.update(**updates)
+        finally:
+            self._busy = False
+
+    def set_table(self, table: pd.DataFrame, name: str = "your data",
+                  target: str | None = None) -> None:
+        """Use the user's ``table`` (a new upload): the same app, on the new data."""
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(f"table must be a DataFrame, got {type(table).__name__}")
+        self._table = (table, str(name))
+        self._busy = True
+        try:
+            self.param.update(source=USER, target=target)
+        finally:
+            self._busy = False
+        self._load(keep_target=target is not None)
+
+    def load_file(self, content: bytes, filename: str) -> None:
+        """Read an uploaded CSV/ARFF file (parsed, never executed) and use it.
+
+        A file that cannot be read leaves the data as they were and says why in
+        ``upload_status``.
+        """
+        try:
+            name = check_upload(content, filename)
+            table = read_upload(content, name)
+        except Exception as exc:  # noqa: BLE001 - shown next to the file input
+            self.upload_status = f"Cannot use this file ({type(exc).__name__}): {exc}"
+            return
+        self.upload_status = f"{name}: {len(table)} rows, {table.shape[1]} columns read."
+        self.set_table(table, name)
+
+    # ------------------------------------------------------------------ views
+    def views(self) -> list:
+        """The app's views (methods or Panel objects), top to bottom. Override."""
+        return []
+
+    @param.depends("data", "upload_status")
+    def data_view(self) -> pn.viewable.Viewable:
+        """The data in one line, and the notes of their preparation."""
+        d = self.data
+        parts = []
+        if self.upload_status:
+            parts.append(f"*{md_text(self.upload_status)}*")
+        if d is None or d.frame is None:
+            parts.append(f"**No data**: {md_text(d.error if d else '')}")
+        else:
+            parts.append(f"<strong class='bnx-source'>{md_text(d.label)}</strong>: "
+                         f"{len(d.frame):,} rows, "
+                         f"{len(d.features)} features, class {md_strong(d.target)}")
+            parts.extend(f"*Note*: {md_text(n)}" for n in d.notes)
+            if not d.bundled and d.cut_points:
+                parts.append("Cut points of the continuous columns: " + "; ".join(
+                    f"{md_strong(c)}: {', '.join(f'{x:.4g}' for x in v)}"
+                    for c, v in d.cut_points.items()))
+        return pn.pane.Markdown("\n\n".join(parts), css_classes=["bnx-data"], margin=(0, 10),
+                                sizing_mode="stretch_width")
+
+    @param.depends("kernels")
+    def kernels_view(self) -> pn.pane.Markdown:
+        """Says so while numba compiles the kernels for the first time (a first start)."""
+        compiling = self.kernels == "compiling"
+        return pn.pane.Markdown(PREPARING_TEXT if compiling else "", visible=compiling,
+                                css_classes=["bnx-kernels"], margin=(0, 10))
+
+    def _pane(self, view: Any) -> Any:
+        if callable(view) and not isinstance(view, pn.viewable.Viewable):
+            return pn.panel(view, defer_load=on_session(), lazy=True, loading_indicator=True,
+                            sizing_mode="stretch_width", css_classes=["bnx-view"])
+        return view
+
+    def main(self) -> pn.Column:
+        """The views in a column."""
+        return pn.Column(self.kernels_view, self._pane(self.data_view),
+                         *[self._pane(v) for v in self.views()], sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ controls
+    def widget(self, name: str) -> pn.widgets.Widget:
+        """The widget of parameter ``name`` (its type from :attr:`widget_types`)."""
+        kind = self.widget_types.get(name)
+        p = self.param[name]
+        if kind is None:
+            return pn.panel(p, sizing_mode="stretch_width")
+        return kind.from_param(p, sizing_mode="stretch_width")
+
+    def data_controls(self) -> pn.Column:
+        """The data's widgets and the file input."""
+        src = self.param.source.rx()
+        source = pn.widgets.RadioButtonGroup.from_param(self.param.source, color="primary",
+                                                        sizing_mode="stretch_width")
+        dataset = pn.widgets.Select.from_param(self.param.dataset, visible=src == DATASET,
+                                               sizing_mode="stretch_width")
+        network = pn.widgets.Select.from_param(self.param.network, visible=src == NETWORK,
+                                               sizing_mode="stretch_width")
+        size = pn.widgets.DiscreteSlider.from_param(self.param.sample_size,
+                                                    visible=src == NETWORK,
+                                                    sizing_mode="stretch_width")
+        target = pn.widgets.Select.from_param(self.param.target, sizing_mode="stretch_width")
+        binning = pn.widgets.RadioButtonGroup.from_param(self.param.binning, visible=src == USER,
+                                                         sizing_mode="stretch_width")
+        bins = pn.widgets.IntSlider.from_param(
+            self.param.bins, sizing_mode="stretch_width",
+            visible=(src == USER) & (self.param.binning.rx() == "equal-frequency"))
+        uid = f"bnx-upload-{next(_UPLOAD_IDS)}"
+        upload = pn.widgets.FileInput(accept=".csv,.arff,.txt,.tsv", sizing_mode="stretch_width",
+                                      css_classes=["bnx-upload", uid])
+        guard = UploadGuard(max_bytes=UPLOAD_MAX_BYTES, target_class=uid, width=0, height=0,
+                            margin=0)
+
+        def _on_file(event):
+            if event.new:
+                self.load_file(event.new, upload.filename or "upload.csv")
+
+        def _on_refused(event):
+            info = event.new or {}
+            name, size = file_name(info.get("name") or "upload"), int(info.get("size") or 0)
+            exc = (ValueError(f"the file {name!r} is empty: upload a CSV or ARFF file with "
+                              f"data") if size == 0 else size_error(name, size, UPLOAD_MAX_BYTES))
+            self.upload_status = f"Cannot use this file (ValueError): {exc}"
+
+        upload.param.watch(_on_file, "value")
+        guard.param.watch(_on_refused, "refused")
+        return pn.Column(source, dataset, network, size,
+                         pn.pane.Markdown(f"Or upload a CSV / ARFF file (at most "
+                                          f"{UPLOAD_MAX_BYTES / 1e6:g} MB):",
+                                          margin=(5, 10, 0, 10)),
+                         upload, guard, binning, bins, target, sizing_mode="stretch_width")
+
+    def sidebar(self) -> pn.Column:
+        """The data's controls, then the app's own."""
+        own = [self.widget(p) for p in self.controls]
+        return pn.Column(pn.pane.Markdown("### Data", margin=(0, 10)), self.data_controls(),
+                         *([pn.pane.Markdown("### Settings", margin=(10, 10, 0, 10))] + own
+                           if own else []),
+                         sizing_mode="stretch_width")
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        """Inline (a notebook): the controls beside the views, no template."""
+        return pn.Row(pn.Column(self.sidebar(), width=320), self.main(),
+                      sizing_mode="stretch_width")
+
+    # ------------------------------------------------------------------ serving
+    def url_parameters(self) -> list[str]:
+        """The parameters a link carries (their names are the query's names)."""
+        return [*DATA_PARAMETERS, *self.controls]
+
+    def sync_url(self) -> None:
+        """Sync the parameters with the page's address (served pages only)."""
+        loc = pn.state.location
+        if loc is None or not on_session():
+            return
+        loc.sync(self, {p: p for p in self.url_parameters()}, on_error=self.apply_query)
+        # the browser sends its own address when it connects: write every setting once
+        # the page has loaded, so the address bar holds a complete link
+        pn.state.onload(lambda: loc.update_query(**self.query()))
+
+    def query(self) -> dict[str, str]:
+        """The link's query: every URL parameter, serialised as Panel's location does."""
+        out = {}
+        for p in self.url_parameters():
+            v = getattr(self, p)
+            if v is None:
+                continue
+            v = self.param[p].serialize(v)
+            out[p] = v if isinstance(v, str) else json.dumps(v)
+        return out
+
+    def apply_query(self, values: dict) -> None:
+        """Apply settings read from a link, each that is valid, data parameters first.
+
+        A value the parameter refuses (unknown option, out of bounds) is ignored and
+        the current value stays.
+        """
+        order = [p for p in self.url_parameters() if p in values]
+        self._busy = True           # the data are built once, from all their parameters
+        try:
+            for p in order:
+                if p in DATA_PARAMETERS:
+                    self._set_from_link(p, values[p])
+        finally:
+            self._busy = False
+        self._load(keep_target=True)
+        for p in order:
+            if p not in DATA_PARAMETERS:
+                self._set_from_link(p, values[p])
+
+    def _set_from_link(self, name: str, value: Any) -> None:
+        current = getattr(self, name)
+        if isinstance(value, (int, float)) and isinstance(current, str):
+            value = str(value)      # a data set called "1" stays a name
+        try:
+            setattr(self, name, value)
+        except Exception:  # noqa: BLE001 - refused (unknown option, out of bounds): kept
+            pass
+
+    def follow_kernels(self) -> None:
+        """Follow the kernels' warm-up (:mod:`bnexplore.warmup`) in ``kernels``."""
+        from bnexplore import warmup
+
+        stop = warmup.watch(lambda status: setattr(self, "kernels", status))
+        self.kernels = warmup.status()
+        if on_session():
+            pn.state.on_session_destroyed(lambda ctx: stop())
+
+    def template(self) -> pn.template.FastListTemplate:
+        """The served page: the app in the bnexplore template, its settings in the link."""
+        self.sync_url()
+        self.follow_kernels()
+        return template(self.title, main=[self.main()], sidebar=[self.sidebar()],
+                        description=self.description)
+
+    def servable(self, title: str | None = None, location: bool = True,
+                 area: str = "main", target: str | None = None) -> "App":
+        """Serve the app in its template (``panel serve``); returns the app."""
+        self.template().servable(title=title or self.title)
+        return self
+
+    # ------------------------------------------------------------------ warm-up
+    def results(self) -> list:
+        """The heavy results of the current settings (what the views read). Override to
+        list the cached computations; by default every view is built."""
+        return [view() for view in self.views() if callable(view)]
+
+    @classmethod
+    def warm(cls, frame: pd.DataFrame) -> None:
+        """Compute :meth:`results` for each of :attr:`warm_settings` on ``frame``.
+
+        :mod:`bnexplore.warmup` calls it on a tiny frame, so that every kernel the app
+        calls is compiled with the argument types a real call gives.
+        """
+        for settings in cls.warm_settings:
+            app = cls(frame, target=frame.attrs.get("target"), **settings)
+            if app.data.frame is None:
+                raise ValueError(f"{cls.__name__}.warm: {app.data.error}")
+            app.results()
+
+    # ------------------------------------------------------------------ helpers
+    def _filename(self, name: str) -> str:
+        stem = f"{self.title}-{getattr(self.data, 'label', '')}-{name}"
+        return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in stem)[:100]
+
+    def csv(self, frame: pd.DataFrame, name: str) -> pn.widgets.FileDownload:
+        """A CSV download of ``frame`` named after the app, the data and ``name``."""
+        return download_csv(frame, self._filename(name))
+
+    def csv_table(self, frame: pd.DataFrame, name: str, **kwargs: Any) -> pn.Column:
+        """A read-only table of ``frame`` with its CSV download."""
+        return table(frame, self._filename(name), **kwargs)

@@ -1,0 +1,98 @@
+"""The whole dashboard on one data set (:func:`bnexplore.apps.show`) and the served pages
+of ``apps/``."""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+import panel as pn
+import param
+
+from . import APPS, app_class
+from ._page import template
+
+#: threads of Panel's pool when ``panel serve`` was not given ``--num-threads``.
+DEFAULT_THREADS = 4
+
+
+#: what the apps' views import, imported by the thread that builds the first page: two
+#: pool threads importing a package for the first time can meet Python's import deadlock
+#: detector or a half-initialised module (``_DeadlockError`` on ``narwhals``; "module
+#: 'scipy' has no attribute '_lib'"), and a view then fails.
+PRELOAD = ("holoviews", "holoviews.plotting.bokeh", "scipy.special", "scipy.stats",
+           "scipy.optimize", "scipy.sparse", "scipy.spatial.distance", "scipy.cluster.hierarchy",
+           "sklearn.base", "sklearn.model_selection", "sklearn.metrics",
+           "sklearn.utils.validation", "bnexplore.data", "bnexplore.datasets",
+           "bnexplore.networks", "bnexplore.scores", "bnexplore.search", "bnexplore.averaging",
+           "bnexplore.classifiers", "bnexplore.metrics", "bnexplore.forests",
+           "bnexplore.mixtures", "bnexplore.clustering", "bnexplore.ismb",
+           "bnexplore.experiments.compare", "bnexplore.viz", "bnexplore.viz.averaging",
+           "bnexplore.viz.clustering", "bnexplore.viz.forests", "bnexplore.viz.graphs",
+           "bnexplore.viz.ismb", "bnexplore.viz.mixtures", "bnexplore.viz.orders")
+
+
+def use_threads() -> None:
+    """Run the callbacks of served pages in Panel's thread pool (``pn.config.nthreads``),
+    after importing :data:`PRELOAD` in this thread (once a process)."""
+    for name in PRELOAD:
+        import_module(name)
+    if pn.config.nthreads is None:
+        pn.config.nthreads = DEFAULT_THREADS
+
+
+def serve_app(name: str, **params: Any):
+    """Serve app ``name`` in the current ``panel serve`` session; returns the app."""
+    use_threads()
+    from bnexplore import warmup
+    warmup.start_warm_up()      # once a process: kernels compile (or load) in the background
+    pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
+    app = app_class(name)(**params)
+    app.servable()
+    return app
+
+
+class Dashboard(pn.viewable.Viewer):
+    """Every app on the same data, one tab each (only the open tab computes).
+
+    Parameters
+    ----------
+    data : DataFrame or str, optional
+        Your table or a bundled name (each app's default when omitted).
+    target : str, optional
+        The class column.
+    apps : list of str, optional
+        Names of :data:`bnexplore.apps.APPS` (default: all).
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> dash = bx.apps.show("vote", apps=["structure"])
+    >>> [type(a).__name__ for a in dash.apps]
+    ['LearnStructure']
+    """
+
+    active = param.Integer(default=0, bounds=(0, None), doc="The open tab.")
+
+    def __init__(self, data: Any = None, target: str | None = None, apps: list | None = None,
+                 **params: Any):
+        names = list(APPS) if apps is None else list(apps)
+        for n in names:
+            app_class(n)        # unknown names: ValueError before anything is built
+        super().__init__(**params)
+        self.apps = [app_class(n)(data, target=target) for n in names]
+
+    def __panel__(self) -> pn.Tabs:
+        tabs = pn.Tabs(*[(a.title, a) for a in self.apps], dynamic=True,
+                       sizing_mode="stretch_width")
+        tabs.param.watch(lambda e: setattr(self, "active", e.new), "active")
+        return tabs
+
+    def servable(self, title: str | None = None, **kwargs: Any) -> "Dashboard":
+        """Serve the dashboard in the bnexplore template."""
+        use_threads()
+        template("bnexplore", main=[self.__panel__()], sidebar=[], share=False,
+                 home=False).servable(title=title or "bnexplore")
+        return self
+
+
+__all__ = ["Dashboard", "serve_app", "use_threads"]

@@ -1,0 +1,184 @@
+"""The page around an app: the template, the share buttons and CSV downloads.
+
+Served, an app is a :class:`panel.template.FastListTemplate` (the bnexplore look: system
+font, no web font, nothing loaded from the internet) with its controls in the sidebar,
+a "Share & export" section (copy the link, figures as PNG/SVG drawn by Bokeh in the
+browser) and its views in the main area. Inline (Jupyter) an app is a plain layout.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+import panel as pn
+
+from . import _private
+
+#: accent colour of every page.
+ACCENT = "#1f5f8b"
+#: font stack used instead of a web font (the apps load nothing from the internet).
+SYSTEM_FONT = ("system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, "
+               "sans-serif")
+
+_private.apply()
+
+_EXPORT_JS = """
+const fmt = FMT;
+const base = BASE;
+const plots = [];
+try {
+  for (const v of Bokeh.index.query(v => v.model != null && v.model.x_range !== undefined
+                                         && typeof v.export === "function")) {
+    if (v.el && v.el.isConnected && v.bbox && v.bbox.width > 0) plots.push(v);
+  }
+} catch (err) { console.warn("bnexplore export:", err); }
+if (!plots.length) { window.alert("There is no figure on this page yet."); return; }
+let i = 0;
+for (const v of plots) {
+  i += 1;
+  let title = "figure";
+  try { if (v.model.title && v.model.title.text) title = v.model.title.text; } catch (e) {}
+  const name = (base + "_" + i + "_" + title).replace(/[^A-Za-z0-9_.-]+/g, "_").slice(0, 90);
+  v.export(fmt).to_blob().then((blob) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name + "." + fmt;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  });
+}
+"""
+
+_COPY_LINK_JS = """
+const url = window.location.href;
+const done = () => { btn.label = "Link copied"; setTimeout(() => { btn.label = LABEL; }, 2000); };
+if (navigator.clipboard && window.isSecureContext) {
+  navigator.clipboard.writeText(url).then(done, () => window.prompt("Copy this link:", url));
+} else {
+  window.prompt("Copy this link:", url);
+}
+"""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+
+
+def export_figures_buttons(basename: str = "bnexplore") -> pn.Row:
+    """Two buttons that save every figure of the page as PNG or SVG files (in the browser)."""
+    base = _slug(basename) or "bnexplore"
+    row = []
+    for fmt in ("png", "svg"):
+        b = pn.widgets.Button(name=f"Figures as {fmt.upper()}", color="light",
+                              css_classes=[f"bnx-export-{fmt}"], sizing_mode="stretch_width")
+        b.js_on_click(code=_EXPORT_JS.replace("FMT", json.dumps(fmt))
+                      .replace("BASE", json.dumps(base)))
+        row.append(b)
+    return pn.Row(*row, sizing_mode="stretch_width")
+
+
+def copy_link_button() -> pn.widgets.Button:
+    """A button that copies the page address (with every setting) to the clipboard."""
+    label = "Copy link to this view"
+    b = pn.widgets.Button(name=label, color="light", css_classes=["bnx-copy-link"],
+                          sizing_mode="stretch_width")
+    b.js_on_click(args={"btn": b}, code=_COPY_LINK_JS.replace("LABEL", json.dumps(label)))
+    return b
+
+
+def download_csv(frame: Any, filename: str, label: str = "Download CSV"
+                 ) -> pn.widgets.FileDownload:
+    """A button that downloads a table as CSV.
+
+    Parameters
+    ----------
+    frame : DataFrame or callable
+        The table, or a function returning it (called at click time).
+    filename : str
+        Name of the downloaded file (``.csv`` is added when missing).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> b = download_csv(pd.DataFrame({"a": [1]}), "t")
+    >>> b.filename, b.callback().read()
+    ('t.csv', 'a\\n1\\n')
+    """
+    if not str(filename).endswith(".csv"):
+        filename = f"{filename}.csv"
+
+    def _csv():
+        df = frame() if callable(frame) else frame
+        buf = io.StringIO()
+        df.to_csv(buf, index=False)
+        buf.seek(0)
+        return buf
+
+    return pn.widgets.FileDownload(callback=_csv, filename=filename, label=label,
+                                   color="light", embed=False,
+                                   css_classes=["bnx-download-csv"],
+                                   sizing_mode="stretch_width")
+
+
+def table(frame, filename: str, **kwargs: Any) -> pn.Column:
+    """A read-only table of ``frame`` with its CSV download (column titles are text)."""
+    from .text import table_titles
+
+    opts = dict(show_index=False, disabled=True, pagination="local", page_size=12,
+                layout="fit_data_stretch", sizing_mode="stretch_width",
+                titles=table_titles(frame))
+    opts.update(kwargs)
+    return pn.Column(pn.widgets.Tabulator(frame.reset_index(drop=True), **opts),
+                     download_csv(frame, filename), sizing_mode="stretch_width")
+
+
+def home_url() -> str:
+    """The landing page, relative to this page: ``panel serve apps/`` serves the apps as
+    ``/apps?app=NAME`` (the landing page is ``/apps``), ``panel serve apps/*.py`` as
+    ``/NAME`` (the landing page is ``/``)."""
+    from urllib.parse import quote
+
+    if on_session() and (pn.state.session_args or {}).get("app"):
+        path = str(getattr(pn.state.curdoc.session_context.request, "path", "") or "")
+        last = path.rstrip("/").rsplit("/", 1)[-1]
+        return f"./{quote(last)}" if last else "./"
+    return "./"
+
+
+def home_link() -> pn.pane.HTML:
+    """A link back to the landing page."""
+    return pn.pane.HTML(f'<a href="{home_url()}" class="bnx-home">&larr; all apps</a>',
+                        margin=(5, 10))
+
+
+def template(title: str, main: list, sidebar: list, description: str = "",
+             share: bool = True, home: bool = True) -> pn.template.FastListTemplate:
+    """A :class:`panel.template.FastListTemplate` with the bnexplore look."""
+    side: list[Any] = [home_link()] if home else []
+    if description:
+        side.append(pn.pane.Markdown(description, margin=(0, 10)))
+    side.extend(sidebar)
+    if share:
+        side.append(pn.Column(
+            pn.pane.Markdown("### Share & export", margin=(10, 10, 0, 10)),
+            pn.pane.Markdown("The address bar holds every setting: a link reproduces "
+                             "this view.", margin=(0, 10), styles={"font-size": "0.9em"}),
+            copy_link_button(), export_figures_buttons(title),
+            sizing_mode="stretch_width", css_classes=["bnx-share"]))
+    return pn.template.FastListTemplate(
+        title=title, site="bnexplore", site_url=home_url(), main=list(main), sidebar=side,
+        accent=ACCENT, header_background=ACCENT, theme_toggle=False, main_layout=None,
+        sidebar_width=330, font=SYSTEM_FONT,
+        # no header spinner: Panel keeps one process-wide busy flag and sets every
+        # session's spinner on each event of any session; each view shows its own
+        busy_indicator=None)
+
+
+def on_session() -> bool:
+    """Whether the current code runs for a served page (a Bokeh server session)."""
+    doc = pn.state.curdoc
+    return doc is not None and getattr(doc, "session_context", None) is not None
+
