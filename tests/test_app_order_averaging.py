@@ -23,7 +23,7 @@ def test_views_follow_the_parameters():
 
 
 def test_a_users_table_with_an_id_column(tmp_path):
-    df = bx.networks.load("asia").sample(300, seed=1)
+    df = bx.networks.load("asia").sample(300, random_state=1)
     df.insert(0, "patient", [f"P{i:04d}" for i in range(len(df))])
     app = OrderAveraging(df, target="lung", max_parents=1, n=2)
     assert "patient" not in app.data.features and "patient" not in app.param.target.objects

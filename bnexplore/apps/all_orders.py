@@ -58,7 +58,7 @@ def all_orders(data: Data, max_parents: int, method: str, n_iter: int, random_st
         ao = bx.averaging.AllOrders(df, max_parents=int(max_parents))
         return use, ao.arc_posteriors(), None, ao.log_evidence, time.perf_counter() - t0
     res = bx.averaging.order_mcmc(df, max_parents=int(max_parents), n_iter=int(n_iter),
-                                  n_chains=4, seed=int(random_state))
+                                  n_chains=4, random_state=int(random_state))
     return use, res.arc_posteriors(), res, None, time.perf_counter() - t0
 
 

@@ -130,7 +130,7 @@ def network_sample(name: str, n: int, target: str | None = None, seed: int = 0) 
     """``n`` rows drawn from a bundled network (``seed`` fixed: the same rows each time)."""
     import bnexplore as bx
 
-    df = bx.networks.load(name).sample(int(n), seed=seed)
+    df = bx.networks.load(name).sample(int(n), random_state=seed)
     target = target if target in df.columns else str(df.columns[-1])
     return Data(df, target, f"{name}, {int(n)} samples", key=f"network:{name}:{int(n)}:{seed}",
                 bundled=True)

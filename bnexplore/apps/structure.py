@@ -18,7 +18,7 @@ def learn(data: Data, score: str, ess: float, max_parents: int):
 
     df = data.frame
     res = bx.search.greedy_thick_thin(df, prior=score, ess=float(ess), order=None,
-                                      max_indegree=int(max_parents))
+                                      max_parents=int(max_parents))
     states = {c: [str(s) for s in df[c].cat.categories] if hasattr(df[c], "cat")
               else sorted(map(str, df[c].unique())) for c in df.columns}
     return res, states
