@@ -14,7 +14,12 @@
 Times are wall clock, best of ``--repeat`` runs after one warm-up run (numba
 compilation and the first-call imports are not timed).
 
-Run: ``python benchmarks/bench_all_orders.py [--repeat 3]``
+``--passes N`` instead times each pass of the exact DP on N variables (family scores,
+local order scores, forward and backward sums, arc posteriors) with the numba threads
+of this process: run it with ``NUMBA_NUM_THREADS=1`` and ``=2`` (and more where a
+machine has them) for the speed-up of each pass.
+
+Run: ``python benchmarks/bench_all_orders.py [--repeat 3] [--passes 20]``
 """
 from __future__ import annotations
 
@@ -92,7 +97,43 @@ def main(repeat: int = 3) -> None:
         f"{r.parent}->{r.child} {r.posterior:.3f} +- {r.stderr:.3f}" for r in top.itertuples()))
 
 
+def passes(n: int, repeat: int = 3) -> None:
+    """Wall time of each pass of the exact DP on ``n`` variables (best of ``repeat``)."""
+    import numpy as np
+
+    import bnexplore as bx
+    from bnexplore import _all_orders, _order_dp
+    from bnexplore.data import as_discrete
+
+    data = as_discrete(bx.networks.random_network(n_nodes=n, max_indegree=3, seed=0).sample(1000, seed=0))
+    _all_orders.AllOrders(data.to_frame().iloc[:, :8], max_parents=3).arc_posteriors()  # warm-up
+    M = 1 << (n - 1)
+    alpha_m, alpha_e = np.empty((n, M)), np.empty((n, M), dtype=np.int32)
+    L_m, L_e = np.empty(1 << n), np.empty(1 << n, dtype=np.int64)
+    R_m, R_e = np.empty(1 << n), np.empty(1 << n, dtype=np.int64)
+    box = {}
+    steps = {
+        "family scores": lambda: box.update(fam=_all_orders._families_all(data, 3, "K2", 1.0, None, 1 << 40,
+                                                                          "bench")[0]),
+        "local order scores": lambda: _order_dp._alpha_tables(box["fam"], n, alpha_m, alpha_e),
+        "forward and backward sums": lambda: _order_dp._forward_backward(n, alpha_m, alpha_e, L_m, L_e, R_m, R_e),
+        "arc posteriors": lambda: _order_dp.dp_arc_posteriors(box["fam"], n, L_m, L_e, R_m, R_e),
+    }
+    total = 0.0
+    for what, fn in steps.items():
+        t, cpu, _ = _best(fn, repeat)
+        total += t
+        print(f"N={n}, k=3, {numba.get_num_threads()} numba threads: {what} {t:.2f} s wall, {cpu:.2f} s CPU "
+              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+    print(f"N={n}, {numba.get_num_threads()} numba threads: all passes {total:.2f} s", flush=True)
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    main(**vars(ap.parse_args()))
+    ap.add_argument("--passes", type=int, default=None, metavar="N")
+    args = ap.parse_args()
+    if args.passes:
+        passes(args.passes, args.repeat)
+    else:
+        main(args.repeat)

@@ -7,8 +7,9 @@ families of one child in one kernel call (``score_many``; the searches use the s
 kernels).  pybnesian has a BDe score (= BDeu) but no K2: K2 is compared with pgmpy only.
 A peer that is not installed is skipped with a message.  Each figure is the best of
 ``--repeat`` interleaved rounds; the load average is printed with it.  At 100,000 rows
-counting is memory bound: the bytes a family's count reads and writes are compared with
-the copy bandwidth measured here (numpy, 256 MiB).
+the bytes a family's count reads and writes are compared with the copy bandwidth
+measured here (numpy, 256 MiB): a few MB per family stay in the last-level cache, so
+the figure can pass 100%, and what bounds counting is the increments, not DRAM.
 
 Run: python benchmarks/bench_scores.py [--rows 1000,10000,100000] [--families 400]
 """

@@ -178,6 +178,31 @@ def _expand(t, v):
 
 
 # --------------------------------------------------------------------------- exact DP
+#: bits of a block of a subset transform that stays in a core's cache (2^14 entries of
+#: 12-16 bytes: 192-256 KiB)
+_CACHE_BITS = 14
+
+
+@numba.njit(cache=True, nogil=True)
+def _passes(bits):
+    """The passes of a subset (or superset) transform over ``bits`` bits, blocked for
+    the cache: ``(lo, hi, first bit, end bit)`` runs the bits ``first .. end - 1`` over
+    the entries ``lo .. hi - 1``.  The bits below ``_CACHE_BITS`` pair entries inside
+    one block of ``2^_CACHE_BITS``, so each block takes all of them while it is in cache;
+    the higher bits then run over the whole table.  Every entry receives the same
+    additions in the same order as bit after bit over the whole table would give it."""
+    b = min(bits, _CACHE_BITS)
+    size = np.int64(1) << bits
+    block = np.int64(1) << b
+    out = [(np.int64(0), np.int64(0), 0, 0)]
+    out.pop()
+    for lo in range(0, size, block):
+        out.append((np.int64(lo), np.int64(lo + block), 0, b))
+    if bits > b:
+        out.append((np.int64(0), size, b, bits))
+    return out
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _alpha_tables(fam, n, alpha_m, alpha_e):
     """alpha_v(U) for every node v and U subset V - {v} (compressed masks), as ext:
@@ -196,14 +221,15 @@ def _alpha_tables(fam, n, alpha_m, alpha_e):
             m, e = _ext_add(am[t], np.int64(ae[t]), m, e)
             am[t] = m
             ae[t] = e
-        for i in range(n - 1):
-            step = np.int64(1) << i
-            for base in range(0, M, 2 * step):
-                for s in range(base, base + step):
-                    t = s + step  # t = s with bit i: gets the sets without i
-                    m, e = _ext_add(am[t], np.int64(ae[t]), am[s], np.int64(ae[s]))
-                    am[t] = m
-                    ae[t] = e
+        for lo, hi, lo_bit, hi_bit in _passes(n - 1):
+            for i in range(lo_bit, hi_bit):
+                step = np.int64(1) << i
+                for base in range(lo, hi, 2 * step):
+                    for s in range(base, base + step):
+                        t = s + step  # t = s with bit i: gets the sets without i
+                        m, e = _ext_add(am[t], np.int64(ae[t]), am[s], np.int64(ae[s]))
+                        am[t] = m
+                        ae[t] = e
         for t in range(M):
             m, e = _ext_norm(am[t], np.int64(ae[t]))
             am[t] = m
@@ -310,13 +336,14 @@ def _arc_kernel(fam, n, L_m, L_e, R_m, R_e, post):
             m, e = _ext_norm(L_m[S] * R_m[S | bit], np.int64(L_e[S]) + np.int64(R_e[S | bit]))
             hm[t] = m
             he[t] = e
-        for i in range(n - 1):
-            step = np.int64(1) << i
-            for base in range(0, M, 2 * step):
-                for s in range(base, base + step):  # s lacks bit i: gets the supersets with it
-                    m, e = _ext_add(hm[s], he[s], hm[s + step], he[s + step])
-                    hm[s] = m
-                    he[s] = e
+        for lo, hi, lo_bit, hi_bit in _passes(n - 1):
+            for i in range(lo_bit, hi_bit):
+                step = np.int64(1) << i
+                for base in range(lo, hi, 2 * step):
+                    for s in range(base, base + step):  # s lacks bit i: gets the supersets with it
+                        m, e = _ext_add(hm[s], he[s], hm[s + step], he[s + step])
+                        hm[s] = m
+                        he[s] = e
         for f in range(fam.offset[v], fam.offset[v + 1]):
             if fam.size[f] == 0:
                 continue

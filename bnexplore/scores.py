@@ -10,7 +10,10 @@ with ``a_ijk = 1`` (K2) or ``a_ijk = ess / (q_i r_i)`` (BDeu), ``a_ij = sum_k a_
 Parent configurations that never occur contribute exactly zero.
 
 Counting runs in numba kernels over mixed-radix codes, one pass over the rows per
-family; scores are cached per (child, parent set).  Every family under an order at once
+family; on complete data the rows are the distinct rows of the data, each weighed by
+how often it occurs (the same counts, so the same scores: sampled networks repeat
+rows), and the searches score every arc addition into a child in one call, the cells
+of its current parents computed once.  Scores are cached per (child, parent set).  Every family under an order at once
 (:func:`score_order_families`) is the engine of :mod:`bnexplore._order_scores` and
 :mod:`bnexplore._order_walks`.
 """

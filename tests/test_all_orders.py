@@ -313,3 +313,29 @@ def test_experiments_run_through_the_runner_and_resume(tmp_path):
     rows = ex.get("orders_network_mcmc").trial(network="asia", n_rows=500, k=2, n_iter=4_000, seed=0)
     assert rows and all(0.05 <= r["posterior"] <= 1 for r in rows)
     assert any(r["true_arc"] for r in rows)
+
+
+def test_local_order_scores_over_more_bits_than_a_cache_block():
+    """alpha_v(U) over 15 bits (more than the 14 a cache block of the blocked subset
+    transform holds): with k = 1, alpha_v(U) = beta_v({}) + sum_{u in U} beta_v({u}),
+    checked for every U against a direct sum."""
+    from bnexplore import _all_orders, _order_dp
+    from bnexplore.data import as_discrete
+    n = 16
+    data = as_discrete(_data(n, 100, seed=2))
+    fam, _ = _all_orders._families_all(data, 1, "K2", 1.0, None, 1 << 40, "test")
+    M = 1 << (n - 1)
+    am, ae = np.empty((n, M)), np.empty((n, M), dtype=np.int32)
+    _order_dp._alpha_tables(fam, n, am, ae)
+    got = np.log(am) + ae * math.log(2.0)
+    for v in (0, 7, n - 1):
+        seg = slice(fam.offset[v], fam.offset[v + 1])
+        w, size, members = fam.log_weight[seg], fam.size[seg], fam.members[seg]
+        w0 = w[size == 0][0]
+        ranks = np.array([u if u < v else u - 1 for u in members[size == 1, 0]])
+        w1 = np.full(n - 1, -np.inf)
+        w1[ranks] = w[size == 1]
+        bits = (np.arange(M)[:, None] >> np.arange(n - 1)[None, :]) & 1
+        terms = np.where(bits == 1, w1[None, :], -np.inf)
+        want = logsumexp(np.concatenate([np.full((M, 1), w0), terms], axis=1), axis=1)
+        assert np.allclose(got[v], want, rtol=1e-12, atol=1e-9)
