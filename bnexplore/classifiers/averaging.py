@@ -25,7 +25,8 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .._lazy_mixture import LazyCPT
-from .._validation import ESS, Interval, Prior, RandomState, check_int, check_random_state
+from .._available_case import warn_unusable
+from .._validation import ESS, Interval, Options, Prior, RandomState, check_int, check_random_state
 from ..averaging import OrderedAveraging
 from ..data.core import DiscreteData
 from ..networks import BayesNet
@@ -139,23 +140,29 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
     return out
 
 
-def _structure_search(data: DiscreteData, prior: str, ess: float, max_indegree: int | None = None
-                      ) -> SearchResult:
-    """Greedy thick-thin search; with missing values on the complete cases (every
-    comparison of the search on one set of rows, the rows where every variable is
-    observed; with none, the empty graph is searched from and kept)."""
+def _structure_search(data: DiscreteData, prior: str, ess: float, max_indegree: int | None = None,
+                      missing: str = "keep", max_iter: int = 10, random_state=None,
+                      who: str = "GreedyThickThin") -> SearchResult:
+    """Greedy thick-thin search; with missing values every move compared on the rows
+    where the variables of its two families are observed (``missing="keep"``, see
+    :mod:`bnexplore._available_case`) or structural EM (``"em"``)."""
     if data.missing is not None:
-        data = data.complete_cases()
-    return greedy_thick_thin(data, prior=prior, ess=ess, max_indegree=max_indegree)
+        warn_unusable(data, what=f"{who}'s structure search")
+    return greedy_thick_thin(data, prior=prior, ess=ess, max_indegree=max_indegree, missing=missing,
+                             max_iter=max_iter, random_state=random_state)
 
 
-def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float) -> BayesNet:
+
+def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float,
+                 cpts: dict | None = None) -> BayesNet:
     """Standard parameters of ``dag``; with missing values each family counted by
-    available case (the rows where the node and its parents are observed)."""
+    available case (the rows where the node and its parents are observed), or the
+    given ``cpts`` (structural EM's, parents in column order)."""
     if data.missing is None:
         return BayesNet.fit(dag, data, prior=prior, ess=ess)
-    parents = {v: [str(u) for u in dag.predecessors(v)] for v in data.names}
-    cpts = {v: standard_parameters(family_counts(data, v, ps), prior, ess) for v, ps in parents.items()}
+    parents = {v: sorted((str(u) for u in dag.predecessors(v)), key=data.index) for v in data.names}
+    if cpts is None:
+        cpts = {v: standard_parameters(family_counts(data, v, ps), prior, ess) for v, ps in parents.items()}
     states = {v: list(data.states[data.index(v)]) for v in data.names}
     return BayesNet(parents, states, cpts)
 
@@ -265,17 +272,32 @@ class GreedyThickThin(_BNClassifier):
         A category never seen in training at predict time is summed out like a missing
         value ("missing") or raises a ``ValueError`` ("error").
 
+    missing : {"keep", "em"}, default "keep"
+        Missing values at fit: ``"keep"`` compares every move of the search on the rows
+        where the variables of the families it changes are observed, and counts the
+        parameters by available case; ``"em"`` runs structural EM (Friedman 1997),
+        whose expected counts also give the parameters.
+    max_iter : int, default 10
+        Largest number of structural-EM iterations (``missing="em"``).
+    random_state : None, int or numpy.random.Generator
+        The E-step's draws (``missing="em"``).
+
     Attributes
     ----------
     search_ : bnexplore.search.SearchResult
     network_ : bnexplore.networks.BayesNet
+    n_iter_ : int
+        Structural-EM iterations run (0 without EM or without missing values).
+    log_likelihood_ : float or None
+        The observed-data log-likelihood of the fitted network, missing values summed
+        out (set by structural EM; None otherwise).
 
     Notes
     -----
-    Missing values at fit: the search compares structures on the complete cases (the
-    rows where every variable is observed), so every comparison uses one set of rows;
-    the parameters are then counted by available case (each family over the rows
-    where it is observed).
+    Missing values at fit (see :mod:`bnexplore._available_case`): a missing value
+    costs only the comparisons whose variables include its column, so data without a
+    single complete row still gives a network.  Columns observed too rarely to be
+    compared with the others are named in a ``UserWarning``.
 
     Examples
     --------
@@ -288,20 +310,30 @@ class GreedyThickThin(_BNClassifier):
     """
 
     _parameter_constraints = {"max_indegree": Interval(int, 0, None, allow_none=True),
-                              "prior": Prior("K2", "BDeu"), "ess": ESS()}
+                              "prior": Prior("K2", "BDeu"), "ess": ESS(),
+                              "missing": Options("keep", "em"), "max_iter": Interval(int, 1, None),
+                              "random_state": RandomState()}
 
     def __init__(self, max_indegree: int | None = None, prior: str = "K2", ess: float = 1.0,
-                 handle_unknown: str = "missing"):
+                 handle_unknown: str = "missing", missing: str = "keep", max_iter: int = 10,
+                 random_state=None):
         self.max_indegree = max_indegree
         self.prior = prior
         self.ess = ess
         self.handle_unknown = handle_unknown
+        self.missing = missing
+        self.max_iter = max_iter
+        self.random_state = random_state
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "GreedyThickThin":
         data = self._fit_data(X, y)        # checks the parameters too
         k = None if self.max_indegree is None else int(self.max_indegree)
-        self.search_ = _structure_search(data, self.prior, float(self.ess), k)
-        self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess))
+        self.search_ = _structure_search(data, self.prior, float(self.ess), k, self.missing,
+                                         int(self.max_iter), self.random_state)
+        extra = self.search_.extra
+        self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess), extra.get("cpts"))
+        self.n_iter_ = int(extra.get("n_iter", 0))
+        self.log_likelihood_ = extra.get("log_likelihood")
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:
@@ -392,7 +424,7 @@ class AMA(_BNClassifier):
         self.order_search_ = None
         if isinstance(order, str):
             if order == "gtt":
-                res = _structure_search(data, self.prior, float(self.ess))
+                res = _structure_search(data, self.prior, float(self.ess), who="AMA")
                 self.order_search_ = res
                 pos = {v: i for i, v in enumerate(names)}
                 return [list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))]
