@@ -165,27 +165,39 @@ def available_case(ls: LocalScore) -> AvailableCaseScore | None:
 
 
 def warn_unusable(data: DiscreteData, variables: Sequence[int] | None = None, what: str = "the search",
-                  min_rows: int = 2, stacklevel: int = 3) -> list[str]:
-    """Warn (UserWarning) when missing cells leave some variables almost no row to compare on.
+                  min_rows: int = 10, stacklevel: int = 3) -> list[str]:
+    """Warn (UserWarning) about columns missing on so many rows that no comparison can use them.
 
-    A variable observed on fewer than ``min_rows`` rows, or a pair of variables observed
-    together on fewer than ``min_rows`` rows, gives its comparisons no evidence: the
-    learner can then only keep them apart.  Returns the columns named (empty: nothing to say).
+    A column observed together with every other column of ``variables`` on fewer than
+    ``min_rows`` rows gives each comparison that involves it (Eq. 1-2) almost no rows:
+    the learner then leaves it out of the structure, whatever its relation to the other
+    columns.  Returns the columns named (empty: nothing to say).
+
+    Examples
+    --------
+    >>> import warnings, pandas as pd
+    >>> from bnexplore.data import DiscreteData
+    >>> df = pd.DataFrame({"a": list("xyxyxyxyxyxy"), "b": ["u"] + [None] * 11})
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_unusable(DiscreteData.from_frame(df, missing="keep"))
+    ['b']
     """
     miss = data.missing
     if miss is None:
         return []
     idx = list(range(data.n_cols)) if variables is None else [int(v) for v in variables]
+    if len(idx) < 2:
+        return []
     obs = (~miss[:, idx]).astype(np.int64)
-    single = obs.sum(axis=0)
     together = obs.T @ obs
-    np.fill_diagonal(together, np.iinfo(np.int64).max)
-    poor = (single < min_rows) | ((together < min_rows).sum(axis=1) * 2 >= max(len(idx) - 1, 1))
-    names = [data.names[idx[i]] for i in np.flatnonzero(poor)]
+    np.fill_diagonal(together, -1)
+    poor = np.flatnonzero(together.max(axis=1) < min_rows)
+    names = [data.names[idx[i]] for i in poor]
     if names:
-        frac = {data.names[idx[i]]: float(1 - single[i] / max(data.n_rows, 1)) for i in np.flatnonzero(poor)}
-        warnings.warn(f"{what} cannot use the columns {names}: they are missing on too many rows "
-                      f"(missing fractions {', '.join(f'{k!r}: {v:.0%}' for k, v in frac.items())}) to be "
-                      f"compared with the other columns, so the learned structure leaves them "
-                      f"unconnected; drop or impute them", UserWarning, stacklevel=stacklevel)
+        seen = ", ".join(f"{data.names[idx[i]]!r} observed on {int(obs[:, i].sum())} of {data.n_rows} rows"
+                         for i in poor)
+        warnings.warn(f"{what} cannot use the columns {names}: {seen}, with fewer than {min_rows} rows "
+                      f"shared with any other column, so the structure leaves them unconnected; drop "
+                      f"or impute them", UserWarning, stacklevel=stacklevel)
     return names

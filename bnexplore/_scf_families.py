@@ -72,7 +72,7 @@ from typing import Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from ._available_case import available_case
+from ._available_case import available_case, warn_unusable
 from ._validation import Options, check_int, check_number, check_prior_ess
 from .data.core import as_discrete, check_table_size, config_index
 from .scores import PRIORS, LocalScore, family_counts, standard_parameters
@@ -208,6 +208,8 @@ class SCFFamilies:
         # missing cells: each family scored as its gain over the empty family on the rows
         # where the family is observed (bnexplore._available_case, Eq. 2-3)
         self._ac = available_case(self.ls)
+        if self._ac is not None:
+            warn_unusable(d, self.t_idx + self.c_idx, what="the forest search", stacklevel=5)
         self.max_parents = min(max_parents, len(self.c_idx))
         self.penalty = penalty
         self.intra = intra

@@ -18,9 +18,9 @@ hidden completion.  Structural EM alternates
 
   averaged over the completions of the E-step's sweeps (Monte-Carlo EM, Wei & Tanner 1990).
 
-A single completion per structure search makes this the stochastic-EM variant of SEM
-(Friedman 1998 section 5 discusses such approximations of the expected statistics); the
-iterations stop when an M-step keeps the structure it started from, or after ``max_iter``.  Each iteration reports the observed-data log-likelihood
+A single completion per structure search makes this a stochastic approximation of
+SEM's expected statistics (stochastic EM, Celeux & Diebolt 1985); the iterations stop when an M-step keeps the structure it started from, or after
+``max_iter``.  The final model reports the observed-data log-likelihood
 
       LL_t = sum_r log P(x_{r, observed} | G_t, theta_t)                                          (3)
 
@@ -35,6 +35,13 @@ miss
 parents, cpts
     The current structure (sorted parent tuples per node) and its CPTs (q, r), rows in
     mixed radix over the parents (last fastest), as :func:`bnexplore.scores.family_counts`.
+
+References
+----------
+N. Friedman. Learning belief networks in the presence of missing values and hidden
+variables. ICML 1997.  N. Friedman. The Bayesian structural EM algorithm. UAI 1998.
+G. Celeux, J. Diebolt. The SEM algorithm: a probabilistic teacher algorithm derived from
+the EM algorithm for the mixture problem. Computational Statistics Quarterly 2, 1985.
 """
 from __future__ import annotations
 
@@ -197,8 +204,8 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     ``search(ls, start)`` runs the search on the scorer ``ls`` from ``start`` and returns a
     :class:`bnexplore.search.SearchResult`.  The first structure is searched by available
     case (:mod:`bnexplore._available_case`).  The result's ``extra`` holds ``n_iter``,
-    ``log_likelihood`` (Eq. 3 of the final model), ``log_likelihoods`` (per iteration),
-    ``converged`` (the structure repeated), ``cpts`` (node -> table, parents in sorted
+    ``log_likelihood`` (Eq. 3 of the final model, its missing cells summed out exactly),
+    ``converged`` (an M-step kept its structure), ``cpts`` (node -> table, parents in sorted
     column order) and ``missing = "em"``.
     """
     from ._validation import check_random_state
@@ -207,7 +214,6 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     parents = _parents_of(res.dag, data)
     cpts = _available_cpts(data, parents, prior, ess)
     comp = _Completion(data, rng)
-    lls: list[float] = []
     converged = False
     n_iter = 0
     for it in range(max_iter):
@@ -217,8 +223,6 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
         res = search(LocalScore(done, prior=prior, ess=ess), res.dag)
         new = _parents_of(res.dag, data)
         cpts = [standard_parameters(_counts(comp.X, v, pa, comp.ar), prior, ess) for v, pa in enumerate(new)]
-        if log_likelihood:
-            lls.append(observed_log_likelihood(data, new, cpts))
         if new == parents:
             converged = True
             parents = new
@@ -228,5 +232,5 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     cpts = _cpts(comp.expected_counts(parents, cpts, sweeps), prior, ess)
     ll = observed_log_likelihood(data, parents, cpts) if log_likelihood else float("nan")
     res.extra.update({"missing": "em", "n_iter": n_iter, "log_likelihood": ll,
-                      "log_likelihoods": lls, "converged": converged, "cpts": _as_named(data, cpts)})
+                      "converged": converged, "cpts": _as_named(data, cpts)})
     return res

@@ -86,7 +86,7 @@ from ._ismb_search import SEARCH_CONSTRAINTS, ModelsInR, best_successor, nismb_s
 from ._mb_space import MarkovBlanket, _bits, _enumerate_masks, _n_labelled_dags, _successor_masks
 from ._validation import Options, check_int
 from .data.core import DiscreteData, as_discrete
-from ._available_case import available_case
+from ._available_case import available_case, warn_unusable
 from .scores import LocalScore
 
 __all__ = [
@@ -286,6 +286,8 @@ class MBModel(_Prediction):
         # missing cells: a family's score is its gain over the empty family on the rows
         # where the family is observed (bnexplore._available_case, Eq. 2-3)
         self._ac = available_case(score)
+        if self._ac is not None:
+            warn_unusable(data, what="the Markov-blanket search", stacklevel=3)
         self._cols = data.columns
         self._obs = None               # (p, n) observed cells; None when nothing is missing
         self._n_obs = [data.n_rows] * data.n_cols

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ._validation import check_int
 from .data.core import DiscreteData
-from ._available_case import available_case
+from ._available_case import available_case, warn_unusable
 from .scores import LocalScore
 
 __all__ = ["SearchResult", "hill_climb", "greedy_thick_thin", "transitive_closure"]
@@ -388,6 +388,8 @@ def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: Lo
 def _searched(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps, tol, missing,
               max_iter, random_state) -> SearchResult:
     """The search, or structural EM around it (``missing="em"`` on data with missing cells)."""
+    if ls.data.missing is not None:
+        warn_unusable(ls.data, what="the structure search", stacklevel=4)
     if missing != "em" or ls.data.missing is None:
         return _run(ls, order, max_indegree, start, allowed, phases, max_steps, tol)
     from ._structural_em import structural_em

@@ -25,7 +25,6 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .._lazy_mixture import LazyCPT
-from .._available_case import warn_unusable
 from .._validation import ESS, Interval, Options, Prior, RandomState, check_int, check_random_state
 from ..averaging import OrderedAveraging
 from ..data.core import DiscreteData
@@ -141,13 +140,10 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
 
 
 def _structure_search(data: DiscreteData, prior: str, ess: float, max_indegree: int | None = None,
-                      missing: str = "keep", max_iter: int = 10, random_state=None,
-                      who: str = "GreedyThickThin") -> SearchResult:
+                                        missing: str = "keep", max_iter: int = 10, random_state=None) -> SearchResult:
     """Greedy thick-thin search; with missing values every move compared on the rows
     where the variables of its two families are observed (``missing="keep"``, see
     :mod:`bnexplore._available_case`) or structural EM (``"em"``)."""
-    if data.missing is not None:
-        warn_unusable(data, what=f"{who}'s structure search")
     return greedy_thick_thin(data, prior=prior, ess=ess, max_indegree=max_indegree, missing=missing,
                              max_iter=max_iter, random_state=random_state)
 
@@ -424,7 +420,7 @@ class AMA(_BNClassifier):
         self.order_search_ = None
         if isinstance(order, str):
             if order == "gtt":
-                res = _structure_search(data, self.prior, float(self.ess), who="AMA")
+                res = _structure_search(data, self.prior, float(self.ess))
                 self.order_search_ = res
                 pos = {v: i for i, v in enumerate(names)}
                 return [list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))]
