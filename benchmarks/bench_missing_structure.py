@@ -61,7 +61,9 @@ def main() -> None:
     t0 = time.perf_counter()
     ref = greedy_thick_thin(score=ls_full)
     print(f"complete data: {ref.dag.number_of_edges()} arcs, score {ref.score:.1f}, "
-          f"{time.perf_counter() - t0:.1f} s ({load()})", flush=True)
+          f"{time.perf_counter() - t0:.1f} s ({load()}); generating network: "
+          f"{net.dag.number_of_edges()} arcs, score {ls_full.total(net.dag):.1f}, SHD to it "
+          f"{shd(ref.dag, net.dag)[0]}", flush=True)
     floor = greedy_thick_thin(full.iloc[: int(args.rows * 0.99)]).dag
     print(f"noise floor (complete data minus 1% of rows): SHD {shd(floor, ref.dag)[0]}, "
           f"skeleton {shd(floor, ref.dag)[1]}", flush=True)
@@ -94,6 +96,7 @@ def main() -> None:
                          f"{res.extra['log_likelihood']:.1f}, converged {res.extra['converged']}")
             print(f"{name:15s}: {res.dag.number_of_edges()} arcs, complete-data score {score:.1f} "
                   f"(reference {ref.score:.1f}, diff {score - ref.score:+.1f}), SHD {d}, skeleton {sk}, "
+                  f"SHD to the generating network {shd(res.dag, net.dag)[0]}, "
                   f"{secs:.1f} s{extra} ({load()})", flush=True)
         if post_full is not None:
             t0 = time.perf_counter()

@@ -283,7 +283,8 @@ class GreedyThickThin(_BNClassifier):
     search_ : bnexplore.search.SearchResult
     network_ : bnexplore.networks.BayesNet
     n_iter_ : int
-        Structural-EM iterations run (0 without EM or without missing values).
+        Structural-EM iterations run (1, the one search, without EM or without missing
+        values).
     log_likelihood_ : float or None
         The observed-data log-likelihood of the fitted network, missing values summed
         out (set by structural EM; None otherwise).
@@ -328,7 +329,7 @@ class GreedyThickThin(_BNClassifier):
                                          int(self.max_iter), self.random_state)
         extra = self.search_.extra
         self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess), extra.get("cpts"))
-        self.n_iter_ = int(extra.get("n_iter", 0))
+        self.n_iter_ = int(extra.get("n_iter", 1))
         self.log_likelihood_ = extra.get("log_likelihood")
         return self
 
