@@ -168,8 +168,9 @@ def warn_unusable(data: DiscreteData, variables: Sequence[int] | None = None, wh
                   min_rows: int = 10, stacklevel: int = 3) -> list[str]:
     """Warn (UserWarning) about columns missing on so many rows that no comparison can use them.
 
-    A column observed together with every other column of ``variables`` on fewer than
-    ``min_rows`` rows gives each comparison that involves it (Eq. 1-2) almost no rows:
+    A column observed on fewer than ``min_rows`` rows, or together with every other
+    (not so rare) column of ``variables`` on fewer than ``min_rows`` rows, gives each
+    comparison that involves it (Eq. 1-2) almost no rows:
     the learner then leaves it out of the structure, whatever its relation to the other
     columns.  Returns the columns named (empty: nothing to say).
 
@@ -191,8 +192,11 @@ def warn_unusable(data: DiscreteData, variables: Sequence[int] | None = None, wh
         return []
     obs = (~miss[:, idx]).astype(np.int64)
     together = obs.T @ obs
+    rare = np.diag(together) < min_rows              # observed on too few rows at all
     np.fill_diagonal(together, -1)
-    poor = np.flatnonzero(together.max(axis=1) < min_rows)
+    # the others: shared too few rows with every column that is not rare itself
+    shared = np.where(rare[None, :], -1, together).max(axis=1)
+    poor = np.flatnonzero(rare | ((shared >= 0) & (shared < min_rows)))
     names = [data.names[idx[i]] for i in poor]
     if names:
         seen = ", ".join(f"{data.names[idx[i]]!r} observed on {int(obs[:, i].sum())} of {data.n_rows} rows"

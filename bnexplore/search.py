@@ -20,7 +20,6 @@ import pandas as pd
 
 from ._validation import check_int
 from .data.core import DiscreteData
-from ._available_case import available_case, warn_unusable
 from .scores import LocalScore
 
 __all__ = ["SearchResult", "hill_climb", "greedy_thick_thin", "transitive_closure"]
@@ -199,13 +198,11 @@ class _State:
 
     def __init__(self, ls: LocalScore, adj: np.ndarray, max_indegree: int):
         self.ls = ls
-        # missing cells: each move compared on the rows its variables are observed in
-        self.ac = available_case(ls)
         self.p = adj.shape[0]
         self.adj = adj
         self.k = max_indegree
         self.parents = [tuple(np.nonzero(adj[:, v])[0].tolist()) for v in range(self.p)]
-        self.fam = np.array([self._family(v) for v in range(self.p)])
+        self.fam = np.array([ls.score_idx(v, self.parents[v]) for v in range(self.p)])
         self.add_raw = np.full((self.p, self.p), _NEG)   # score change of adding u -> v (ignoring cycles)
         self.rem = np.full((self.p, self.p), _NEG)       # score change of removing u -> v
         for v in range(self.p):
@@ -219,11 +216,8 @@ class _State:
         sets = [tuple(sorted(pa + (u,))) for u in added] + [tuple(x for x in pa if x != u) for u in pa]
         col_add = np.full(self.p, _NEG)
         col_rem = np.full(self.p, _NEG)
-        if sets and self.ac is not None:
-            delta = self.ac.deltas(v, pa, sets)
-        elif sets:
-            delta = np.array(self.ls._score_sets_idx(v, sets)) - self.fam[v]
         if sets:
+            delta = np.array(self.ls._score_sets_idx(v, sets)) - self.fam[v]
             col_add[added] = delta[:len(added)]
             col_rem[list(pa)] = delta[len(added):]
         self.add_raw[:, v] = col_add
@@ -231,13 +225,8 @@ class _State:
 
     def set_parents(self, v: int, pa: tuple[int, ...]) -> None:
         self.parents[v] = tuple(sorted(pa))
-        self.fam[v] = self._family(v)
+        self.fam[v] = self.ls.score_idx(v, self.parents[v])
         self.refresh(v)
-
-    def _family(self, v: int) -> float:
-        """The family score of ``v`` (with missing cells: on the rows it is observed in)."""
-        pa = self.parents[v]
-        return self.ls.score_idx(v, pa) if self.ac is None else self.ac.family(v, pa)
 
 
 def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps, tol) -> SearchResult:
@@ -255,13 +244,17 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     if (adj.sum(axis=0) > max_indegree).any():
         raise ValueError(f"start graph exceeds max_indegree={max_indegree}")
     n0 = len(ls._cache)
-    st = _State(ls, adj, int(max_indegree))
+    if ls.data.missing is None:
+        st = _State(ls, adj, int(max_indegree))
+    else:   # each move compared on the rows where its variables are observed
+        from ._search_missing import AvailableCaseState
+        st = AvailableCaseState(ls, adj, int(max_indegree))
     rows = []
     final_candidates = 0
     total_steps = 0
     # with missing cells each move is compared on its own rows, which is no total order
     # of the structures: a structure met before ends the search
-    seen = None if st.ac is None else {st.adj.tobytes()}
+    seen = None if ls.data.missing is None else {st.adj.tobytes()}
     for phase, ops in phases:
         op_codes = np.array([i for i, op in enumerate(_OPERATORS) if op in ops], dtype=np.int64)
         while max_steps is None or total_steps < max_steps:
@@ -389,6 +382,7 @@ def _searched(ls: LocalScore, order, max_indegree, start, allowed, phases, max_s
               max_iter, random_state) -> SearchResult:
     """The search, or structural EM around it (``missing="em"`` on data with missing cells)."""
     if ls.data.missing is not None:
+        from ._available_case import warn_unusable
         warn_unusable(ls.data, what="the structure search", stacklevel=4)
     if missing != "em" or ls.data.missing is None:
         return _run(ls, order, max_indegree, start, allowed, phases, max_steps, tol)
