@@ -170,7 +170,8 @@ def warn_unusable(data: DiscreteData, variables: Sequence[int] | None = None, wh
 
     A column observed on fewer than ``min_rows`` rows, or together with every other
     (not so rare) column of ``variables`` on fewer than ``min_rows`` rows, gives each
-    comparison that involves it (Eq. 1-2) almost no rows:
+    comparison that involves it (Eq. 1-2) almost no rows (on fewer than ``10 * min_rows``
+    rows, ``min_rows`` is a tenth of them, at least 2):
     the learner then leaves it out of the structure, whatever its relation to the other
     columns.  Returns the columns named (empty: nothing to say).
 
@@ -178,7 +179,7 @@ def warn_unusable(data: DiscreteData, variables: Sequence[int] | None = None, wh
     --------
     >>> import warnings, pandas as pd
     >>> from bnexplore.data import DiscreteData
-    >>> df = pd.DataFrame({"a": list("xyxyxyxyxyxy"), "b": ["u"] + [None] * 11})
+    >>> df = pd.DataFrame({"a": list("xy") * 60, "b": ["u"] * 5 + [None] * 115})
     >>> with warnings.catch_warnings(record=True) as w:
     ...     warnings.simplefilter("always")
     ...     warn_unusable(DiscreteData.from_frame(df, missing="keep"))
@@ -190,6 +191,7 @@ def warn_unusable(data: DiscreteData, variables: Sequence[int] | None = None, wh
     idx = list(range(data.n_cols)) if variables is None else [int(v) for v in variables]
     if len(idx) < 2:
         return []
+    min_rows = min(min_rows, max(2, data.n_rows // 10))    # small data sets: a tenth of the rows
     obs = (~miss[:, idx]).astype(np.int64)
     together = obs.T @ obs
     rare = np.diag(together) < min_rows              # observed on too few rows at all
