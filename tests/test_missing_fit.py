@@ -87,10 +87,9 @@ def _available(data, child, parents, prior, ess, rows_of=None):
     return LocalScore(sub, prior=prior, ess=ess).score(child, parents)
 
 
-def _gain_raw(fam, data, prior, ess):
-    """``raw[j, i, s]`` by hand: s(j | {}) on the rows where j is seen, plus the family's
-    gain over the empty family on the rows where the family is seen (Eq. 2-3 of
-    bnexplore._available_case)."""
+def _raw_by_hand(fam, data, family) -> np.ndarray:
+    """``raw[j, i, s] = family(j, parents)`` for every target, intra-set parent and
+    condition subset of ``fam`` (names)."""
     raw = np.full_like(fam.raw, -np.inf)
     names = fam.targets
     for jj, j in enumerate(names):
@@ -99,9 +98,16 @@ def _gain_raw(fam, data, prior, ess):
                 continue
             for s_i, s in enumerate(fam.subsets):
                 ps = ([names[ii]] if ii < fam.m else []) + [data.names[c] for c in s]
-                raw[jj, ii, s_i] = _available(data, j, [], prior, ess) + \
-                    _available(data, j, ps, prior, ess) - _available(data, j, [], prior, ess, [j, *ps])
+                raw[jj, ii, s_i] = family(j, ps)
     return raw
+
+
+def _gain_raw(fam, data, prior, ess):
+    """``raw[j, i, s]`` by hand: s(j | {}) on the rows where j is seen, plus the family's
+    gain over the empty family on the rows where the family is seen (Eq. 2-3 of
+    bnexplore._available_case)."""
+    return _raw_by_hand(fam, data, lambda j, ps: _available(data, j, [], prior, ess)
+                        + _available(data, j, ps, prior, ess) - _available(data, j, [], prior, ess, [j, *ps]))
 
 
 @pytest.mark.parametrize("cls", SCF, ids=lambda c: c.__name__)
@@ -184,17 +190,8 @@ def test_scf_cannot_prefer_a_parent_for_its_missing_rows(cls):
     data = clf.data_
     # per-family available-case scores: each family over the rows where it is observed
     av = copy.copy(fam)
-    raw = np.full_like(fam.raw, -np.inf)
+    raw = _raw_by_hand(fam, data, lambda j, ps: _available(data, j, ps, "BDeu", clf.ess))
     names = fam.targets
-    for jj, j in enumerate(names):
-        for ii in range(fam.m + 1):
-            if ii == jj:
-                continue
-            for s_i, s in enumerate(fam.subsets):
-                ps = ([names[ii]] if ii < fam.m else []) + [data.names[c] for c in s]
-                rows = data.complete_cases([j, *ps]).subset([j, *ps])
-                ls = LocalScore(rows, prior="BDeu", ess=clf.ess)
-                raw[jj, ii, s_i] = ls.score(j, ps)
     av.scores = raw.copy()
     av.scores[:, :, 0] -= fam.penalty
     parent, _, _ = _F._map_choice(av)
