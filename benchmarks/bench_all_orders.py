@@ -105,7 +105,7 @@ def passes(n: int, repeat: int = 3) -> None:
     from bnexplore import _all_orders, _order_dp
     from bnexplore.data import as_discrete
 
-    data = as_discrete(bx.networks.random_network(n_nodes=n, max_indegree=3, seed=0).sample(1000, seed=0))
+    data = as_discrete(bx.networks.random_network(n_nodes=n, max_parents=3, random_state=0).sample(1000, random_state=0))
     _all_orders.AllOrders(data.to_frame().iloc[:, :8], max_parents=3).arc_posteriors()  # warm-up
     M = 1 << (n - 1)
     alpha_m, alpha_e = np.empty((n, M)), np.empty((n, M), dtype=np.int32)

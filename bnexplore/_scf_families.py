@@ -31,8 +31,12 @@ one-hot target states per configuration of ``S``, built once:
 ``N2[S][z] = H_z^T H_z`` (pairs of target states), ``N1[S][z]`` (single states) and
 ``N0[S][z]`` (rows), with ``H_z`` the one-hot rows of configuration ``z``.
 
-Missing cells: the family scores are computed on the complete cases of the targets and
-conditions (every structure compared on the same rows); the counts by available case,
+Missing cells: every family score is ``s(j | {}) + g_j(i, S)``, its gain over the empty
+family counted on the rows where ``j``, ``i`` and ``S`` are observed
+(:mod:`bnexplore._available_case` Eq. 2-3): so the choice between two parents of ``j`` is
+judged on the rows where each pair is seen, and a missing cell costs only the families
+of its column (the complete cases of all targets and conditions may be no row at all);
+the counts by available case,
 with the denominators ``D1``, ``D0`` counting only the rows where the child is observed.
 
 Glossary
@@ -68,6 +72,7 @@ from typing import Sequence
 import numpy as np
 from scipy.special import logsumexp
 
+from ._available_case import available_case, warn_unusable
 from ._validation import Options, check_int, check_number, check_prior_ess
 from .data.core import as_discrete, check_table_size, config_index
 from .scores import PRIORS, LocalScore, family_counts, standard_parameters
@@ -130,10 +135,9 @@ class SCFFamilies:
         The data (with its missing cells, if any): parameters are counted on it by
         available case.
     ls : LocalScore
-        The family scores, over the complete cases of ``targets + conditions`` when
-        cells are missing (every structure is compared on these rows).
-    score_rows : ndarray of bool
-        The rows ``ls`` scores.
+        The family scores (over data with missing cells, if any: each family is then
+        scored as its gain over the empty family on the rows where the family is
+        observed, :mod:`bnexplore._available_case` Eq. 2-3).
 
     Raises
     ------
@@ -202,13 +206,12 @@ class SCFFamilies:
         self.targets = [d.names[i] for i in self.t_idx]
         self.conditions = [d.names[i] for i in self.c_idx]
         if self.ls is None:
-            # structures are compared on one set of rows: those where every target and
-            # condition is observed (the data itself when nothing is missing)
-            compared = self.targets + self.conditions
-            self.score_rows = d.observed_rows(compared)
-            self.ls = LocalScore(d.complete_cases(compared), prior=prior, ess=ess)
-        else:
-            self.score_rows = np.ones(d.n_rows, dtype=bool)
+            self.ls = LocalScore(d, prior=prior, ess=ess, missing="keep")
+        # missing cells: each family scored as its gain over the empty family on the rows
+        # where the family is observed (bnexplore._available_case, Eq. 2-3)
+        self._ac = available_case(self.ls)
+        if self._ac is not None:
+            warn_unusable(d, self.t_idx + self.c_idx, what="the forest search", stacklevel=5)
         self.max_parents = min(max_parents, len(self.c_idx))
         self.penalty = penalty
         self.intra = intra
@@ -259,7 +262,11 @@ class SCFFamilies:
         every = np.arange(m + 1)
         for jj, j in enumerate(self.t_idx):
             keep = every != jj
-            vals = self.ls.score_array(j, parents[keep].reshape(m * nS, width))
+            if self._ac is None:
+                vals = self.ls.score_array(j, parents[keep].reshape(m * nS, width))
+            else:
+                sets = [tuple(int(u) for u in row if u >= 0) for row in parents[keep].reshape(m * nS, width)]
+                vals = self._ac.family(j, ()) + self._ac.gains(j, sets)
             out[jj, keep, :] = vals.reshape(m, nS)
         return out
 

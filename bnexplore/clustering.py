@@ -59,7 +59,8 @@ def cramers_v(data: DiscreteData | pd.DataFrame) -> pd.DataFrame:
     data (exact integer counts). ``r`` and ``c`` are the numbers of *observed* states
     of the two variables (empty rows/columns of a table carry no chi-square term); a
     variable with a single observed state has association 0 with every other. The
-    diagonal is 1.
+    diagonal is 1.  With missing cells each pair's table counts the rows where both
+    variables are observed.
 
     Parameters
     ----------
@@ -78,10 +79,12 @@ def cramers_v(data: DiscreteData | pd.DataFrame) -> pd.DataFrame:
     >>> cramers_v(df).round(3).loc["a"].tolist()
     [1.0, 1.0, 0.0]
     """
-    d = as_discrete(data)
+    d = as_discrete(data, missing="keep")
     p, n = d.n_cols, d.n_rows
     if n == 0:
         raise ValueError("cramers_v needs at least one row of data")
+    if d.missing is not None:
+        return _cramers_v_available(d)
     ar = d.arities.astype(np.int64)
     offs = np.concatenate([[0], np.cumsum(ar)])
     cross = _cross_counts(d.columns, offs)      # every pairwise contingency table
@@ -99,6 +102,31 @@ def cramers_v(data: DiscreteData | pd.DataFrame) -> pd.DataFrame:
         v = np.sqrt(np.clip(block - 1.0, 0.0, None) / np.where(k > 0, k, 1))
     out = np.where(k > 0, np.minimum(v, 1.0), 0.0)
     np.fill_diagonal(out, 1.0)
+    return pd.DataFrame(out, index=list(d.names), columns=list(d.names))
+
+
+def _cramers_v_available(d: DiscreteData) -> pd.DataFrame:
+    """Cramer's V with missing cells: each pair's table over the rows where both are
+    observed (a missing cell's one-hot row is zero, so ``H^T H`` counts exactly those)."""
+    ar = d.arities.astype(np.int64)
+    offs = np.concatenate([[0], np.cumsum(ar)])
+    H = np.zeros((d.n_rows, int(offs[-1])))
+    for j in range(d.n_cols):
+        seen = ~d.missing[:, j]
+        H[np.flatnonzero(seen), offs[j] + d.columns[j][seen]] = 1.0
+    cross = H.T @ H
+    p = d.n_cols
+    out = np.eye(p)
+    for a in range(p):
+        for b in range(a + 1, p):
+            t = cross[offs[a]:offs[a + 1], offs[b]:offs[b + 1]]
+            ra, cb, N = t.sum(axis=1), t.sum(axis=0), t.sum()
+            k = min(int((ra > 0).sum()), int((cb > 0).sum())) - 1
+            if k <= 0 or N == 0:
+                continue
+            e = np.outer(ra[ra > 0], cb[cb > 0]) / N
+            chi2 = ((t[np.ix_(ra > 0, cb > 0)] - e) ** 2 / e).sum()
+            out[a, b] = out[b, a] = min(np.sqrt(chi2 / (N * k)), 1.0)
     return pd.DataFrame(out, index=list(d.names), columns=list(d.names))
 
 
@@ -453,7 +481,8 @@ def incremental_search(data: DiscreteData | pd.DataFrame | None = None, cluster_
     """
     if strategy not in ("hc", "random"):
         raise ValueError(f"strategy must be 'hc' or 'random', got {strategy!r}")
-    ls = score if score is not None else LocalScore(data, prior=prior, ess=ess)
+    # missing cells: every move compared on the rows its variables are observed in
+    ls = score if score is not None else LocalScore(data, prior=prior, ess=ess, missing="keep")
     if not isinstance(ls, LocalScore):
         raise TypeError(f"score must be a bnexplore.scores.LocalScore, got {type(ls).__name__}")
     names = list(ls.names)

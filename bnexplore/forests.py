@@ -23,9 +23,10 @@ K2, ``ess / (q r)`` under BDeu), a different thing: it only enters the posterior
 
 Missing values (data with :attr:`~bnexplore.data.DiscreteData.missing` cells) follow the
 package policy.  Every family score, and so the MAP SCF, the edge weights of Eq. 9-10
-and the BMA edge posteriors, is computed on one set of rows: the complete cases of
-the targets and conditions (every candidate forest is compared on the same rows, so an
-edge cannot win because its variables are missing more often).  Parameters are
+and the BMA edge posteriors, is the family's gain over the empty family on the rows
+where the family's variables are observed (:mod:`bnexplore._available_case`), so an
+edge cannot win because its variables are missing more often and a missing cell costs
+only the families of its column.  Parameters are
 counted by available case: the MAP CPTs over the rows where the family is observed,
 the BMA predictive ``p(x_j | x_i, x_s, D)`` over the rows where ``j``, ``i`` and the
 conditions ``s`` are observed, a condition's prior over the rows where it is.

@@ -34,9 +34,11 @@ at every iteration; the search stops when no queued structure has a score above
 
 Missing values (training data with :attr:`~bnexplore.data.DiscreteData.missing` cells)
 follow the package policy: every structure score (phase 1, the phase-2 candidates'
-weights in Eq. 13-14) is a marginal likelihood over *all* variables, so structures are
-scored on one set of rows, the complete cases (a structure cannot win because the
-variables it uses are missing more often); the parameters of the prediction families
+weights in Eq. 13-14) is a sum of family terms, each family's gain over the empty family
+counted on the rows where the family's variables are observed
+(:mod:`bnexplore._available_case` Eq. 2-3), so a structure cannot win because the
+variables it uses are missing more often and a missing cell costs only the families of
+its column (the complete cases of every variable may be no row at all); the parameters of the prediction families
 (the target's and its children's, section 5.3) and the marginals of missing roots are
 counted by *available case*, each family over the rows where all its variables are
 observed.  Rows whose target is missing enter no prediction family and are dropped.
@@ -84,6 +86,7 @@ from ._ismb_search import SEARCH_CONSTRAINTS, ModelsInR, best_successor, nismb_s
 from ._mb_space import MarkovBlanket, _bits, _enumerate_masks, _n_labelled_dags, _successor_masks
 from ._validation import Options, check_int
 from .data.core import DiscreteData, as_discrete
+from ._available_case import available_case, warn_unusable
 from .scores import LocalScore
 
 __all__ = [
@@ -229,13 +232,13 @@ class MBModel(_Prediction):
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Discrete training data; missing cells are allowed (structures scored on the
-        complete cases, parameters by available case: see the module notes).
+        Discrete training data; missing cells are allowed (structures and parameters
+        by available case: see the module notes).
     target : str, optional
         Target variable; default ``data.target`` / ``df.attrs["target"]``.
     score : LocalScore, optional
-        A K2 family-score cache over the same data (over its complete cases when cells
-        are missing), to share.
+        A K2 family-score cache over the same data, to share (over its complete cases
+        when cells are missing: structures are then scored on those rows only).
 
     Examples
     --------
@@ -272,15 +275,19 @@ class MBModel(_Prediction):
         self.names = list(data.names)
         self.classes = list(data.states[self.t])
         self.r = int(data.arities[self.t])
-        # structures are compared on one set of rows: the complete cases
-        complete = data.complete_cases()
         if score is None:
-            score = LocalScore(complete, prior="K2")
+            score = LocalScore(data, prior="K2", missing="keep")
         elif not isinstance(score, LocalScore) or score.prior != "K2" \
-                or score.data.n_rows != complete.n_rows or score.data.names != data.names:
-            raise ValueError("score must be a K2 LocalScore over the same data (over its "
+                or score.data.n_rows not in (data.n_rows, data.complete_cases().n_rows) \
+                or score.data.names != data.names:
+            raise ValueError("score must be a K2 LocalScore over the same data (or over its "
                              "complete cases when cells are missing)")
         self.local = score
+        # missing cells: a family's score is its gain over the empty family on the rows
+        # where the family is observed (bnexplore._available_case, Eq. 2-3)
+        self._ac = available_case(score)
+        if self._ac is not None:
+            warn_unusable(data, what="the Markov-blanket search", stacklevel=3)
         self._cols = data.columns
         self._obs = None               # (p, n) observed cells; None when nothing is missing
         self._n_obs = [data.n_rows] * data.n_cols
@@ -324,7 +331,11 @@ class MBModel(_Prediction):
         key = (v, mask)
         s = self._fam.get(key)
         if s is None:
-            s = self.local.score_idx(v, tuple(_bits(mask)))
+            pa = tuple(_bits(mask))
+            if self._ac is None:
+                s = self.local.score_idx(v, pa)
+            else:
+                s = self._ac.family(v, ()) + (self._ac.gain(v, pa) if pa else 0.0)
             self._fam[key] = s
         return s
 

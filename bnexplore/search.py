@@ -196,14 +196,20 @@ def _best_move(adj, reach, allowed, add_gain, remove_gain, op_codes, tol):
     return n_cand, n_impr, best, best_gain, best_u, best_v
 
 
-def _as_score(data, score, prior, ess) -> LocalScore:
+#: what the searches do with missing cells (see :func:`hill_climb`)
+_MISSING = ("keep", "em", "drop", "raise")
+
+
+def _as_score(data, score, prior, ess, missing: str = "raise") -> LocalScore:
+    if missing not in _MISSING:
+        raise ValueError(f"missing must be one of {list(_MISSING)}, got {missing!r}")
     if score is not None:
         if not isinstance(score, LocalScore):
             raise TypeError(f"score must be a bnexplore.scores.LocalScore, got {type(score).__name__}")
         return score
     if data is None:
         raise ValueError("give the data or a LocalScore")
-    return LocalScore(data, prior=prior, ess=ess)
+    return LocalScore(data, prior=prior, ess=ess, missing="keep" if missing == "em" else missing)
 
 
 def _allowed_matrix(ls: LocalScore, order, allowed) -> np.ndarray:
@@ -310,10 +316,17 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     if (adj.sum(axis=0) > max_indegree).any():
         raise ValueError(f"start graph exceeds max_parents={max_indegree}")
     n0 = len(ls._cache)
-    st = _State(ls, adj, int(max_indegree))
+    if ls.data.missing is None:
+        st = _State(ls, adj, int(max_indegree))
+    else:   # each move compared on the rows where its variables are observed
+        from ._search_missing import AvailableCaseState
+        st = AvailableCaseState(ls, adj, int(max_indegree))
     rows = []
     final_candidates = 0
     total_steps = 0
+    # with missing cells each move is compared on its own rows, which is no total order
+    # of the structures: a structure met before ends the search
+    seen = None if ls.data.missing is None else {st.adj.tobytes()}
     for phase, ops in phases:
         op_codes = np.array([i for i, op in enumerate(_OPERATORS) if op in ops], dtype=np.int64)
         while max_steps is None or total_steps < max_steps:
@@ -336,6 +349,10 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
                 st.set_parents(v, tuple(x for x in st.parents[v] if x != u))
                 st.set_parents(u, st.parents[u] + (v,))
             total_steps += 1
+            if seen is not None:
+                if st.adj.tobytes() in seen:
+                    break
+                seen.add(st.adj.tobytes())
             rows.append({"step": total_steps, "phase": phase, "op": op,
                          "edge": (ls.names[u], ls.names[v]), "delta": float(val),
                          "score": float(st.fam.sum()), "n_candidates": n_cand, "n_improving": n_impr})
@@ -352,7 +369,8 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
                max_parents: int | None = None, start: nx.DiGraph | Iterable | None = None,
                allowed: np.ndarray | Iterable | None = None,
                operators: Sequence[str] = ("add", "remove", "reverse"),
-               max_steps: int | None = None, tol: float = 1e-9) -> SearchResult:
+               max_steps: int | None = None, tol: float = 1e-9, missing: str = "keep",
+               max_iter: int = 10, random_state=None) -> SearchResult:
     """Greedy hill climbing: apply the best improving move until none improves.
 
     Parameters
@@ -376,6 +394,18 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
         Stop after this many accepted moves.
     tol : float
         A move must improve the score by more than this.
+    missing : {"keep", "em", "drop", "raise"}, default "keep"
+        Missing cells (NaN) in ``data``.  ``"keep"``: every move is compared on the rows
+        where all the variables of the two families it compares are observed (available
+        case per comparison, :mod:`bnexplore._available_case`), so a missing cell costs
+        only the comparisons it touches; ``"em"``: structural EM (Friedman 1997), see
+        :mod:`bnexplore._structural_em`, with ``result.extra["n_iter"]`` and
+        ``["log_likelihood"]``; ``"drop"``: complete cases only; ``"raise"``: refuse.
+        A ready ``score`` over data with missing cells is used as ``"keep"``.
+    max_iter : int
+        Largest number of structural-EM iterations (``missing="em"``).
+    random_state : None, int or numpy.random.Generator
+        The draws of structural EM's E-step (``missing="em"``).
 
     Returns
     -------
@@ -393,19 +423,21 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
     bad = set(ops) - {"add", "remove", "reverse"}
     if bad or not ops:
         raise ValueError(f"operators must be a non-empty subset of add/remove/reverse, got {list(operators)}")
-    ls = _as_score(data, score, prior, ess)
-    return _run(ls, order, max_parents, start, allowed, [("hc", ops)], max_steps, tol)
+    ls = _as_score(data, score, prior, ess, missing)
+    return _searched(ls, order, max_parents, start, allowed, [("hc", ops)], max_steps, tol, missing,
+                     max_iter, random_state)
 
 
 @renamed(max_indegree="max_parents")
 def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: LocalScore | None = None,
                       prior: str = "K2", ess: float = 1.0, order: Sequence[str] | None = None,
                       max_parents: int | None = None, start: nx.DiGraph | Iterable | None = None,
-                      allowed: np.ndarray | Iterable | None = None, tol: float = 1e-9) -> SearchResult:
+                      allowed: np.ndarray | Iterable | None = None, tol: float = 1e-9,
+                      missing: str = "keep", max_iter: int = 10, random_state=None) -> SearchResult:
     """Greedy thick-thin search (GTT): greedy arc additions, then greedy arc removals.
 
-    Same parameters as :func:`hill_climb` (default "K2" with ess 1.0, as in Dash &
-    Cooper's GTT). The ``phase`` column of ``steps`` says
+    Same parameters as :func:`hill_climb` (``missing``: available case per comparison,
+    structural EM, complete cases or refuse). The ``phase`` column of ``steps`` says
     "thick" or "thin".
 
     Examples
@@ -416,9 +448,23 @@ def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: Lo
     >>> set(res.steps["phase"]) <= {"thick", "thin"}
     True
     """
-    ls = _as_score(data, score, prior, ess)
-    return _run(ls, order, max_parents, start, allowed, [("thick", ("add",)), ("thin", ("remove",))],
-                None, tol)
+    ls = _as_score(data, score, prior, ess, missing)
+    return _searched(ls, order, max_parents, start, allowed, [("thick", ("add",)), ("thin", ("remove",))],
+                     None, tol, missing, max_iter, random_state)
+
+
+def _searched(ls: LocalScore, order, max_parents, start, allowed, phases, max_steps, tol, missing,
+              max_iter, random_state) -> SearchResult:
+    """The search, or structural EM around it (``missing="em"`` on data with missing cells)."""
+    if ls.data.missing is not None:
+        from ._available_case import warn_unusable
+        warn_unusable(ls.data, what="the structure search", stacklevel=4)
+    if missing != "em" or ls.data.missing is None:
+        return _run(ls, order, max_parents, start, allowed, phases, max_steps, tol)
+    from ._structural_em import structural_em
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    return structural_em(ls.data, lambda sc, g: _run(sc, order, max_parents, g, allowed, phases, max_steps, tol),
+                         start, ls.prior, ls.ess, max_iter=max_iter, random_state=random_state)
 
 
 # one compilation per argument type when the kernels call each other (see bnexplore._jit)

@@ -2,8 +2,9 @@
 classifiers (issue 18, item 2).
 
 Policy under test (DiscreteData's Notes): parent sets of one node are compared on one
-set of rows (the node and all its candidate parents observed); parameters are counted
-by available case.
+set of rows (in order averaging, the node and all its candidate parents observed; in
+greedy search, the variables of the two families a move compares); parameters are
+counted by available case.
 """
 from __future__ import annotations
 
@@ -178,7 +179,7 @@ def test_naive_averaging_with_missing_values_by_hand():
     np.testing.assert_allclose(clf.predict_proba(test), want, rtol=1e-10, atol=1e-12)
 
 
-def test_greedy_thick_thin_searches_complete_cases_and_counts_available_cases():
+def test_greedy_thick_thin_searches_by_available_case_and_counts_available_cases():
     df = _frame(200, (2, 3, 2, 3, 2), seed=6, p_missing=0.1)
     y = df.pop("V0")
     keep = y.notna().to_numpy()
@@ -186,9 +187,21 @@ def test_greedy_thick_thin_searches_complete_cases_and_counts_available_cases():
     clf = GreedyThickThin().fit(X, y)
     data = clf.data_
     assert clf.search_.dag.number_of_nodes() == data.n_cols
-    from bnexplore.search import greedy_thick_thin
-    ref = greedy_thick_thin(data.complete_cases())
-    assert set(clf.search_.dag.edges) == set(ref.dag.edges)
+
+    def by_hand(child, ps, rows_of):      # the family over the rows where rows_of is observed
+        sub = data.take(data.observed_rows(rows_of)).subset([child, *ps])
+        return LocalScore(sub).score(child, list(ps))
+
+    # every move of the search judged on the rows where both families' variables are seen
+    parents = {v: set() for v in data.names}
+    for row in clf.search_.step_rows:
+        u, v = row["edge"]
+        new = parents[v] | {u} if row["op"] == "add" else parents[v] - {u}
+        rows_of = [v, *(parents[v] | new)]
+        want = by_hand(v, sorted(new), rows_of) - by_hand(v, sorted(parents[v]), rows_of)
+        assert row["delta"] == pytest.approx(want, rel=1e-10, abs=1e-9)
+        parents[v] = new
+    assert {(a, b) for b, ps in parents.items() for a in ps} == set(clf.search_.dag.edges)
     for v in clf.network_.nodes:
         ps = clf.network_.parents(v)
         np.testing.assert_allclose(clf.network_.cpts[v],

@@ -37,7 +37,7 @@ def _forward(start, rows):
 def test_replay_reaches_the_final_dag(search, start):
     df = _data()
     ls = LocalScore(df)
-    res = search(score=ls, max_indegree=2, start=start)
+    res = search(score=ls, max_parents=2, start=start)
     n = len(res.step_rows)
     assert n >= 3
     g0 = nx.DiGraph()

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._deprecation import DEPRECATED, deprecated_param
 from .._lazy_mixture import LazyCPT
-from .._validation import ESS, Interval, Prior, RandomState, check_int, check_random_state
+from .._validation import ESS, Interval, Options, Prior, RandomState, check_int, check_random_state
 from ..averaging import OrderedAveraging
 from ..data.core import DiscreteData
 from ..networks import BayesNet
@@ -146,23 +146,26 @@ def _averaging_log_joint(avg: OrderedAveraging, codes: np.ndarray, who: str) -> 
     return out
 
 
-def _structure_search(data: DiscreteData, prior: str, ess: float, max_parents: int | None = None
-                      ) -> SearchResult:
-    """Greedy thick-thin search; with missing values on the complete cases (every
-    comparison of the search on one set of rows, the rows where every variable is
-    observed; with none, the empty graph is searched from and kept)."""
-    if data.missing is not None:
-        data = data.complete_cases()
-    return greedy_thick_thin(data, prior=prior, ess=ess, max_parents=max_parents)
+def _structure_search(data: DiscreteData, prior: str, ess: float, max_parents: int | None = None,
+                      missing: str = "keep", max_iter: int = 10, random_state=None) -> SearchResult:
+    """Greedy thick-thin search; with missing values every move compared on the rows
+    where the variables of its two families are observed (``missing="keep"``, see
+    :mod:`bnexplore._available_case`) or structural EM (``"em"``)."""
+    return greedy_thick_thin(data, prior=prior, ess=ess, max_parents=max_parents, missing=missing,
+                             max_iter=max_iter, random_state=random_state)
 
 
-def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float) -> BayesNet:
+
+def _fit_network(dag: nx.DiGraph, data: DiscreteData, prior: str, ess: float,
+                 cpts: dict | None = None) -> BayesNet:
     """Standard parameters of ``dag``; with missing values each family counted by
-    available case (the rows where the node and its parents are observed)."""
+    available case (the rows where the node and its parents are observed), or the
+    given ``cpts`` (structural EM's, parents in column order)."""
     if data.missing is None:
         return BayesNet.fit(dag, data, prior=prior, ess=ess)
-    parents = {v: [str(u) for u in dag.predecessors(v)] for v in data.names}
-    cpts = {v: standard_parameters(family_counts(data, v, ps), prior, ess) for v, ps in parents.items()}
+    parents = {v: sorted((str(u) for u in dag.predecessors(v)), key=data.index) for v in data.names}
+    if cpts is None:
+        cpts = {v: standard_parameters(family_counts(data, v, ps), prior, ess) for v, ps in parents.items()}
     states = {v: list(data.states[data.index(v)]) for v in data.names}
     return BayesNet(parents, states, cpts)
 
@@ -277,17 +280,33 @@ class GreedyThickThin(_BNClassifier):
     max_indegree : int or None
         Deprecated name of ``max_parents`` (removed in 0.3.0; warns in ``fit``).
 
+    missing : {"keep", "em"}, default "keep"
+        Missing values at fit: ``"keep"`` compares every move of the search on the rows
+        where the variables of the families it changes are observed, and counts the
+        parameters by available case; ``"em"`` runs structural EM (Friedman 1997),
+        whose expected counts also give the parameters.
+    max_iter : int, default 10
+        Largest number of structural-EM iterations (``missing="em"``).
+    random_state : None, int or numpy.random.Generator
+        The E-step's draws (``missing="em"``).
+
     Attributes
     ----------
     search_ : bnexplore.search.SearchResult
     network_ : bnexplore.networks.BayesNet
+    n_iter_ : int
+        Structural-EM iterations run (1, the one search, without EM or without missing
+        values).
+    log_likelihood_ : float or None
+        The observed-data log-likelihood of the fitted network, missing values summed
+        out (set by structural EM; None otherwise).
 
     Notes
     -----
-    Missing values at fit: the search compares structures on the complete cases (the
-    rows where every variable is observed), so every comparison uses one set of rows;
-    the parameters are then counted by available case (each family over the rows
-    where it is observed).
+    Missing values at fit (see :mod:`bnexplore._available_case`): a missing value
+    costs only the comparisons whose variables include its column, so data without a
+    single complete row still gives a network.  Columns observed too rarely to be
+    compared with the others are named in a ``UserWarning``.
 
     The search adds no arc that would give a node a CPT over the table budget
     (:func:`bnexplore.data.set_table_budget`), so the network found can always be
@@ -304,22 +323,32 @@ class GreedyThickThin(_BNClassifier):
     """
 
     _parameter_constraints = {"max_parents": Interval(int, 0, None, allow_none=True),
-                              "prior": Prior("K2", "BDeu"), "ess": ESS()}
+                              "prior": Prior("K2", "BDeu"), "ess": ESS(),
+                              "missing": Options("keep", "em"), "max_iter": Interval(int, 1, None),
+                              "random_state": RandomState()}
 
     def __init__(self, max_parents: int | None = None, prior: str = "K2", ess: float = 1.0,
-                 handle_unknown: str = "missing", max_indegree=DEPRECATED):
+                 handle_unknown: str = "missing", missing: str = "keep", max_iter: int = 10,
+                 random_state=None, max_indegree=DEPRECATED):
         self.max_parents = max_parents
         self.prior = prior
         self.ess = ess
         self.handle_unknown = handle_unknown
+        self.missing = missing
+        self.max_iter = max_iter
+        self.random_state = random_state
         self.max_indegree = max_indegree
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> "GreedyThickThin":
         data = self._fit_data(X, y)        # checks the parameters too
         k = Interval(int, 0, None, allow_none=True)(
             deprecated_param(self, "max_indegree", "max_parents"), "max_parents")
-        self.search_ = _structure_search(data, self.prior, float(self.ess), k)
-        self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess))
+        self.search_ = _structure_search(data, self.prior, float(self.ess), k, self.missing,
+                                         int(self.max_iter), self.random_state)
+        extra = self.search_.extra
+        self.network_ = _fit_network(self.search_.dag, data, self.prior, float(self.ess), extra.get("cpts"))
+        self.n_iter_ = int(extra.get("n_iter", 1))
+        self.log_likelihood_ = extra.get("log_likelihood")
         return self
 
     def _joint_log_proba(self, codes: np.ndarray) -> np.ndarray:

@@ -21,13 +21,14 @@ default, prior weight 10 as in the paper's experiments).
 Missing values in ``X`` at fit time (NaN / None) follow the package policy (see
 :class:`bnexplore.data.DiscreteData`): the structure - the MAP tree or forest, the
 class -> feature choices and, for ``averaging="bma"``, the edge weights of every
-structure - is scored on the *complete cases* (the training rows where every feature is
-observed), so that every candidate structure is compared on the same rows; the CPTs,
-the BMA predictive tables and the class prior are counted by *available case* (each
-family over the rows where all its variables are observed).  With many features the
-complete cases can be few: the structure then rests on little data (with none, every
-structure scores 0 and the first of the ties is taken) while the parameters still use
-every observed cell.
+structure - is scored family by family, each family's gain over the empty family on
+the rows where that family's variables are observed (:mod:`bnexplore._available_case`):
+the choice between two parents of a feature is judged on the rows where each pair is
+seen, so a feature cannot be chosen because it is missing more often, and a missing
+cell costs only the families of its column (data without a single complete row still
+gives a structure).  The CPTs, the BMA predictive tables and the class prior are
+counted by *available case* (each family over the rows where all its variables are
+observed).
 """
 from __future__ import annotations
 
@@ -63,8 +64,8 @@ class _SCFClassifier(DiscreteClassifier):
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
             Discrete features (categoricals, strings, bools or small integers); NaN /
-            None cells are missing values (structure from the complete cases,
-            parameters by available case: see the class notes).
+            None cells are missing values (structure and parameters by available
+            case: see the class notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
@@ -217,10 +218,9 @@ class SFAN(_SCFClassifier):
     Notes
     -----
     **Missing values** at fit time: the structure (the forest and which features get the
-    class as a parent; with ``averaging="bma"`` every forest's weight) is scored on the
-    complete cases (the rows where every feature is observed), the same rows for every
-    candidate, so a feature cannot be chosen as a parent because it is missing more
-    often; the CPTs and the class prior are counted by available case (each family over
+    class as a parent; with ``averaging="bma"`` every forest's weight) is scored family by family on the rows where the
+    family's variables are observed (its gain over the empty family), so a feature cannot
+    be chosen as a parent because it is missing more often; the CPTs and the class prior are counted by available case (each family over
     the rows where its variables are observed). At predict time missing features are
     summed out exactly.
 
@@ -280,10 +280,9 @@ class STAN(_SCFClassifier):
     Notes
     -----
     **Missing values** at fit time: the structure (the tree and which features get the
-    class as a parent; with ``averaging="bma"`` every tree's weight) is scored on the
-    complete cases (the rows where every feature is observed), the same rows for every
-    candidate, so a feature cannot be chosen as a parent because it is missing more
-    often; the CPTs and the class prior are counted by available case (each family over
+    class as a parent; with ``averaging="bma"`` every tree's weight) is scored family by family on the rows where the
+    family's variables are observed (its gain over the empty family), so a feature cannot
+    be chosen as a parent because it is missing more often; the CPTs and the class prior are counted by available case (each family over
     the rows where its variables are observed). At predict time missing features are
     summed out exactly.
 
@@ -349,9 +348,9 @@ class FAN(_EveryClassParent):
     Notes
     -----
     **Missing values** at fit time: the structure (the forest; with ``averaging="bma"``
-    every forest's weight) is scored on the complete cases (the rows where every feature
-    is observed), the same rows for every candidate, so a feature cannot be chosen as a
-    parent because it is missing more often; the CPTs and the class prior are counted by
+    every forest's weight) is scored family by family on the rows where
+    the family's variables are observed (its gain over the empty family), so a feature
+    cannot be chosen as a parent because it is missing more often; the CPTs and the class prior are counted by
     available case (each family over the rows where its variables are observed). At
     predict time missing features are summed out exactly.
 
@@ -394,9 +393,9 @@ class TAN(_EveryClassParent):
     Notes
     -----
     **Missing values** at fit time: the structure (the tree; with ``averaging="bma"``
-    every tree's weight) is scored on the complete cases (the rows where every feature
-    is observed), the same rows for every candidate, so a feature cannot be chosen as a
-    parent because it is missing more often; the CPTs and the class prior are counted by
+    every tree's weight) is scored family by family on the rows where
+    the family's variables are observed (its gain over the empty family), so a feature
+    cannot be chosen as a parent because it is missing more often; the CPTs and the class prior are counted by
     available case (each family over the rows where its variables are observed). At
     predict time missing features are summed out exactly.
 

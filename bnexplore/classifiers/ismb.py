@@ -95,15 +95,13 @@ class ISMB(DiscreteClassifier):
 
     **Missing values** at fit time follow the package policy (see
     :class:`bnexplore.data.DiscreteData`): the score of a Markov-blanket structure (Eq.
-    10-11) is a marginal likelihood over every variable, so phase 1, the phase-2
-    candidates and the model weights of Eq. 13-14 are all scored on the complete cases
-    (the training rows where every feature is observed), the same rows for every
-    structure, and a structure cannot win because its variables are missing more often;
-    the parameters of each structure's prediction families (the class's and its
-    children's) and the marginals used to sum out a missing feature are counted by
-    available case, each family over the rows where all its variables are observed. With
-    many features the complete cases can be few; with none, every structure scores 0 and
-    phase 1 keeps the empty structure.
+    10-11) is a sum of family terms, each family's gain over the empty family counted on the
+    rows where the family's variables are observed, so a structure cannot win because its
+    variables are missing more often and a missing cell costs only the families of its
+    column (data without a complete row still gives structures); the parameters of each
+    structure's prediction families (the class's and its children's) and the marginals
+    used to sum out a missing feature are counted by available case, each family over
+    the rows where all its variables are observed.
 
     **Missing values** at predict time (NaN / None, or an unseen category with
     ``handle_unknown="missing"``) are summed out exactly within every Markov-blanket
@@ -151,8 +149,8 @@ class ISMB(DiscreteClassifier):
         ----------
         X : DataFrame or array of shape (n_samples, n_features)
             Discrete features (categoricals, strings, bools or small integers); NaN /
-            None cells are missing values (structures scored on the complete cases,
-            parameters by available case: see the class notes).
+            None cells are missing values (structures and parameters by available
+            case: see the class notes).
         y : array-like of shape (n_samples,)
             Class labels (at least two distinct ones).
 
