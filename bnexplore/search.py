@@ -436,8 +436,9 @@ def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: Lo
                       missing: str = "keep", max_iter: int = 10, random_state=None) -> SearchResult:
     """Greedy thick-thin search (GTT): greedy arc additions, then greedy arc removals.
 
-    Same parameters as :func:`hill_climb` (``missing``: available case per comparison,
-    structural EM, complete cases or refuse). The ``phase`` column of ``steps`` says
+    Same parameters as :func:`hill_climb` (default "K2" with ess 1.0, as in Dash &
+    Cooper's GTT; ``missing``: available case per comparison, structural EM, complete
+    cases or refuse). The ``phase`` column of ``steps`` says
     "thick" or "thin".
 
     Examples
