@@ -238,6 +238,14 @@ class MBModel(_Prediction):
         A K2 family-score cache over the same data (over its complete cases when cells
         are missing), to share.
 
+    Notes
+    -----
+    Any number of variables: parent sets are Python integers used as bitsets of any
+    width.  The first phase-2 queue (the successors of the phase-1 models) holds about
+    ``(2 + children) * p`` structures per phase-1 model, so time and memory grow with
+    the square of ``p``; the ISMB classifier pre-selects at most ``max_candidates``
+    features.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -263,9 +271,6 @@ class MBModel(_Prediction):
             data = data.take(~data.missing[:, data.index(target)])
         if data.n_rows == 0:
             raise ValueError("cannot fit on 0 rows")
-        if len(data.names) > 62:
-            raise ValueError(f"{len(data.names)} variables: ISMB supports at most 62 (select "
-                             f"variables first)")
         self.data = data
         self.target = target
         self.t = data.index(target)
