@@ -9,7 +9,7 @@ Two shapes (issue 38, point 5), target: fit within 10 s each on the 2-core machi
 Each classifier runs in a child process (a fresh interpreter: numba's cached kernels are
 loaded, imports are not counted; run it twice after a change so that the kernels are
 compiled and cached) with a time limit; the line gives the fit wall and CPU seconds and
-the predict seconds (20 rows) or says the limit was reached.  The load average is
+the predict seconds (5 rows) or says the limit was reached.  The load average is
 printed with the figures, since the machine is shared.
 
 Run:  python benchmarks/bench_wide.py [--only NAME ...] [--limit 60]
@@ -65,8 +65,8 @@ def child(name: str, shape: str) -> None:
     clf.fit(X, y)
     fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
     t0 = time.perf_counter()
-    clf.predict(X.iloc[:20])
-    print(json.dumps({"fit": fit_s, "fit_cpu": fit_cpu, "predict20": time.perf_counter() - t0}))
+    clf.predict(X.iloc[:5])
+    print(json.dumps({"fit": fit_s, "fit_cpu": fit_cpu, "predict5": time.perf_counter() - t0}))
 
 
 def main() -> None:
@@ -87,17 +87,17 @@ def main() -> None:
                 out = subprocess.run([sys.executable, __file__, "--child", name, shape],
                                      capture_output=True, text=True, timeout=args.limit)
                 if out.returncode:
-                    res = {"fit": None, "predict20": None,
+                    res = {"fit": None, "predict5": None,
                            "note": out.stderr.strip().splitlines()[-1][:80]}
                 else:
                     res = json.loads(out.stdout.strip().splitlines()[-1])
             except subprocess.TimeoutExpired:
-                res = {"fit": None, "predict20": None, "note": f"> {args.limit:g} s"}
+                res = {"fit": None, "predict5": None, "note": f"> {args.limit:g} s"}
             fit = res["fit"]
             row = {"shape": shape, "classifier": name,
                    "fit s": None if fit is None else round(fit, 2),
                    "fit cpu s": None if fit is None else round(res["fit_cpu"], 2),
-                   "predict 20 rows s": None if res["predict20"] is None else round(res["predict20"], 2),
+                   "predict 5 rows s": None if res["predict5"] is None else round(res["predict5"], 2),
                    f"fit <= {TARGET_S:g} s": "met" if fit is not None and fit <= TARGET_S else "MISSED",
                    "load": round(load, 1), "note": res.get("note", "")}
             rows.append(row)

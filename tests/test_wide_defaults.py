@@ -1,7 +1,7 @@
 """Every classifier fits and predicts wide data with its defaults (issue 38, point 5):
-300 rows x 400 binary features, and 300 rows with 200 classes (a reduced size without
-``--runslow``-style marks: the shapes are the benchmark's, benchmarks/bench_wide.py
-times them); and the one-run single-root tree of the forests equals the per-root search."""
+300 rows x 400 binary features (marked slow; the reduced size 150 x 120 is not) and 300
+rows with 200 classes, the shapes benchmarks/bench_wide.py times; and the one-run
+single-root tree of the forests equals the per-root search."""
 import importlib.util
 import pathlib
 import warnings
@@ -42,10 +42,16 @@ def test_one_root_tree_is_the_best_tree_over_every_root(seed):
     np.testing.assert_array_equal(parent, trees[r, :m])
 
 
-@pytest.mark.parametrize("shape", ["wide", "classes"])
+SHAPES = {"wide": bench_wide.wide, "classes": bench_wide.many_classes,
+          # the reduced size: still past the 60 features where the wide defaults start
+          "wide-reduced": lambda: bench_wide.wide(n=150, p=120)}
+
+
+@pytest.mark.parametrize("shape", [pytest.param("wide", marks=pytest.mark.slow), "wide-reduced",
+                                   "classes"])
 @pytest.mark.parametrize("name", bench_wide.NAMES)
 def test_fits_and_predicts_wide_data_with_defaults(name, shape):
-    X, y = bench_wide.SHAPES[shape]()
+    X, y = SHAPES[shape]()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf = getattr(classifiers, name)().fit(X, y)
