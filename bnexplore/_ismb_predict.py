@@ -40,6 +40,7 @@ miss
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from typing import Sequence
@@ -150,7 +151,7 @@ class _Prediction:
         ``pa``'s row with the changed families replaced, rebuilt when a node joins or
         leaves the children (the same rows as :meth:`_pred_ids`)."""
         t, tb = self.t, 1 << self.t
-        fid = self._family_id
+        fget, fid = self._fid.get, self._family_id
         children = [v for v, m in enumerate(pa) if m & tb]
         col = {v: j + 1 for j, v in enumerate(children)}
         row = [fid(t, pa[t])] + [fid(v, pa[v]) for v in children]
@@ -158,19 +159,29 @@ class _Prediction:
         mat[:, :len(row)] = row
         at_s, at_j, at_id = [], [], []
         for s, (new, changed) in enumerate(zip(keys, changes)):
-            moved = False
+            joins = leaves = -1                  # at most one node joins or leaves
             for v in changed:
                 if v != t and bool(new[v] & tb) != (v in col):
-                    moved = True                 # v joins or leaves the children
-            if moved:
-                ids = self._pred_ids(new, keep=False)
+                    if v in col:
+                        leaves = col[v]
+                    else:
+                        joins = v
+            if joins >= 0 or leaves >= 0:        # the children change: shift the row
+                ids = row.copy()
+                if leaves >= 0:
+                    del ids[leaves]
+                else:
+                    ids.insert(1 + bisect.bisect(children, joins), fget((joins, new[joins]))
+                               or fid(joins, new[joins]))
+                if new[t] != pa[t]:
+                    ids[0] = fget((t, new[t])) or fid(t, new[t])
                 mat[s, :len(ids)] = ids
                 mat[s, len(ids):] = 0
                 continue
             for v in changed:
                 at_s.append(s)
                 at_j.append(0 if v == t else col[v])
-                at_id.append(fid(v, new[v]))
+                at_id.append(fget((v, new[v])) or fid(v, new[v]))
         if at_s:
             mat[at_s, at_j] = at_id
         return mat
