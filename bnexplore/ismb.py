@@ -56,9 +56,13 @@ states (at most :data:`MAX_MISSING_COMPLETIONS`) and cached per instance, so the
 successors of the search that share a group share its sum.  The result equals the sum
 over every completion of every missing variable, however many are missing.
 
-Everything that does not depend on the test instance (phase 1, the scores of phase-1
-successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
-test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
+Everything that does not depend on the test instance (phase 1, the successors of every
+structure met with their scores and prediction-family ids, phase 2's first queue - the
+successors of the phase-1 models -, the NISMB sequence) is computed once per
+:class:`MBModel` and shared by all test instances; per instance only the family terms
+(counted in one numba pass, :mod:`bnexplore._ismb_counts`) and the KL scores are new.
+Family scores are cached by :class:`~bnexplore.scores.LocalScore`.  Structures are
+parent masks held as Python integers, so any number of variables is accepted.
 The engine: :mod:`bnexplore._mb_space` (structures as parent masks),
 :mod:`bnexplore._ismb_predict` (Eq. 6, missing sums), :mod:`bnexplore._ismb_search` (phase 2).
 
