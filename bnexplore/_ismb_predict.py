@@ -40,6 +40,7 @@ miss
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from typing import Sequence
@@ -132,15 +133,58 @@ class _Prediction:
                     i = self._fid[key] = len(self._fams) - 1
         return i
 
-    def _pred_ids(self, pa: tuple[int, ...]) -> tuple[int, ...]:
-        """Ids of the families that enter P(Z | x, G): the target's and its children's."""
+    def _pred_ids(self, pa: tuple[int, ...], keep: bool = True) -> tuple[int, ...]:
+        """Ids of the families that enter P(Z | x, G): the target's and its children's
+        (cached per structure unless ``keep`` is False)."""
         ids = self._ids_cache.get(pa)
         if ids is None:
             tb = 1 << self.t
             ids = (self._family_id(self.t, pa[self.t]),) + tuple(
                 self._family_id(v, m) for v, m in enumerate(pa) if m & tb)
-            self._ids_cache[pa] = ids
+            if keep:
+                self._ids_cache[pa] = ids
         return ids
+
+    def _successor_ids(self, pa: tuple[int, ...], keys: list, changes: list) -> np.ndarray:
+        """The prediction-family ids of every successor ``keys[s]`` of ``pa`` (which
+        changed the parents of the nodes ``changes[s]``), rows of a zero-padded matrix:
+        ``pa``'s row with the changed families replaced, rebuilt when a node joins or
+        leaves the children (the same rows as :meth:`_pred_ids`)."""
+        t, tb = self.t, 1 << self.t
+        fget, fid = self._fid.get, self._family_id
+        children = [v for v, m in enumerate(pa) if m & tb]
+        col = {v: j + 1 for j, v in enumerate(children)}
+        row = [fid(t, pa[t])] + [fid(v, pa[v]) for v in children]
+        mat = np.zeros((len(keys), len(row) + 1), dtype=np.int32)
+        mat[:, :len(row)] = row
+        at_s, at_j, at_id = [], [], []
+        for s, (new, changed) in enumerate(zip(keys, changes)):
+            joins = leaves = -1                  # at most one node joins or leaves
+            for v in changed:
+                if v != t and bool(new[v] & tb) != (v in col):
+                    if v in col:
+                        leaves = col[v]
+                    else:
+                        joins = v
+            if joins >= 0 or leaves >= 0:        # the children change: shift the row
+                ids = row.copy()
+                if leaves >= 0:
+                    del ids[leaves]
+                else:
+                    ids.insert(1 + bisect.bisect(children, joins), fget((joins, new[joins]))
+                               or fid(joins, new[joins]))
+                if new[t] != pa[t]:
+                    ids[0] = fget((t, new[t])) or fid(t, new[t])
+                mat[s, :len(ids)] = ids
+                mat[s, len(ids):] = 0
+                continue
+            for v in changed:
+                at_s.append(s)
+                at_j.append(0 if v == t else col[v])
+                at_id.append(fget((v, new[v])) or fid(v, new[v]))
+        if at_s:
+            mat[at_s, at_j] = at_id
+        return mat
 
     def _family_order(self, fids) -> tuple[int, ...]:
         """Family ids sorted by family ``(v, mask)``: one order of summation whatever the
@@ -176,11 +220,44 @@ class _Prediction:
             have = np.zeros(cap, dtype=bool)
             have[:inst.have.shape[0]] = inst.have
             inst.F, inst.have = F, have
-        need = np.unique(ids[~inst.have[ids]])
-        for i in need:
-            v, m = self._fams[i]
-            inst.F[i] = self._contrib_one(inst, v, m)
-        inst.have[need] = True
+        mark = np.zeros(inst.have.shape[0], dtype=bool)
+        mark[ids] = True                       # a scatter, not a sort of every id
+        need = np.flatnonzero(mark & ~inst.have)
+        if need.size:
+            inst.F[need] = self._contrib_many(inst, need)
+            inst.have[need] = True
+
+    def _contrib_many(self, inst: _Instance, fids: np.ndarray) -> np.ndarray:
+        """:meth:`_contrib_one` of many families at once, shape (len(fids), r): the counts
+        in one numba pass (:func:`bnexplore._ismb_counts.family_counts`), the same terms."""
+        from ._ismb_counts import family_counts
+
+        fams = [self._fams[i] for i in fids]
+        notb = ~(1 << self.t)
+        rests = [_bits(m & notb) for _, m in fams]
+        k = len(fams)
+        rest = np.zeros((k, max(1, max(len(b) for b in rests))), dtype=np.int64)
+        n_rest = np.zeros(k, dtype=np.int64)
+        for f, b in enumerate(rests):
+            rest[f, :len(b)] = b
+            n_rest[f] = len(b)
+        v = np.array([vf for vf, _ in fams], dtype=np.int64)
+        child = v != self.t
+        obs = self._obs
+        if obs is None:
+            obs = self._obs_all = getattr(self, "_obs_all", None)
+            if obs is None or obs.shape != inst.eq.shape:
+                obs = self._obs_all = np.ones(inst.eq.shape, dtype=bool)
+        nj, nk = family_counts(inst.eq, obs, self._zcol, self.r, v, child, rest, n_rest)
+        out = np.empty((k, self.r))
+        nj = nj.astype(float)
+        ch = np.flatnonzero(child)
+        if ch.size:
+            ar = np.asarray(self._arity, dtype=float)[v[ch]]
+            out[ch] = np.log(nk[ch] + 1.0) - np.log(nj[ch] + ar[:, None])
+        for f in np.flatnonzero(~child):
+            out[f] = np.log(nj[f] + 1.0) - math.log(nj[f].sum() + self.r)
+        return out
 
     def _log_pred_batch(self, inst: _Instance | _MissingInstance,
                         id_lists: Sequence[tuple[int, ...]]) -> np.ndarray:
@@ -197,12 +274,24 @@ class _Prediction:
         mat = np.zeros((len(id_lists), width), dtype=np.int64)
         for row, ids in enumerate(id_lists):
             mat[row, :len(ids)] = ids
+        return self._log_pred_mat(inst, mat)
+
+    def _log_pred_mat(self, inst: _Instance | _MissingInstance, mat: np.ndarray,
+                      fids: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`_log_pred_batch` with the ids as rows of a zero-padded matrix ``mat``
+        (as narrow as its longest row: the sums then add the same terms in the same
+        order; ``fids``, if given, its distinct ids); ``mat`` is not changed."""
+        if not len(mat):
+            return np.zeros((0, self.r))
         if isinstance(inst, _MissingInstance):
             tb = 1 << self.t
-            terms = np.zeros((len(id_lists), self.r))
-            for row, ids in enumerate(id_lists):
+            mat = mat.copy()
+            terms = np.zeros((len(mat), self.r))
+            for row, ids in enumerate(mat.tolist()):
                 touched = []
                 for j, i in enumerate(ids):
+                    if not i:
+                        break                    # the zero padding
                     v, m = self._fams[i]
                     if (m | 1 << v) & ~tb & inst.miss:
                         touched.append(i)
@@ -216,8 +305,10 @@ class _Prediction:
             self._ensure(inst.base, mat.ravel())
             acc = inst.base.F[mat].sum(axis=1) + terms
             return acc - _logsumexp_rows(acc)
-        self._ensure(inst, mat.ravel())
-        acc = inst.F[mat].sum(axis=1)
+        from ._ismb_counts import family_sums
+
+        self._ensure(inst, mat.ravel() if fids is None else fids)
+        acc = family_sums(inst.F, mat)
         return acc - _logsumexp_rows(acc)
 
     def _log_marginal(self, v: int) -> np.ndarray:

@@ -257,10 +257,55 @@ def nismb_sequence(model, n: int, queue_width: int) -> list[tuple[tuple[int, ...
     return seq[:n]
 
 
+def _best_w(kl: np.ndarray, w: int) -> np.ndarray:
+    """Indices (ascending) of the ``w`` largest entries of ``kl``, ties to the earlier:
+    ``np.sort(np.argsort(-kl, kind="stable")[:w])`` without sorting everything."""
+    if np.isnan(kl).any():
+        return np.sort(np.argsort(-kl, kind="stable")[:w])
+    cut = np.partition(kl, len(kl) - w)[len(kl) - w]       # the w-th largest
+    above = np.flatnonzero(kl > cut)
+    ties = np.flatnonzero(kl == cut)[:w - len(above)]
+    return np.sort(np.concatenate([above, ties]))
+
+
+def fresh_successors(model, ms, in_r: set, seen: set) -> tuple[list, np.ndarray, np.ndarray]:
+    """The successors of the structures ``ms`` that are neither in ``in_r`` nor in
+    ``seen`` (first occurrences, in order; added to ``seen``): keys, log scores and
+    prediction-family ids (rows of a zero-padded matrix as narrow as its longest row)."""
+    keys: list = []
+    S, mats = [], []
+    for m in ms:
+        k, s, mat = model._successor_block(m)
+        take = []
+        for j, kk in enumerate(k):
+            if kk in in_r or kk in seen:
+                continue
+            seen.add(kk)
+            take.append(j)
+        if take:
+            keys.extend([k[j] for j in take])
+            S.append(s[take])
+            mats.append(mat[take])
+    if not keys:
+        return keys, np.zeros(0), np.zeros((0, 1), dtype=np.int32)
+    width = max(int(np.count_nonzero(mt, axis=1).max()) for mt in mats)
+    out = np.zeros((len(keys), width), dtype=np.int32)
+    at = 0
+    for mt in mats:
+        w = min(width, mt.shape[1])
+        out[at:at + len(mt), :w] = mt[:, :w]
+        at += len(mt)
+    return keys, np.concatenate(S), out
+
+
 def phase2(model, inst, found: ModelsInR, w: int, epsilon: float, patience: int,
            time_limit: float | None, t0: float) -> str:
     """Phase 2 of the ISMB search for one instance: extends ``found`` in place and
-    returns why it stopped ("queue_empty", "epsilon" or "time_limit")."""
+    returns why it stopped ("queue_empty", "epsilon" or "time_limit").
+
+    The first queue, the successors of the phase-1 models, is the same for every
+    instance (:meth:`bnexplore.ismb.MBModel._initial_queue`); only its predictions are
+    computed per instance."""
     models, scores, preds, phases, p2 = found
     in_r = set(models)
     s_arr = np.asarray(scores)
@@ -268,24 +313,6 @@ def phase2(model, inst, found: ModelsInR, w: int, epsilon: float, patience: int,
     # running sums of Eq. 13 in log space
     A = _logsumexp_rows((s_arr[:, None] + l_arr).T)[:, 0]   # log sum_G sc(G) P(Z|x,G,D)
     B = float(_logsumexp_rows(s_arr)[0])                      # log sum_G sc(G)
-    # the queue Q as parallel arrays
-    Q_keys: list[tuple[int, ...]] = []
-    Q_S = np.zeros(0)
-    Q_L = np.zeros((0, model.r))
-
-    def successors_of(ms):
-        keys, S, ids = [], [], []
-        seen = set(Q_keys)
-        for m in ms:
-            k, s = model._successors(m)
-            for kk, ss, ii in zip(k, s, model._successor_ids(m)):
-                if kk in in_r or kk in seen:
-                    continue
-                seen.add(kk)
-                keys.append(kk)
-                S.append(ss)
-                ids.append(ii)
-        return keys, np.asarray(S, dtype=float), model._log_pred_batch(inst, ids)
 
     def kl_all(S, L):
         # Eq. 14: KL(p_R || p_{R + G*}) for every queued G*, vectorised
@@ -293,13 +320,20 @@ def phase2(model, inst, found: ModelsInR, w: int, epsilon: float, patience: int,
         logq = np.logaddexp(A[None, :], S[:, None] + L) - np.logaddexp(B, S)[:, None]
         return np.maximum((np.exp(logp)[None, :] * (logp[None, :] - logq)).sum(axis=1), 0.0)
 
-    Q_keys, Q_S, Q_L = successors_of(models)
+    # the queue Q as parallel arrays
+    if len(in_r) == len(models) and in_r == set(model.phase1()[0]):
+        Q_keys, Q_S, mat, fids = model._initial_queue()
+        Q_keys = list(Q_keys)
+    else:
+        Q_keys, Q_S, mat = fresh_successors(model, models, in_r, set())
+        fids = None
+    Q_L = model._log_pred_mat(inst, mat, fids)
     low = 0
     stopped = "queue_empty"
     while Q_keys:
         kl = kl_all(Q_S, Q_L)
         if len(Q_keys) > w:  # the queue holds at most w: drop the worst
-            keep = np.sort(np.argsort(-kl, kind="stable")[:w])
+            keep = _best_w(kl, w)
             Q_keys = [Q_keys[i] for i in keep]
             Q_S, Q_L, kl = Q_S[keep], Q_L[keep], kl[keep]
         j = int(np.argmax(kl))
@@ -322,9 +356,9 @@ def phase2(model, inst, found: ModelsInR, w: int, epsilon: float, patience: int,
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             stopped = "time_limit"
             break
-        k, S, L = successors_of([best])
+        k, S, mat = fresh_successors(model, [best], in_r, set(Q_keys))
         if k:
             Q_keys = Q_keys + k
             Q_S = np.concatenate([Q_S, S])
-            Q_L = np.vstack([Q_L, L])
+            Q_L = np.vstack([Q_L, model._log_pred_mat(inst, mat)])
     return stopped

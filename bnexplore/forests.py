@@ -104,6 +104,28 @@ class SCFResult:
         return markov_blanket(self.graph, node)
 
 
+def _one_root_tree(w: np.ndarray, m: int) -> np.ndarray | None:
+    """The best spanning arborescence of the nodes ``0..m-1`` with exactly one edge out of
+    the virtual root ``m``, in one Chu-Liu/Edmonds run instead of one per root.
+
+    Every root edge is made dearer by ``C``, more than any two spanning trees can differ
+    by, so the optimum uses as few root edges as possible and, among the trees with that
+    many, has the largest weight (Gabow & Tarjan's degree-constrained reduction).  None
+    when the best still needs several root edges (then no single-root tree exists or the
+    caller's per-root search says why)."""
+    fin = w[np.isfinite(w)]
+    if not fin.size:
+        return None
+    c = (float(fin.max()) - float(fin.min())) * (m + 2) + 1.0
+    wp = w.copy()
+    wp[m, :m] -= c
+    try:
+        parent = max_arborescence(wp, m)[:m]
+    except ValueError:
+        return None
+    return parent if int((parent == m).sum()) == 1 else None
+
+
 def _map_choice(fam: SCFFamilies, intra: str | None = None):
     intra = fam.intra if intra is None else intra
     m = fam.m
@@ -120,9 +142,11 @@ def _map_choice(fam: SCFFamilies, intra: str | None = None):
             raise ValueError("no target can be a root (all root weights are -inf)")
         parent = max_arborescence(w, m)[:m]
     else:  # a spanning tree: exactly one root, the best over every choice of the root
+        parent = _one_root_tree(w, m)
+    if parent is None:      # no single root found at once: the best tree per root says why
         trees, usable = rooted_trees(w, m)
         tree_lam = lam[np.arange(m), trees[:, :m]]          # row rho: the tree's family scores
-        best, parent = -np.inf, None
+        best = -np.inf
         for rho in np.flatnonzero(usable):
             val = tree_lam[rho].sum()
             if val > best:

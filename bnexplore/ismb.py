@@ -58,9 +58,13 @@ states (at most :data:`MAX_MISSING_COMPLETIONS`) and cached per instance, so the
 successors of the search that share a group share its sum.  The result equals the sum
 over every completion of every missing variable, however many are missing.
 
-Everything that does not depend on the test instance (phase 1, the scores of phase-1
-successors, the NISMB sequence) is computed once per :class:`MBModel` and shared by all
-test instances; family scores are cached by :class:`~bnexplore.scores.LocalScore`.
+Everything that does not depend on the test instance (phase 1, the successors of every
+structure met with their scores and prediction-family ids, phase 2's first queue - the
+successors of the phase-1 models -, the NISMB sequence) is computed once per
+:class:`MBModel` and shared by all test instances; per instance only the family terms
+(counted in one numba pass, :mod:`bnexplore._ismb_counts`) and the KL scores are new.
+Family scores are cached by :class:`~bnexplore.scores.LocalScore`.  Structures are
+parent masks held as Python integers, so any number of variables is accepted.
 The engine: :mod:`bnexplore._mb_space` (structures as parent masks),
 :mod:`bnexplore._ismb_predict` (Eq. 6, missing sums), :mod:`bnexplore._ismb_search` (phase 2).
 
@@ -82,7 +86,8 @@ import pandas as pd
 from ._ismb_result import ISMBResult
 from ._ismb_predict import (MAX_MISSING_COMPLETIONS, _Instance, _logsumexp_rows,  # noqa: F401
                             _MissingInstance, _Prediction)
-from ._ismb_search import SEARCH_CONSTRAINTS, ModelsInR, best_successor, nismb_sequence, phase2
+from ._ismb_search import (SEARCH_CONSTRAINTS, ModelsInR, best_successor, fresh_successors,
+                           nismb_sequence, phase2)
 from ._mb_space import MarkovBlanket, _bits, _enumerate_masks, _n_labelled_dags, _successor_masks
 from ._validation import Options, check_int
 from .data.core import DiscreteData, as_discrete
@@ -240,6 +245,14 @@ class MBModel(_Prediction):
         A K2 family-score cache over the same data, to share (over its complete cases
         when cells are missing: structures are then scored on those rows only).
 
+    Notes
+    -----
+    Any number of variables: parent sets are Python integers used as bitsets of any
+    width.  The first phase-2 queue (the successors of the phase-1 models) holds about
+    ``(2 + children) * p`` structures per phase-1 model, so time and memory grow with
+    the square of ``p``; the ISMB classifier pre-selects at most ``max_candidates``
+    features.
+
     Examples
     --------
     >>> import bnexplore as bx
@@ -265,9 +278,6 @@ class MBModel(_Prediction):
             data = data.take(~data.missing[:, data.index(target)])
         if data.n_rows == 0:
             raise ValueError("cannot fit on 0 rows")
-        if len(data.names) > 62:
-            raise ValueError(f"{len(data.names)} variables: ISMB supports at most 62 (select "
-                             f"variables first)")
         self.data = data
         self.target = target
         self.t = data.index(target)
@@ -306,7 +316,8 @@ class MBModel(_Prediction):
         self.base_score = float(sum(self.family_score(v, 0) for v in range(self.p)))
         self._phase1: tuple | None = None
         self._nismb: dict | None = None
-        self._succ_cache: dict[tuple[int, ...], tuple] = {}
+        self._succ_cache: dict[tuple[int, ...], list] = {}
+        self._queue0: tuple | None = None     # phase 2's first queue (instance independent)
         self._toggles: dict[tuple[int, int], dict] = {}   # phase-1 score differences
         self._ids_cache: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._logmarg: dict[int, np.ndarray] = {}   # log K2 marginals of missing roots
@@ -323,6 +334,7 @@ class MBModel(_Prediction):
         self.__dict__.update(state)
         self.__dict__.setdefault("_logmarg", {})
         self.__dict__.setdefault("_toggles", {})
+        self.__dict__.setdefault("_queue0", None)
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ scores
@@ -421,10 +433,15 @@ class MBModel(_Prediction):
         """Successors of a structure: (masks list, log scores), deduplicated, cached per
         structure (shared by all test instances)."""
         hit = self._succ_cache.get(pa)
-        if hit is not None:
-            return hit[0], hit[1]
+        if hit is None:
+            hit = self._successor_entry(pa)
+        return hit[0], hit[1]
+
+    def _successor_entry(self, pa: tuple[int, ...]) -> list:
+        """[keys, log scores, id matrix (made on demand), nodes changed per key]."""
         base = self._score_masks(pa)
         out: dict[tuple[int, ...], float] = {}
+        changes: list[tuple[int, ...]] = []
         fam = self._fam
         for _, _, _, new, changed in _successor_masks(pa, self.t):
             if new in out:
@@ -434,22 +451,35 @@ class MBModel(_Prediction):
                 s += (fam.get((v, new[v])) or self.family_score(v, new[v])) \
                     - (fam.get((v, pa[v])) or self.family_score(v, pa[v]))
             out[new] = s
+            changes.append(changed)
         keys = list(out)
-        res = [keys, np.fromiter(out.values(), dtype=float, count=len(keys)), None]
+        res = [keys, np.fromiter(out.values(), dtype=float, count=len(keys)), None, changes]
         if len(self._succ_cache) < 100_000:
             self._succ_cache[pa] = res
-        return res[0], res[1]
+        return res
 
-    def _successor_ids(self, pa: tuple[int, ...]) -> list[tuple[int, ...]]:
-        """The prediction family ids of every successor of ``pa`` (in the order of
-        :meth:`_successors`), made when a phase-2 search first needs them."""
-        keys, _ = self._successors(pa)
+    def _successor_block(self, pa: tuple[int, ...]) -> tuple[list, np.ndarray, np.ndarray]:
+        """Successors of ``pa`` (in the order of :meth:`_successors`) with their log scores
+        and the ids of their prediction families as rows of a zero-padded matrix, made
+        when a phase-2 search first needs them (shared by all test instances)."""
         hit = self._succ_cache.get(pa)
-        if hit is None:                       # the cache is full: not kept
-            return [self._pred_ids(k) for k in keys]
+        if hit is None:
+            hit = self._successor_entry(pa)
         if hit[2] is None:
-            hit[2] = [self._pred_ids(k) for k in keys]
-        return hit[2]
+            hit[2] = self._successor_ids(pa, hit[0], hit[3])
+        return hit[0], hit[1], hit[2]
+
+    def _initial_queue(self) -> tuple[list, np.ndarray, np.ndarray, np.ndarray]:
+        """Phase 2's first queue, the same for every instance: the successors of the
+        phase-1 models not in R (first occurrences, in order), their log scores, their
+        prediction-family id matrix and its distinct ids (cached)."""
+        with self._lock:
+            if self._queue0 is None:
+                models, _ = self.phase1()
+                keys, S, mat = fresh_successors(self, models, set(models), set())
+                fids = np.unique(mat)
+                self._queue0 = (keys, S, mat, fids[fids > 0])
+            return self._queue0
 
     # ------------------------------------------------------------------ phase 1
     def phase1(self) -> tuple[list[tuple[int, ...]], list[float]]:

@@ -389,6 +389,7 @@ class DiscreteClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True   # discrete features: labels or small integers
+        tags.input_tags.allow_nan = True     # NaN / None is a missing value (see each Notes)
         tags.input_tags.string = True
         tags.target_tags.required = True
         return tags
