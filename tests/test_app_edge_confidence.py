@@ -97,6 +97,29 @@ def test_settings_round_trip_through_the_link(frame):
     assert isinstance(fresh.ess, float) and fresh.data.key == app.data.key
 
 
+@pytest.mark.browser
+def test_edge_confidence_page_renders_and_the_ess_slider_re_averages(panel_server, page):
+    import re
+
+    from browser_checks import assert_fits_and_no_error
+
+    page.goto(f"{panel_server}/apps?app=edge_confidence&sample_size=500&n_boot=20",
+              timeout=180_000)
+    page.get_by_text(re.compile(r"BDeu, ess = 1\b")).first.wait_for(timeout=240_000)
+    page.locator("canvas").first.wait_for(state="attached", timeout=120_000)
+    assert "Edge confidence" in page.title()
+    for width in (1400, 1024):
+        page.set_viewport_size({"width": width, "height": 1200})
+        page.wait_for_timeout(1500)
+        assert_fits_and_no_error(page)
+    handle = page.locator(".noUi-handle:visible").nth(2)   # sample size, k, then ess
+    handle.focus()
+    handle.press("ArrowRight")
+    page.get_by_text(re.compile(r"BDeu, ess = 2\b")).first.wait_for(timeout=120_000)
+    page.wait_for_function("() => window.location.search.includes('ess=2')", timeout=30_000)
+    assert not page.console_errors, page.console_errors
+
+
 def test_views_render_and_export(frame):
     app = EdgeConfidence(frame, max_parents=1, n_boot=4)
     plots = app.plots_view()

@@ -284,8 +284,9 @@ class EdgeConfidence(App):
                    ).opts(width=430, height=400, title="Bayes (uniform over DAGs) vs bootstrap",
                           xlabel=f"P(arc), {UNIFORM_PRIOR}", ylabel="bootstrap arc frequency",
                           legend_position="bottom_right")
-        return pn.Row(pn.pane.HoloViews(heat), pn.pane.HoloViews(scatter),
-                      sizing_mode="stretch_width", css_classes=["bnx-edge-plots"])
+        # side by side when the window is wide enough, one below the other otherwise
+        return pn.FlexBox(pn.pane.HoloViews(heat), pn.pane.HoloViews(scatter),
+                          sizing_mode="stretch_width", css_classes=["bnx-edge-plots"])
 
     @param.depends("data", "max_parents", "score", "ess", "method", "n_iter", "n_boot",
                    "random_state")
