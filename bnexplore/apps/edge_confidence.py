@@ -207,10 +207,13 @@ class EdgeConfidence(App):
         return bootstrap(self.data, self.max_parents, self.score, self._ess(), self.n_boot,
                          self.random_state)
 
+    def _results(self) -> tuple[dict, dict, dict]:
+        """(order-modular, uniform over DAGs, bootstrap) of the current settings."""
+        return self._posteriors(ORDER_PRIOR), self._posteriors(UNIFORM_PRIOR), self._bootstrap()
+
     def table(self) -> pd.DataFrame:
         """The edge table of the current settings (:func:`edge_table`)."""
-        return edge_table(self._posteriors(ORDER_PRIOR), self._posteriors(UNIFORM_PRIOR),
-                          self._bootstrap())
+        return edge_table(*self._results())
 
     def results(self) -> list:
         return [self.table()]
@@ -230,8 +233,7 @@ class EdgeConfidence(App):
                    "random_state")
     @guarded
     def summary_view(self):
-        order, uniform, boot = (self._posteriors(ORDER_PRIOR), self._posteriors(UNIFORM_PRIOR),
-                                self._bootstrap())
+        order, uniform, boot = self._results()
         frame = edge_table(order, uniform, boot)
         flagged = frame[frame[FLAG]]
         score = f"BDeu, ess = {self._ess():g}" if self.score == "BDeu" else "K2"
@@ -263,8 +265,7 @@ class EdgeConfidence(App):
 
         from bnexplore.viz.orders import posterior_difference_heatmap
 
-        order, uniform, boot = (self._posteriors(ORDER_PRIOR), self._posteriors(UNIFORM_PRIOR),
-                                self._bootstrap())
+        order, uniform, boot = self._results()
         heat = posterior_difference_heatmap(
             uniform["post"] - order["post"], width=430, height=400,
             title=f"{UNIFORM_PRIOR} minus {ORDER_PRIOR}")
