@@ -74,6 +74,14 @@ def test_flags_are_those_over_the_threshold():
     assert got == {("a", "b"), ("b", "c"), ("a", "c")}     # 0.35, 0.4, 0.31; not c -> a (0.3)
 
 
+def test_exact_where_possible_then_mcmc():
+    from bnexplore.apps.edge_confidence import AUTO, EXACT, _use
+
+    assert [_use(AUTO, ORDER_PRIOR, p) for p in (18, 19)] == [EXACT, MCMC]
+    assert [_use(AUTO, UNIFORM_PRIOR, p) for p in (17, 18)] == [EXACT, MCMC]
+    assert _use(MCMC, UNIFORM_PRIOR, 3) == MCMC
+
+
 def test_mcmc_columns_carry_standard_errors_and_convergence(frame):
     app = EdgeConfidence(frame, max_parents=1, method=MCMC, n_iter=2_000, n_boot=4)
     t = app.table()
