@@ -35,17 +35,17 @@ from .data import Data
 from .text import md_join, md_strong
 
 AUTO, EXACT, MCMC = "exact where possible", "exact", "MCMC"
+#: the two priors over structures, as the columns name them
+ORDER_PRIOR, UNIFORM_PRIOR = "order-modular", "uniform over DAGs"
 #: the automatic choice runs the exact DP up to this many variables, MCMC beyond: all
 #: orders takes about a second at 18, all DAGs about 10-20 s at 17 on a loaded 2-core
 #: machine (on vote's 17 variables, k = 2, both exact took 22 s where 50,000 MCMC
 #: iterations took 49 s and had not converged)
-EXACT_MAX_VARS = {"order-modular": 18, "uniform over DAGs": 17}
+EXACT_MAX_VARS = {ORDER_PRIOR: 18, UNIFORM_PRIOR: 17}
 #: arcs whose uniform-prior posterior and bootstrap frequency differ by more are flagged
 DISAGREE = 0.3
 #: the ess values of the slider (BDeu's equivalent sample size)
 ESS_VALUES = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
-ORDER_PRIOR = "order-modular"
-UNIFORM_PRIOR = "uniform over DAGs"
 NO_PRIOR = "bootstrap, no prior"
 FLAG = f"flag: |{UNIFORM_PRIOR} - bootstrap (no prior)| > {DISAGREE}"
 
@@ -167,8 +167,7 @@ class EdgeConfidence(App):
         BDeu's equivalent sample size (one of :data:`ESS_VALUES`).
     method : str
         ``"exact where possible"`` (order-modular exact up to 18 variables, uniform up to
-        17, MCMC beyond),
-        ``"exact"`` or ``"MCMC"`` (order MCMC and partition MCMC).
+        17, MCMC beyond), ``"exact"`` or ``"MCMC"`` (order MCMC and partition MCMC).
     n_iter, n_boot, random_state : int
         MCMC iterations per chain (4 chains), bootstrap resamples, and the seed of both.
 
