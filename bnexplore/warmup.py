@@ -153,6 +153,7 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "structure": _app("structure"),
     "order averaging": _app("order_averaging"),
     "all orders": _app("all_orders"),
+    "edge confidence": _app("edge_confidence"),
     "compare": _compare,
     "forests": _forests,
     "mixtures": _app("mixture_weights"),
