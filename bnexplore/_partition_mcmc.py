@@ -71,10 +71,10 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     of what is left, ...), so unlike order MCMC the target is the DAG posterior under
     ``P(G) ∝ prod_v rho_v(G_v)`` itself, not weighted by the DAG's number of linear
     extensions; with enough iterations the arc posteriors converge to those of
-    :class:`AllDAGs`.  A move relocates one node to another part or to a new part, or swaps
-    the parts of two nodes (symmetric proposals, :mod:`bnexplore._partition_dp`).  Chains
-    start dispersed: even chains from one part (the empty graph), odd chains from a random
-    total order (one node per part).
+    :class:`AllDAGs`.  A move relocates one node to another part or to a new part, swaps
+    the parts of two nodes, or splits a part or joins two adjacent ones
+    (:mod:`bnexplore._partition_dp`).  Chains start dispersed: even chains from one part
+    (the empty graph), odd chains from a random total order (one node per part).
 
     Parameters
     ----------
@@ -99,7 +99,8 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     burn_in : int, optional
         Iterations of each chain left out of the statistics (default ``n_iter // 4``).
     p_swap : float
-        Probability of proposing a swap rather than a relocation.
+        Probability of proposing a swap; the other moves split it evenly between a
+        relocation and a split or join of parts.
     sample_dags : bool
         Draw one DAG from each recorded partition (see :meth:`PartitionMCMC.dags`).
     progress : bool or callable
