@@ -468,7 +468,7 @@ class OrderMCMC:
         p = len(self.names)
         low = float(ess[~np.eye(p, dtype=bool)].min()) if p > 1 else float("nan")
         word = "converged" if self.converged(1.05) else "NOT converged"
-        return (f"{word}: largest rank-normalised R-hat {self.rhat_max:.3f} (threshold 1.05), smallest "
+        return (f"{word}: largest rank-normalised R-hat {self.rhat_max:.4g} (threshold 1.05), smallest "
                 f"arc bulk ESS {low:.0f}, {self.n_chains} chains x {self.n_iter:,} iterations")
 
     def _run_chunk(self, step: int) -> None:
