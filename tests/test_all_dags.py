@@ -188,3 +188,13 @@ def test_bad_input_and_budget():
         bx.averaging.AllDAGs(df, prior=np.zeros((3, 3)))
     with pytest.raises(MemoryBudgetError, match="budget"):
         bx.averaging.AllDAGs(df, budget=100)
+
+
+def test_children_in_several_passes_give_the_same_arcs():
+    """A budget that fits one child's tables per pass changes nothing."""
+    from bnexplore.averaging import all_dags_cells
+    df = _data(100, 7, seed=2)
+    one = bx.averaging.AllDAGs(df, max_parents=3)
+    few = bx.averaging.AllDAGs(df, max_parents=3, budget=all_dags_cells(7, per_pass=1))
+    assert few._per_pass == 1 and one._per_pass == 7
+    np.testing.assert_allclose(few.arc_posteriors().to_numpy(), one.arc_posteriors().to_numpy(), atol=1e-14)

@@ -121,3 +121,13 @@ def test_bad_input():
         bx.averaging.partition_mcmc(df, p_swap=1.5)
     with pytest.raises(ValueError, match="prior"):
         bx.averaging.partition_mcmc(df, prior="order-modular")
+
+
+def test_structure_prior_agrees_with_all_dags():
+    df = _data(120, 6, seed=6)
+    W = np.random.default_rng(1).normal(0, 1.0, (6, 6))
+    exact = bx.averaging.AllDAGs(df, max_parents=2, prior=W).arc_posteriors().to_numpy()
+    res = bx.averaging.partition_mcmc(df, max_parents=2, prior=W, n_iter=30_000, n_chains=4, random_state=2)
+    assert res.graph_prior.startswith("structure-modular")
+    got, se = res.arc_posteriors().to_numpy(), res.stderr.to_numpy()
+    assert np.all(np.abs(got - exact) <= 4 * se + 2e-3)
