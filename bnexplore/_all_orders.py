@@ -624,7 +624,7 @@ def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
             bar.close()
 
 
-def _chain_tables(data: DiscreteData, max_parents: int, score: str, ess: float, structure_prior, n_iter: int,
+def _chain_tables(data: DiscreteData, max_parents: int, prior: str, ess: float, structure_prior, n_iter: int,
                   thin: int, n_chains: int, budget: int | None, what: str):
     """The checks and tables every chain sampler over DAGs needs: (names, families in the
     colex layout, their Lookup, draws recorded per chain), the record's budget checked
@@ -644,7 +644,7 @@ def _chain_tables(data: DiscreteData, max_parents: int, score: str, ess: float, 
             f"{what} would record {n_chains} chains x {n_draws:,} draws of the {p} x {p} arc "
             f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
             f"fewer iterations or chains, or raise the budget")
-    fam, _ = _families_all(data, max_parents, score, float(ess), structure_prior, budget, what)
+    fam, _ = _families_all(data, max_parents, prior, float(ess), structure_prior, budget, what)
     # colex layout: a parent set inside the predecessors is looked up, not searched for
     fam, look = _order_dp.colex_families(fam, p, max_parents, _pascal(p, min(max_parents, max(p - 1, 0)) + 1))
     return names, fam, look, n_draws

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import _partition_dp
+from ._all_dags import _dag_prior_statement, _uniform_is_none
 from ._all_orders import OrderMCMC, _advance, _chain_streams, _chain_tables, _new_record
 from ._validation import check_int, check_probability, check_random_state
 from .data.core import DiscreteData, as_discrete
@@ -60,8 +61,8 @@ class PartitionMCMC(OrderMCMC):
 
 def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: int = 10_000, n_chains: int = 4,
                    random_state: int | np.random.Generator | None = 0,
-                   prior: Callable | np.ndarray | pd.DataFrame | None = None, score: str = "K2", ess: float = 1.0,
-                   thin: int | None = None, burn_in: int | None = None, p_swap: float = 0.5,
+                   prior: str = "K2", ess: float = 1.0,
+                   structure_prior: Callable | np.ndarray | pd.DataFrame | str | None = None, thin: int | None = None, burn_in: int | None = None, p_swap: float = 0.5,
                    sample_dags: bool = False, progress: bool | Callable[[int, int], None] = False,
                    budget: int | None = None) -> PartitionMCMC:
     """Partition MCMC (Kuipers & Moffa 2017): sample ordered partitions of the nodes, average
@@ -88,12 +89,13 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
         Independent chains (at least 2 for R-hat).
     random_state : int, None or numpy Generator
         Seeds the starts and every chain's random stream.
-    prior : None, callable, or (p, p) array / DataFrame
-        The structure prior's modular factor, as in :class:`AllDAGs` (None: uniform over DAGs).
-    score : {"K2", "BDeu"}
-        Parameter prior of the family scores.
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Parameter prior of the family scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
+    structure_prior : None, "uniform", callable, or (p, p) array / DataFrame
+        The structure prior's modular factor, as in :class:`AllDAGs` (None or "uniform":
+        uniform over DAGs).
     thin : int, optional
         Record a draw every ``thin`` iterations (default: about 1,000 draws per chain).
     burn_in : int, optional
@@ -127,20 +129,16 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     ((8, 8), (2, 1000), 'uniform over DAGs with at most 2 parents per node')
     """
     max_parents = check_int(max_parents, "max_parents", low=0)
-    _check_prior(score, ess)
+    _check_prior(prior, ess)
     n_iter = check_int(n_iter, "n_iter", low=1)
     n_chains = check_int(n_chains, "n_chains", low=1)
     thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
     burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
     p_swap = check_probability(p_swap, "p_swap")
     rng = check_random_state(random_state, "random_state")
-    if isinstance(prior, str):
-        if prior.lower() != "uniform":
-            raise ValueError(f"prior must be None or 'uniform' (uniform over DAGs), a callable f(child, parents) "
-                             f"or a (p, p) matrix of log weights, got {prior!r}")
-        prior = None
+    structure_prior = _uniform_is_none(structure_prior)
     data = as_discrete(data)
-    names, fam, look, n_draws = _chain_tables(data, max_parents, score, ess, prior, n_iter, thin, n_chains, budget,
+    names, fam, look, n_draws = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, thin, n_chains, budget,
                                               "partition MCMC")
     p = len(names)
     part = np.zeros((n_chains, p), dtype=np.int64)
@@ -152,9 +150,7 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     state = _partition_dp.PartitionState(part, n_parts, np.zeros((n_chains, p)), np.zeros((n_chains, p), np.uint64),
                                          np.zeros((n_chains, p), np.uint64), _chain_streams(rng, n_chains))
     _partition_dp.initial_partition_scores(fam, look, state)
-    k = max_parents
-    graph_prior = (f"uniform over DAGs with at most {k} parents per node" if prior is None else
-                   f"structure-modular (the given prior) over DAGs with at most {k} parents per node")
+    graph_prior = _dag_prior_statement(structure_prior, max_parents)
     res = PartitionMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
                         float(p_swap), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), random_state,
                         graph_prior=graph_prior)

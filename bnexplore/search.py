@@ -436,9 +436,9 @@ def greedy_thick_thin(data: DiscreteData | pd.DataFrame | None = None, score: Lo
                       missing: str = "keep", max_iter: int = 10, random_state=None) -> SearchResult:
     """Greedy thick-thin search (GTT): greedy arc additions, then greedy arc removals.
 
-    Same parameters as :func:`hill_climb` (``missing``: available case per comparison,
-    structural EM, complete cases or refuse). The ``phase`` column of ``steps`` says
-    "thick" or "thin".
+    Same parameters as :func:`hill_climb` (``prior`` default "K2", ``ess`` default 1;
+    ``missing``: available case per comparison, structural EM, complete cases or refuse).
+    The ``phase`` column of ``steps`` says "thick" or "thin".
 
     Examples
     --------

@@ -103,7 +103,7 @@ pd.DataFrame(rows).T.round(3)"""),
     ("md", """## Beyond exact sums: partition MCMC, and the bootstrap beside them
 `partition_mcmc` samples under the uniform prior (Kuipers & Moffa 2017) and says whether its
 chains converged; `arc_table` puts every method's arcs side by side, each column labelled with its
-prior (the bootstrap has none: its numbers are frequencies of a search's answers)."""),
+prior over structures (the bootstrap has none: its numbers are frequencies of a search's answers)."""),
     ("code", """pm = bx.averaging.partition_mcmc(df, max_parents=k, n_iter=40_000, n_chains=4, random_state=0)
 print(pm.convergence)
 exact = ad.arc_posteriors()
