@@ -120,7 +120,7 @@ def mcmc(n_iter: int) -> None:
     rh, es = res.rhat.to_numpy()[off], res.ess.to_numpy()[off]
     print(f"partition MCMC, ALARM 37 nodes, 10,000 rows, k=3, 4 chains x {n_iter:,} iterations: {t:.1f} s wall, "
           f"{c:.1f} s CPU; acceptance {res.acceptance_rate.mean():.3f}; per-arc R-hat median {np.median(rh):.3f}, "
-          f"max {rh.max():.3f} ({int((rh > 1.05).sum())} of {rh.size} arcs above 1.05); per-arc bulk ESS min "
+          f"max {rh.max():.4g} ({int((rh > 1.05).sum())} of {rh.size} arcs above 1.05); per-arc bulk ESS min "
           f"{es.min():.0f}, median {np.median(es):.0f}; log-score R-hat {res.log_score_rhat:.3f} [{load}]")
     print(f"  {res.convergence}; prior: {res.graph_prior}")
 

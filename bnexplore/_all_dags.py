@@ -4,7 +4,7 @@
 local sums ``alpha_v`` with the subset-sum kernel of :mod:`bnexplore._order_dp`, and runs
 the sink, source and arc recursions of :mod:`bnexplore._dag_dp`.  The prior over DAGs is
 ``P(G) ∝ prod_v rho_v(G_v)`` restricted to at most ``max_parents`` parents: uniform over
-those DAGs when ``prior`` is None, so each DAG weighs the same whatever its number of
+those DAGs when ``structure_prior`` is None, so each DAG weighs the same whatever its number of
 linear extensions (the order-modular prior of :class:`AllOrders` weighs it by that
 number).
 
@@ -56,14 +56,31 @@ def all_dags_cells(n_nodes: int, per_pass: int = 1) -> int:
     return (n + max(9, 7 + 2 * t, 4 + 4 * t + 2 * max(1, int(per_pass)))) * (1 << n)
 
 
-def _prior_normaliser(fam: _order_dp.Families, names: list[str], k: int, prior, alpha_m, alpha_e) -> float:
+def _uniform_is_none(structure_prior):
+    """The structure prior with "uniform" as None; any other string refused."""
+    if isinstance(structure_prior, str):
+        if structure_prior.lower() != "uniform":
+            raise ValueError(f"structure_prior must be None or 'uniform' (uniform over DAGs), a callable "
+                             f"f(child, parents) or a (p, p) matrix of log weights, got {structure_prior!r}")
+        return None
+    return structure_prior
+
+
+def _dag_prior_statement(structure_prior, k: int) -> str:
+    """The graph_prior sentence of the engines over DAGs."""
+    return (f"uniform over DAGs with at most {k} parents per node" if structure_prior is None else
+            f"structure-modular (the given structure prior) over DAGs with at most {k} parents per node")
+
+
+def _prior_normaliser(fam: _order_dp.Families, names: list[str], k: int, structure_prior, alpha_m,
+                      alpha_e) -> float:
     """log sum_G prod_v rho_v(G_v) over the DAGs with at most k parents (alpha_m, alpha_e
     are overwritten as scratch)."""
     n = len(names)
-    if prior is None:
+    if structure_prior is None:
         return math.log(_dag_dp.count_dags(n, k))
     lw = np.concatenate([np.broadcast_to(family_log_prior(names, v, fam.members[fam.offset[v]:fam.offset[v + 1]],
-                                                          fam.size[fam.offset[v]:fam.offset[v + 1]], prior),
+                                                          fam.size[fam.offset[v]:fam.offset[v + 1]], structure_prior),
                                          (fam.offset[v + 1] - fam.offset[v],)) for v in range(n)])
     rho = _order_dp.Families(np.ascontiguousarray(lw, dtype=float), fam.offset, fam.mask, fam.members, fam.size)
     Z_m, Z_e, cond = np.empty(1 << n), np.empty(1 << n, dtype=np.int64), np.empty(1 << n)
@@ -83,7 +100,7 @@ class AllDAGs:
     (:mod:`bnexplore._dag_dp` has the mathematics).
 
     **The prior.**  ``P(G) ∝ prod_v rho_v(G_v)`` over the DAGs with at most
-    ``max_parents`` parents per node: with ``prior=None`` every such DAG is equally
+    ``max_parents`` parents per node: with ``structure_prior=None`` every such DAG is equally
     likely a priori (:attr:`graph_prior` says which).  :class:`AllOrders` and
     :func:`order_mcmc` average under the order-modular prior instead, which weighs a
     DAG by its number of linear extensions (the empty graph ``N!`` times a chain).
@@ -94,14 +111,14 @@ class AllDAGs:
         Complete discrete data; 20 variables fit the default budget.
     max_parents : int
         ``k``, the largest number of parents of a node.
-    prior : None, callable, or (p, p) array / DataFrame
-        The structure prior's modular factor ``rho_v`` in natural logs: None (uniform over
-        DAGs), ``f(child, parents) -> float``, or a matrix ``W`` (rows parent, columns
-        child) with ``log rho_v(P) = sum_{u in P} W[u, v]``.
-    score : {"K2", "BDeu"}
-        Parameter prior of the family scores.
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Parameter prior of the family scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
+    structure_prior : None, "uniform", callable, or (p, p) array / DataFrame
+        The structure prior's modular factor ``rho_v`` in natural logs: None or "uniform"
+        (uniform over DAGs), ``f(child, parents) -> float``, or a matrix ``W`` (rows
+        parent, columns child) with ``log rho_v(P) = sum_{u in P} W[u, v]``.
     budget : int, optional
         Largest number of cells (8-byte words) kept; default the package budget
         (:func:`bnexplore.data.get_table_budget`).  Checked before any table is allocated.
@@ -139,18 +156,15 @@ class AllDAGs:
     """
 
     def __init__(self, data: DiscreteData | pd.DataFrame, max_parents: int = 2,
-                 prior: Callable | np.ndarray | pd.DataFrame | None = None, score: str = "K2", ess: float = 1.0,
+                 prior: str = "K2", ess: float = 1.0,
+                 structure_prior: Callable | np.ndarray | pd.DataFrame | str | None = None,
                  budget: int | None = None):
         self.max_parents = check_int(max_parents, "max_parents", low=0)
-        _check_prior(score, ess)
-        if isinstance(prior, str):
-            if prior.lower() != "uniform":
-                raise ValueError(f"prior must be None or 'uniform' (uniform over DAGs), a callable "
-                                 f"f(child, parents) or a (p, p) matrix of log weights, got {prior!r}")
-            prior = None
+        _check_prior(prior, ess)
+        structure_prior = _uniform_is_none(structure_prior)
         self.data = as_discrete(data)
         self.names = list(self.data.names)
-        self.score, self.ess, self.prior = score, float(ess), prior
+        self.prior, self.ess, self.structure_prior = prior, float(ess), structure_prior
         self.budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
         n = len(self.names)
         if n < 1:
@@ -166,14 +180,13 @@ class AllDAGs:
                 f"over the budget of {self.budget:,}: use bnexplore.averaging.partition_mcmc, fewer "
                 f"variables, or raise the budget (budget= or bnexplore.data.set_table_budget)")
         k = self.max_parents
-        self.graph_prior = (f"uniform over DAGs with at most {k} parents per node" if prior is None else
-                            f"structure-modular (the given prior) over DAGs with at most {k} parents per node")
-        self._fam, _ = _families_all(self.data, k, score, self.ess, prior, self.budget,
+        self.graph_prior = _dag_prior_statement(structure_prior, k)
+        self._fam, _ = _families_all(self.data, k, prior, self.ess, structure_prior, self.budget,
                                      "exact averaging over all DAGs")
         self.n_families = int(self._fam.log_weight.size)
         M = 1 << max(n - 1, 0)
         alpha_m, alpha_e = np.empty((n, M)), np.empty((n, M), dtype=np.int64)
-        self._log_prior_sum = _prior_normaliser(self._fam, self.names, k, prior, alpha_m, alpha_e)
+        self._log_prior_sum = _prior_normaliser(self._fam, self.names, k, structure_prior, alpha_m, alpha_e)
         with PARALLEL_LOCK:
             _order_dp._alpha_tables(self._fam, n, alpha_m, alpha_e)
         Z_m, Z_e, z_cond = np.empty(1 << n), np.empty(1 << n, dtype=np.int64), np.empty(1 << n)

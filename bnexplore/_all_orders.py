@@ -531,7 +531,7 @@ class OrderMCMC:
         p = len(self.names)
         low = float(ess[~np.eye(p, dtype=bool)].min()) if p > 1 else float("nan")
         word = "converged" if self.converged(1.05) else "NOT converged"
-        return (f"{word}: largest rank-normalised R-hat {self.rhat_max:.3f} (threshold 1.05), smallest "
+        return (f"{word}: largest rank-normalised R-hat {self.rhat_max:.4g} (threshold 1.05), smallest "
                 f"arc bulk ESS {low:.0f}, {self.n_chains} chains x {self.n_iter:,} iterations")
 
     def _run_chunk(self, step: int) -> None:
@@ -624,6 +624,39 @@ def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
             bar.close()
 
 
+def _chain_tables(data: DiscreteData, max_parents: int, prior: str, ess: float, structure_prior, n_iter: int,
+                  thin: int, n_chains: int, budget: int | None, what: str):
+    """The checks and tables every chain sampler over DAGs needs: (names, families in the
+    colex layout, their Lookup, draws recorded per chain), the record's budget checked
+    before the family table is built."""
+    names = list(data.names)
+    p = len(names)
+    if p < 1:
+        raise ValueError(f"{what} needs at least one variable")
+    if p > 64:
+        raise ValueError(f"{what} handles at most 64 variables (sets are 64-bit masks), got {p}: "
+                         f"select features first")
+    budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
+    n_draws = n_iter // thin
+    draw_cells = n_chains * n_draws * (p * p + p + 1)
+    if draw_cells > budget:
+        raise MemoryBudgetError(
+            f"{what} would record {n_chains} chains x {n_draws:,} draws of the {p} x {p} arc "
+            f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
+            f"fewer iterations or chains, or raise the budget")
+    fam, _ = _families_all(data, max_parents, prior, float(ess), structure_prior, budget, what)
+    # colex layout: a parent set inside the predecessors is looked up, not searched for
+    fam, look = _order_dp.colex_families(fam, p, max_parents, _pascal(p, min(max_parents, max(p - 1, 0)) + 1))
+    return names, fam, look, n_draws
+
+
+def _chain_streams(rng: np.random.Generator, n_chains: int) -> np.ndarray:
+    """One non-zero xorshift64* state per chain, drawn from ``rng``."""
+    streams = np.random.SeedSequence(rng.integers(2**63)).generate_state(n_chains, dtype=np.uint64)
+    streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
+    return streams
+
+
 @renamed(seed="random_state")
 def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: int = 10_000, n_chains: int = 4,
                random_state: int | None = 0, prior: str = "K2", ess: float = 1.0,
@@ -693,30 +726,14 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     p_adjacent = check_probability(p_adjacent, "p_adjacent")
     rng = check_random_state(random_state)
     data = _complete_data(data, "order_mcmc")
-    names = list(data.names)
+    names, fam, look, n_draws = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, thin,
+                                              n_chains, budget, "order MCMC")
     p = len(names)
-    if p < 1:
-        raise ValueError("order_mcmc needs at least one variable")
-    if p > 64:
-        raise ValueError(f"order_mcmc handles at most 64 variables (sets are 64-bit masks), got {p}: "
-                         f"select features first")
-    budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
-    n_draws = n_iter // thin
-    draw_cells = n_chains * n_draws * (p * p + p + 1)
-    if draw_cells > budget:
-        raise MemoryBudgetError(
-            f"order MCMC would record {n_chains} chains x {n_draws:,} draws of the {p} x {p} arc "
-            f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
-            f"fewer iterations or chains, or raise the budget")
-    fam, _ = _families_all(data, max_parents, prior, float(ess), structure_prior, budget, "order MCMC")
-    # colex layout: a parent set inside the predecessors is looked up, not searched for
-    fam, look = _order_dp.colex_families(fam, p, max_parents, _pascal(p, min(max_parents, max(p - 1, 0)) + 1))
     # dispersed starts: a random order and its reverse, for each pair of chains
     order = np.empty((n_chains, p), dtype=np.int64)
     for c in range(n_chains):
         order[c] = rng.permutation(p) if c % 2 == 0 else order[c - 1][::-1]
-    streams = np.random.SeedSequence(rng.integers(2**63)).generate_state(n_chains, dtype=np.uint64)
-    streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
+    streams = _chain_streams(rng, n_chains)
     state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, look, order), streams)
     res = OrderMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
                     float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), random_state)

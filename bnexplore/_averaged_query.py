@@ -220,8 +220,8 @@ class AveragedModel:
         drawn (their spread is what :meth:`posteriors` reports).
     order : list of str
         The order averaged over (``"order"``: GTT's topological order unless given).
-    prior : str
-        The structure prior of the average, stated.
+    graph_prior : str
+        The prior over structures of the average, stated.
     converged : bool or None
         With ``"mcmc"``: whether every arc's split R-hat is below 1.05; ``None`` with
         ``"order"``, whose structures are independent exact draws (nothing to converge).
@@ -233,7 +233,7 @@ class AveragedModel:
     models: list
     weights: np.ndarray
     order: list
-    prior: str
+    graph_prior: str
     converged: bool | None = None
     extra: dict = field(default_factory=dict, repr=False)
 
@@ -277,9 +277,20 @@ class AveragedModel:
                                            "mean_of_conditionals", "observed"])
 
 
-def greedy_order(data, max_parents: int | None = None, score: str = "K2", ess: float = 1.0) -> list[str]:
+def greedy_order(data, max_parents: int | None = None, prior: str = "K2", ess: float = 1.0) -> list[str]:
     """The order Dash & Cooper average over: a topological sort of the greedy thick-thin
     network (their heuristic 3), ties broken by the data's column order.
+
+    Parameters
+    ----------
+    data : DataFrame or DiscreteData
+        Discrete data; rows with missing values are dropped (with a warning).
+    max_parents : int, optional
+        Largest parent set of the search (None: unbounded).
+    prior : {"K2", "BDeu"}, default "K2"
+        Parameter prior of the search's scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
+        Equivalent sample size of BDeu.
 
     Examples
     --------
@@ -292,7 +303,7 @@ def greedy_order(data, max_parents: int | None = None, score: str = "K2", ess: f
     from .search import greedy_thick_thin
 
     d = as_discrete(data, missing="drop")
-    return _topological(greedy_thick_thin(d, prior=score, ess=ess, max_parents=max_parents).dag, d.names)
+    return _topological(greedy_thick_thin(d, prior=prior, ess=ess, max_parents=max_parents).dag, d.names)
 
 
 def _topological(dag: nx.DiGraph, names: Sequence[str]) -> list[str]:
@@ -301,7 +312,7 @@ def _topological(dag: nx.DiGraph, names: Sequence[str]) -> list[str]:
 
 
 def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random_state=None,
-                       n_structures: int = 100, n_iter: int = 20_000, score: str = "K2", ess: float = 1.0,
+                       n_structures: int = 100, n_iter: int = 20_000, prior: str = "K2", ess: float = 1.0,
                        order: Sequence[str] | None = None, n: int | None | str = "auto",
                        missing: str = "drop") -> AveragedModel:
     """Learn the single best network (GTT) and a model average, ready for queries.
@@ -331,9 +342,11 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         distinct DAG).
     n_iter : int
         ``"mcmc"``: iterations of each of the 4 chains.
-    score, ess : str, float
-        The Dirichlet parameter prior ("K2" or "BDeu", with equivalent sample size
-        ``ess``) of the scores and of the fitted parameters.
+    prior : {"K2", "BDeu"}, default "K2"
+        The Dirichlet parameter prior of the scores and of the fitted parameters (as
+        :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
+        Equivalent sample size of BDeu.
     order : sequence of str, optional
         ``"order"``: the order averaged over (default: GTT's topological order).
     n : int, None or "auto"
@@ -342,7 +355,7 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         an integer the approximate one (AMA, Procedure 1); ``"auto"`` is exact when
         M* fits the table budget and its junction tree fits, otherwise the largest ``n``
         that does with junction-tree cliques small enough for interactive queries
-        (``extra["exact"]`` and :attr:`AveragedModel.prior` say which).
+        (``extra["exact"]`` and :attr:`AveragedModel.graph_prior` say which).
     missing : {"drop", "raise"}
 
     Returns
@@ -375,35 +388,35 @@ def ask_averaged_model(data, max_parents: int = 2, method: str = "order", random
         raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
     n_structures = check_int(n_structures, "n_structures", low=1)
     n_iter = check_int(n_iter, "n_iter", low=1)
-    _check_prior(score, ess)
+    _check_prior(prior, ess)
     rng = check_random_state(random_state, "random_state")
     d = as_discrete(data, missing=missing)
-    gtt = greedy_thick_thin(d, prior=score, ess=ess, max_parents=max_parents)
-    best = BayesNet.fit(gtt.dag, d, prior=score, ess=ess, name="GTT")
+    gtt = greedy_thick_thin(d, prior=prior, ess=ess, max_parents=max_parents)
+    best = BayesNet.fit(gtt.dag, d, prior=prior, ess=ess, name="GTT")
     if method == "order":
         if order is None:
             order = _topological(gtt.dag, d.names)
-        avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=score, ess=ess)
+        avg = OrderedAveraging(d, order=list(order), max_parents=max_parents, prior=prior, ess=ess)
         n_star = _summary_size(avg, n)
         exact = n_star is None
         label = "M* (exact average over the order)" if exact else f"M* (AMA, n={n_star})"
         mstar = avg.summary_network(n_star, lazy=False, name=label)
         dags, counts = _distinct(avg.sample_dags(n_structures, random_state=rng))
-        models = [BayesNet.fit(g, d, prior=score, ess=ess) for g in dags]
+        models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
         stated = (f"uniform over the DAGs consistent with the order with at most {max_parents} parents"
                   + ("" if exact else f"; averaged queries by AMA: parent sets inside each node's {n_star} "
                                       f"most probable parents (Procedure 1)"))
-        return _warm(AveragedModel(best, method, mstar, models, counts, list(order), prior=stated,
+        return _warm(AveragedModel(best, method, mstar, models, counts, list(order), graph_prior=stated,
                                    extra={"search": gtt, "averaging": avg, "n": n_star, "exact": exact}))
-    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, random_state=rng, prior=score, ess=ess,
+    res = order_mcmc(d, max_parents=max_parents, n_iter=n_iter, n_chains=4, random_state=rng, prior=prior, ess=ess,
                      sample_dags=True)
     draws = res.dags()
     if len(draws) > n_structures:  # evenly spaced draws: still a sample of the posterior
         draws = [draws[i] for i in np.linspace(0, len(draws) - 1, n_structures).round().astype(int)]
     dags, counts = _distinct(draws)
-    models = [BayesNet.fit(g, d, prior=score, ess=ess) for g in dags]
+    models = [BayesNet.fit(g, d, prior=prior, ess=ess) for g in dags]
     return _warm(AveragedModel(best, method, None, models, counts, list(d.names),
-                               prior="order-modular (uniform over orders, uniform over each order's DAGs)",
+                               graph_prior="order-modular (uniform over orders, uniform over each order's DAGs)",
                                converged=res.converged(), extra={"search": gtt, "mcmc": res}))
 
 

@@ -118,7 +118,7 @@ class BootstrapArcs:
 
 def bootstrap_arcs(data: DiscreteData | pd.DataFrame, n_boot: int = 200,
                    random_state: int | np.random.Generator | None = None, method: str = "hc",
-                   max_parents: int | None = None, score: str = "K2", ess: float = 1.0) -> BootstrapArcs:
+                   max_parents: int | None = None, prior: str = "K2", ess: float = 1.0) -> BootstrapArcs:
     """Nonparametric bootstrap arc strength and direction (Friedman, Goldszmidt & Wyner 1999).
 
     Learns a network by greedy search on each of ``n_boot`` resamples of the rows (drawn
@@ -138,9 +138,9 @@ def bootstrap_arcs(data: DiscreteData | pd.DataFrame, n_boot: int = 200,
         :func:`bnexplore.search.hill_climb` or :func:`bnexplore.search.greedy_thick_thin`.
     max_parents : int, optional
         Largest number of parents in the searches (None: unbounded).
-    score : {"K2", "BDeu"}
-        Score of the searches.
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Parameter prior of the searches' scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
 
     Returns
@@ -170,7 +170,7 @@ def bootstrap_arcs(data: DiscreteData | pd.DataFrame, n_boot: int = 200,
         raise ValueError(f"method must be 'hc' (hill climbing) or 'gtt' (greedy thick thinning), got {method!r}")
     if max_parents is not None:
         max_parents = check_int(max_parents, "max_parents", low=0)
-    _check_prior(score, ess)
+    _check_prior(prior, ess)
     rng = check_random_state(random_state, "random_state")
     data = as_discrete(data)
     if data.missing is not None and data.missing.any():
@@ -183,16 +183,17 @@ def bootstrap_arcs(data: DiscreteData | pd.DataFrame, n_boot: int = 200,
     counts = np.zeros((p, p))
     for _ in range(n_boot):
         sample = data.take(rng.integers(0, n, n))
-        dag = learn(sample, prior=score, ess=ess, max_parents=max_parents).dag
+        dag = learn(sample, prior=prior, ess=ess, max_parents=max_parents).dag
         for u, v in dag.edges():
             counts[index[u], index[v]] += 1
     return BootstrapArcs(data.names, counts, counts + counts.T, n_boot, method, max_parents)
 
 
 def arc_table(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_boot: int = 200,
-              random_state: int | np.random.Generator | None = 0, order=None, score: str = "K2",
+              random_state: int | np.random.Generator | None = 0, order=None, prior: str = "K2",
               ess: float = 1.0, method: str = "hc", n_iter: int = 50_000) -> pd.DataFrame:
-    """One table of every arc ``u -> v`` with a column per method, each labelled with its prior.
+    """One table of every arc ``u -> v`` with a column per method, each labelled with its
+    prior over structures.
 
     Columns: the fixed order (:class:`OrderedAveraging` over ``order``, default the
     columns' order: uniform over the DAGs consistent with it), all orders
@@ -200,6 +201,31 @@ def arc_table(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_boot: i
     by :func:`partition_mcmc` with its standard error when the exact tables do not fit
     the budget), and the bootstrap's ``arc_strength`` (no prior) with its pair strength.
     All orders is left out (NaN, and said in the column name) when it does not fit either.
+
+    Parameters
+    ----------
+    data : DataFrame or DiscreteData
+        Complete discrete data.
+    max_parents : int
+        Largest number of parents, of every method.
+    n_boot, method : int, {"hc", "gtt"}
+        Resamples and search of :func:`bootstrap_arcs`.
+    random_state : int, None or numpy Generator
+        Seeds the bootstrap (and partition MCMC when it runs).
+    order : sequence of str, optional
+        The fixed order (default: the columns' order).
+    prior : {"K2", "BDeu"}, default "K2"
+        Parameter prior of every method's scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
+        Equivalent sample size of BDeu.
+    n_iter : int
+        Iterations per chain of :func:`partition_mcmc`, when the exact tables over all
+        DAGs do not fit the budget.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``parent``, ``child`` and one per method.
 
     Examples
     --------
@@ -224,22 +250,22 @@ def arc_table(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_boot: i
     def put(label, frame):
         out[label] = frame.loc[names, names].to_numpy()[u, v]
 
-    fixed = OrderedAveraging(data, order=order, max_parents=max_parents, prior=score, ess=ess)
+    fixed = OrderedAveraging(data, order=order, max_parents=max_parents, prior=prior, ess=ess)
     put("fixed order: uniform over the DAGs consistent with the order", fixed.arc_posteriors())
     try:
-        put("all orders: order-modular", AllOrders(data, max_parents=max_parents, prior=score, ess=ess).arc_posteriors())
+        put("all orders: order-modular", AllOrders(data, max_parents=max_parents, prior=prior, ess=ess).arc_posteriors())
     except MemoryBudgetError:
         out["all orders: order-modular (too large for the exact DP: not computed)"] = np.nan
     try:
-        ad = AllDAGs(data, max_parents=max_parents, score=score, ess=ess)
+        ad = AllDAGs(data, max_parents=max_parents, prior=prior, ess=ess)
         put(f"all DAGs: {ad.graph_prior} (exact)", ad.arc_posteriors())
     except MemoryBudgetError:
-        res = partition_mcmc(data, max_parents=max_parents, n_iter=n_iter, random_state=random_state, score=score,
+        res = partition_mcmc(data, max_parents=max_parents, n_iter=n_iter, random_state=random_state, prior=prior,
                              ess=ess)
         put(f"all DAGs: {res.graph_prior} (partition MCMC, {res.convergence.split(':')[0]})", res.arc_posteriors())
         put("all DAGs: standard error", res.stderr)
     boot = bootstrap_arcs(data, n_boot=n_boot, random_state=random_state, method=method, max_parents=max_parents,
-                          score=score, ess=ess)
+                          prior=prior, ess=ess)
     put(f"bootstrap arc: {boot.graph_prior}", boot.arc_strength)
     put(f"bootstrap pair: strength, significant above {boot.threshold:.3f}", boot.strength)
     return out

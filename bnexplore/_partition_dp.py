@@ -13,13 +13,17 @@ prior's count of linear extensions, and it factorises per node::
     P(Lambda | D) ∝ prod_v s_v(Lambda),   s_v = sum_{G subset A_i, G meets B_i, |G| <= k} beta_v(G)
                                             (s_v = beta_v({}) in P_1).       (partition score)
 
-Moves (both proposals symmetric, so the Metropolis-Hastings ratio is the score ratio):
+Moves (the first two symmetric, so their Metropolis-Hastings ratio is the score ratio):
 
 * *relocate*: a uniform node ``v`` leaves its part (an emptied part disappears), and joins
   one of the ``m'`` parts of what is left or opens a new part in one of its ``m' + 1``
   gaps, uniformly among the ``2m' + 1``; the way back removes ``v`` from the same
   partition of the other nodes, with the same ``m'``;
-* *swap*: two uniform nodes exchange parts (nothing happens when they share one).
+* *swap*: two uniform nodes exchange parts (nothing happens when they share one);
+* *split or join* (Kuipers & Moffa): one of the ``nbd = (m - 1) + sum_i (2^|P_i| - 2)``
+  partitions that join two adjacent parts or split a part in two (its first half a nonempty
+  proper subset), uniformly; a join undoes a split, so the proposal ratio is
+  ``nbd(old) / nbd(new)``.
 
 Relocating nodes one at a time reaches every ordered partition, so the chain is
 irreducible.  A move changes ``A_i``, ``B_i`` of the nodes between the two parts involved
@@ -163,13 +167,64 @@ def _masks(part, n_parts, n, pred, last, pm):
 
 
 @numba.njit(cache=True, nogil=True)
-def _propose(state, c, n, p_swap, newpart):
-    """A symmetric proposal into ``newpart``; returns its number of parts (0: no change)."""
+def _split_join_count(part, m, n, sizes):
+    """Neighbours of a partition by one split or join: ``(m - 1) + sum_i (2^|P_i| - 2)``."""
+    for i in range(m):
+        sizes[i] = 0
+    for v in range(n):
+        sizes[part[v]] += 1
+    total = float(m - 1)
+    for i in range(m):
+        total += 2.0 ** sizes[i] - 2.0
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _split_join(state, c, n, newpart, sizes, hastings):
+    """Join two adjacent parts or split one in two (the first part a nonempty proper subset),
+    uniformly among the neighbours; ``hastings[0]`` gets log nbd(old) - log nbd(new)."""
     part = state.part[c]
     m = state.n_parts[c]
+    nbd = _split_join_count(part, m, n, sizes)
+    r = _rand(state.rng, c) * nbd
+    if r < m - 1:
+        j = min(int(r), m - 2)
+        for w in range(n):
+            if part[w] > j:
+                newpart[w] = part[w] - 1
+        m_new = m - 1
+    else:
+        r -= m - 1
+        i = 0
+        while i < m - 1 and r >= 2.0 ** sizes[i] - 2.0:
+            r -= 2.0 ** sizes[i] - 2.0
+            i += 1
+        sub = min(max(np.int64(r) + 1, 1), (np.int64(1) << sizes[i]) - 2)
+        t = 0
+        for w in range(n):
+            if part[w] > i:
+                newpart[w] = part[w] + 1
+            elif part[w] == i:
+                newpart[w] = i if (sub >> t) & 1 else i + 1
+                t += 1
+        m_new = m + 1
+    hastings[0] = math.log(nbd) - math.log(_split_join_count(newpart, m_new, n, sizes))
+    return m_new
+
+
+@numba.njit(cache=True, nogil=True)
+def _propose(state, c, n, p_swap, newpart, sizes, hastings):
+    """A proposal into ``newpart``, with its log Hastings ratio in ``hastings[0]`` (0 for
+    the symmetric ones); returns its number of parts (0: no change)."""
+    part = state.part[c]
+    m = state.n_parts[c]
+    hastings[0] = 0.0
     for v in range(n):
         newpart[v] = part[v]
-    if _rand(state.rng, c) < p_swap:
+    x = _rand(state.rng, c)
+    if x >= p_swap + (1.0 - p_swap) / 2:
+        return _split_join(state, c, n, newpart, sizes, hastings)
+    if x < p_swap:
         a = min(int(_rand(state.rng, c) * n), n - 1)
         b = min(int(_rand(state.rng, c) * (n - 1)), n - 2)
         if b >= a:
@@ -230,6 +285,8 @@ def _partition_steps(fam, look, state, c, n_steps, thin, step0, p_swap, rec, r0,
     pred = np.empty(n, dtype=np.uint64)
     last = np.empty(n, dtype=np.uint64)
     pm = np.empty(n + 1, dtype=np.uint64)
+    sizes = np.empty(n + 1, dtype=np.int64)
+    hastings = np.zeros(1)
     new = np.empty(n)
     cl = np.empty(max(n, 1), dtype=np.int64)
     inb = np.empty(max(n, 1), dtype=np.bool_)
@@ -237,7 +294,7 @@ def _partition_steps(fam, look, state, c, n_steps, thin, step0, p_swap, rec, r0,
     r = r0
     for it in range(n_steps):
         if n >= 2:
-            m = _propose(state, c, n, p_swap, newpart)
+            m = _propose(state, c, n, p_swap, newpart, sizes, hastings)
             if m > 0:
                 _masks(newpart, m, n, pred, last, pm)
                 delta = 0.0
@@ -248,7 +305,7 @@ def _partition_steps(fam, look, state, c, n_steps, thin, step0, p_swap, rec, r0,
                     top, s = _node_sum(fam, look, v, pred[v], last[v], n, cl, inb, idx, rec.arc, c)
                     new[v] = top + math.log(s) if top > -np.inf else -np.inf
                     delta += new[v] - state.node_score[c, v]
-                if not math.isnan(delta) and math.log(1.0 - _rand(state.rng, c)) < delta:
+                if not math.isnan(delta) and math.log(1.0 - _rand(state.rng, c)) < delta + hastings[0]:
                     for v in range(n):
                         state.part[c, v] = newpart[v]
                         state.pred[c, v] = pred[v]

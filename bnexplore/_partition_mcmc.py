@@ -12,11 +12,11 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import _order_dp, _partition_dp
-from ._all_orders import OrderMCMC, _advance, _families_all, _new_record
-from ._order_scores import _pascal
+from . import _partition_dp
+from ._all_dags import _dag_prior_statement, _uniform_is_none
+from ._all_orders import OrderMCMC, _advance, _chain_streams, _chain_tables, _new_record
 from ._validation import check_int, check_probability, check_random_state
-from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
+from .data.core import DiscreteData, as_discrete
 from .scores import _check_prior
 
 __all__ = ["PartitionMCMC", "partition_mcmc"]
@@ -61,8 +61,8 @@ class PartitionMCMC(OrderMCMC):
 
 def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: int = 10_000, n_chains: int = 4,
                    random_state: int | np.random.Generator | None = 0,
-                   prior: Callable | np.ndarray | pd.DataFrame | None = None, score: str = "K2", ess: float = 1.0,
-                   thin: int | None = None, burn_in: int | None = None, p_swap: float = 0.5,
+                   prior: str = "K2", ess: float = 1.0,
+                   structure_prior: Callable | np.ndarray | pd.DataFrame | str | None = None, thin: int | None = None, burn_in: int | None = None, p_swap: float = 0.5,
                    sample_dags: bool = False, progress: bool | Callable[[int, int], None] = False,
                    budget: int | None = None) -> PartitionMCMC:
     """Partition MCMC (Kuipers & Moffa 2017): sample ordered partitions of the nodes, average
@@ -72,10 +72,10 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     of what is left, ...), so unlike order MCMC the target is the DAG posterior under
     ``P(G) ∝ prod_v rho_v(G_v)`` itself, not weighted by the DAG's number of linear
     extensions; with enough iterations the arc posteriors converge to those of
-    :class:`AllDAGs`.  A move relocates one node to another part or to a new part, or swaps
-    the parts of two nodes (symmetric proposals, :mod:`bnexplore._partition_dp`).  Chains
-    start dispersed: even chains from one part (the empty graph), odd chains from a random
-    total order (one node per part).
+    :class:`AllDAGs`.  A move relocates one node to another part or to a new part, swaps
+    the parts of two nodes, or splits a part or joins two adjacent ones
+    (:mod:`bnexplore._partition_dp`).  Chains start dispersed: even chains from one part
+    (the empty graph), odd chains from a random total order (one node per part).
 
     Parameters
     ----------
@@ -89,18 +89,20 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
         Independent chains (at least 2 for R-hat).
     random_state : int, None or numpy Generator
         Seeds the starts and every chain's random stream.
-    prior : None, callable, or (p, p) array / DataFrame
-        The structure prior's modular factor, as in :class:`AllDAGs` (None: uniform over DAGs).
-    score : {"K2", "BDeu"}
-        Parameter prior of the family scores.
-    ess : float
+    prior : {"K2", "BDeu"}, default "K2"
+        Parameter prior of the family scores (as :class:`bnexplore.scores.LocalScore`).
+    ess : float, default 1.0
         Equivalent sample size of BDeu.
+    structure_prior : None, "uniform", callable, or (p, p) array / DataFrame
+        The structure prior's modular factor, as in :class:`AllDAGs` (None or "uniform":
+        uniform over DAGs).
     thin : int, optional
         Record a draw every ``thin`` iterations (default: about 1,000 draws per chain).
     burn_in : int, optional
         Iterations of each chain left out of the statistics (default ``n_iter // 4``).
     p_swap : float
-        Probability of proposing a swap rather than a relocation.
+        Probability of proposing a swap; the other moves split it evenly between a
+        relocation and a split or join of parts.
     sample_dags : bool
         Draw one DAG from each recorded partition (see :meth:`PartitionMCMC.dags`).
     progress : bool or callable
@@ -127,50 +129,28 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     ((8, 8), (2, 1000), 'uniform over DAGs with at most 2 parents per node')
     """
     max_parents = check_int(max_parents, "max_parents", low=0)
-    _check_prior(score, ess)
+    _check_prior(prior, ess)
     n_iter = check_int(n_iter, "n_iter", low=1)
     n_chains = check_int(n_chains, "n_chains", low=1)
     thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
     burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
     p_swap = check_probability(p_swap, "p_swap")
     rng = check_random_state(random_state, "random_state")
-    if isinstance(prior, str):
-        if prior.lower() != "uniform":
-            raise ValueError(f"prior must be None or 'uniform' (uniform over DAGs), a callable f(child, parents) "
-                             f"or a (p, p) matrix of log weights, got {prior!r}")
-        prior = None
+    structure_prior = _uniform_is_none(structure_prior)
     data = as_discrete(data)
-    names = list(data.names)
+    names, fam, look, n_draws = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, thin, n_chains, budget,
+                                              "partition MCMC")
     p = len(names)
-    if p < 1:
-        raise ValueError("partition_mcmc needs at least one variable")
-    if p > 64:
-        raise ValueError(f"partition_mcmc handles at most 64 variables (sets are 64-bit masks), got {p}: "
-                         f"select features first")
-    budget = get_table_budget() if budget is None else _check_budget(budget, "budget")
-    n_draws = n_iter // thin
-    draw_cells = n_chains * n_draws * (p * p + p + 1)
-    if draw_cells > budget:
-        raise MemoryBudgetError(
-            f"partition MCMC would record {n_chains} chains x {n_draws:,} draws of the {p} x {p} arc "
-            f"probabilities, {draw_cells:,} cells, over the budget of {budget:,}: use a larger thin, "
-            f"fewer iterations or chains, or raise the budget")
-    fam, _ = _families_all(data, max_parents, score, float(ess), prior, budget, "partition MCMC")
-    fam, look = _order_dp.colex_families(fam, p, max_parents, _pascal(p, min(max_parents, max(p - 1, 0)) + 1))
     part = np.zeros((n_chains, p), dtype=np.int64)
     n_parts = np.ones(n_chains, dtype=np.int64)
     for c in range(n_chains):
         if c % 2 == 1 and max_parents >= 1:
             part[c, rng.permutation(p)] = np.arange(p)
             n_parts[c] = p
-    streams = np.random.SeedSequence(rng.integers(2**63)).generate_state(n_chains, dtype=np.uint64)
-    streams[streams == 0] = np.uint64(0x9E3779B97F4A7C15)  # xorshift needs a non-zero state
     state = _partition_dp.PartitionState(part, n_parts, np.zeros((n_chains, p)), np.zeros((n_chains, p), np.uint64),
-                                         np.zeros((n_chains, p), np.uint64), streams)
+                                         np.zeros((n_chains, p), np.uint64), _chain_streams(rng, n_chains))
     _partition_dp.initial_partition_scores(fam, look, state)
-    k = max_parents
-    graph_prior = (f"uniform over DAGs with at most {k} parents per node" if prior is None else
-                   f"structure-modular (the given prior) over DAGs with at most {k} parents per node")
+    graph_prior = _dag_prior_statement(structure_prior, max_parents)
     res = PartitionMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
                         float(p_swap), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), random_state,
                         graph_prior=graph_prior)

@@ -16,8 +16,8 @@ from bnexplore.data import MemoryBudgetError
 from bnexplore.scores import LocalScore
 
 
-def _family_weights(df, k, score, ess, prior):
-    ls = LocalScore(df, prior=score, ess=ess, cache=False)
+def _family_weights(df, k, prior, ess, structure_prior):
+    ls = LocalScore(df, prior=prior, ess=ess, cache=False)
     names = list(df.columns)
     p = len(names)
     out = []
@@ -25,17 +25,17 @@ def _family_weights(df, k, score, ess, prior):
         others = [u for u in range(p) if u != v]
         sets = [c for s in range(min(k, p - 1) + 1) for c in itertools.combinations(others, s)]
         w = np.array([ls.score(v, list(c)) for c in sets])
-        lp = np.zeros(len(sets)) if prior is None else np.array(
-            [prior(names[v], tuple(names[u] for u in c)) for c in sets])
+        lp = np.zeros(len(sets)) if structure_prior is None else np.array(
+            [structure_prior(names[v], tuple(names[u] for u in c)) for c in sets])
         out.append((sets, w + lp, lp))
     return out
 
 
-def _brute_force(df, k, score, ess=1.0, prior=None):
+def _brute_force(df, k, prior, ess=1.0, structure_prior=None):
     """(arc posteriors, log evidence, number of DAGs): every assignment of parent sets,
     kept when acyclic (peeling nodes whose parents are all peeled), each DAG weighted by
-    its family scores times the prior, normalised by the prior's total."""
-    fams = _family_weights(df, k, score, ess, prior)
+    its family scores times the structure prior, normalised by that prior's total."""
+    fams = _family_weights(df, k, prior, ess, structure_prior)
     p = len(fams)
     masks = [np.array([sum(1 << u for u in c) for c in sets], dtype=np.int64) for sets, _, _ in fams]
     idx = [g.ravel() for g in np.meshgrid(*[np.arange(len(m)) for m in masks], indexing="ij")]
@@ -79,13 +79,13 @@ def test_count_dags_known_values():
     assert all(count_dags(n, 1) == (n + 1) ** (n - 1) for n in range(1, 8))
 
 
-@pytest.mark.parametrize("score", ["K2", "BDeu"])
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
 @pytest.mark.parametrize("n, k", [(3, 1), (3, 2), (4, 1), (4, 2), (4, 3), (5, 1), (5, 2), (5, 3), (5, 4)])
-def test_brute_force(n, k, score):
+def test_brute_force(n, k, prior):
     df = _data(60, n, seed=n * 10 + k)
-    post, log_ev, n_dags = _brute_force(df, k, score, ess=2.0)
+    post, log_ev, n_dags = _brute_force(df, k, prior, ess=2.0)
     assert n_dags == count_dags(n, k)
-    ad = bx.averaging.AllDAGs(df, max_parents=k, score=score, ess=2.0)
+    ad = bx.averaging.AllDAGs(df, max_parents=k, prior=prior, ess=2.0)
     assert abs(ad.log_evidence - log_ev) < 1e-9
     assert abs(ad.log_dag_sum - ad.log_dag_sum_sources) < 1e-9
     np.testing.assert_allclose(ad.arc_posteriors().to_numpy(), post, atol=1e-9, rtol=0)
@@ -99,12 +99,12 @@ def test_brute_force_structure_prior():
     W = rng.normal(0, 1.5, (4, 4))
     names = list(df.columns)
 
-    def prior(child, parents):
+    def rho(child, parents):
         return float(sum(W[names.index(u), names.index(child)] for u in parents))
 
-    post, log_ev, _ = _brute_force(df, 2, "K2", prior=prior)
-    for given in (prior, W, pd.DataFrame(W, index=names, columns=names)):
-        ad = bx.averaging.AllDAGs(df, max_parents=2, prior=given)
+    post, log_ev, _ = _brute_force(df, 2, "K2", structure_prior=rho)
+    for given in (rho, W, pd.DataFrame(W, index=names, columns=names)):
+        ad = bx.averaging.AllDAGs(df, max_parents=2, structure_prior=given)
         assert ad.graph_prior.startswith("structure-modular")
         assert abs(ad.log_evidence - log_ev) < 1e-9
         np.testing.assert_allclose(ad.arc_posteriors().to_numpy(), post, atol=1e-9, rtol=0)
@@ -141,15 +141,15 @@ def _mp_sink_sum(fams, p, drop=None):
     return Z[-1]
 
 
-@pytest.mark.parametrize("n, k, score", [(6, 2, "BDeu"), (7, 2, "K2")])
-def test_high_precision(n, k, score):
+@pytest.mark.parametrize("n, k, prior", [(6, 2, "BDeu"), (7, 2, "K2")])
+def test_high_precision(n, k, prior):
     """Against 50-digit arithmetic, arcs by a separate formula: 1 - Z(no u -> v) / Z."""
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 50
     df = _data(200, n, seed=n)
-    fams = _family_weights(df, k, score, 1.0, None)
+    fams = _family_weights(df, k, prior, 1.0, None)
     z = _mp_sink_sum(fams, n)
-    ad = bx.averaging.AllDAGs(df, max_parents=k, score=score)
+    ad = bx.averaging.AllDAGs(df, max_parents=k, prior=prior)
     assert abs(ad.log_dag_sum - float(mpmath.log(z))) < 1e-9
     assert abs(ad.log_evidence - float(mpmath.log(z) - mpmath.log(count_dags(n, k)))) < 1e-9
     got = ad.arc_posteriors().to_numpy()
@@ -180,11 +180,26 @@ def test_bad_input_and_budget():
     df = _data(50, 4, seed=1)
     with pytest.raises(ValueError, match="max_parents"):
         bx.averaging.AllDAGs(df, max_parents=-1)
+    with pytest.raises(ValueError, match="structure_prior"):
+        bx.averaging.AllDAGs(df, structure_prior="order-modular")
     with pytest.raises(ValueError, match="prior"):
-        bx.averaging.AllDAGs(df, prior="order-modular")
-    with pytest.raises(ValueError):
-        bx.averaging.AllDAGs(df, score="BIC")
+        bx.averaging.AllDAGs(df, prior="BIC")
+    with pytest.raises((ValueError, TypeError), match="prior"):   # a structure prior given as prior=
+        bx.averaging.AllDAGs(df, prior=np.zeros((4, 4)))
+    with pytest.raises(TypeError):
+        bx.averaging.AllDAGs(df, score="K2")                         # score= is a LocalScore elsewhere
     with pytest.raises(ValueError, match="matrix"):
-        bx.averaging.AllDAGs(df, prior=np.zeros((3, 3)))
+        bx.averaging.AllDAGs(df, structure_prior=np.zeros((3, 3)))
+    assert bx.averaging.AllDAGs(df, max_parents=1, structure_prior="uniform").graph_prior.startswith("uniform")
     with pytest.raises(MemoryBudgetError, match="budget"):
         bx.averaging.AllDAGs(df, budget=100)
+
+
+def test_children_in_several_passes_give_the_same_arcs():
+    """A budget that fits one child's tables per pass changes nothing."""
+    from bnexplore.averaging import all_dags_cells
+    df = _data(100, 7, seed=2)
+    one = bx.averaging.AllDAGs(df, max_parents=3)
+    few = bx.averaging.AllDAGs(df, max_parents=3, budget=all_dags_cells(7, per_pass=1))
+    assert few._per_pass == 1 and one._per_pass == 7
+    np.testing.assert_allclose(few.arc_posteriors().to_numpy(), one.arc_posteriors().to_numpy(), atol=1e-14)

@@ -126,7 +126,7 @@ def test_order_method_is_exact_over_the_order(data, evidence):
     want, _ = _enumerate([m for _, m in fitted], [lw for lw, _ in fitted], evidence)
     am = bx.averaging.ask_averaged_model(data, max_parents=2, method="order", order=order, random_state=0,
                                          n_structures=50)
-    assert "uniform" in am.prior and am.order == order
+    assert "uniform" in am.graph_prior and am.order == order
     table = am.posteriors(evidence)
     for v in want:
         np.testing.assert_allclose(table.loc[table.node == v, "averaged"].to_numpy(), want[v], atol=1e-10)
@@ -150,7 +150,7 @@ def test_mcmc_method_approaches_the_order_modular_average(data):
     want, _ = _enumerate([m for _, m in fitted], logw, evidence)
     am = bx.averaging.ask_averaged_model(data, max_parents=2, method="mcmc", random_state=1, n_iter=20_000,
                                          n_structures=2_000)
-    assert "order-modular" in am.prior and isinstance(am.converged, bool)
+    assert "order-modular" in am.graph_prior and isinstance(am.converged, bool)
     table = am.posteriors(evidence)
     direct = bx.averaging.averaged_posteriors(am.models, am.weights, evidence)
     for v in want:
@@ -176,9 +176,11 @@ def test_bad_input(data):
         bx.averaging.averaged_posteriors([m1], None, {"D": "x"})
     with pytest.raises(ValueError, match="method"):
         bx.averaging.ask_averaged_model(data, method="exact")
-    with pytest.raises(ValueError):
-        bx.averaging.ask_averaged_model(data, score="AIC")
-    bdeu = bx.averaging.ask_averaged_model(data, score="BDeu", ess=2.0, random_state=0, n_structures=5)
+    with pytest.raises(ValueError, match="prior"):
+        bx.averaging.ask_averaged_model(data, prior="AIC")
+    with pytest.raises(ValueError, match="prior"):
+        bx.averaging.greedy_order(data, prior="AIC")
+    bdeu = bx.averaging.ask_averaged_model(data, prior="BDeu", ess=2.0, random_state=0, n_structures=5)
     assert abs(bdeu.posteriors({"A": "a1"}).groupby("node")["averaged"].sum() - 1).max() < 1e-12
     zero = BayesNet({"A": []}, {"A": ["a0", "a1"]}, {"A": np.array([[1.0, 0.0]])})
     with pytest.raises(ImpossibleEvidenceError, match="every model"):
@@ -191,9 +193,9 @@ def test_bad_input(data):
 
 def test_summary_size_auto_exact_on_small_and_ama_when_asked(data):
     am = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5)
-    assert am.extra["exact"] and am.extra["n"] is None and "AMA" not in am.prior
+    assert am.extra["exact"] and am.extra["n"] is None and "AMA" not in am.graph_prior
     ama = bx.averaging.ask_averaged_model(data, max_parents=2, random_state=0, n_structures=5, n=1)
-    assert not ama.extra["exact"] and "AMA" in ama.prior and "M* (AMA, n=1)" == ama.averaged.name
+    assert not ama.extra["exact"] and "AMA" in ama.graph_prior and "M* (AMA, n=1)" == ama.averaged.name
     assert max(len(ama.averaged.parents(v)) for v in NAMES) <= 1
     with pytest.raises(ValueError, match="n must be"):
         bx.averaging.ask_averaged_model(data, n="all")

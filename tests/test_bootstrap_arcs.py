@@ -48,6 +48,20 @@ def test_reproducible_and_bad_input():
         bx.averaging.bootstrap_arcs(df, max_parents=-1)
     with pytest.raises(ValueError, match="random_state"):
         bx.averaging.bootstrap_arcs(df, random_state="x")
+    with pytest.raises(ValueError, match="prior"):
+        bx.averaging.bootstrap_arcs(df, prior="AIC")
+
+
+def test_prior_reaches_the_searches():
+    """One resample by hand: the search under prior= and ess= gives the same arcs."""
+    df = _known(60)
+    data = bx.data.as_discrete(df)
+    sample = data.take(np.random.default_rng(4).integers(0, 60, 60))
+    for prior, ess in (("K2", 1.0), ("BDeu", 50.0)):
+        boot = bx.averaging.bootstrap_arcs(df, n_boot=1, random_state=4, prior=prior, ess=ess)
+        dag = bx.search.hill_climb(sample, prior=prior, ess=ess).dag
+        assert {(u, v) for u, v in dag.edges()} == {(u, v) for u in boot.names for v in boot.names
+                                                    if boot.arc_strength.loc[u, v] == 1.0}
 
 
 def _direct_threshold(s):

@@ -63,7 +63,7 @@ def test_partition_scores_sum_to_the_dag_evidence(k):
                                          np.ones(n, np.uint64))
     _partition_dp.initial_partition_scores(fam, look, state)
     total = logsumexp(state.node_score.sum(axis=1))
-    ad = bx.averaging.AllDAGs(df, max_parents=k, score="BDeu")
+    ad = bx.averaging.AllDAGs(df, max_parents=k, prior="BDeu")
     assert total == pytest.approx(ad.log_dag_sum, abs=1e-9)
 
 
@@ -119,5 +119,19 @@ def test_bad_input():
         bx.averaging.partition_mcmc(df, random_state=-2)
     with pytest.raises(ValueError, match="p_swap"):
         bx.averaging.partition_mcmc(df, p_swap=1.5)
+    with pytest.raises(ValueError, match="structure_prior"):
+        bx.averaging.partition_mcmc(df, structure_prior="order-modular")
     with pytest.raises(ValueError, match="prior"):
-        bx.averaging.partition_mcmc(df, prior="order-modular")
+        bx.averaging.partition_mcmc(df, prior="BIC")
+    with pytest.raises(TypeError):
+        bx.averaging.partition_mcmc(df, score="K2")
+
+
+def test_structure_prior_agrees_with_all_dags():
+    df = _data(120, 6, seed=6)
+    W = np.random.default_rng(1).normal(0, 1.0, (6, 6))
+    exact = bx.averaging.AllDAGs(df, max_parents=2, structure_prior=W).arc_posteriors().to_numpy()
+    res = bx.averaging.partition_mcmc(df, max_parents=2, structure_prior=W, n_iter=30_000, n_chains=4, random_state=2)
+    assert res.graph_prior.startswith("structure-modular")
+    got, se = res.arc_posteriors().to_numpy(), res.stderr.to_numpy()
+    assert np.all(np.abs(got - exact) <= 4 * se + 2e-3)

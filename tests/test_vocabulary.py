@@ -28,6 +28,7 @@ import bnexplore as bx
 from bnexplore import classifiers as C
 from bnexplore import clustering, forests, networks, scores, search
 from bnexplore._deprecation import RenamedParameterWarning
+from bnexplore import averaging
 from bnexplore.averaging import AllOrders, OrderedAveraging, count_parent_sets, order_mcmc
 from bnexplore.classifiers._base import normalize_log
 from bnexplore.experiments import cerquides, compare, dash_cooper, ziebart
@@ -264,6 +265,9 @@ DEFAULTS = {
     forests.map_scf: ("BDeu", 1.0), forests.SCFAverage: ("BDeu", 1.0),
     forests.SCFFamilies: ("BDeu", 1.0), forests.edge_posteriors: ("BDeu", 1.0),
     forests.DBNSCF: ("BDeu", 20.0),
+    averaging.AllDAGs: LIBRARY_DEFAULT, averaging.partition_mcmc: LIBRARY_DEFAULT,
+    averaging.bootstrap_arcs: LIBRARY_DEFAULT, averaging.arc_table: LIBRARY_DEFAULT,
+    averaging.ask_averaged_model: LIBRARY_DEFAULT, averaging.greedy_order: LIBRARY_DEFAULT,
 }
 
 
@@ -280,6 +284,23 @@ def test_documented_defaults_are_the_actual_ones(est):
         doc = " ".join(doc.split())
         assert "Ziebart" in doc and "BDeu" in doc
         assert f"{DEFAULTS[est][1]:g}" in doc
+
+
+@pytest.mark.parametrize("name", averaging.__all__)
+def test_averaging_keywords_mean_one_thing(name):
+    """In bnexplore.averaging ``prior`` is the K2/BDeu string, a structure prior is
+    ``structure_prior`` and ``score`` is never that string."""
+    f = getattr(averaging, name)
+    if not callable(f):
+        return
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        return
+    if "prior" in params:
+        assert params["prior"].default in ("K2", "BDeu"), f"{name}(prior=) is the K2/BDeu choice"
+    if "score" in params:
+        assert not isinstance(params["score"].default, str), f"{name}(score=) is a LocalScore, not a string"
 
 
 # --------------------------------------------------------------------------- joint contract
@@ -370,6 +391,18 @@ BAD = [
     (bx.data.as_discrete, lambda d: bx.data.as_discrete(d, missing="x")),
     (bx.experiments.run_named, lambda d: bx.experiments.run_named("no-such-experiment")),
     (bx.ismb.MBModel, lambda d: bx.ismb.MBModel(d, target="nope")),
+    (averaging.AllDAGs, lambda d: averaging.AllDAGs(d, prior="AIC")),
+    (averaging.AllDAGs, lambda d: averaging.AllDAGs(d, structure_prior="order-modular")),
+    (averaging.AllDAGs, lambda d: averaging.AllDAGs(d, max_parents=-1)),
+    (averaging.partition_mcmc, lambda d: averaging.partition_mcmc(d, prior="AIC")),
+    (averaging.partition_mcmc, lambda d: averaging.partition_mcmc(d, structure_prior="order-modular")),
+    (averaging.partition_mcmc, lambda d: averaging.partition_mcmc(d, p_swap=2)),
+    (averaging.bootstrap_arcs, lambda d: averaging.bootstrap_arcs(d, prior="AIC")),
+    (averaging.bootstrap_arcs, lambda d: averaging.bootstrap_arcs(d, method="pc")),
+    (averaging.arc_table, lambda d: averaging.arc_table(d.iloc[:, :4], prior="AIC", n_boot=2)),
+    (averaging.ask_averaged_model, lambda d: averaging.ask_averaged_model(d, prior="AIC")),
+    (averaging.ask_averaged_model, lambda d: averaging.ask_averaged_model(d, method="exact")),
+    (averaging.greedy_order, lambda d: averaging.greedy_order(d, prior="AIC")),
 ]
 _FIT = [
     (C.AMA, {"max_parents": -1}), (C.AMA, {"order": "sideways"}), (C.AMA, {"random_state": -1}),

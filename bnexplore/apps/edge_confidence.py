@@ -50,14 +50,9 @@ NO_PRIOR = "bootstrap, no prior"
 FLAG = f"flag: |{UNIFORM_PRIOR} - bootstrap (no prior)| > {DISAGREE}"
 
 
-def engine_keywords(score: str, ess: float, order_modular: bool) -> dict:
-    """The K2/BDeu choice and ``ess`` as each engine takes them today.
-
-    The order-modular engines (``AllOrders``, ``order_mcmc``) name the choice ``prior``;
-    the uniform-prior ones (``AllDAGs``, ``partition_mcmc``, ``bootstrap_arcs``) ``score``.
-    The one line to change when their keywords agree.
-    """
-    return {("prior" if order_modular else "score"): score, "ess": float(ess)}
+def engine_keywords(score: str, ess: float) -> dict:
+    """The K2/BDeu choice and ``ess`` as every engine takes them (``prior=``, ``ess=``)."""
+    return {"prior": score, "ess": float(ess)}
 
 
 def _complete(data: Data) -> pd.DataFrame:
@@ -84,7 +79,7 @@ def posteriors(data: Data, prior: str, max_parents: int, score: str, ess: float,
     df = _complete(data)
     order = prior == ORDER_PRIOR
     use = _use(method, prior, df.shape[1])
-    kw = engine_keywords(score, ess, order)
+    kw = engine_keywords(score, ess)
     t0 = time.perf_counter()
     if use == EXACT:
         engine = bx.averaging.AllOrders if order else bx.averaging.AllDAGs
@@ -110,7 +105,7 @@ def bootstrap(data: Data, max_parents: int, score: str, ess: float, n_boot: int,
     t0 = time.perf_counter()
     res = bx.averaging.bootstrap_arcs(_complete(data), n_boot=int(n_boot),
                                       random_state=int(random_state), max_parents=int(max_parents),
-                                      **engine_keywords(score, ess, False))
+                                      **engine_keywords(score, ess))
     return dict(arc=res.arc_strength, pair=res.strength, threshold=res.threshold,
                 graph_prior=res.graph_prior, seconds=time.perf_counter() - t0)
 
