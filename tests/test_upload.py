@@ -84,7 +84,7 @@ def test_prepare_upload_bad_targets(common):
         common.prepare_upload(one, "label")
     with pytest.raises(ValueError, match="not a column"):
         common.prepare_upload(raw, "nope")
-    with pytest.raises(ValueError, match="at least one feature"):
+    with pytest.raises(ValueError, match="no feature column besides the target"):
         common.prepare_upload(raw[["label"]], "label")
 
 
@@ -139,7 +139,7 @@ def test_upload_in_the_page(panel_server, page, tmp_path):
     good.write_bytes(_csv(120, seed=1))
     bad = tmp_path / "garbage.csv"
     bad.write_bytes(bytes(range(256)) * 40)
-    page.goto(f"{panel_server}/apps?app=structure")
+    page.goto(f"{panel_server}/apps?app=structure", timeout=120_000)
     page.locator(".bnx-score").first.wait_for(timeout=120_000)
     before = page.locator(".bnx-score").first.text_content()
 

@@ -51,82 +51,22 @@ class PreparedUpload:
     notes: list                     # plain-language remarks (rows dropped, ...)
 
 
-def prepare_upload(raw, target: str, max_target_classes: int = 50) -> PreparedUpload:
-    """Check the target, discretise continuous columns (MDL) and validate the table.
-
-    Rows with a missing class are dropped; the class is checked (two classes at least,
-    not continuous) and the features prepared by :func:`bnexplore.data.prepare_frame`
-    as the bundled data sets are: continuous columns cut by MDL against ``target``
-    (:class:`bnexplore.data.MDLDiscretizer`'s rule for "continuous"), other numeric
-    columns become categories, a missing value becomes a state ``"?"``. The result is validated by
-    :meth:`bnexplore.data.DiscreteData.from_frame`, whose errors pass through.
-
-    Raises
-    ------
-    ValueError
-        Unknown target, a target with one class or that looks continuous, no feature
-        column, no rows left, or the data layer's message.
+def prepare_upload(raw, target: str) -> PreparedUpload:
+    """Check the target, leave out identifiers and free text, discretise continuous
+    columns (MDL) and validate the table: :func:`bnexplore.apps.data.prepare_table`.
 
     Examples
     --------
     >>> import pandas as pd
     >>> raw = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.7, 0.8, 0.9] * 5,
     ...                     "class": ["a", "a", "a", "b", "b", "b"] * 5})
-    >>> up = prepare_upload(raw, "class")
-    >>> up.cut_points
+    >>> prepare_upload(raw, "class").cut_points
     {'x': [0.5]}
     """
-    import warnings
+    from bnexplore.apps.data import prepare_table
 
-    import pandas as pd
-
-    from bnexplore.data import DiscreteData, prepare_frame
-
-    if target not in raw.columns:
-        raise ValueError(f"target {target!r} is not a column of the file; columns are "
-                         f"{list(raw.columns)}")
-    if raw.shape[1] < 2:
-        raise ValueError("the file has a single column: it needs at least one feature "
-                         "column besides the target")
-    notes: list[str] = []
-    df = raw.copy()
-    miss = df[target].isna()
-    if miss.any():
-        notes.append(f"dropped {int(miss.sum())} rows with a missing class")
-        df = df.loc[~miss].reset_index(drop=True)
-    if len(df) == 0:
-        raise ValueError(f"every row has a missing value in target {target!r}")
-    y = df[target]
-    if pd.api.types.is_numeric_dtype(y) and not isinstance(y.dtype, pd.CategoricalDtype):
-        n_distinct = y.nunique()
-        if n_distinct > max_target_classes or not (y.dropna() == y.dropna().round()).all():
-            raise ValueError(f"target {target!r} looks continuous ({n_distinct} distinct "
-                             f"numbers): choose a nominal column as the target")
-        y = pd.Categorical(y.astype("int64").astype(str))
-    y = pd.Series(pd.Categorical(y), name=target)
-    y = y.cat.remove_unused_categories()
-    if len(y.cat.categories) < 2:
-        raise ValueError(f"target {target!r} has a single class "
-                         f"{str(y.cat.categories[0])!r}: a classifier needs at least two "
-                         f"classes; choose another target column")
-    if len(y.cat.categories) > max_target_classes:
-        raise ValueError(f"target {target!r} has {len(y.cat.categories)} classes (more than "
-                         f"{max_target_classes}): choose a column with fewer values")
-    df[target] = pd.Categorical(y.to_numpy(), categories=y.cat.categories)
-    # the rules of the bundled data sets (bnexplore.datasets.load(..., discretize="mdl",
-    # missing="state")), with the continuous columns found by DiscreteData's rule
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        df = prepare_frame(df, target, discretize="mdl", missing="state", columns="auto")
-    cuts = {str(c): list(v) for c, v in df.attrs["cut_points"].items()}
-    features = [c for c in df.columns if c != target]
-    out = df[features + [target]]              # the class column last
-    out.attrs = dict(target=target, cut_points=cuts)
-    wide = [c for c in features if out[c].nunique() > 50]
-    if wide:
-        notes.append(f"columns with many states (consider dropping them): {wide[:5]}")
-    DiscreteData.from_frame(out, target=target)   # the data layer's validation
-    return PreparedUpload(out, target, cuts, notes)
+    p = prepare_table(raw, target)
+    return PreparedUpload(p.frame, p.target, p.cut_points, p.notes)
 
 
 def store_upload(prepared: PreparedUpload, filename: str, content: bytes) -> str:

@@ -35,7 +35,7 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     class_candidates, dataset_names, default_target, left_out_columns,
                     network_names, network_sample, no_data, read_upload, user_data)
 from .guard import UploadGuard
-from ._page import download_csv, on_session, table, template
+from .page import download_csv, on_session, table, template
 from .text import md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"

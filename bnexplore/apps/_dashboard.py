@@ -9,7 +9,7 @@ import panel as pn
 import param
 
 from . import APPS, app_class
-from ._page import template
+from .page import template
 
 #: threads of Panel's pool when ``panel serve`` was not given ``--num-threads``.
 DEFAULT_THREADS = 4

@@ -99,7 +99,7 @@ class OrderAveraging(App):
     >>> import bnexplore as bx
     >>> app = bx.apps.OrderAveraging("vote", max_parents=1, n=3)
     >>> app.data.target, app.param.n.bounds
-    ('Class', (1, 10))
+    ('Class', (1, 16))
     >>> app.max_parents = 2          # the views follow (in a notebook: the widgets)
     """
 
@@ -115,11 +115,11 @@ class OrderAveraging(App):
 
     max_parents = param.Integer(default=2, bounds=PARAM_RANGES["k"], label="k (max parents averaged)",
                                 doc="Most parents of a node in the averaged DAGs.")
-    n = param.Integer(default=4, bounds=(1, 10), label="n (max parents in M*)",
+    n = param.Integer(default=4, bounds=(1, PARAM_RANGES["n"][1]), label="n (max parents in M*)",
                       doc="Most parents of a node in the summary network M*.")
 
     def dependent(self, data: Data) -> dict:
-        hi = max(1, min(10, len(data.features)))
+        hi = max(1, min(PARAM_RANGES["n"][1], len(data.features)))
         self.param.n.bounds = (1, hi)
         return {"n": min(max(self.n, 1), hi)}
 
