@@ -131,6 +131,8 @@ class App(pn.viewable.Viewer):
                                  doc="What became of the last uploaded file.")
     kernels = param.String(default="not started", precedence=-1,
                            doc="The kernels' warm-up (bnexplore.warmup.status()).")
+    presentation = param.Boolean(default=False, label="Presentation mode",
+                                 doc="Projector sizes: fonts of at least 18 px, thicker arcs.")
 
     def __init__(self, data: pd.DataFrame | str | None = None, target: str | None = None,
                  **params: Any):
@@ -347,13 +349,30 @@ class App(pn.viewable.Viewer):
                                           margin=(5, 10, 0, 10)),
                          upload, guard, binning, bins, target, sizing_mode="stretch_width")
 
+    def reset(self, *_: Any) -> None:
+        """Restore the defaults of the app's own settings (:attr:`controls`) and leave
+        presentation mode; the data stay."""
+        for name in [*self.controls, "presentation"]:
+            self._set_from_link(name, self.param[name].default)   # one out of bounds: kept
+
+    def display_controls(self) -> pn.Column:
+        """The presentation-mode toggle and the reset button."""
+        toggle = pn.widgets.Toggle.from_param(self.param.presentation, color="primary",
+                                              css_classes=["bnx-presentation"],
+                                              sizing_mode="stretch_width")
+        reset = pn.widgets.Button(label="Reset settings", color="default",
+                                  css_classes=["bnx-reset"], sizing_mode="stretch_width")
+        reset.on_click(self.reset)
+        return pn.Column(toggle, reset, sizing_mode="stretch_width")
+
     def sidebar(self) -> pn.Column:
-        """The data's controls, then the app's own."""
+        """The data's controls, then the app's own, then presentation mode and reset."""
         own = [self.widget(p) for p in self.controls]
         return pn.Column(pn.pane.Markdown("### Data", margin=(0, 10)), self.data_controls(),
                          *([pn.pane.Markdown("### Settings", margin=(10, 10, 0, 10))] + own
                            if own else []),
-                         sizing_mode="stretch_width")
+                         pn.pane.Markdown("### Display", margin=(10, 10, 0, 10)),
+                         self.display_controls(), sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.viewable.Viewable:
         """Inline (a notebook): the controls beside the views, no template."""
@@ -363,7 +382,7 @@ class App(pn.viewable.Viewer):
     # ------------------------------------------------------------------ serving
     def url_parameters(self) -> list[str]:
         """The parameters a link carries (their names are the query's names)."""
-        return [*DATA_PARAMETERS, *self.controls]
+        return [*DATA_PARAMETERS, *self.controls, "presentation"]
 
     def sync_url(self) -> None:
         """Sync the parameters with the page's address (served pages only)."""
