@@ -80,3 +80,17 @@ def test_new_data_clears_the_evidence_and_reset_restores_defaults():
     a.reset()
     assert (a.presentation, a.method, a.max_parents) == (False, "order", 2)
     assert a.sample_size == 200          # the data stay
+
+
+def test_abbreviations_spelled_out_with_a_hover_and_a_glossary_card():
+    from bnexplore.apps.text import glossed
+
+    text = glossed("GTT and BMA; GTT again")
+    assert text.count("<abbr") == 2 and "(Greedy thick-thin)" in text
+    assert text.endswith("GTT again")                      # spelled out on first use only
+    a = AskModel("asia", sample_size=500, max_parents=1)
+    card = a.main()[-1]
+    assert card.title == "Glossary" and card.collapsed
+    assert "SNN" in card[0][0].value["abbreviation"].tolist()
+    a.presentation = True
+    assert a.main().styles.get("font-size") == "19px"

@@ -36,7 +36,7 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     network_names, network_sample, no_data, read_upload, user_data)
 from .guard import UploadGuard
 from ._page import download_csv, on_session, table, template
-from .text import md_strong, md_text
+from .text import glossed, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
 SOURCES = (DATASET, NETWORK, USER)
@@ -292,10 +292,21 @@ class App(pn.viewable.Viewer):
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
         return view
 
+    def glossary_view(self) -> pn.Card:
+        """Every abbreviation of :mod:`bnexplore.glossary`, spelled out and defined (a
+        collapsed card at the foot of the page)."""
+        from bnexplore.glossary import glossary_table
+
+        return pn.Card(table(glossary_table(), "glossary", page_size=50), title="Glossary",
+                       collapsed=True, css_classes=["bnx-glossary"], sizing_mode="stretch_width")
+
     def main(self) -> pn.Column:
-        """The views in a column."""
+        """The views in a column (projector text size in presentation mode), then the
+        glossary."""
+        big = self.param.presentation.rx().rx.where({"font-size": "19px"}, {})
         return pn.Column(self.kernels_view, self._pane(self.data_view),
-                         *[self._pane(v) for v in self.views()], sizing_mode="stretch_width")
+                         *[self._pane(v) for v in self.views()], self.glossary_view(),
+                         styles=big, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ controls
     def widget(self, name: str) -> pn.widgets.Widget:
@@ -447,7 +458,7 @@ class App(pn.viewable.Viewer):
         self.sync_url()
         self.follow_kernels()
         return template(self.title, main=[self.main()], sidebar=[self.sidebar()],
-                        description=self.description)
+                        description=glossed(self.description))
 
     def servable(self, title: str | None = None, location: bool = True,
                  area: str = "main", target: str | None = None) -> "App":
