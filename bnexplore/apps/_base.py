@@ -48,6 +48,9 @@ PREPARING_TEXT = ("Preparing the kernels (first start only) ... the pictures fol
                   "minute or two.")
 #: the data parameters, in the order a link applies them.
 DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bins", "target")
+#: the page text in presentation mode (the FAST design's base size is a CSS variable,
+#: inherited by every pane's shadow root).
+PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"}
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
@@ -303,7 +306,7 @@ class App(pn.viewable.Viewer):
     def main(self) -> pn.Column:
         """The views in a column (projector text size in presentation mode), then the
         glossary."""
-        big = self.param.presentation.rx().rx.where({"font-size": "19px"}, {})
+        big = self.param.presentation.rx().rx.where(PRESENTATION_STYLES, {})
         return pn.Column(self.kernels_view, self._pane(self.data_view),
                          *[self._pane(v) for v in self.views()], self.glossary_view(),
                          styles=big, sizing_mode="stretch_width")

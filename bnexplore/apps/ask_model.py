@@ -167,7 +167,8 @@ class AskModel(App):
                 f"{md_text(METHODS[self.method])}, {len(model.models)} distinct structures "
                 f"give the spread{conv}.\n\n"
                 f"**Prior**: {md_text(model.prior)}.\n\n"
-                f"**Evidence**: {ev or 'none (the prior marginals given the data)'}"
+                f"**Evidence**: <span class='bnx-evidence-text'>"
+                f"{ev or 'none (the prior marginals given the data)'}</span>"
                 + (f"\n\n*Note*: {n_drop} rows with missing values left out." if n_drop else ""))
         return pn.pane.Markdown(text, css_classes=["bnx-ask-summary"], margin=(0, 10),
                                 sizing_mode="stretch_width")
