@@ -28,7 +28,7 @@ def test_ess_shows_only_for_bdeu():
 def test_step_player_reaches_the_final_structure():
     app = LearnStructure("asia", sample_size=500, max_parents=2)
     res = bx.search.greedy_thick_thin(app.data.frame, prior="K2", max_parents=2)
-    player = app.graph_view()[0][0]
+    player = app.graph_view()[0]
     n = len(res.step_rows)
     assert (player.start, player.end, player.value) == (0, n, n)   # starts at the final DAG
     assert set(res.dag_at(n).edges) == set(res.dag.edges) and not res.dag_at(0).edges

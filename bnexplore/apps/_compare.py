@@ -35,12 +35,12 @@ class PinStructure(param.Parameterized):
     def pin_controls(self) -> pn.Row:
         """"Compare with this setting" and "Clear comparison" buttons."""
         pin = pn.widgets.Button(label="Pin this setting to compare", color="primary",
-                                css_classes=["bnx-pin"], width=240)
-        unpin = pn.widgets.Button(label="Clear comparison", css_classes=["bnx-unpin"], width=170,
+                                css_classes=["bnx-pin"], width=340)
+        unpin = pn.widgets.Button(label="Clear comparison", css_classes=["bnx-unpin"], width=240,
                                   visible=self.param.pinned.rx().rx.is_not(None))
         pin.on_click(self.pin)
         unpin.on_click(self.unpin)
-        return pn.Row(pin, unpin, margin=(5, 5))
+        return pn.FlexBox(pin, unpin, margin=(5, 5))
 
     def diff(self):
         """:func:`~bnexplore.viz.diff.arc_diff` of the pinned and the current structure,
@@ -67,9 +67,10 @@ class PinStructure(param.Parameterized):
         text = (f"**Pinned**: {md_text(label0)} · **now**: {md_text(label1)} · "
                 f"<span class='bnx-diff-counts'>{c['added']} added, {c['removed']} removed, "
                 f"{c['reversed']} reversed, {c['kept']} kept</span>")
-        pair = side_by_side(g0, g1, titles=(f"pinned: {label0}", f"now: {label1}"),
-                            presentation=bool(getattr(self, "presentation", False)),
-                            **plot_kwargs)
+        big = bool(getattr(self, "presentation", False))
+        pair = side_by_side(g0, g1, titles=("pinned", "now"), presentation=big, **plot_kwargs)
+        if big:             # projector sizes: one above the other, each the full width
+            pair = pair.cols(1)
         return pn.Column(pn.pane.Markdown(text, css_classes=["bnx-compare"], margin=(0, 10)),
                          pn.pane.HoloViews(pair, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width")

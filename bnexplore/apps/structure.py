@@ -145,7 +145,7 @@ class LearnStructure(PinStructure, App):
                                                      margin=(0, 10)), player)
         picture = pn.bind(lambda k: pn.pane.HoloViews(self.step_plot(k),
                                                       sizing_mode="stretch_width"), player)
-        return pn.Column(pn.Row(player, caption), picture, sizing_mode="stretch_width")
+        return pn.Column(player, caption, picture, sizing_mode="stretch_width")
 
     @param.depends("data", "score", "ess", "max_parents", "pinned", "presentation")
     @guarded
