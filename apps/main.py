@@ -64,7 +64,7 @@ def app_card(info: AppInfo) -> pn.pane.HTML:
         f'<a class="bnx-app-link" data-app="{html.escape(info.name)}" href="{href}" '
         f'style="text-decoration:none;color:inherit;display:block">'
         f'<div style="border:1px solid #d0d7de;border-top:5px solid {ACCENT};'
-        f'border-radius:6px;overflow:hidden;background:#fff;height:{(318 if uri else 140) + (60 if info.teaches else 0)}px">'
+        f'border-radius:6px;overflow:hidden;background:#fff;height:{(318 if uri else 140) + (100 if info.teaches else 0)}px">'
         f'{thumb}<div style="padding:10px 14px">'
         f'<div style="font-size:1.15em;font-weight:600;color:{ACCENT}">'
         f'{html.escape(info.title)}</div>'
@@ -76,7 +76,7 @@ def app_card(info: AppInfo) -> pn.pane.HTML:
            f'</div>' if info.teaches else "")
         + '</div></div></a>'
     )
-    return pn.pane.HTML(body, width=380, height=(335 if uri else 155) + (60 if info.teaches else 0), margin=10,
+    return pn.pane.HTML(body, width=300, height=(335 if uri else 155) + (100 if info.teaches else 0), margin=10,
                         sizing_mode="fixed")
 
 
