@@ -372,6 +372,7 @@ class App(pn.viewable.Viewer):
     def display_controls(self) -> pn.Column:
         """The presentation-mode toggle and the reset button."""
         toggle = pn.widgets.Toggle.from_param(self.param.presentation, color="primary",
+                                              button_style="outline",   # on: filled
                                               css_classes=["bnx-presentation"],
                                               sizing_mode="stretch_width")
         reset = pn.widgets.Button(label="Reset settings", color="default",
