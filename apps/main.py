@@ -64,15 +64,19 @@ def app_card(info: AppInfo) -> pn.pane.HTML:
         f'<a class="bnx-app-link" data-app="{html.escape(info.name)}" href="{href}" '
         f'style="text-decoration:none;color:inherit;display:block">'
         f'<div style="border:1px solid #d0d7de;border-top:5px solid {ACCENT};'
-        f'border-radius:6px;overflow:hidden;background:#fff;height:{318 if uri else 140}px">'
+        f'border-radius:6px;overflow:hidden;background:#fff;height:{(318 if uri else 140) + (100 if info.teaches else 0)}px">'
         f'{thumb}<div style="padding:10px 14px">'
         f'<div style="font-size:1.15em;font-weight:600;color:{ACCENT}">'
         f'{html.escape(info.title)}</div>'
         f'<div style="margin-top:5px;color:#444;font-size:0.92em;line-height:1.35">'
         f'{html.escape(info.description)}</div>'
-        f'</div></div></a>'
+        + (f'<div class="bnx-teaches" style="margin-top:6px;color:#222;font-size:0.92em;'
+           f'line-height:1.35"><b>Teaches</b>: {html.escape(info.teaches)} '
+           f'<span class="bnx-minutes" style="color:#555">(about {info.minutes} min)</span>'
+           f'</div>' if info.teaches else "")
+        + '</div></div></a>'
     )
-    return pn.pane.HTML(body, width=380, height=335 if uri else 155, margin=10,
+    return pn.pane.HTML(body, width=300, height=(335 if uri else 155) + (100 if info.teaches else 0), margin=10,
                         sizing_mode="fixed")
 
 

@@ -159,6 +159,7 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "mixtures": _app("mixture_weights"),
     "clustering": _clustering,
     "ismb": _ismb,
+    "ask model": _app("ask_model"),
 }
 
 

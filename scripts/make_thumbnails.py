@@ -35,8 +35,12 @@ def _free_port() -> int:
 
 
 def _apps() -> list[str]:
-    return sorted(p.stem for p in APPS.glob("*.py")
-                  if p.stem != "main" and not p.name.startswith("_"))
+    """Every app of the landing page, in its order (``apps/_common``'s discovery)."""
+    if str(APPS) not in sys.path:
+        sys.path.insert(0, str(APPS))
+    from _common import discover_apps
+
+    return [a.name for a in discover_apps(APPS)]
 
 
 def _shrink(png: bytes) -> bytes:
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in names:
                 page = browser.new_page(viewport={"width": 1280, "height": 760})
                 try:
-                    page.goto(f"{base}?app={name}")
+                    page.goto(f"{base}?app={name}", timeout=args.timeout * 1000)
                     page.locator(".bk-Canvas, canvas").first.wait_for(
                         timeout=args.timeout * 1000)
                     page.wait_for_timeout(4000)          # let the rest of the page settle

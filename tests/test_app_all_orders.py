@@ -49,3 +49,19 @@ def test_all_orders_page_renders_and_reacts(panel_server, page):
                            timeout=30_000)
     assert page.locator("canvas").count() >= 3
     assert not page.console_errors, page.console_errors
+
+
+def test_threshold_blanks_weak_cells_and_rows_follow_the_greedy_order():
+    import numpy as np
+
+    from bnexplore.apps import AllOrders
+    from bnexplore.apps.all_orders import fixed_order
+
+    app = AllOrders("asia", sample_size=500, max_parents=1)
+    order, _ = fixed_order(app.data, 1)
+    cells = app.heatmaps_view()[1].object.get(0).data
+    assert list(dict.fromkeys(cells["parent"])) == list(order)
+    assert (cells["value"].dropna() < 0.5).any()
+    app.param.update(threshold=0.5, presentation=True)
+    thin = app.heatmaps_view()[1].object.get(0).data["value"].to_numpy(float)
+    assert np.nanmin(thin) >= 0.5 and np.isnan(thin).sum() > cells["value"].isna().sum()

@@ -58,3 +58,19 @@ def test_order_averaging_page_renders_reacts_and_keeps_its_link(panel_server, pa
     assert "max_parents=1" in page.url and "network=asia" in page.url
     assert page.locator(".bnx-download-csv").count() >= 2
     assert not page.console_errors, page.console_errors
+
+
+def test_threshold_thins_mstar_and_compare_marks_the_removed_arcs():
+    from bnexplore.apps import OrderAveraging
+    from bnexplore.apps.order_averaging import arc_posteriors
+
+    app = OrderAveraging("asia", sample_size=500, max_parents=1, n=2)
+    label, full = app.current_structure()
+    app.pin()
+    app.threshold = 0.9
+    post, _ = arc_posteriors(app.data, 1)
+    _, thin = app.current_structure()
+    assert set(thin.edges) == {(u, v) for u, v in full.edges if post.loc[u, v] >= 0.9}
+    counts = app.diff().counts
+    assert counts["removed"] == len(full.edges) - len(thin.edges) and counts["added"] == 0
+    assert f"0 added, {counts['removed']} removed" in app.compare_view()[2][0].object

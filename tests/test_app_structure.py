@@ -23,3 +23,61 @@ def test_ess_shows_only_for_bdeu():
     assert not ess.visible
     app.score = "BDeu"
     assert ess.visible
+
+
+def test_step_player_reaches_the_final_structure():
+    app = LearnStructure("asia", sample_size=500, max_parents=2)
+    res = bx.search.greedy_thick_thin(app.data.frame, prior="K2", max_parents=2)
+    player = app.graph_view()[0]
+    n = len(res.step_rows)
+    assert (player.start, player.end, player.value) == (0, n, n)   # starts at the final DAG
+    assert set(res.dag_at(n).edges) == set(res.dag.edges) and not res.dag_at(0).edges
+    title = lambda k: app.step_plot(k).opts.get().kwargs["title"]
+    assert title(n).startswith("GTT structure") and title(0).startswith(f"after step 0 of {n}")
+    for k in range(1, n + 1):                  # one accepted move per step, as captioned
+        row = res.step_rows[k - 1]
+        u, v = row["edge"]
+        caption = app.step_caption(k)
+        assert f"{u} \u2192 {v}" in caption and f"{row['delta']:+.2f}" in caption
+    assert "the final structure" in app.step_caption(n)
+    assert "empty network" in app.step_caption(0)
+
+
+def test_compare_with_a_pinned_setting_counts_the_changed_arcs():
+    import networkx as nx
+
+    app = LearnStructure("asia", sample_size=500, max_parents=1)
+    assert app.diff() is None
+    app.pin()
+    before = set(app.pinned[1].edges)
+    app.max_parents = 3
+    after = set(app.current_structure()[1].edges)
+    d = app.diff()
+    flip = {(v, u) for u, v in after}
+    assert d.counts["kept"] == len(before & after)
+    assert d.counts["reversed"] == len(before & flip - after)
+    assert d.counts["added"] == len(after - before - {(v, u) for u, v in before})
+    assert d.counts["removed"] == len(before - after - flip)
+    text = app.compare_view()[2][0].object
+    assert f"{d.counts['added']} added, {d.counts['removed']} removed" in text
+    # a constructed pair through the same view
+    app.pinned = ("constructed", nx.DiGraph([("asia", "tub"), ("tub", "either")]))
+    app.current_structure = lambda: ("now", nx.DiGraph([("tub", "asia"), ("either", "lung")]))
+    assert app.diff().counts == {"added": 1, "removed": 1, "reversed": 1, "kept": 0}
+    assert "1 added, 1 removed, 1 reversed, 0 kept" in app.compare_view()[2][0].object
+    app.unpin()
+    assert "Pin a setting" in app.compare_view()[2].object
+
+
+def test_presentation_mode_sets_projector_fonts():
+    app = LearnStructure("asia", sample_size=500, max_parents=1)
+    small = app.step_plot(3)
+    app.presentation = True
+    big = app.step_plot(3)
+    import holoviews as hv
+
+    def fonts(p):
+        kw = hv.Store.lookup_options("bokeh", p, "plot").kwargs.get("fontsize", {})
+        return {k: float(str(v).rstrip("px")) for k, v in kw.items()}
+    assert min(fonts(big).values()) >= 18
+    assert fonts(big)["title"] > fonts(small).get("title", 0)

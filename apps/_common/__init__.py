@@ -70,7 +70,7 @@ if _APPS not in sys.path:  # so that callbacks (and upload workers) can import _
     sys.path.insert(0, _APPS)
 
 # the landing page's names: light (Panel and the standard library only)
-from .pages import (ACCENT, APPS_DIR, RESERVED_QUERY, SYSTEM_FONT, THUMBNAILS_DIR,  # noqa: E402
+from .pages import (ACCENT, APPS_DIR, LECTURE, RESERVED_QUERY, SYSTEM_FONT, THUMBNAILS_DIR,  # noqa: E402
                     AppInfo, app_url, copy_link_button, discover_apps, download_csv,
                     export_figures_buttons, home_url, is_directory_mode, make_template,
                     no_url, read_app_info, routed_app, sync_url, url_widgets)

@@ -65,6 +65,29 @@ class AppInfo:
     title: str
     description: str
     path: Path
+    teaches: str = ""     # what a lecture uses it for (LECTURE)
+    minutes: int = 0      # about how long that takes in a lecture
+
+
+#: the landing page's order (a lecture on model averaging): app -> (what it teaches,
+#: about how many minutes it takes). Apps not listed follow, by name.
+LECTURE: dict[str, tuple[str, int]] = {
+    "structure": ("One network from data: how a greedy search adds, removes and reverses "
+                  "arcs, step by step.", 10),
+    "order_averaging": ("Averaging every DAG of one order exactly, and the single summary "
+                        "network M* it gives.", 15),
+    "all_orders": ("Averaging over orders too: which arcs survive when the order is not "
+                   "fixed.", 10),
+    "edge_confidence": ("Which prior over structures: order-modular against uniform over "
+                        "DAGs, and the bootstrap beside both.", 10),
+    "mixture_weights": ("How the weights of a mixture of networks move with the data.", 10),
+    "forests": ("Forest-augmented classifiers: averaging over trees and forests "
+                "exactly.", 10),
+    "clustering": ("Learning many variables: clusters of variables searched one by one.", 10),
+    "ismb_trace": ("A model per instance: instance-specific Markov blankets.", 10),
+    "compare": ("The classifiers side by side on held-out data.", 10),
+    "ask_model": ("Set evidence: what averaging changes in the answers.", 10),
+}
 
 
 def _str_constant(tree: ast.Module, name: str) -> str | None:
@@ -143,16 +166,26 @@ def _read_app_info(path: Path, _mtime_ns: int, _size: int) -> AppInfo:
 
 
 def discover_apps(apps_dir: Path = APPS_DIR) -> list[AppInfo]:
-    """Every app in ``apps_dir``: ``*.py`` except ``main.py`` and ``_*.py``, sorted by name.
+    """Every app in ``apps_dir``: ``*.py`` except ``main.py`` and ``_*.py``, in the order
+    of :data:`LECTURE` (then by name), with what each teaches and how long it takes.
 
     Examples
     --------
     >>> "structure" in [a.name for a in discover_apps()]
     True
     """
-    files = sorted(p for p in Path(apps_dir).glob("*.py")
-                   if p.stem != "main" and not p.name.startswith("_"))
-    return [_component_info(p) or read_app_info(p) for p in files]
+    order = list(LECTURE)
+    files = sorted((p for p in Path(apps_dir).glob("*.py")
+                    if p.stem != "main" and not p.name.startswith("_")),
+                   key=lambda p: (order.index(p.stem) if p.stem in LECTURE else len(order),
+                                  p.stem))
+    out = []
+    for p in files:
+        info = _component_info(p) or read_app_info(p)
+        teaches, minutes = LECTURE.get(p.stem, ("", 0))
+        out.append(AppInfo(info.name, info.title, info.description, info.path, teaches,
+                           minutes))
+    return out
 
 
 def _component_info(path: Path) -> AppInfo | None:

@@ -71,6 +71,7 @@ APPS: dict[str, tuple[str, str]] = {
     "all_orders": ("all_orders", "AllOrders"),
     "mixture_weights": ("mixture_weights", "MixtureWeights"),
     "edge_confidence": ("edge_confidence", "EdgeConfidence"),
+    "ask_model": ("ask_model", "AskModel"),
 }
 
 _CLASSES = {cls: module for module, cls in APPS.values()}

@@ -36,7 +36,7 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     network_names, network_sample, no_data, read_upload, user_data)
 from .guard import UploadGuard
 from .page import download_csv, on_session, table, template
-from .text import md_strong, md_text
+from .text import glossed, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
 SOURCES = (DATASET, NETWORK, USER)
@@ -48,6 +48,9 @@ PREPARING_TEXT = ("Preparing the kernels (first start only) ... the pictures fol
                   "minute or two.")
 #: the data parameters, in the order a link applies them.
 DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bins", "target")
+#: the page text in presentation mode (the FAST design's base size is a CSS variable,
+#: inherited by every pane's shadow root).
+PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"}
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
@@ -131,6 +134,8 @@ class App(pn.viewable.Viewer):
                                  doc="What became of the last uploaded file.")
     kernels = param.String(default="not started", precedence=-1,
                            doc="The kernels' warm-up (bnexplore.warmup.status()).")
+    presentation = param.Boolean(default=False, label="Presentation mode",
+                                 doc="Projector sizes: fonts of at least 18 px, thicker arcs.")
 
     def __init__(self, data: pd.DataFrame | str | None = None, target: str | None = None,
                  **params: Any):
@@ -290,10 +295,21 @@ class App(pn.viewable.Viewer):
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
         return view
 
+    def glossary_view(self) -> pn.Card:
+        """Every abbreviation of :mod:`bnexplore.glossary`, spelled out and defined (a
+        collapsed card at the foot of the page)."""
+        from bnexplore.glossary import glossary_table
+
+        return pn.Card(table(glossary_table(), "glossary", page_size=50), title="Glossary",
+                       collapsed=True, css_classes=["bnx-glossary"], sizing_mode="stretch_width")
+
     def main(self) -> pn.Column:
-        """The views in a column."""
+        """The views in a column (projector text size in presentation mode), then the
+        glossary."""
+        big = self.param.presentation.rx().rx.where(PRESENTATION_STYLES, {})
         return pn.Column(self.kernels_view, self._pane(self.data_view),
-                         *[self._pane(v) for v in self.views()], sizing_mode="stretch_width")
+                         *[self._pane(v) for v in self.views()], self.glossary_view(),
+                         styles=big, sizing_mode="stretch_width")
 
     # ------------------------------------------------------------------ controls
     def widget(self, name: str) -> pn.widgets.Widget:
@@ -347,13 +363,31 @@ class App(pn.viewable.Viewer):
                                           margin=(5, 10, 0, 10)),
                          upload, guard, binning, bins, target, sizing_mode="stretch_width")
 
+    def reset(self, *_: Any) -> None:
+        """Restore the defaults of the app's own settings (:attr:`controls`) and leave
+        presentation mode; the data stay."""
+        for name in [*self.controls, "presentation"]:
+            self._set_from_link(name, self.param[name].default)   # one out of bounds: kept
+
+    def display_controls(self) -> pn.Column:
+        """The presentation-mode toggle and the reset button."""
+        toggle = pn.widgets.Toggle.from_param(self.param.presentation, color="primary",
+                                              button_style="outline",   # on: filled
+                                              css_classes=["bnx-presentation"],
+                                              sizing_mode="stretch_width")
+        reset = pn.widgets.Button(label="Reset settings", color="default",
+                                  css_classes=["bnx-reset"], sizing_mode="stretch_width")
+        reset.on_click(self.reset)
+        return pn.Column(toggle, reset, sizing_mode="stretch_width")
+
     def sidebar(self) -> pn.Column:
-        """The data's controls, then the app's own."""
+        """The data's controls, then the app's own, then presentation mode and reset."""
         own = [self.widget(p) for p in self.controls]
         return pn.Column(pn.pane.Markdown("### Data", margin=(0, 10)), self.data_controls(),
                          *([pn.pane.Markdown("### Settings", margin=(10, 10, 0, 10))] + own
                            if own else []),
-                         sizing_mode="stretch_width")
+                         pn.pane.Markdown("### Display", margin=(10, 10, 0, 10)),
+                         self.display_controls(), sizing_mode="stretch_width")
 
     def __panel__(self) -> pn.viewable.Viewable:
         """Inline (a notebook): the controls beside the views, no template."""
@@ -363,7 +397,7 @@ class App(pn.viewable.Viewer):
     # ------------------------------------------------------------------ serving
     def url_parameters(self) -> list[str]:
         """The parameters a link carries (their names are the query's names)."""
-        return [*DATA_PARAMETERS, *self.controls]
+        return [*DATA_PARAMETERS, *self.controls, "presentation"]
 
     def sync_url(self) -> None:
         """Sync the parameters with the page's address (served pages only)."""
@@ -428,7 +462,7 @@ class App(pn.viewable.Viewer):
         self.sync_url()
         self.follow_kernels()
         return template(self.title, main=[self.main()], sidebar=[self.sidebar()],
-                        description=self.description)
+                        description=glossed(self.description))
 
     def servable(self, title: str | None = None, location: bool = True,
                  area: str = "main", target: str | None = None) -> "App":

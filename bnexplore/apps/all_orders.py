@@ -90,7 +90,7 @@ class AllOrders(App):
                    "average over all orders (exact dynamic programming, or order MCMC with "
                    "chains, R-hat and error bars) and their difference.")
     default_source = NETWORK
-    controls = ("max_parents", "method", "n_iter", "random_state")
+    controls = ("max_parents", "method", "n_iter", "random_state", "threshold")
     widget_types = {"random_state": pn.widgets.IntInput}
     warm_settings = ({"max_parents": 2, "method": EXACT},
                      {"max_parents": 2, "method": MCMC, "n_iter": 2_000})
@@ -100,6 +100,9 @@ class AllOrders(App):
     n_iter = param.Integer(default=20_000, bounds=(2_000, 100_000), step=2_000,
                            label="MCMC iterations per chain")
     random_state = param.Integer(default=0, bounds=(0, 2**31 - 1), label="Random state (MCMC)")
+    threshold = param.Number(default=0.0, bounds=(0.0, 0.95), step=0.05,
+                             label="Arc-posterior threshold",
+                             doc="Cells of the heat maps below it are left blank.")
 
     def _run(self):
         return all_orders(self.data, self.max_parents, self.method, self.n_iter,
@@ -131,25 +134,29 @@ class AllOrders(App):
         return pn.pane.Markdown(f"{head} · {body}<br>fixed (greedy thick-thin) order: {fixed}",
                                 css_classes=["bnx-orders-summary"], margin=(0, 10))
 
-    @param.depends("data", "max_parents", "method", "n_iter", "random_state")
+    @param.depends("data", "max_parents", "method", "n_iter", "random_state", "threshold",
+                   "presentation")
     @guarded
     def heatmaps_view(self):
         from bnexplore.viz.averaging import arc_posterior_heatmap
         from bnexplore.viz.orders import posterior_difference_heatmap
 
         use, post, *_ = self._run()
-        _, fixed = fixed_order(self.data, self.max_parents)
+        order, fixed = fixed_order(self.data, self.max_parents)
         label = "exact" if use == EXACT else "order MCMC"
+        # rows and columns in the printed greedy order; thinned and sized for a projector
+        look = dict(HEATMAP_SIZE, order=list(order), threshold=self.threshold or None,
+                    presentation=self.presentation)
         diff = post - fixed
         table = diff.stack().rename("all minus one").reset_index()
         table.columns = ["parent", "child", "all minus one"]
         return pn.Column(
             pn.pane.HoloViews(arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)",
-                                                    **HEATMAP_SIZE)),
+                                                    **look)),
             pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"All orders ({label})",
-                                                    **HEATMAP_SIZE)),
+                                                    **look)),
             pn.pane.HoloViews(posterior_difference_heatmap(
-                diff, title="All orders minus one order", **HEATMAP_SIZE)),
+                diff, title="All orders minus one order", **look)),
             self.csv(post.reset_index(names="parent"), "arc-posteriors-all-orders"),
             self.csv(table, "difference"), sizing_mode="stretch_width")
 

@@ -15,6 +15,7 @@ from bnexplore.experiments.compare import PARAM_RANGES
 
 from ._base import App, guarded
 from ._cache import cached
+from ._compare import PinStructure
 from .data import Data
 from .text import md_strong
 
@@ -80,7 +81,7 @@ def auc_table(data: Data, max_parents: int, n: int):
                                  for p in probas.values()]})
 
 
-class OrderAveraging(App):
+class OrderAveraging(PinStructure, App):
     """Exact averaging over the DAGs of one order, and the summary network M*.
 
     Parameters
@@ -110,13 +111,17 @@ class OrderAveraging(App):
     default_network = "alarm"
     network_targets = {"alarm": "KINKEDTUBE", "asia": "lung", "child": "Disease",
                        "insurance": "Accident"}
-    controls = ("max_parents", "n")
+    controls = ("max_parents", "n", "threshold")
     warm_settings = ({"max_parents": 2, "n": 3},)
 
     max_parents = param.Integer(default=2, bounds=PARAM_RANGES["k"], label="k (max parents averaged)",
                                 doc="Most parents of a node in the averaged DAGs.")
     n = param.Integer(default=4, bounds=(1, PARAM_RANGES["n"][1]), label="n (max parents in M*)",
                       doc="Most parents of a node in the summary network M*.")
+
+    threshold = param.Number(default=0.0, bounds=(0.0, 0.95), step=0.05,
+                             label="Arc-posterior threshold",
+                             doc="Arcs of M* and cells of the heat map below it are left out.")
 
     def dependent(self, data: Data) -> dict:
         hi = max(1, min(PARAM_RANGES["n"][1], len(data.features)))
@@ -128,8 +133,32 @@ class OrderAveraging(App):
                 arc_posteriors(self.data, self.max_parents)]
 
     def views(self) -> list:
-        return [self.summary_view, self.network_view, self.heatmap_view, self.roc_view,
-                self.auc_view]
+        return [self.summary_view, self.network_view, self.compare_view, self.heatmap_view,
+                self.roc_view, self.auc_view]
+
+    def current_structure(self):
+        import networkx as nx
+
+        from bnexplore.viz.averaging import thin_arcs
+
+        net, *_ = summary(self.data, self.max_parents, self.n)
+        post, _ = arc_posteriors(self.data, self.max_parents)
+        dag = nx.relabel_nodes(net.dag, {_class_node(): self.data.target})
+        label = f"k = {self.max_parents}, n = {self.n}"
+        if self.threshold:
+            dag = thin_arcs(dag, post, self.threshold)
+            label += f", P(arc) >= {self.threshold:g}"
+        return label, dag
+
+    @param.depends("data", "max_parents", "n", "threshold", "pinned", "presentation")
+    @guarded
+    def compare_view(self):
+        return pn.Column(pn.pane.Markdown("### Compare M* with another setting",
+                                          margin=(10, 10, 0, 10)),
+                         self.pin_controls(),
+                         self.compare_pane(highlight=[self.data.target], width=560, height=480,
+                                           responsive=True),
+                         sizing_mode="stretch_width")
 
     @param.depends("data", "max_parents", "n")
     @guarded
@@ -144,7 +173,7 @@ class OrderAveraging(App):
                 + ", ".join(f"{m} {a:.3f}" for m, a in zip(aucs["model"], aucs["AUC"])))
         return pn.pane.Markdown(text, css_classes=["bnx-ama-summary"], margin=(0, 10))
 
-    @param.depends("data", "max_parents", "n")
+    @param.depends("data", "max_parents", "n", "threshold", "presentation")
     @guarded
     def network_view(self):
         import networkx as nx
@@ -156,17 +185,19 @@ class OrderAveraging(App):
         dag = nx.relabel_nodes(net.dag, {_class_node(): self.data.target})
         return pn.pane.HoloViews(summary_network_plot(
             dag, post, target=self.data.target, width=1000, responsive=True,
+            threshold=self.threshold or None, presentation=self.presentation,
             title=f"Summary network M* (n = {self.n}); arc width = posterior"),
             sizing_mode="stretch_width")
 
-    @param.depends("data", "max_parents")
+    @param.depends("data", "max_parents", "threshold", "presentation")
     @guarded
     def heatmap_view(self):
         from bnexplore.viz.averaging import arc_posterior_heatmap
 
         post, order = arc_posteriors(self.data, self.max_parents)
         return pn.Column(pn.pane.HoloViews(arc_posterior_heatmap(
-            post, order=order, width=860, height=620,
+            post, order=order, width=860, height=620, threshold=self.threshold or None,
+            presentation=self.presentation,
             title=f"Arc posteriors over L_{self.max_parents}(pi), in the order pi")),
             self.csv(post.reset_index(names="parent"), "arc-posteriors"))
 

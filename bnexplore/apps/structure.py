@@ -8,6 +8,7 @@ from bnexplore.experiments.compare import PARAM_RANGES
 
 from ._base import App, guarded
 from ._cache import cached
+from ._compare import PinStructure
 from .data import Data
 
 
@@ -38,7 +39,7 @@ def steps_table(data: Data, score: str, ess: float, max_parents: int):
         columns={"n_candidates": "candidates", "n_improving": "improving"})
 
 
-class LearnStructure(App):
+class LearnStructure(PinStructure, App):
     """Greedy thick-thin search with a K2 or BDeu score: the DAG and every accepted step.
 
     Parameters
@@ -85,7 +86,26 @@ class LearnStructure(App):
         return w
 
     def views(self) -> list:
-        return [self.summary_view, self.graph_view, self.steps_view]
+        return [self.summary_view, self.graph_view, self.compare_view, self.steps_view]
+
+    def current_structure(self):
+        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
+        ess = f", ess {self._ess():g}" if self.score == "BDeu" else ""
+        return f"{self.score}{ess}, max parents {self.max_parents}", res.dag
+
+    def step_caption(self, step: int) -> str:
+        """What accepted step ``step`` did (0: the empty start network)."""
+        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
+        n = len(res.step_rows)
+        if step == 0:
+            return f"Step 0 of {n}: the empty network"
+        row = res.step_rows[step - 1]
+        u, v = row["edge"]
+        verb = {"add": "added", "remove": "removed", "reverse": "reversed"}.get(row["op"], row["op"])
+        phase = f" ({row['phase']})" if row.get("phase") else ""
+        return (f"Step {step} of {n}{phase}: {verb} {u} \u2192 {v}, score change "
+                f"{row['delta']:+.2f}, score {row['score']:.2f}"
+                + (" · the final structure" if step == n else ""))
 
     @param.depends("data", "score", "ess", "max_parents")
     @guarded
@@ -96,17 +116,47 @@ class LearnStructure(App):
                 f"variables · {len(res.steps)} accepted steps")
         return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
-    @param.depends("data", "score", "ess", "max_parents")
-    @guarded
-    def graph_view(self):
+    def step_plot(self, step: int):
+        """The network after accepted step ``step`` (the final one: the learned DAG)."""
         from bnexplore.viz import dag_plot
 
         res, states = learn(self.data, self.score, self._ess(), self.max_parents)
         target = self.data.target
-        return pn.pane.HoloViews(dag_plot(
-            res.dag, states=states, highlight=[target] if target in res.dag else None,
-            class_node=target, title=f"GTT structure, at most {self.max_parents} parents",
-            width=1000, height=520, responsive=True), sizing_mode="stretch_width")
+        n = len(res.step_rows)
+        step = min(max(int(step), 0), n)
+        what = "GTT structure" if step == n else f"after step {step} of {n}"
+        return dag_plot(res.dag_at(step), states=states,
+                        highlight=[target] if target in res.dag else None, class_node=target,
+                        title=f"{what}, at most {self.max_parents} parents", width=1000,
+                        height=520, responsive=True, presentation=self.presentation)
+
+    @param.depends("data", "score", "ess", "max_parents", "presentation")
+    @guarded
+    def graph_view(self):
+        """The learned structure with a step player: play, pause or step through every
+        accepted move of the search; it starts (and ends) at the final structure."""
+        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
+        n = len(res.step_rows)
+        player = pn.widgets.Player(label="Accepted step", start=0, end=max(n, 1), value=n,
+                                   interval=900, loop_policy="once", show_loop_controls=False,
+                                   css_classes=["bnx-step-player"], width=420)
+        caption = pn.bind(lambda k: pn.pane.Markdown(self.step_caption(min(k, n)),
+                                                     css_classes=["bnx-step-caption"],
+                                                     margin=(0, 10)), player)
+        picture = pn.bind(lambda k: pn.pane.HoloViews(self.step_plot(k),
+                                                      sizing_mode="stretch_width"), player)
+        return pn.Column(player, caption, picture, sizing_mode="stretch_width")
+
+    @param.depends("data", "score", "ess", "max_parents", "pinned", "presentation")
+    @guarded
+    def compare_view(self):
+        _, states = learn(self.data, self.score, self._ess(), self.max_parents)
+        return pn.Column(pn.pane.Markdown("### Compare with another setting",
+                                          margin=(10, 10, 0, 10)),
+                         self.pin_controls(),
+                         self.compare_pane(states=states, width=560, height=460,
+                                           responsive=True),
+                         sizing_mode="stretch_width")
 
     @param.depends("data", "score", "ess", "max_parents")
     @guarded

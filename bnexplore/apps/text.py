@@ -109,3 +109,40 @@ def table_titles(frame: Any) -> dict:
     {'P(<b>y</b>)': 'P&#40;&#60;b&#62;y&#60;&#47;b&#62;&#41;'}
     """
     return {str(c): md_text(c) for c in frame.columns}
+
+
+def glossed(text: str, seen: set | None = None) -> str:
+    """Our own ``text`` (never a user's: it is not escaped) with the first use of each
+    abbreviation of :mod:`bnexplore.glossary` spelled out after it, and a hover
+    definition (``<abbr title=...>``) on it. ``seen`` (updated) holds the abbreviations
+    already spelled out on the page.
+
+    Examples
+    --------
+    >>> glossed("GTT finds one network; GTT is greedy.")  # doctest: +ELLIPSIS
+    '<abbr class="bnx-abbr" title="Greedy thick-thin: ...">GTT</abbr> (Greedy thick-thin) finds one network; GTT is greedy.'
+    """
+    import html
+
+    from bnexplore.glossary import GLOSSARY, _patterns
+
+    seen = set() if seen is None else seen
+    hits = []
+    for key, pat in _patterns():
+        m = pat.search(text)
+        if m and key not in seen and GLOSSARY[key].name.lower() != m.group(0).lower():
+            hits.append((m.start(), m.end(), key))
+    hits.sort()
+    out, last = [], 0
+    for start, end, key in hits:
+        if start < last:            # inside an abbreviation already marked
+            continue
+        e = GLOSSARY[key]
+        tip = html.escape(f"{e.name}: {e.definition}", quote=True)
+        out.append(text[last:start])
+        out.append(f'<abbr class="bnx-abbr" title="{tip}">{text[start:end]}</abbr> '
+                   f'({html.escape(e.name)})')
+        last = end
+        seen.add(key)
+    out.append(text[last:])
+    return "".join(out)

@@ -1,0 +1,218 @@
+"""Ask the averaged model: set evidence, watch every node's posterior under the single
+best network (GTT) and under the model average, with the spread over structures.
+
+The model average of a query ``q`` given evidence ``e`` is
+``sum_G P(G | D) P(q, e | G, D) / sum_G P(G | D) P(e | G, D)`` (not the mean of the
+structures' conditionals): :func:`bnexplore.averaging.ask_averaged_model` learns it once
+per setting (cached for every session); each move of the evidence is one exact
+inference per network (:meth:`~bnexplore.averaging.AveragedModel.posteriors`).
+"""
+from __future__ import annotations
+
+import pandas as pd
+import panel as pn
+import param
+
+from ._base import NETWORK, App, guarded
+from ._cache import cached
+from .data import Data
+from .text import md_strong, md_text
+
+#: what a node's select shows when the node is not observed.
+NOT_OBSERVED = "(not observed)"
+#: the averages offered: method -> what the sidebar says.
+METHODS = {"order": "one order (M*, exact)", "mcmc": "order MCMC (sampled DAGs)"}
+
+
+@cached(max_items=16)
+def averaged_model(data: Data, max_parents: int, method: str, random_state: int):
+    """The single best network and the model average of ``data`` (all its columns)."""
+    import warnings
+
+    import bnexplore as bx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # rows with missing values dropped: said in the page
+        return bx.averaging.ask_averaged_model(data.frame, max_parents=int(max_parents),
+                                               method=method, random_state=int(random_state))
+
+
+def evidence_key(evidence: dict) -> tuple:
+    """The evidence as a hashable, order-free key (observed nodes only)."""
+    return tuple(sorted((str(k), str(v)) for k, v in evidence.items() if v is not None))
+
+
+@cached(max_items=256, disk=False)
+def posterior_table(data: Data, max_parents: int, method: str, random_state: int,
+                    evidence: tuple) -> pd.DataFrame:
+    """:meth:`AveragedModel.posteriors` of the setting given ``evidence`` (a key)."""
+    model = averaged_model(data, max_parents, method, random_state)
+    return model.posteriors(dict(evidence))
+
+
+class AskModel(App):
+    """Set evidence and compare the posteriors of the single best network and the average.
+
+    Parameters
+    ----------
+    data : DataFrame or str, optional
+        Your table, or a bundled data set or network (default: 1,000 samples of ASIA).
+    max_parents : int
+        Largest parent set, of GTT and of the averaged DAGs.
+    method : {"order", "mcmc"}
+        Average over the DAGs of GTT's order (exact, M*) or over DAGs sampled by order MCMC.
+    evidence : dict
+        ``{node: state}`` of the observed nodes (states as text).
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> app = bx.apps.AskModel("asia", max_parents=1)
+    >>> app.set_evidence("smoke", "yes")
+    >>> app.evidence
+    {'smoke': 'yes'}
+    """
+
+    title = "Ask the averaged model"
+    description = ("Set evidence and watch every node's posterior under the single best network "
+                   "(GTT) and under the model average, with the spread over structures.")
+    default_source = NETWORK
+    default_network = "asia"
+    controls = ("max_parents", "method")
+    widget_types = {"method": pn.widgets.RadioButtonGroup}
+    warm_settings = ({"max_parents": 1},)
+
+    max_parents = param.Integer(default=2, bounds=(1, 4), label="Max parents",
+                                doc="Largest parent set of GTT and of the averaged DAGs.")
+    method = param.Selector(default="order", objects=list(METHODS),
+                            doc="Average over one order (exact) or over order MCMC's DAGs.")
+    random_state = param.Integer(default=0, bounds=(0, None), precedence=-1,
+                                 doc="Seed of the sampled structures.")
+    evidence = param.Dict(default={}, doc="The observed nodes: {node: state}.")
+
+    def __init__(self, data=None, target=None, **params):
+        self._selects: dict[str, pn.widgets.Select] = {}
+        self._syncing = False
+        super().__init__(data, target=target, **params)
+        self.param.watch(self._sync_selects, "evidence")
+
+    def dependent(self, data: Data) -> dict:
+        return {"evidence": {}}
+
+    # ------------------------------------------------------------------ evidence
+    def _model(self):
+        return averaged_model(self.data, self.max_parents, self.method, self.random_state)
+
+    def states(self) -> dict[str, list[str]]:
+        """Every node's states (as text), in the data's order."""
+        frame = self.data.frame
+        return {c: [str(s) for s in (frame[c].cat.categories if hasattr(frame[c], "cat")
+                                     else sorted(frame[c].dropna().unique(), key=str))]
+                for c in frame.columns}
+
+    def set_evidence(self, node: str, state: str | None) -> None:
+        """Observe ``node`` in ``state`` (``None``: clear it)."""
+        states = self.states()
+        if node not in states:
+            raise ValueError(f"unknown node {node!r}; nodes are {list(states)}")
+        ev = dict(self.evidence)
+        if state is None or state == NOT_OBSERVED:
+            ev.pop(node, None)
+        else:
+            if str(state) not in states[node]:
+                raise ValueError(f"node {node!r} has no state {state!r}; its states are "
+                                 f"{states[node]}")
+            ev[node] = str(state)
+        self.evidence = ev
+
+    def clear_evidence(self, *_) -> None:
+        """Observe nothing."""
+        self.evidence = {}
+
+    def table(self) -> pd.DataFrame:
+        """The posteriors shown (:meth:`AveragedModel.posteriors` given the evidence)."""
+        return posterior_table(self.data, self.max_parents, self.method, self.random_state,
+                               evidence_key(self.evidence))
+
+    def results(self) -> list:
+        return [self.table()]
+
+    def _sync_selects(self, event) -> None:
+        self._syncing = True
+        try:
+            for node, sel in self._selects.items():
+                sel.value = event.new.get(node, NOT_OBSERVED)
+        finally:
+            self._syncing = False
+
+    def url_parameters(self) -> list[str]:
+        return [*super().url_parameters(), "evidence"]
+
+    # ------------------------------------------------------------------ views
+    def views(self) -> list:
+        return [self.summary_view, self.evidence_view, self.posterior_view, self.table_view]
+
+    @param.depends("data", "max_parents", "method", "evidence")
+    @guarded
+    def summary_view(self):
+        model = self._model()
+        d = self.data
+        ev = ", ".join(f"{md_strong(k)} = {md_text(v)}" for k, v in self.evidence.items())
+        conv = ("" if model.converged is None else
+                " · the chains " + ("converged (every arc's R-hat < 1.05)" if model.converged
+                                    else "**did not converge** (some arc's R-hat >= 1.05)"))
+        n_drop = int(d.frame.isna().any(axis=1).sum())
+        text = (f"**Single best network**: greedy thick-thin (GTT), max parents "
+                f"{self.max_parents}, {model.best.dag.number_of_edges()} arcs · **Model average**: "
+                f"{md_text(METHODS[self.method])}, {len(model.models)} distinct structures "
+                f"give the spread{conv}.\n\n"
+                f"**Prior**: {md_text(model.graph_prior)}.\n\n"
+                f"**Evidence**: <span class='bnx-evidence-text'>"
+                f"{ev or 'none (the prior marginals given the data)'}</span>"
+                + (f"\n\n*Note*: {n_drop} rows with missing values left out." if n_drop else ""))
+        return pn.pane.Markdown(text, css_classes=["bnx-ask-summary"], margin=(0, 10),
+                                sizing_mode="stretch_width")
+
+    @param.depends("data")
+    @guarded
+    def evidence_view(self):
+        self._selects = {}
+        widgets = []
+        for node, states in self.states().items():
+            sel = pn.widgets.Select(label=node, options=[NOT_OBSERVED, *states],
+                                    value=self.evidence.get(node, NOT_OBSERVED), width=190,
+                                    css_classes=["bnx-evidence"], margin=(2, 8))
+
+            def _on(event, node=node):
+                if not self._syncing:
+                    self.set_evidence(node, event.new)
+            sel.param.watch(_on, "value")
+            self._selects[node] = sel
+            widgets.append(sel)
+        clear = pn.widgets.Button(label="Clear evidence", color="primary", width=160,
+                                  css_classes=["bnx-clear-evidence"], margin=(8, 10))
+        clear.on_click(self.clear_evidence)
+        return pn.Column(pn.pane.Markdown("### Evidence: choose a node's observed state",
+                                          margin=(10, 10, 0, 10)),
+                         pn.FlexBox(*widgets), clear, sizing_mode="stretch_width")
+
+    @param.depends("data", "max_parents", "method", "evidence", "presentation")
+    @guarded
+    def posterior_view(self):
+        from bnexplore.viz import posterior_plot
+
+        plot = posterior_plot(self.table(), title="Posterior marginals given the evidence",
+                              width=900, presentation=self.presentation)
+        return pn.pane.HoloViews(plot.opts(responsive=True, min_width=300, max_width=1100,
+                                           backend="bokeh"),
+                                 sizing_mode="stretch_width", css_classes=["bnx-posteriors"])
+
+    @param.depends("data", "max_parents", "method", "evidence")
+    @guarded
+    def table_view(self):
+        t = self.table()[["node", "state", "best", "averaged", "sd", "low", "high",
+                          "mean_of_conditionals", "observed"]]
+        t = t.rename(columns={"best": "GTT", "averaged": "BMA", "low": "low (5%)",
+                              "high": "high (95%)", "mean_of_conditionals": "mean of conditionals"})
+        return pn.Column(pn.pane.Markdown("### Posteriors (table)", margin=(10, 10, 0, 10)),
+                         self.csv_table(t.round(4), "posteriors"), sizing_mode="stretch_width")

@@ -1,0 +1,36 @@
+"""The landing page's thumbnails: the script that makes them lists exactly the apps of
+the landing page (in its lecture order), and every app has a current thumbnail."""
+import importlib.util
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("make_thumbnails", REPO / "scripts" / "make_thumbnails.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_script_lists_exactly_the_landing_pages_apps_in_lecture_order():
+    sys.path.insert(0, str(REPO / "apps"))
+    from _common import LECTURE, discover_apps
+
+    names = load_script()._apps()
+    files = sorted(p.stem for p in (REPO / "apps").glob("*.py")
+                   if p.stem != "main" and not p.name.startswith("_"))
+    assert sorted(names) == files and names == [a.name for a in discover_apps()]
+    assert names == [n for n in LECTURE if n in files] + sorted(set(files) - set(LECTURE))
+    assert names[0] == "structure" and names[-1] == "ask_model"
+
+
+def test_every_app_has_a_thumbnail_made_from_its_current_page():
+    from PIL import Image
+
+    for name in load_script()._apps():
+        path = REPO / "apps" / "thumbnails" / f"{name}.png"
+        assert path.exists(), f"no thumbnail for {name}: run scripts/make_thumbnails.py {name}"
+        assert Image.open(path).size[0] >= 300
+        assert path.stat().st_size > 2000, f"{name}'s thumbnail is blank"
