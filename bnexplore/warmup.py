@@ -110,22 +110,11 @@ def _app(*names: str) -> Callable[[pd.DataFrame], None]:
 
 def _compare(df: pd.DataFrame) -> None:
     # the Compare app's classifiers not fitted by another app's step
-    from .classifiers import AMA
+    from .classifiers import AMA, STAN, TAN
 
     X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    AMA(max_parents=2).fit(X, y).predict_proba(X.iloc[:5])
-
-
-def _forests(df: pd.DataFrame) -> None:
-    from .classifiers import FAN, SFAN, STAN, TAN
-    from .forests import edge_posteriors, map_scf
-
-    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    for model in (TAN(), FAN(), STAN(), SFAN(), SFAN(averaging="bma")):
+    for model in (AMA(max_parents=2), TAN(), STAN()):
         model.fit(X, y).predict_proba(X.iloc[:5])
-    feats = [c for c in df.columns if c != "class"]
-    map_scf(df, targets=feats, conditions=["class"], max_parents=1)
-    edge_posteriors(df, targets=feats, conditions=["class"], max_parents=1)
 
 
 def _clustering(df: pd.DataFrame) -> None:
@@ -154,7 +143,7 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "order averaging": _app("order_averaging"),
     "all orders": _app("all_orders"),
     "compare": _compare,
-    "forests": _forests,
+    "forests": _app("forests"),
     "mixtures": _app("mixture_weights"),
     "clustering": _clustering,
     "ismb": _ismb,

@@ -61,9 +61,6 @@ def _bokeh_models(obj) -> list:
 
 # app, view function, its arguments (a setting no other test asks for), pictures it shows
 VIEWS = [
-    ("forests", "forest_view", ("iris", 1.5, 1, "bma", 0.45), 1),
-    ("forests", "alpha_view", ("iris", 1, "bma"), 1),
-    ("forests", "roc_view", ("iris", 1.5, 1, "bma"), 1),
     ("clustering", "dendrogram_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 1),
     ("clustering", "subspace_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0, 2), 1),
     ("clustering", "timeline_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 2),
@@ -87,14 +84,6 @@ def test_two_sessions_asking_one_setting_cost_one_render_of_each_picture(
     ids_a = {m.id for p in models_a for m in p.references()}
     ids_b = {m.id for p in models_b for m in p.references()}
     assert ids_a and not ids_a & ids_b
-
-
-def test_forests_map_picture_is_shared_across_thresholds(renders):
-    # the MAP forest does not depend on the BMA threshold: moving it costs no render
-    first, second = _session("forests"), _session("forests")
-    first.forest_view("iris", 2.5, 1, "map", 0.3)
-    second.forest_view("iris", 2.5, 1, "map", 0.6)
-    assert len(renders) == 1
 
 
 def test_the_player_steps_update_the_shown_sub_space_in_place(renders, common):
@@ -160,11 +149,3 @@ def test_another_number_of_blankets_adds_or_hides_pictures(renders, common):
     again = move(3, *other)
     assert again == third
     assert titles(again) == titles(app.blankets_view(*other, 3)) != first_titles
-
-
-def test_forests_alpha_curve_at_k_0_is_a_picture(renders):
-    # k = 0 drops the class, so the curve leaves out alpha = infinity (which forces the
-    # class on every feature): it used to be an error box, and moving k to 0 and back
-    # gave every session a fresh copy of the picture
-    view = _session("forests").alpha_view("iris", 0, "map")
-    assert len(_bokeh_models(view)) == 1 and len(renders) == 1

@@ -70,6 +70,7 @@ APPS: dict[str, tuple[str, str]] = {
     "order_averaging": ("order_averaging", "OrderAveraging"),
     "all_orders": ("all_orders", "AllOrders"),
     "mixture_weights": ("mixture_weights", "MixtureWeights"),
+    "forests": ("forests", "Forests"),
 }
 
 _CLASSES = {cls: module for module, cls in APPS.values()}
