@@ -126,13 +126,6 @@ def _clustering(df: pd.DataFrame) -> None:
                        clusters=incremental_strategy(tree, 3))
 
 
-def _ismb(df: pd.DataFrame) -> None:
-    from .classifiers import ISMB
-
-    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    ISMB().fit(X, y).predict_proba(X.iloc[:2])
-
-
 #: the warm-up steps in the order they run: name -> function of the tiny data frame.
 #: The apps ported to :mod:`bnexplore.apps` say what they compute (``App.warm``); the
 #: others' calls are listed here until they are.
@@ -146,7 +139,7 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "forests": _app("forests"),
     "mixtures": _app("mixture_weights"),
     "clustering": _clustering,
-    "ismb": _ismb,
+    "ismb": _app("ismb_trace"),
 }
 
 

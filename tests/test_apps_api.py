@@ -100,12 +100,11 @@ def test_curated_choices_lie_in_the_declared_ranges(common):
     """Apps that offer a list of values (queue widths, penalties) stay inside the ranges."""
     import math
 
-    import ismb_trace
-
     from bnexplore.apps.forests import PENALTIES
+    from bnexplore.apps.ismb_trace import QUEUE_WIDTHS
 
     lo, hi = common.PARAMETERS["w"]
-    assert all(lo <= w <= hi for w in ismb_trace.QUEUE_WIDTHS)
+    assert all(lo <= w <= hi for w in QUEUE_WIDTHS)
     lo, hi = common.PARAMETERS["alpha"]
     assert all(lo <= a <= hi or a == math.inf for a in PENALTIES.values())   # infinity: FAN
 

@@ -64,8 +64,6 @@ VIEWS = [
     ("clustering", "dendrogram_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 1),
     ("clustering", "subspace_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0, 2), 1),
     ("clustering", "timeline_view", ("Network sample", "asia", 300, True, 2, "hierarchy", 0), 2),
-    ("ismb_trace", "trace_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01), 1),
-    ("ismb_trace", "blankets_view", ("synthetic: Z = A or (B and C and D)", 3, 50, 0.01, 2), 2),
 ]
 
 
@@ -112,40 +110,3 @@ def test_the_player_steps_update_the_shown_sub_space_in_place(renders, common):
     finally:
         common.SHOWN_VIEW.reset(token)
     assert type(fresh).__name__ == "Column" and fresh[1][0].object is not model
-
-
-def test_another_number_of_blankets_adds_or_hides_pictures(renders, common):
-    # ISMB trace: one picture per blanket; one more blanket renders one picture and keeps
-    # the shown ones (30 students moving the slider got a copy of the whole grid each);
-    # fewer blankets hide pictures, and moving back shows them again without a new copy
-    args = ("synthetic: Z = A or (B and C and D)", 1, 50, 0.001)   # a setting of its own
-    app = _session("ismb_trace")
-    shown = app.blankets_view(*args, 2)
-    before = list(shown.objects)
-    assert len(before) == 2 and len(renders) == 2
-
-    def move(k, *setting):
-        token = common.SHOWN_VIEW.set(shown)
-        try:
-            update = app.blankets_view(*(setting or args), k)
-        finally:
-            common.SHOWN_VIEW.reset(token)
-        assert type(update).__name__ == "LayoutInPlace"
-        update.apply_in_place()
-        return [child for child in shown.objects if child.visible]
-
-    third = move(3)
-    assert len(third) == 3 and third[:2] == before and len(renders) == 3  # one new render
-    assert move(1) == before[:1] and shown.objects == third              # hidden, kept
-    assert move(3) == third and len(renders) == 3                        # shown again
-    # another instance: the hidden pictures are updated before they are shown again
-    def titles(pictures):
-        return sorted(m.text for child in pictures for m in _bokeh_models(child)[0].references()
-                      if isinstance(getattr(m, "text", None), str))
-
-    first_titles = titles(third)
-    other = ("synthetic: Z = A or (B and C and D)", 1, 50, 0.1)
-    move(1, *other)
-    again = move(3, *other)
-    assert again == third
-    assert titles(again) == titles(app.blankets_view(*other, 3)) != first_titles

@@ -71,6 +71,7 @@ APPS: dict[str, tuple[str, str]] = {
     "all_orders": ("all_orders", "AllOrders"),
     "mixture_weights": ("mixture_weights", "MixtureWeights"),
     "forests": ("forests", "Forests"),
+    "ismb_trace": ("ismb_trace", "ISMBTrace"),
 }
 
 _CLASSES = {cls: module for module, cls in APPS.values()}
