@@ -117,15 +117,6 @@ def _compare(df: pd.DataFrame) -> None:
         model.fit(X, y).predict_proba(X.iloc[:5])
 
 
-def _clustering(df: pd.DataFrame) -> None:
-    from .clustering import greedy_search, hierarchy, incremental_search, incremental_strategy
-
-    tree = hierarchy(df)
-    greedy_search(df)
-    incremental_search(df, cluster_size=3, strategy="random", random_state=0,
-                       clusters=incremental_strategy(tree, 3))
-
-
 #: the warm-up steps in the order they run: name -> function of the tiny data frame.
 #: The apps ported to :mod:`bnexplore.apps` say what they compute (``App.warm``); the
 #: others' calls are listed here until they are.
@@ -138,7 +129,7 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "compare": _compare,
     "forests": _app("forests"),
     "mixtures": _app("mixture_weights"),
-    "clustering": _clustering,
+    "clustering": _app("clustering"),
     "ismb": _app("ismb_trace"),
 }
 

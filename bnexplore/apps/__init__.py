@@ -72,6 +72,7 @@ APPS: dict[str, tuple[str, str]] = {
     "mixture_weights": ("mixture_weights", "MixtureWeights"),
     "forests": ("forests", "Forests"),
     "ismb_trace": ("ismb_trace", "ISMBTrace"),
+    "clustering": ("clustering", "Clustering"),
 }
 
 _CLASSES = {cls: module for module, cls in APPS.values()}
