@@ -108,25 +108,15 @@ def _app(*names: str) -> Callable[[pd.DataFrame], None]:
     return step
 
 
-def _compare(df: pd.DataFrame) -> None:
-    # the Compare app's classifiers not fitted by another app's step
-    from .classifiers import AMA, STAN, TAN
-
-    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    for model in (AMA(max_parents=2), TAN(), STAN()):
-        model.fit(X, y).predict_proba(X.iloc[:5])
-
-
 #: the warm-up steps in the order they run: name -> function of the tiny data frame.
-#: The apps ported to :mod:`bnexplore.apps` say what they compute (``App.warm``); the
-#: others' calls are listed here until they are.
+#: Every app says what it computes (``App.warm``).
 STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "scores": _scores,
     "search": _search,
     "structure": _app("structure"),
     "order averaging": _app("order_averaging"),
     "all orders": _app("all_orders"),
-    "compare": _compare,
+    "compare": _app("compare"),
     "forests": _app("forests"),
     "mixtures": _app("mixture_weights"),
     "clustering": _app("clustering"),

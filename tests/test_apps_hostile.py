@@ -198,7 +198,7 @@ def test_hostile_upload_shows_as_text(panel_server, hostile_page, tmp_path, app)
 
     # the upload report: file, target, classes, the continuous column's cut points
     # (the file is read in a worker: "Reading the file NAME" comes first, the report after)
-    ported = app in ("structure", "order_averaging", "clustering")   # bnexplore.apps components
+    ported = True                       # every app is a bnexplore.apps component
     report = wait_text(page, "bnx-data" if ported else "bnx-upload-info",
                        "Cut points" if ported else "cut points", 120)
     for s in (FILE_NAME, TARGET, *CLASSES, CONTINUOUS):

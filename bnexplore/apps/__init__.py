@@ -73,6 +73,7 @@ APPS: dict[str, tuple[str, str]] = {
     "forests": ("forests", "Forests"),
     "ismb_trace": ("ismb_trace", "ISMBTrace"),
     "clustering": ("clustering", "Clustering"),
+    "compare": ("compare", "CompareClassifiers"),
 }
 
 _CLASSES = {cls: module for module, cls in APPS.values()}
