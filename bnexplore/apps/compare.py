@@ -122,6 +122,18 @@ def comparison(data: Data, classifiers: tuple, n_splits: int, random_state: int,
     return res
 
 
+def picture(obj, **kwargs) -> pn.viewable.Viewable:
+    """A HoloViews picture as a pane. On a served page it is rendered to Bokeh here, in
+    the thread that builds the view (Panel's pool), so that the event loop only
+    attaches the finished model (issue 37.2: no HoloViews render on the event loop);
+    in a notebook it stays a live HoloViews pane."""
+    if on_session():
+        import holoviews as hv
+
+        return pn.pane.Bokeh(hv.render(obj, backend="bokeh"), **kwargs)
+    return pn.pane.HoloViews(obj, **kwargs)
+
+
 def metrics_table(result, metric: str, baseline: str, level: float, test: str) -> pd.DataFrame:
     """The metrics with the spread over folds and the paired test against ``baseline``."""
     return cmp.metric_table(result, baseline=baseline, metric=metric, level=float(level),
@@ -300,21 +312,19 @@ class CompareClassifiers(App):
                 or not self._started):
             return self.status
         rec = progress(key)
-        return (f"Cross-validating: {rec['done']}/{rec['total']} fits "
-                f"({md_text(rec['msg'])})")
+        return f"Cross-validating: {rec['done']}/{rec['total']} fits ({rec['msg']})"
 
     def controls_row(self) -> pn.Row:
         """The progress bar, the cancel and run buttons (progress polled when served)."""
         bar = pn.indicators.Progress(value=0, max=100, active=False, bar_color="primary",
                                      sizing_mode="stretch_width", css_classes=["bnx-progress"])
-        cancel = pn.widgets.Button(name="Cancel", button_type="warning", width=110,
+        cancel = pn.widgets.Button(name="Cancel", button_type="warning", width=110, height=36,
                                    sizing_mode="fixed")
-        again = pn.widgets.Button(name="Run again", button_type="primary", width=110,
+        again = pn.widgets.Button(name="Run again", button_type="primary", width=110, height=36,
                                   sizing_mode="fixed")
         cancel.on_click(self.cancel)
         again.on_click(lambda *_: self._on_run_settings())
-        status = pn.pane.Markdown("", margin=(0, 10), sizing_mode="stretch_width",
-                                  css_classes=["bnx-cv-status"])
+        status = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width")
 
         def poll():          # text only: nothing is drawn on the event loop
             key = self.key()
@@ -324,7 +334,7 @@ class CompareClassifiers(App):
             bar.value = (min(100, int(100 * rec["done"] / max(rec["total"], 1))) if running
                          else 100 if self.result is not None else 0)
             cancel.disabled = not running
-            text = self._status_text()
+            text = f"<div class='bnx-cv-status'>{md_text(self._status_text())}</div>"
             if status.object != text:
                 status.object = text
         poll()
@@ -386,10 +396,8 @@ class CompareClassifiers(App):
                 f"**{wdl['win']} win / {wdl['draw']} draw / {wdl['loss']} loss** (a win is a "
                 f"significant difference in the classifier's favour).",
                 css_classes=["bnx-wdl"], margin=(0, 10)),
-            pn.pane.HoloViews(vc.fold_spread_plot(folds, self.metric, tests=tests,
-                                                  responsive=True),
-                              sizing_mode="stretch_width",
-                              height=max(220, 70 + 42 * len(tests)) + 10),
+            picture(vc.fold_spread_plot(folds, self.metric, tests=tests, responsive=True),
+                    sizing_mode="stretch_width", height=max(220, 70 + 42 * len(tests)) + 10),
             pn.pane.Markdown("### Metrics (pooled out-of-fold predictions, \u00b1 sd over folds)",
                              margin=(10, 10, 0, 10)),
             pn.pane.Markdown(f"*vs {md_text(base)}*: the paired test on {label}; AUC is Hand & "
@@ -414,9 +422,9 @@ class CompareClassifiers(App):
         classes = [str(c) for c in self.result.classes]
         pos = (self.positive if self.positive in classes
                else classes[-1 if len(classes) == 2 else 0])
-        return pn.pane.HoloViews(vc.roc_comparison(self.result.roc(pos), pos, width=None,
-                                                   height=480, responsive=True),
-                                 sizing_mode="stretch_width", height=490, min_width=320)
+        return picture(vc.roc_comparison(self.result.roc(pos), pos, width=None, height=480,
+                                         responsive=True),
+                       sizing_mode="stretch_width", height=490, min_width=320)
 
     @param.depends("result")
     @guarded
@@ -426,6 +434,6 @@ class CompareClassifiers(App):
         if not self._shown():
             return pn.pane.Markdown("", margin=0)
         ovr = self.result.ovr_auc()
-        return pn.Column(pn.pane.HoloViews(vc.ovr_auc_heatmap(ovr, width=520, height=360)),
+        return pn.Column(picture(vc.ovr_auc_heatmap(ovr, width=520, height=360)),
                          self.csv(ovr.reset_index(names="classifier"), "one-vs-rest-auc"),
                          sizing_mode="stretch_width")
