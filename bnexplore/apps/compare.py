@@ -214,6 +214,8 @@ class CompareClassifiers(App):
         params.setdefault("classifiers", [k for k in cmp.DEFAULT_CLASSIFIERS if k in usable])
         params.setdefault("baseline", "SNN" if "SNN" in usable else (usable or [None])[0])
         self._applying = False
+        self._running = None            # the key of the run going on for this page
+        self._lock = threading.Lock()
         super().__init__(data, target, **params)
         self.param.watch(self._on_run_settings, list(RUN))
 
@@ -239,10 +241,14 @@ class CompareClassifiers(App):
             return None
         return run_key(*self._settings())
 
-    def _on_run_settings(self, *events) -> None:
+    def _on_run_settings(self, *events, force: bool = False) -> None:
         if self._applying:
             return
-        self.param.update(result=None, error=None, status="")
+        key = self.key()
+        with self._lock:
+            if key is not None and key == self._running and not force:
+                return                      # this setting's run is already going
+            self._running = key
         if on_session() and pn.config.nthreads:
             pn.state.execute(self.run, schedule="thread")     # never on the event loop
         else:
@@ -275,7 +281,8 @@ class CompareClassifiers(App):
             return
         self._started = True
         started = time.monotonic()
-        self.status = "Cross-validating..."
+        # the views' updates come from this thread, in order: cleared, then the result
+        self.param.update(result=None, error=None, status="Cross-validating...")
         backend = "dask" if self.use_dask and SCHEDULER else "inline"
         try:
             res, err = comparison(*self._settings(), backend=backend), None
@@ -283,6 +290,9 @@ class CompareClassifiers(App):
             res, err = exc.partial, None
         except Exception as exc:  # noqa: BLE001 - shown in the page
             res, err = None, exc
+        with self._lock:
+            if self._running == key:
+                self._running = None
         if self.key() != key:        # the settings moved on: another run shows its own
             return
         if err is not None:
@@ -323,7 +333,7 @@ class CompareClassifiers(App):
         again = pn.widgets.Button(name="Run again", button_type="primary", width=110, height=36,
                                   sizing_mode="fixed")
         cancel.on_click(self.cancel)
-        again.on_click(lambda *_: self._on_run_settings())
+        again.on_click(lambda *_: self._on_run_settings(force=True))
         status = pn.pane.HTML("", margin=(0, 10), sizing_mode="stretch_width")
 
         def poll():          # text only: nothing is drawn on the event loop
