@@ -312,9 +312,9 @@ FO_K = "k (class parents per feature; 0 drops the class)"
 def forests_spec() -> AppSpec:
     # k refits SFAN, its forest (a DAG layout), the CV accuracy curve and ROC curves
     return _slider_spec(
-        "forests", lambda i: f"data_set={FO_DATA[i % len(FO_DATA)]}",
-        FO_K, "k_class_parents_per_feature_0_drops_the_class", (1, 0), handle=1,
-        doc_at=lambda doc, i, v: _doc_has_text(doc, rf"alpha = 2\.0, k = {v}, MAP"))
+        "forests", lambda i: f"dataset={FO_DATA[i % len(FO_DATA)]}",
+        FO_K, "max_parents", (1, 0), handle=1,
+        doc_at=lambda doc, i, v: _doc_has_text(doc, rf"penalty = 2, k = {v}, MAP"))
 
 
 CL_NETS = ["asia", "child", "insurance", "alarm", "asia"]
@@ -323,7 +323,7 @@ CL_NETS = ["asia", "child", "insurance", "alarm", "asia"]
 def clustering_spec() -> AppSpec:
     # the cluster size reruns the incremental search: dendrogram, sub-space DAG, q traces
     return _slider_spec(
-        "clustering", lambda i: (f"source=Network+sample&network={CL_NETS[i % len(CL_NETS)]}"
+        "clustering", lambda i: (f"source=network+sample&network={CL_NETS[i % len(CL_NETS)]}"
                                  "&sample_size=1000"),
         "Cluster size", "cluster_size", (4, 3), handle=1,
         # the dendrogram's title (a Bokeh Title model) names the cluster size
@@ -333,16 +333,15 @@ def clustering_spec() -> AppSpec:
 def ismb_trace_spec() -> AppSpec:
     # the number of blankets drawn: no computation, a grid of DAG layouts to draw
     def blankets(doc, i: int, v: int) -> bool:
-        # each shown blanket's title (a Bokeh Title model) starts with its rank; fewer
-        # blankets hide pictures (kept for a move back), so hidden ones do not count
+        # each shown blanket's title (a Bokeh Title model) starts with its rank
         models = list(doc.models)
         hidden = {r.id for m in models if _prop(m, "visible") is False for r in m.references()}
         titles = [_prop(m, "text") for m in models if m.id not in hidden]
         return sum(isinstance(t, str) and bool(re.match(r"#\d+ ", t)) for t in titles) == v
 
     return _slider_spec(
-        "ismb_trace", lambda i: f"test_instance={i % 5}", "Blankets to draw",
-        "blankets_to_draw", (3, 4), handle=3, doc_at=blankets)
+        "ismb_trace", lambda i: f"instance={i % 3}", "Blankets to draw",
+        "n_blankets", (3, 4), handle=3, doc_at=blankets)
 
 
 SPECS = {"order_averaging": order_averaging_spec, "structure": structure_spec,

@@ -108,45 +108,8 @@ def _app(*names: str) -> Callable[[pd.DataFrame], None]:
     return step
 
 
-def _compare(df: pd.DataFrame) -> None:
-    # the Compare app's classifiers not fitted by another app's step
-    from .classifiers import AMA
-
-    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    AMA(max_parents=2).fit(X, y).predict_proba(X.iloc[:5])
-
-
-def _forests(df: pd.DataFrame) -> None:
-    from .classifiers import FAN, SFAN, STAN, TAN
-    from .forests import edge_posteriors, map_scf
-
-    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    for model in (TAN(), FAN(), STAN(), SFAN(), SFAN(averaging="bma")):
-        model.fit(X, y).predict_proba(X.iloc[:5])
-    feats = [c for c in df.columns if c != "class"]
-    map_scf(df, targets=feats, conditions=["class"], max_parents=1)
-    edge_posteriors(df, targets=feats, conditions=["class"], max_parents=1)
-
-
-def _clustering(df: pd.DataFrame) -> None:
-    from .clustering import greedy_search, hierarchy, incremental_search, incremental_strategy
-
-    tree = hierarchy(df)
-    greedy_search(df)
-    incremental_search(df, cluster_size=3, strategy="random", random_state=0,
-                       clusters=incremental_strategy(tree, 3))
-
-
-def _ismb(df: pd.DataFrame) -> None:
-    from .classifiers import ISMB
-
-    X, y = df.drop(columns="class"), df["class"].astype(str).to_numpy()
-    ISMB().fit(X, y).predict_proba(X.iloc[:2])
-
-
 #: the warm-up steps in the order they run: name -> function of the tiny data frame.
-#: The apps ported to :mod:`bnexplore.apps` say what they compute (``App.warm``); the
-#: others' calls are listed here until they are.
+#: Every app says what it computes (``App.warm``).
 STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "scores": _scores,
     "search": _search,
@@ -154,11 +117,11 @@ STEPS: dict[str, Callable[[pd.DataFrame], None]] = {
     "order averaging": _app("order_averaging"),
     "all orders": _app("all_orders"),
     "edge confidence": _app("edge_confidence"),
-    "compare": _compare,
-    "forests": _forests,
+    "compare": _app("compare"),
+    "forests": _app("forests"),
     "mixtures": _app("mixture_weights"),
-    "clustering": _clustering,
-    "ismb": _ismb,
+    "clustering": _app("clustering"),
+    "ismb": _app("ismb_trace"),
     "ask model": _app("ask_model"),
 }
 

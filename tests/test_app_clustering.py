@@ -1,97 +1,86 @@
-"""The "Clustering hierarchy" app: views without a browser, then the served page in Chromium."""
+"""The "Clustering hierarchy" app (bnexplore.apps.Clustering): views from a DataFrame,
+parameters, the player, links (the boolean order among them), and the served page."""
+import io
 import re
-import sys
-from pathlib import Path
+import time
 
+import numpy as np
+import pandas as pd
 import pytest
-from browser_checks import assert_fits_and_no_error
+from browser_checks import assert_boxes_apart, assert_fits_and_no_error
+from test_apps_components import query_of
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "apps"))
+from bnexplore.apps import Clustering
+from bnexplore.apps.clustering import HONEYCOMB, incremental
 
-ARGS = ("Network sample", "asia", 1000, True, 3, "hierarchy", 0)
 
-
-def test_views_build_without_a_browser():
-    import clustering as app
-
-    text = app.summary_view(*ARGS).object
-    assert "greedy q" in text and "incremental q" in text
-    assert type(app.dendrogram_view(*ARGS)).__name__ == "Bokeh"
-    table = app.strategy_view(*ARGS).value
+def test_views_follow_the_parameters_and_the_player():
+    app = Clustering("asia", sample_size=500, cluster_size=3)
+    text = app.summary_view().object
+    assert "asia&#44; 500 samples" in text and "true topological order" in text
+    inc = incremental(app.data, True, 3, "hierarchy", 0)
+    assert f"incremental q = <span class='bnx-q'>{inc.q}</span>" in text
+    assert app.n_subspaces == len(inc.subspaces)
+    table = app.strategy_view()[0].value          # every variable in one cluster
     assert sorted(sum((v.split(", ") for v in table["variables"]), [])) == sorted(
-        app.dataset("Network sample", "asia", 1000)[0].columns)
-    view = app.subspace_view(*ARGS, 3)
-    from browser_checks import assert_boxes_apart
-
-    assert_boxes_apart(app.subspace_picture(*ARGS, 2))   # the picture of sub-space 3
-    assert type(view[1][0]).__name__ == "Bokeh" and "Sub-space 3 of" in view[0].object
-    assert type(app.timeline_view(*ARGS)).__name__ == "FlexBox"
-    # honeycomb source: the table reports the share of each cluster in its main cell
-    hc = app.strategy_view("Network sample", app.HONEYCOMB, 1000, True, 4, "hierarchy", 0).value
-    assert "share in main group" in hc
-    # an impossible setting is shown as an error box, not raised
-    assert type(app.summary_view("Network sample", "asia", 1000, True, 0, "hierarchy", 0)).__name__ == "Alert"
-
-
-def _wait_canvases(page, n, timeout=120.0):
-    """Wait until ``n`` Bokeh canvases exist (Playwright locators pierce the shadow DOM)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while page.locator("canvas").count() < n:
-        assert time.monotonic() < deadline, f"fewer than {n} plots rendered"
-        page.wait_for_timeout(500)
+        app.data.columns)
+    csv = pd.read_csv(io.StringIO(app.strategy_view()[1].callback().read()))
+    assert list(csv["q in own sub-space"]) == list(table["q in own sub-space"])
+    player = app.player()
+    assert player.end == max(len(inc.subspaces), 2)
+    player.value = 2                                # the player moves the sub-space shown
+    assert app.subspace == 2 and "Sub-space 2 of" in app.subspace_view()[0].object
+    assert_boxes_apart(app.subspace_view()[1].object)
+    app.use_order = False
+    assert "no order" in app.summary_view().object
+    app.param.update(strategy="random groups", random_state=3, cluster_size=2)
+    assert player.end == max(app.n_subspaces, 2)
+    assert len(app.timeline_view()) == 2
+    hc = Clustering(HONEYCOMB, sample_size=500)
+    assert hc.source == "network sample" and "share in main group" in hc.strategy_view()[0].value
 
 
-def _text(page, css_class):
-    """Text of a Panel pane (its content lives in the element's shadow root)."""
-    return page.locator(f".{css_class}").first.evaluate(
-        "e => (e.shadowRoot ? e.shadowRoot.textContent : e.textContent) || ''")
+def test_a_table_without_a_true_order_clusters_its_columns():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 300)
+    df = pd.DataFrame({"a": a, "b": (a + (rng.random(300) < 0.1)) % 2,
+                       "c": rng.integers(0, 3, 300), "d": rng.integers(0, 2, 300)}).astype(str)
+    app = Clustering(df, cluster_size=2)
+    assert "no order" in app.summary_view().object     # use_order: there is no true DAG
+    assert len(app.dendrogram_view().object.data) > 0
 
 
-def _wait_change(page, css_class, before, timeout=120.0, contains=""):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while (lambda t: t == before or contains not in t)(_text(page, css_class)):
-        assert time.monotonic() < deadline, f".{css_class} did not change"
-        page.wait_for_timeout(500)
-    return _text(page, css_class)
-
-
-def _q(page):
-    return _text(page, "bnx-summary")
+def test_every_parameter_round_trips_through_the_link():
+    app = Clustering("asia", sample_size=500)
+    app.param.update(use_order=False, cluster_size=2, strategy="random groups", random_state=4,
+                     subspace=3)
+    query = query_of(app)
+    assert query["use_order"] is False                 # the old page's link said true
+    fresh = Clustering()
+    fresh.apply_query(query)
+    for p in app.url_parameters():
+        assert getattr(fresh, p) == getattr(app, p), p
+    assert fresh.use_order is False and "no order" in fresh.summary_view().object
 
 
 @pytest.mark.browser
-def test_clustering_app_renders_and_reacts(panel_server, page):
-    page.goto(f"{panel_server}/apps?app=clustering", wait_until="domcontentloaded", timeout=120_000)
-    page.wait_for_selector(".bnx-summary", timeout=120_000)
-    _wait_canvases(page, 4)
-    assert_fits_and_no_error(page)   # the dendrogram used to run off the right edge
+def test_clustering_page_renders_and_the_player_steps(panel_server, page):
+    page.goto(f"{panel_server}/apps?app=clustering&network=asia&sample_size=500",
+              wait_until="load", timeout=180_000)
+    page.locator(".bnx-subspace").first.wait_for(timeout=180_000)
     assert "Clustering hierarchy" in page.title()
-    before = _q(page)
-    assert re.search(r"greedy q = \d+", before) and "alarm" in before
-    # move the cluster-size slider one step (keyboard on its handle): the strategy,
-    # the incremental q and the pictures are recomputed
-    slider = page.locator(".bk-panel-models-widgets-IntSlider, .bk-input-group", has_text="Cluster size")
-    handle = slider.locator(".noUi-handle").first
-    handle.focus()
-    handle.press("ArrowRight")
-    pat = r"incremental q = (\d+) \((\d+) clusters"
-    q_before = re.search(pat, before).groups()
-    import time
-    deadline = time.monotonic() + 120
-    while re.search(pat, _q(page)) is None or re.search(pat, _q(page)).groups() == q_before:
-        assert time.monotonic() < deadline, "the summary did not follow the cluster-size slider"
-        page.wait_for_timeout(500)
-    _wait_canvases(page, 4)
-    # step the player forward: the sub-space picture moves to the next sub-space
-    sub_before = _text(page, "bnx-subspace")
-    assert "Sub-space 1 of" in sub_before
+
+    def text(css):
+        return page.locator(css).first.evaluate(
+            "e => (e.shadowRoot ? e.shadowRoot.textContent : e.textContent) || ''")
+    assert re.search(r"greedy q = \d+", text(".bnx-summary"))
+    assert "Sub-space 1 of" in text(".bnx-subspace")
     page.locator("button.next").first.click()
-    sub_after = _wait_change(page, "bnx-subspace", sub_before, contains="Sub-space 2 of")
-    assert "Sub-space 2 of" in sub_after
-    _wait_canvases(page, 4)
+    deadline = time.monotonic() + 120
+    while "Sub-space 2 of" not in text(".bnx-subspace"):
+        assert time.monotonic() < deadline, text(".bnx-subspace")
+        page.wait_for_timeout(500)
+    page.locator("canvas").nth(2).wait_for(state="attached", timeout=120_000)
+    assert "subspace=2" in page.url
     assert_fits_and_no_error(page)
     assert not page.console_errors, page.console_errors

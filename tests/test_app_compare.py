@@ -5,6 +5,7 @@ import json
 import threading
 import time
 import urllib.parse
+import urllib.request
 import warnings
 
 import numpy as np
@@ -238,6 +239,137 @@ def test_plot_builders():
     assert "AUC (Hand & Till)" in vc.format_metric_table(t).columns
 
 
+# ------------------------------------------------------------------ the app (bnexplore.apps)
+def _two_tables(n=150, seed=0):
+    """Two user tables with different columns and classes (a data change)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    first = pd.DataFrame({"alpha": np.where(rng.random(n) < 0.8, y, 1 - y).astype(str),
+                          "beta": rng.choice(list("pq"), n), "cls": np.where(y, "yes", "no")})
+    z = rng.integers(0, 3, n)
+    second = pd.DataFrame({"gamma": (z + (rng.random(n) < 0.2)).astype(str),
+                           "delta": rng.choice(list("uv"), n),
+                           "kind": np.array(["r", "s", "t"])[z]})
+    return first, second
+
+
+def test_the_app_shows_a_run_its_tests_and_csv():
+    from bnexplore.apps import CompareClassifiers
+
+    app = CompareClassifiers("iris", classifiers=["SNN", "LogReg"], n_splits=3)
+    assert app.result is None and "Not run yet" in app.status      # nothing computed yet
+    app.run()
+    assert sorted(app.result.proba) == ["LogReg", "SNN"] and "2 classifiers, 3 folds" in app.status
+    ref = cmp.cross_validate_classifiers(app.data.frame, "class", ["SNN", "LogReg"], n_splits=3)
+    np.testing.assert_allclose(app.result.proba["SNN"], ref.proba["SNN"])
+    view = app.tests_view()
+    assert "win / " in view[0].object and "AUC" in view[0].object
+    csv = view[4][1].callback().read()
+    assert csv.splitlines()[0].startswith("classifier,label,error,auc") and len(csv.splitlines()) == 3
+    app.metric = "error"
+    assert "Error" in app.tests_view()[0].object or "error" in app.tests_view()[0].object
+    app.positive = "Iris-setosa"
+    assert "Iris-setosa" in str(app.roc_view().object.opts.get().kwargs.get("title", "")) or \
+        app.roc_view().object is not None
+    heat = app.heat_view()[1].callback().read()
+    assert heat.splitlines()[0].startswith("classifier,Iris-setosa")
+    app.n_splits = 4                      # a run setting: runs again (synchronously here)
+    assert app.result.settings["n_splits"] == 4
+
+
+def test_bad_settings_are_said_and_the_page_keeps_working():
+    from bnexplore.apps import CompareClassifiers
+
+    app = CompareClassifiers("weather.nominal", classifiers=["SNN"], n_splits=10)
+    app.run()
+    assert app.result is None and "could not run" in app.status
+    assert "fewer than n_splits=10" in __import__("html").unescape(app.problems_view().object)
+    app.n_splits = 2
+    assert app.result is not None and app.error is None
+    assert app.problems_view().object == ""
+
+
+def test_a_data_change_while_a_run_goes_resets_columns_and_results_in_one_step():
+    """Issue 34: the previous data set's results and columns stayed after a data change
+    (ValueError: handicapped-infants not in list). The run of the old data finishes after
+    the change and is dropped; no view ever sees the new data with the old result."""
+    from bnexplore.apps import CompareClassifiers
+    from bnexplore.apps.compare import progress
+
+    first, second = _two_tables()
+    app = CompareClassifiers(first, classifiers=["SNN", "TAN", "AODE", "kNN"], n_splits=10,
+                             random_state=int(time.time()) % 20)
+    seen, errors = [], []
+    app.param.watch(lambda *e: seen.append((app.data.target, app.result)), ["data", "result"])
+    key = app.key()
+    worker = threading.Thread(target=lambda: _catch(app.run, errors))
+    worker.start()
+    deadline = time.monotonic() + 120
+    while progress(key)["done"] < 1:          # the run of the first table is going
+        assert time.monotonic() < deadline and worker.is_alive()
+        time.sleep(0.01)
+    app._applying = True                        # the change alone (the next run by hand)
+    app.set_table(second, "second")
+    app._applying = False
+    assert app.data.target == "kind" and app.result is None and app.positive in ("r", "s", "t")
+    worker.join(120)
+    assert errors == [] and app.result is None   # the old run finished and was dropped
+    app.run()
+    assert list(app.result.classes) == ["r", "s", "t"]
+    for target, result in seen:                  # never the new data with the old result
+        assert result is None or set(map(str, result.classes)) == (
+            {"r", "s", "t"} if target == "kind" else {"no", "yes"})
+    table = app.tests_view()[4][0].value
+    assert "alpha" not in " ".join(map(str, table.to_numpy().ravel()))
+
+
+def _catch(func, errors):
+    try:
+        func()
+    except Exception as exc:  # noqa: BLE001 - reported by the test
+        errors.append(exc)
+
+
+def test_cancel_keeps_the_finished_classifiers_and_is_not_cached():
+    from bnexplore.apps import CompareClassifiers
+    from bnexplore.apps.compare import progress
+
+    first, _ = _two_tables(n=200, seed=int(time.time()) % 1000)
+    app = CompareClassifiers(first, classifiers=["SNN", "ISMB"], n_splits=5, queue_width=500)
+    key = app.key()
+    worker = threading.Thread(target=app.run)
+    worker.start()
+    deadline = time.monotonic() + 120
+    while "ISMB" not in progress(key)["msg"]:
+        assert time.monotonic() < deadline and worker.is_alive()
+        time.sleep(0.01)
+    app.cancel()
+    worker.join(120)
+    assert app.result.cancelled and list(app.result.proba) == ["SNN"]
+    assert "cancelled" in app.status and "1 classifiers" in app.status
+
+
+def test_every_parameter_round_trips_through_the_link():
+    from test_apps_components import query_of
+
+    from bnexplore.apps import CompareClassifiers
+
+    app = CompareClassifiers("iris", classifiers=["SNN"], n_splits=2)
+    app._applying = True                    # settings only: no run
+    app.param.update(classifiers=["TAN", "LogReg"], n_splits=7, random_state=3, max_parents=3,
+                     n=5, penalty=4.5, queue_width=50, metric="log_loss", baseline="TAN",
+                     level=0.01, test="paired t-test", positive="Iris-setosa")
+    fresh = CompareClassifiers()
+    fresh._applying = True
+    fresh.param.watch(lambda *e: None, "result")
+    runs = []
+    fresh.run = lambda: runs.append(fresh.key())      # the link's run: one, all applied
+    fresh.apply_query(query_of(app))
+    for p in app.url_parameters():
+        assert getattr(fresh, p) == getattr(app, p), p
+    assert runs == [app.key()]
+
+
 # ------------------------------------------------------------------ browser
 browser_test = pytest.mark.browser
 
@@ -246,7 +378,7 @@ def _status(page) -> str:
     return (page.locator(".bnx-cv-status").first.text_content() or "").strip()
 
 
-def _wait_done(page, timeout_s=120.0, not_text: str | None = None, want: str = "") -> str:
+def _wait_done(page, timeout_s=180.0, not_text: str | None = None, want: str = "") -> str:
     """The first "Done" status (other than ``not_text``, containing ``want``)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -264,86 +396,42 @@ def _url(base: str, **query) -> str:
 
 
 @browser_test
-def test_compare_app_runs_reacts_exports_and_cancels(panel_server, page):
-    page.goto(_url(panel_server, data_set="iris", classifiers=["SNN", "LogReg"], folds=3))
-    first = _wait_done(page)
-    assert "2 classifiers, 3 folds" in first
-    page.locator(".bk-Canvas, canvas").first.wait_for(timeout=30_000)
-    assert "iris" in (page.locator(".bnx-source").first.text_content() or "")
-    table = page.locator(".tabulator").first
-    table.wait_for()
-    assert "SNN" in table.inner_text() and "LogReg" in table.inner_text()
-    # the settings are in the address bar
+def test_compare_page_runs_and_other_sessions_answer_meanwhile(panel_server, page):
+    """Issue 37.2: the comparison is computed and its pictures drawn off the event loop:
+    while one session's comparison runs and draws, other sessions' pages are served
+    (median under 2 s, a wide margin on a loaded machine; a page waiting for the event
+    loop waited for the whole run and drawing)."""
+    other = f"{panel_server}/apps"
+    urllib.request.urlopen(other, timeout=120).read()           # built once (imports)
+    # a first start compiles the kernels in the background: wait, so that the figures
+    # measure the page against the comparison, not against the compiler
+    page.goto(_url(panel_server, dataset="iris", classifiers=["SNN"], n_splits=2),
+              timeout=180_000)
+    _wait_done(page, timeout_s=600)
+    deadline = time.monotonic() + 900
+    while page.locator(".bnx-kernels:visible").count() and time.monotonic() < deadline:
+        page.wait_for_timeout(1000)
+    seed = int(time.time()) % 20
+    page.goto(_url(panel_server, dataset="vote", classifiers=["SNN", "TAN", "AODE", "kNN"],
+                   n_splits=10, random_state=seed), timeout=180_000)
+    times, t_end = [], time.monotonic() + 300
+    while time.monotonic() < t_end:
+        t0 = time.monotonic()
+        urllib.request.urlopen(other, timeout=60).read()
+        times.append(time.monotonic() - t0)
+        if _status(page).startswith("Done") and page.locator("canvas").count() >= 2:
+            break
+        page.wait_for_timeout(300)
+    assert "4 classifiers, 10 folds" in _wait_done(page)
+    assert len(times) >= 2, "no other page was served while the comparison ran"
+    assert sorted(times)[len(times) // 2] < 2.0, f"other sessions' pages waited {times}"
     q = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
-    assert q["folds"] == ["3"] and q["data_set"] == ["iris"]
-
-    # moving the folds slider reruns the comparison
-    handle = page.locator('.noUi-handle[aria-valuemax="10.0"], .noUi-handle[aria-valuemax="10"]'
-                          ).first
-    handle.focus()
-    handle.press("ArrowRight")
-    second = _wait_done(page, not_text=first)
-    assert "4 folds" in second
-    assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["folds"] == ["4"]
-
-    # the table exports as CSV and the figures as SVG (Bokeh's SVG canvas)
-    page.wait_for_timeout(1500)    # let the browser render the new results
+    assert q["n_splits"] == ["10"] and q["dataset"] == ["vote"]
+    page.get_by_text("win / ").first.wait_for(timeout=120_000)
     with page.expect_download(timeout=30_000) as dl:
-        page.locator("text=Download metrics as CSV").first.click()
-    csv = open(dl.value.path(), encoding="utf-8").read()
-    assert csv.splitlines()[0].startswith("classifier,label,error,auc")
-    assert len(csv.splitlines()) == 3
-    with page.expect_download(timeout=30_000) as dl:
-        page.locator("button:has-text('Figures as SVG')").first.click()
-    svg = open(dl.value.path(), encoding="utf-8").read()
-    assert dl.value.suggested_filename.endswith(".svg") and "<svg" in svg[:500]
-    assert page.console_errors == []
-
-
-@browser_test
-def test_compare_app_cancel_and_bad_input(panel_server, page):
-    # ISMB is slow: cancel while it runs; SNN's finished result is kept
-    page.goto(_url(panel_server, data_set="vote", classifiers=["SNN", "ISMB"], folds=5,
-                   w_ismb_queue_width=500))
-    deadline = time.monotonic() + 120
-    while "ISMB" not in _status(page) and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
-    page.locator("button:has-text('Cancel')").first.click()
-    txt = _wait_done(page, timeout_s=120)
-    assert "cancelled" in txt and "1 classifiers" in txt
-
-    # bad input: 10 folds on a data set whose classes have fewer rows -> message, no crash
-    page.goto(_url(panel_server, data_set="weather.nominal", classifiers=["SNN"], folds=10))
-    alert = page.locator("text=fewer than n_splits=10").first
-    alert.wait_for(timeout=60_000)
-    assert "could not run" in _status(page)
-    # the rest of the page keeps working: fewer folds -> results
-    handle = page.locator('.noUi-handle[aria-valuemax="10.0"], .noUi-handle[aria-valuemax="10"]'
-                          ).first
-    handle.focus()
-    deadline = time.monotonic() + 30  # one step per key press; a press can be lost while the page updates
-    while float(handle.get_attribute("aria-valuenow")) > 5 and time.monotonic() < deadline:
-        handle.press("ArrowLeft")
-        page.wait_for_timeout(150)
-    # the runs for the folds passed on the way (10 .. 6) may finish first: wait for the 5-fold one
-    assert "5 folds" in _wait_done(page, want="5 folds")
-    assert page.locator("text=fewer than n_splits=10").count() == 0
-    assert page.console_errors == []
-
-
-@browser_test
-@pytest.mark.slow
-def test_compare_app_shows_finished_classifiers_while_the_others_run(panel_server, page):
-    """The first plot comes with the first classifier: SNN's ROC curve is on the page
-    while ISMB (slow) still cross-validates."""
-    page.goto(_url(panel_server, data_set="vote", classifiers=["SNN", "ISMB"], folds=5,
-                   w_ismb_queue_width=500, seed=3))
-    heading = page.get_by_text("ROC curves of the 1 classifiers finished so far")
-    heading.first.wait_for(timeout=120_000)
-    page.locator(".bk-Canvas, canvas").first.wait_for(state="attached", timeout=60_000)
-    assert _status(page).startswith("Cross-validating")       # ISMB still runs
-    page.locator("button:has-text('Cancel')").first.click()
-    assert "1 classifiers" in _wait_done(page, timeout_s=120)
+        page.locator(".bnx-metrics").first.wait_for(timeout=60_000)
+        page.get_by_role("button", name="Download CSV").first.click()
+    assert open(dl.value.path(), encoding="utf-8").read().startswith("classifier,label,error,auc")
     assert page.console_errors == []
 
 

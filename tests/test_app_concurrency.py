@@ -395,65 +395,6 @@ def test_results_and_pictures_of_bundled_data_outlive_the_server(common, tmp_pat
     assert not caching.persistable(("vote", [1, 2]))           # only tuples of plain values
 
 
-def _compare_whole(models: list, texts: str) -> bool:
-    from bokeh.models import Plot
-
-    return "Done:" in texts and sum(isinstance(m, Plot) for m in models) >= 3
-
-
-@pytest.mark.parametrize("app, whole, text", [("compare", _compare_whole, "win / ")])
-def test_a_page_whose_settings_are_cached_comes_with_its_pictures(common, tmp_path, monkeypatch,
-                                                                  app, whole, text):
-    """A page is built with the first results of its views when they are cached (the
-    wait is ``BNX_SETTLE_S``, long here): the document the browser first gets holds the
-    learned DAG (Compare: the finished comparison, its pictures and table), not a
-    placeholder and a change later. A page whose views have to compute goes out at
-    once; a server started again over the same results folder reads what the first one
-    computed (a computation would end the wait)."""
-    import importlib
-    import pkgutil
-
-    import panel.models
-    from bokeh.client import pull_session
-
-    for mod in pkgutil.iter_modules(panel.models.__path__):    # to read the document
-        importlib.import_module(f"panel.models.{mod.name}")
-    common.uploads._upload_guard_class()(max_bytes=1).get_root()   # the apps' own model
-
-    monkeypatch.setenv("BNX_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("BNX_SETTLE_S", "300")
-
-    def first_document(base):
-        def pull():
-            session = pull_session(url=f"{base}/apps", arguments={"app": app})
-            try:      # the document as the page was built: no change applied after it
-                got.extend(session.document.models)
-            finally:
-                session.close()
-
-        got: list = []
-        # Bokeh's client runs an event loop of its own: in a thread of its own, as a
-        # test may have one running (Playwright's)
-        thread = threading.Thread(target=pull)
-        thread.start()
-        thread.join(600)
-        texts = " ".join(str(getattr(m, "text", "")) for m in got)
-        return whole(got, texts), texts
-
-    with running_panel_server() as base:
-        # nothing cached: the page goes out at once, its views computing
-        assert first_document(base)[0] is False
-        deadline = time.monotonic() + 300
-        while not first_document(base)[0]:        # once computed, a page comes whole
-            assert time.monotonic() < deadline, "the defaults were never computed"
-            time.sleep(1.0)
-    assert any((tmp_path / "results").iterdir())     # kept on disk
-    with running_panel_server() as base:          # a later start: read, not computed
-        is_whole, texts = first_document(base)
-    assert is_whole, f"a later start's first page of {app} came without its results"
-    assert "Computing" not in texts and "Cross-validating" not in texts and text in texts
-
-
 def test_a_page_build_waits_for_cached_results_only(common, monkeypatch):
     """The page build waits (up to SETTLE_S) for views that read cached results, and
     stops waiting as soon as one has to compute: the event loop that builds the page

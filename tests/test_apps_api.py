@@ -100,14 +100,13 @@ def test_curated_choices_lie_in_the_declared_ranges(common):
     """Apps that offer a list of values (queue widths, penalties) stay inside the ranges."""
     import math
 
-    import forests
-    import ismb_trace
+    from bnexplore.apps.forests import PENALTIES
+    from bnexplore.apps.ismb_trace import QUEUE_WIDTHS
 
     lo, hi = common.PARAMETERS["w"]
-    assert all(lo <= w <= hi for w in ismb_trace.QUEUE_WIDTHS)
+    assert all(lo <= w <= hi for w in QUEUE_WIDTHS)
     lo, hi = common.PARAMETERS["alpha"]
-    finite = [forests._alpha(a) for a in forests.ALPHA_OPTIONS]
-    assert all(lo <= a <= hi or a == math.inf for a in finite)   # infinity: FAN
+    assert all(lo <= a <= hi or a == math.inf for a in PENALTIES.values())   # infinity: FAN
 
 
 def test_the_landing_page_imports_no_plotting_stack_and_an_app_gets_every_name():

@@ -41,9 +41,8 @@ TARGET = "<b>cls</b>|`t`"
 CLASSES = ["<img src=x onerror=alert(11)>", "[y](javascript:alert(12))"]
 CONTINUOUS = "<script>alert(13)</script>"
 NOMINAL = "[c](javascript:alert(14))|*e*"
-#: apps with a data upload, and the query that shows it (clustering opens on networks).
-UPLOAD_APPS = {"structure": "", "order_averaging": "", "clustering": "&source=Data+set",
-               "compare": ""}
+#: apps with a data upload, and the query that shows it.
+UPLOAD_APPS = {"structure": "", "order_averaging": "", "clustering": "", "compare": ""}
 
 #: every element or attribute hostile input could bring, searched through shadow roots.
 _SCAN_JS = r"""
@@ -199,7 +198,7 @@ def test_hostile_upload_shows_as_text(panel_server, hostile_page, tmp_path, app)
 
     # the upload report: file, target, classes, the continuous column's cut points
     # (the file is read in a worker: "Reading the file NAME" comes first, the report after)
-    ported = app in ("structure", "order_averaging")       # bnexplore.apps components
+    ported = True                       # every app is a bnexplore.apps component
     report = wait_text(page, "bnx-data" if ported else "bnx-upload-info",
                        "Cut points" if ported else "cut points", 120)
     for s in (FILE_NAME, TARGET, *CLASSES, CONTINUOUS):

@@ -70,6 +70,10 @@ APPS: dict[str, tuple[str, str]] = {
     "order_averaging": ("order_averaging", "OrderAveraging"),
     "all_orders": ("all_orders", "AllOrders"),
     "mixture_weights": ("mixture_weights", "MixtureWeights"),
+    "forests": ("forests", "Forests"),
+    "ismb_trace": ("ismb_trace", "ISMBTrace"),
+    "clustering": ("clustering", "Clustering"),
+    "compare": ("compare", "CompareClassifiers"),
     "edge_confidence": ("edge_confidence", "EdgeConfidence"),
     "ask_model": ("ask_model", "AskModel"),
 }
