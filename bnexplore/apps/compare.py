@@ -28,7 +28,7 @@ from bnexplore.experiments.compare import DEFAULT_PARAMS, PARAM_RANGES
 
 from ._base import App, guarded
 from ._cache import cached
-from ._page import on_session
+from .page import on_session
 from .data import Data
 from .text import md_strong, md_text
 
