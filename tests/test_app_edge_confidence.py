@@ -33,7 +33,7 @@ def test_table_is_the_engines_numbers_and_follows_ess(frame):
         assert any(p in c for p in PRIORS), c
     # the numbers are the library's, under the prior each column names
     df = app.data.frame
-    ad = bx.averaging.AllDAGs(df, max_parents=2, score="BDeu", ess=1.0).arc_posteriors()
+    ad = bx.averaging.AllDAGs(df, max_parents=2, prior="BDeu", ess=1.0).arc_posteriors()
     ao = bx.averaging.AllOrders(df, max_parents=2, prior="BDeu", ess=1.0).arc_posteriors()
     row = t1.set_index(["parent", "child"])
     for (u, v), r in row.iterrows():
