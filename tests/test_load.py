@@ -62,6 +62,7 @@ def _query(page) -> dict:
                                                        ).items()}
 
 
+@pytest.mark.xfail(strict=False, reason="open (issue 34): BokehJS 'reference pNNNN isn't known' when threaded HoloViews updates of a component arrive out of order")
 @pytest.mark.browser
 @pytest.mark.timeout(240)
 def test_ten_sessions_moving_sliders(browser):
