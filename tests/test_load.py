@@ -2,8 +2,10 @@
 
 * ``test_ten_sessions_moving_sliders``: 10 Playwright browser contexts (separate users)
   against a dedicated loopback ``panel serve apps/`` move the max in-degree slider of
-  "Learn a structure" for ~25 s (bounded: the whole test stays near a minute); no console errors, bounded growth of the server's
-  memory (psutil), and every session shows the score of ITS OWN data set and setting
+  "Learn a structure" for ~25 s and at least three moves each (about a minute on an idle
+  machine); no console errors (BokehJS stops at a message that refers to a model it has
+  not been sent: see bnexplore/apps/_private.py), bounded growth of the server's memory
+  (psutil), and every session shows the score of ITS OWN data set and setting
   (checked against a search run in this process).
 * ``test_cli_run_killed_mid_run_resumes``: ``bnexplore run`` in a subprocess is killed
   (SIGKILL) mid-run; rerunning the same command finishes without losing or duplicating
@@ -37,6 +39,7 @@ N_SESSIONS = 10
 LOAD_SECONDS = 25.0
 DATASETS = ["vote", "iris", "breast-cancer", "contact-lenses", "weather.nominal"]
 MAX_RSS_GROWTH_MB = 600.0
+MIN_ROUNDS = 3
 
 
 def _reference_score(dataset: str, indeg: int) -> str:
@@ -62,9 +65,8 @@ def _query(page) -> dict:
                                                        ).items()}
 
 
-@pytest.mark.xfail(strict=False, reason="open (issue 34): BokehJS 'reference pNNNN isn't known' when threaded HoloViews updates of a component arrive out of order")
 @pytest.mark.browser
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(900)   # wide: the machine may be busy
 def test_ten_sessions_moving_sliders(browser):
     psutil = pytest.importorskip("psutil")
     with running_panel_server() as base:
@@ -93,7 +95,8 @@ def test_ten_sessions_moving_sliders(browser):
             t_end = time.monotonic() + LOAD_SECONDS
             moves = 0
             rss_mid = None
-            while time.monotonic() < t_end:
+            # at least MIN_ROUNDS moves per session, however slow the machine is
+            while time.monotonic() < t_end or moves < MIN_ROUNDS * N_SESSIONS:
                 for i, pg in enumerate(pages):
                     handle = pg.locator(K_HANDLE).first
                     handle.focus()
@@ -129,7 +132,7 @@ def test_ten_sessions_moving_sliders(browser):
                 assert pg.dataset in _text(pg, ".bnx-source")
                 checked += 1
             rss_end = server.memory_info().rss / 1e6
-            assert checked == N_SESSIONS and moves >= 2 * N_SESSIONS
+            assert checked == N_SESSIONS and moves >= MIN_ROUNDS * N_SESSIONS
             for pg in pages:
                 assert pg.errors == [], pg.errors[:3]
             growth = rss_end - rss_start

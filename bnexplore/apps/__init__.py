@@ -54,8 +54,9 @@ How to add an app (one class)
        import bnexplore.apps as bxa
        bxa.serve("my_app")
 
-Served with ``panel serve apps/ --num-threads 4``: Panel runs every callback in its
-thread pool (the apps' files set ``pn.config.nthreads`` when the command did not), views
+Served with ``panel serve apps/``: callbacks run on the server's event loop, and every
+view is computed in a worker thread (``_base.guarded``; a view superseded by a newer
+setting is cancelled, so a page always ends on its latest setting), views
 are filled in after the page loads (``defer_load``), and one computation per setting
 serves every session.
 """

@@ -20,6 +20,7 @@ the new data with the old settings.
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 import itertools
 import json
@@ -66,18 +67,37 @@ def _bundled(source: str, name: str, n: int, binning: str = "mdl", bins: int = 5
     return network_sample(name, n)
 
 
+def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
+    """``view(app)``, or why there is nothing to show (no data, an error) as text."""
+    if app.data is None or app.data.frame is None:
+        return pn.pane.Alert(md_text(getattr(app.data, "error", "") or "No data."),
+                             alert_type="warning", css_classes=["bnx-no-data"])
+    try:
+        return view(app, *args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
+        return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
+                             alert_type="danger", css_classes=["bnx-error"])
+
+
+async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
+    return await asyncio.to_thread(_shown, view, app, *args, **kwargs)
+
+
 def guarded(view: Callable) -> Callable:
-    """A view that shows why there is nothing to show (no data, an error) as text."""
+    """A view that shows why there is nothing to show (no data, an error) as text.
+
+    On a served page the view is computed in a worker thread and returned as a
+    coroutine, which Panel awaits on the event loop: the loop (every other session)
+    never waits for a computation, the page changes only on the loop, and when a
+    setting changes again before a view is ready Panel cancels the superseded
+    evaluation, so the page always ends on the latest setting. Elsewhere (a notebook, a
+    script, a test) the view is computed in place.
+    """
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
-        if self.data is None or self.data.frame is None:
-            return pn.pane.Alert(md_text(getattr(self.data, "error", "") or "No data."),
-                                 alert_type="warning", css_classes=["bnx-no-data"])
-        try:
-            return view(self, *args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
-            return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
-                                 alert_type="danger", css_classes=["bnx-error"])
+        if on_session():
+            return _in_worker(view, self, *args, **kwargs)
+        return _shown(view, self, *args, **kwargs)
     return wrapper
 
 

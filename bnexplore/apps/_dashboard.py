@@ -11,10 +11,6 @@ import param
 from . import APPS, app_class
 from .page import template
 
-#: threads of Panel's pool when ``panel serve`` was not given ``--num-threads``.
-DEFAULT_THREADS = 4
-
-
 #: what the apps' views import, imported by the thread that builds the first page: two
 #: pool threads importing a package for the first time can meet Python's import deadlock
 #: detector or a half-initialised module (``_DeadlockError`` on ``narwhals``; "module
@@ -31,18 +27,21 @@ PRELOAD = ("holoviews", "holoviews.plotting.bokeh", "scipy.special", "scipy.stat
            "bnexplore.viz.ismb", "bnexplore.viz.mixtures", "bnexplore.viz.orders")
 
 
-def use_threads() -> None:
-    """Run the callbacks of served pages in Panel's thread pool (``pn.config.nthreads``),
-    after importing :data:`PRELOAD` in this thread (once a process)."""
+def preload() -> None:
+    """Import :data:`PRELOAD` in this thread, before any worker thread computes a view.
+
+    Served pages run their callbacks on the event loop and compute their views in
+    worker threads (see :func:`bnexplore.apps._base.guarded`), not in Panel's thread
+    pool (``--num-threads``): the pool runs two changes of one session at once, and the
+    one that finishes last (possibly the older setting) is the one the page shows.
+    """
     for name in PRELOAD:
         import_module(name)
-    if pn.config.nthreads is None:
-        pn.config.nthreads = DEFAULT_THREADS
 
 
 def serve_app(name: str, **params: Any):
     """Serve app ``name`` in the current ``panel serve`` session; returns the app."""
-    use_threads()
+    preload()
     from bnexplore import warmup
     warmup.start_warm_up()      # once a process: kernels compile (or load) in the background
     pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
@@ -89,10 +88,10 @@ class Dashboard(pn.viewable.Viewer):
 
     def servable(self, title: str | None = None, **kwargs: Any) -> "Dashboard":
         """Serve the dashboard in the bnexplore template."""
-        use_threads()
+        preload()
         template("bnexplore", main=[self.__panel__()], sidebar=[], share=False,
                  home=False).servable(title=title or "bnexplore")
         return self
 
 
-__all__ = ["Dashboard", "serve_app", "use_threads"]
+__all__ = ["Dashboard", "preload", "serve_app"]

@@ -14,10 +14,13 @@ sets text. A data change clears ``result`` in the same update as the data.
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import threading
 import time
+
+from typing import Any
 
 import pandas as pd
 import panel as pn
@@ -124,7 +127,7 @@ def comparison(data: Data, classifiers: tuple, n_splits: int, random_state: int,
 
 def picture(obj, **kwargs) -> pn.viewable.Viewable:
     """A HoloViews picture as a pane. On a served page it is rendered to Bokeh here, in
-    the thread that builds the view (Panel's pool), so that the event loop only
+    the worker thread that builds the view, so that the event loop only
     attaches the finished model (issue 37.2: no HoloViews render on the event loop);
     in a notebook it stays a live HoloViews pane."""
     if on_session():
@@ -249,8 +252,8 @@ class CompareClassifiers(App):
             if key is not None and key == self._running and not force:
                 return                      # this setting's run is already going
             self._running = key
-        if on_session() and pn.config.nthreads:
-            pn.state.execute(self.run, schedule="thread")     # never on the event loop
+        if on_session():
+            pn.state.execute(self._run_served)    # cross-validates in a worker thread
         else:
             self.run()
 
@@ -279,17 +282,34 @@ class CompareClassifiers(App):
         key = self.key()
         if key is None:
             return
+        started = self._begin()
+        self._show(key, started, *self._compute())
+
+    async def _run_served(self) -> None:
+        """:meth:`run` on a served page: the page changes on the event loop, the
+        cross-validation runs in a worker thread."""
+        key = self.key()
+        if key is None:
+            return
+        started = self._begin()
+        self._show(key, started, *await asyncio.to_thread(self._compute))
+
+    def _begin(self) -> float:
         self._started = True
-        started = time.monotonic()
-        # the views' updates come from this thread, in order: cleared, then the result
         self.param.update(result=None, error=None, status="Cross-validating...")
+        return time.monotonic()
+
+    def _compute(self) -> tuple:
+        """``(result, error)`` of the current settings' comparison."""
         backend = "dask" if self.use_dask and SCHEDULER else "inline"
         try:
-            res, err = comparison(*self._settings(), backend=backend), None
+            return comparison(*self._settings(), backend=backend), None
         except Cancelled as exc:
-            res, err = exc.partial, None
+            return exc.partial, None
         except Exception as exc:  # noqa: BLE001 - shown in the page
-            res, err = None, exc
+            return None, exc
+
+    def _show(self, key: tuple, started: float, res: Any, err: Exception | None) -> None:
         with self._lock:
             if self._running == key:
                 self._running = None
