@@ -1,7 +1,7 @@
 """While one session computes and draws, another session's page answers (issue 37).
 
-The apps' views run in Panel's thread pool (``pn.config.nthreads``), never on the
-server's event loop: a long computation and its pictures in one session leave the
+The apps' views compute in worker threads (a served view is a coroutine awaiting
+``asyncio.to_thread``), never on the server's event loop: a long computation and its pictures in one session leave the
 landing page and another app's page of other visitors answering. Behaviour, not speed:
 the bound is wide (2 s, plus what the same request took before the computation).
 """
