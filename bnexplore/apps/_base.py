@@ -36,7 +36,7 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     network_names, network_sample, no_data, read_upload, user_data)
 from .guard import UploadGuard
 from .page import download_csv, on_session, table, template
-from .text import glossed, md_strong, md_text
+from .text import glossed, md_join, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
 SOURCES = (DATASET, NETWORK, USER)
@@ -273,7 +273,8 @@ class App(pn.viewable.Viewer):
         else:
             parts.append(f"<strong class='bnx-source'>{md_text(d.label)}</strong>: "
                          f"{len(d.frame):,} rows, "
-                         f"{len(d.features)} features, class {md_strong(d.target)}")
+                         f"{len(d.features)} features, class {md_strong(d.target)} "
+                         f"({len(d.classes)} values: {md_join(d.classes, max_items=12)})")
             parts.extend(f"*Note*: {md_text(n)}" for n in d.notes)
             if not d.bundled and d.cut_points:
                 parts.append("Cut points of the continuous columns: " + "; ".join(
