@@ -5,8 +5,12 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import panel as pn
+import param
 import pytest
 
+from bnexplore.apps import App
+from bnexplore.apps._base import guarded
 from bnexplore.experiments.compare import PARAM_RANGES
 
 #: the handle of the structure app's max in-degree slider (k's declared range)
@@ -44,25 +48,46 @@ def test_download_csv():
     assert btn.callback().read() == "a,b\n1,x\n2,y\n" and calls == [1]
 
 
+class Divide(App):
+    """An app with one view, 1 / x; the page moves x from 3 to 4 while it computes."""
+
+    x = param.Number(default=2.0)
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        x = self.x
+        if x == 3:
+            self.x = 4
+        return pn.pane.Markdown(str(1 / x))
+
+
 def test_guarded_isolates_a_failure():
     import html
-    import types
 
-    import panel as pn
+    from bnexplore.apps.data import no_data
 
-    from bnexplore.apps._base import guarded
-    from bnexplore.apps.data import bundled_dataset, no_data
-
-    view = guarded(lambda self, x: pn.pane.Markdown(str(1 / x)))
-    app = types.SimpleNamespace(data=bundled_dataset("vote"))
-    assert isinstance(view(app, 0), pn.pane.Alert)
-    assert "ZeroDivisionError" in view(app, 0).object
-    assert view(app, 2).object == "0.5"
+    app = Divide()
+    assert app.view().object == "0.5"
+    app.x = 0
+    box = app.view()
+    assert isinstance(box, pn.pane.Alert) and "ZeroDivisionError" in box.object
+    app.x = 2
     app.data = no_data("a link cannot carry <uploaded> data")      # no data: the reason, as text
-    box = view(app, 2)
+    box = app.view()
     assert "bnx-no-data" in box.css_classes
     assert html.unescape(box.object) == "a link cannot carry <uploaded> data"
     assert "<uploaded>" not in box.object
+
+
+def test_guarded_drops_a_result_its_parameters_outdated():
+    """A computation for old values that ends after a change is not shown (Panel then
+    shows the computation for the new values)."""
+    app = Divide()
+    app.x = 3
+    with pytest.raises(param.Skip):
+        app.view()
+    assert app.x == 4 and app.view().object == "0.25"
 
 
 # ------------------------------------------------------------------ browser

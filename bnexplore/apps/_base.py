@@ -66,18 +66,39 @@ def _bundled(source: str, name: str, n: int, binning: str = "mdl", bins: int = 5
     return network_sample(name, n)
 
 
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # noqa: BLE001 - values that do not compare (arrays): not the same
+        return False
+
+
 def guarded(view: Callable) -> Callable:
-    """A view that shows why there is nothing to show (no data, an error) as text."""
+    """A view that shows why there is nothing to show (no data, an error) as text, and
+    drops a result its parameters outdated while it was computed.
+
+    Panel computes a view again on each change of its parameters, in its thread pool:
+    a slow computation for the old values (the first page's, before an upload) can end
+    after the one for the new values and would replace it. So when a parameter the view
+    depends on changed meanwhile, the result is dropped (:class:`param.Skip`): the
+    computation for the new values shows.
+    """
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
+        names = [d.name for d in self.param.method_dependencies(view.__name__)
+                 if d.inst is self]
+        before = {n: getattr(self, n) for n in names}
         if self.data is None or self.data.frame is None:
             return pn.pane.Alert(md_text(getattr(self.data, "error", "") or "No data."),
                                  alert_type="warning", css_classes=["bnx-no-data"])
         try:
-            return view(self, *args, **kwargs)
+            out = view(self, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
-            return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
-                                 alert_type="danger", css_classes=["bnx-error"])
+            out = pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
+                                alert_type="danger", css_classes=["bnx-error"])
+        if not all(_same(getattr(self, n), v) for n, v in before.items()):
+            raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
+        return out
     return wrapper
 
 
