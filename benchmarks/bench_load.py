@@ -801,7 +801,6 @@ def run(args: argparse.Namespace) -> int:
             # default limit of 1,000 frames and its client stops
             sys.setrecursionlimit(100_000)
             threading.stack_size(256 * 1024 * 1024)
-            sys.path.insert(0, str(REPO / "apps"))
             import importlib
             import pkgutil
 
@@ -810,9 +809,9 @@ def run(args: argparse.Namespace) -> int:
             for mod in pkgutil.iter_modules(panel.models.__path__):
                 importlib.import_module(f"panel.models.{mod.name}")
 
-            import _common
-            # the apps' own generated model, built on first use, must be known here too
-            _common._upload_guard_class()(max_bytes=1).get_root()
+            from bnexplore.apps.guard import UploadGuard
+            # the apps' own model (the upload guard) must be known here too
+            UploadGuard(max_bytes=1).get_root()
             for name in args.apps:        # one session per app first: kernels, data
                 spec = SPECS[name]()
                 warm = PySession(server.base, name, spec.query(0))

@@ -9,9 +9,9 @@ thread and the others in a small pool of Python threads.
 
 How many parts: :func:`n_parts`, numba's thread count *of the calling thread*
 (``numba.get_num_threads()``) when the work is large enough to pay for a thread
-hand-off (some tens of microseconds). The apps' view threads set that count to one
-(``apps/_common/views.py``), so a view never takes a second core from the other
-sessions; a script or a notebook gets every core.
+hand-off (some tens of microseconds). A thread that shares the machine with others
+(a server's callback) can set its count to one (``numba.set_num_threads(1)``) so that
+it never takes a second core from them; a script or a notebook gets every core.
 
 Examples
 --------

@@ -35,12 +35,10 @@ def _free_port() -> int:
 
 
 def _apps() -> list[str]:
-    """Every app of the landing page, in its order (``apps/_common``'s discovery)."""
-    if str(APPS) not in sys.path:
-        sys.path.insert(0, str(APPS))
-    from _common import discover_apps
+    """Every app of the landing page, in its order (:func:`bnexplore.apps.landing.cards`)."""
+    from bnexplore.apps.landing import cards
 
-    return [a.name for a in discover_apps(APPS)]
+    return [c.name for c in cards()]
 
 
 def _shrink(png: bytes) -> bytes:

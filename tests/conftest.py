@@ -114,17 +114,6 @@ def running_panel_server(extra_args: Sequence[str] = ()):
         os.unlink(log.name)
 
 
-@pytest.fixture(scope="module")
-def common():
-    """The apps' shared helper package ``apps/_common``."""
-    sys.path.insert(0, str(REPO / "apps"))
-    try:
-        import _common
-        yield _common
-    finally:
-        sys.path.remove(str(REPO / "apps"))
-
-
 @pytest.fixture(scope="session")
 def panel_server():
     """Run ``panel serve apps/`` on a free loopback port; yield the base URL.

@@ -5,8 +5,12 @@ import time
 import urllib.parse
 from pathlib import Path
 
+import panel as pn
+import param
 import pytest
 
+from bnexplore.apps import App
+from bnexplore.apps._base import guarded
 from bnexplore.experiments.compare import PARAM_RANGES
 
 #: the handle of the structure app's max in-degree slider (k's declared range)
@@ -18,55 +22,72 @@ APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
               if p.stem != "main" and not p.name.startswith("_"))
 
 
-def test_url_widget_names(common):
+def test_the_template_adds_the_share_section():
     import panel as pn
-    w = common.widget
-    a = w(pn.widgets.IntSlider, "Max in-degree", start=1, end=5, value=3)
-    b = w(pn.widgets.Select, "Score", options=["K2", "BDeu"])
-    c = w(pn.widgets.Select, "Score", options=["x"])              # same label
-    d = w(pn.widgets.Select, "App", options=["x"])                # clashes with the router
-    hidden = common.no_url(w(pn.widgets.Select, "Hidden", options=["x"]))
-    btn = w(pn.widgets.Button, "Run")
-    up = pn.widgets.FileInput()
-    names = common.url_widgets([pn.Column(a, pn.Row(b, c)), d, hidden, btn, up, "text"])
-    assert list(names) == ["max_in_degree", "score", "score_2", "app_value"]
-    assert names["score_2"] is c
 
+    from bnexplore.apps.page import template
 
-def test_sync_outside_a_server_is_a_no_op(common):
-    import panel as pn
-    s = common.widget(pn.widgets.IntSlider, "k", start=1, end=3, value=2)
-    assert list(common.sync_url([s])) == ["k"] and s.value == 2
-
-
-def test_make_template_adds_the_share_section(common):
-    import panel as pn
-    tpl = common.make_template("T", main=[pn.pane.Markdown("x")], sidebar=[])
-    text = str([o for o in tpl.sidebar])
-    assert "bnx-share" in text
-    plain = common.make_template("T", share=False)
+    tpl = template("T", main=[pn.pane.Markdown("x")], sidebar=[])
+    assert "bnx-share" in str([o for o in tpl.sidebar])
+    plain = template("T", main=[], sidebar=[], share=False)
     assert "bnx-share" not in str([o for o in plain.sidebar])
 
 
-def test_download_csv(common):
+def test_download_csv():
     import pandas as pd
+
+    from bnexplore.apps.page import download_csv
     calls = []
 
     def table():
         calls.append(1)
         return pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
 
-    btn = common.download_csv(table, "t")
+    btn = download_csv(table, "t")
     assert btn.filename == "t.csv"
     assert btn.callback().read() == "a,b\n1,x\n2,y\n" and calls == [1]
 
 
-def test_guarded_isolates_a_failure(common):
-    import panel as pn
-    view = common.guarded(lambda x: pn.pane.Markdown(str(1 / x)))
-    assert isinstance(view(0), pn.pane.Alert)
-    assert "ZeroDivisionError" in view(0).object
-    assert view(2).object == "0.5"
+class Divide(App):
+    """An app with one view, 1 / x; the page moves x from 3 to 4 while it computes."""
+
+    x = param.Number(default=2.0)
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        x = self.x
+        if x == 3:
+            self.x = 4
+        return pn.pane.Markdown(str(1 / x))
+
+
+def test_guarded_isolates_a_failure():
+    import html
+
+    from bnexplore.apps.data import no_data
+
+    app = Divide()
+    assert app.view().object == "0.5"
+    app.x = 0
+    box = app.view()
+    assert isinstance(box, pn.pane.Alert) and "ZeroDivisionError" in box.object
+    app.x = 2
+    app.data = no_data("a link cannot carry <uploaded> data")      # no data: the reason, as text
+    box = app.view()
+    assert "bnx-no-data" in box.css_classes
+    assert html.unescape(box.object) == "a link cannot carry <uploaded> data"
+    assert "<uploaded>" not in box.object
+
+
+def test_guarded_drops_a_result_its_parameters_outdated():
+    """A computation for old values that ends after a change is not shown (Panel then
+    shows the computation for the new values)."""
+    app = Divide()
+    app.x = 3
+    with pytest.raises(param.Skip):
+        app.view()
+    assert app.x == 4 and app.view().object == "0.25"
 
 
 # ------------------------------------------------------------------ browser

@@ -1,5 +1,5 @@
-"""The apps use bnexplore's public API only, wrap every view alike and take parameter
-ranges from one declaration (no browser needed)."""
+"""The served files use bnexplore's public API only, the apps take parameter ranges from
+one declaration and the landing page stays light (no browser needed)."""
 from __future__ import annotations
 
 import ast
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 APPS = Path(__file__).resolve().parents[1] / "apps"
-SOURCES = sorted(APPS.glob("*.py")) + sorted((APPS / "_common").glob("*.py"))
+SOURCES = sorted(APPS.glob("*.py"))
 
 
 def _private_uses(path: Path) -> list[str]:
@@ -38,112 +38,60 @@ def _private_uses(path: Path) -> list[str]:
     return out
 
 
-#: Bokeh server internals a file may reach, each for a reason: no public Bokeh API
-#: sends a callback's held changes to a browser as one message (views._send_held).
-BOKEH_INTERNALS = {
-    "_common/views.py": {"session._subscribed_connections", "session._current_patch_connection",
-                         "callbacks._change_callbacks", "connection._socket"},
-}
-
-
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(APPS)))
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
 def test_no_private_bnexplore_name(path):
-    allowed = BOKEH_INTERNALS.get(str(path.relative_to(APPS)), set())
-    assert [use for use in _private_uses(path) if use not in allowed] == []
+    assert _private_uses(path) == []
 
 
-@pytest.mark.parametrize("path", sorted(APPS.glob("*.py")), ids=lambda p: p.name)
-def test_every_view_is_wrapped_by_guarded_and_holds_no_error_handler(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for fn in tree.body:
-        if isinstance(fn, ast.FunctionDef) and fn.name.endswith("_view"):
-            assert [ast.unparse(d) for d in fn.decorator_list] == ["guarded"], fn.name
-            handlers = [n for n in ast.walk(fn) if isinstance(n, ast.ExceptHandler)]
-            assert handlers == [], f"{path.name}:{fn.name} catches errors itself"
+#: the apps' parameters that are the experiments' shared parameters (PARAM_RANGES' names).
+SHARED = {"max_parents": "k", "n": "n", "penalty": "alpha", "queue_width": "w"}
+#: parameters of those names that mean something else in one app.
+OWN_MEANING = {("forests", "max_parents")}    # class parents per feature: 0 or 1
 
 
-def test_parameter_sliders_span_the_one_declaration(common):
+def test_every_apps_shared_parameters_lie_in_the_one_declaration():
+    """max_parents, n, penalty and queue_width of every app: bounds (or the curated
+    choices) inside PARAM_RANGES, and the experiments accept the largest."""
+    import math
+
+    import param
+
+    import bnexplore.apps as bxa
     from bnexplore.experiments.compare import PARAM_RANGES, check_params
 
-    assert common.PARAMETERS is PARAM_RANGES
-    for name, (lo, hi) in PARAM_RANGES.items():
-        s = common.param_slider(name, name)
-        assert (s.start, s.end) == (lo, hi) and lo <= s.value <= hi
-        new = {"k": "max_parents", "alpha": "penalty", "w": "queue_width"}.get(name, name)
-        check_params(**{new: s.end})                        # the ends are accepted
-    assert common.param_slider("n", "n", end=5).end == 5     # a data-bound end is lower
-    assert common.param_slider("k", "k", value=99).value == PARAM_RANGES["k"][1]
+    seen = set()
+    for name in bxa.APPS:
+        cls = bxa.app_class(name)
+        for pname, key in SHARED.items():
+            if pname not in cls.param or (name, pname) in OWN_MEANING:
+                continue
+            p, (lo, hi) = cls.param[pname], PARAM_RANGES[key]
+            if isinstance(p, param.Selector):
+                values = [v for v in p.objects if v != math.inf]       # infinity: FAN
+            else:
+                assert p.bounds is not None, f"{name}.{pname} has no bounds"
+                values = list(p.bounds)
+            assert values and all(lo <= v <= hi for v in values), (name, pname, values)
+            check_params(**{pname: max(values)})
+            seen.add(pname)
+    assert seen == set(SHARED)
     with pytest.raises(ValueError, match="out of range"):
         check_params(max_parents=PARAM_RANGES["k"][1] + 1)
 
 
-def test_no_app_states_a_range_of_k_itself():
-    """Sliders of the shared parameters come from param_slider, not from literals."""
-    for path in sorted(APPS.glob("*.py")):
-        if path.name == "order_averaging.py":    # its k slider moves with issue 22 (lead)
-            continue
-        text = path.read_text(encoding="utf-8")
-        for label in ('"k (max parents', '"Max in-degree"', '"n (AMA', '"w (ISMB'):
-            for line in text.splitlines():
-                if label in line:
-                    assert "param_slider(" in line, f"{path.name}: {line.strip()}"
-
-
-def test_guarded_turns_an_error_into_an_error_box(common):
-    view = common.guarded(lambda x: 1 / x)
-    box = view(0)
-    assert type(box).__name__ == "Alert" and "ZeroDivisionError" in box.object
-    assert view(4) == 0.25 and view.__wrapped__ is not None
-
-
-def test_curated_choices_lie_in_the_declared_ranges(common):
-    """Apps that offer a list of values (queue widths, penalties) stay inside the ranges."""
-    import math
-
-    from bnexplore.apps.forests import PENALTIES
-    from bnexplore.apps.ismb_trace import QUEUE_WIDTHS
-
-    lo, hi = common.PARAMETERS["w"]
-    assert all(lo <= w <= hi for w in QUEUE_WIDTHS)
-    lo, hi = common.PARAMETERS["alpha"]
-    assert all(lo <= a <= hi or a == math.inf for a in PENALTIES.values())   # infinity: FAN
-
-
-def test_the_landing_page_imports_no_plotting_stack_and_an_app_gets_every_name():
-    """``import _common`` (the landing page) stays light; the first app name bound loads
-    HoloViews in the importing thread, and every name and submodule is reachable."""
+def test_the_landing_page_imports_no_plotting_stack():
+    """The landing page (its cards: every app's class) answers without HoloViews or
+    numba; an app's page imports them when it is served."""
     import subprocess
     import sys
 
-    code = ("import sys, threading\n"
-            "import _common\n"
-            "light = [m for m in ('holoviews', 'pandas', 'numba') if m in sys.modules]\n"
-            "from _common import serve, param_slider, DataSource, make_template\n"
-            "names = [n for n in _common._LAZY if not hasattr(_common, n)]\n"
-            "print(light, 'holoviews.plotting.bokeh' in sys.modules, names,\n"
-            "      _common.params.PARAMETERS is _common.PARAMETERS)\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=APPS, capture_output=True, text=True,
-                         check=True, env=dict(__import__("os").environ,
-                                              PYTHONPATH=str(APPS.parent)))
-    assert out.stdout.split("\n")[0] == "[] True [] True"
-
-
-def test_app_titles_from_the_header_are_those_of_the_whole_file(common, tmp_path, monkeypatch):
-    from _common import pages
-
-    paths = sorted(APPS.glob("*.py"))
-    quick = [pages._read_app_info(p, -1, 0) for p in paths]
-    monkeypatch.setattr(pages, "_parse_header", lambda src, fn: ast.parse(src, filename=fn))
-    assert quick == [pages._read_app_info(p, -2, 0) for p in paths]
-    monkeypatch.undo()
-    # a TITLE assigned below the first definition is still found
-    late = tmp_path / "late.py"
-    late.write_text('"""Doc title.\n\nDoc text.\n"""\ndef f():\n    pass\n\n\nTITLE = "Late"\n')
-    info = pages.read_app_info(late)
-    assert (info.title, info.description) == ("Late", "Doc text.")
-    early = tmp_path / "early.py"
-    early.write_text('"""Doc title.\n\nDoc text.\n"""\nimport sys\n\n\ndef f():\n    return TITLE\n')
-    assert pages.read_app_info(early).title == "Doc title"
+    code = ("import sys\n"
+            "from bnexplore.apps import landing\n"
+            "page = landing.landing_page()\n"
+            "print([m for m in ('holoviews', 'numba') if m in sys.modules], len(landing.cards()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=300)
+    assert out.stdout.split("\n")[0] == "[] 10"
 
 
 def test_pages_load_no_mathjax(panel_server):

@@ -4,7 +4,6 @@ Plus fast checks of the landing page's app discovery, which needs no browser.
 """
 from __future__ import annotations
 
-import ast
 import re
 import time
 from pathlib import Path
@@ -19,41 +18,47 @@ K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0
             .format(PARAM_RANGES["k"][1]))
 
 REPO = Path(__file__).resolve().parents[1]
-APPS = REPO / "apps"
+APPS_DIR = REPO / "apps"
 
 
 def app_files() -> list[Path]:
-    return sorted(p for p in APPS.glob("*.py") if p.stem != "main" and not p.name.startswith("_"))
+    return sorted(p for p in APPS_DIR.glob("*.py") if p.stem != "main" and not p.name.startswith("_"))
 
 
-# ------------------------------------------------------------------ discovery (no browser)
-def test_every_app_has_title_description_and_create_app(common):
-    infos = common.discover_apps()
-    assert sorted(i.name for i in infos) == [p.stem for p in app_files()]
-    assert [i.name for i in infos][0] == "structure"       # lecture order (LECTURE)
-    assert all(i.teaches and i.minutes for i in infos if i.name in common.LECTURE)
-    for info in infos:
-        path = info.path
-        assert info.title and info.description, f"{path.name}: add a docstring or TITLE"
-        if f'bxa.serve("{path.stem}")' in path.read_text():    # a bnexplore.apps component
-            continue
-        tree = ast.parse(path.read_text())
-        funcs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        assert "create_app" in funcs, f"{path.name} must define create_app()"
+# ------------------------------------------------------------------ landing page (no browser)
+def test_every_app_has_a_file_a_card_and_a_place_in_the_lecture():
+    from bnexplore.apps import APPS
+    from bnexplore.apps.landing import LECTURE, cards
+
+    shown = cards()
+    assert [c.name for c in shown] == [n for n in LECTURE if n in APPS] + sorted(
+        set(APPS) - set(LECTURE))
+    assert sorted(c.name for c in shown) == [p.stem for p in app_files()]
+    for card in shown:
+        assert card.title and card.description, card.name
+        assert card.teaches and card.minutes, f"{card.name}: add it to LECTURE"
+        # the served file is the two lines that serve the component
+        assert f'bxa.serve("{card.name}")' in (APPS_DIR / f"{card.name}.py").read_text()
 
 
-def test_read_app_info_from_docstring_and_constants(common, tmp_path):
-    (tmp_path / "a.py").write_text('"""Arc posteriors.\n\nFirst line.\nSecond line.\n\nMore."""\n')
-    (tmp_path / "b.py").write_text('"""Doc."""\nTITLE = "Bee"\nDESCRIPTION: str = "Buzz."\n')
-    (tmp_path / "c.py").write_text("x = (\n")  # syntax error: still listed, by file name
-    (tmp_path / "_helper.py").write_text('"""Not an app."""\n')
-    (tmp_path / "main.py").write_text('"""Landing."""\n')
-    infos = {i.name: i for i in common.discover_apps(tmp_path)}
-    assert sorted(infos) == ["a", "b", "c"]
-    assert (infos["a"].title, infos["a"].description) == ("Arc posteriors",
-                                                          "First line. Second line.")
-    assert (infos["b"].title, infos["b"].description) == ("Bee", "Buzz.")
-    assert infos["c"].title == "C"
+def test_cards_link_to_the_app_in_both_ways_of_serving(monkeypatch):
+    from bnexplore.apps import landing
+
+    card = landing.cards()[0]
+    for directory, href in ((True, "?app=structure"), (False, "./structure")):
+        monkeypatch.setattr(landing, "is_directory_mode", lambda d=directory: d)
+        pane = landing.card_pane(card, APPS_DIR / "thumbnails")
+        assert f'href="{href}"' in pane.object
+        assert 'class="bnx-thumb" src="data:image/png;base64,' in pane.object
+    assert "bnx-thumb" not in landing.card_pane(card, None).object     # no thumbnail: plain
+
+
+def test_an_unknown_app_name_is_shown_as_text():
+    from bnexplore.apps.landing import unknown_app_page
+
+    alert = unknown_app_page("<img src=x>").main[0]
+    assert "no app &#39;&#60;img src&#61;x&#62;&#39;" in alert.object
+    assert "<img" not in alert.object
 
 
 # ------------------------------------------------------------------ browser

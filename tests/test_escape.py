@@ -1,7 +1,7 @@
 """User-controlled strings reach the apps' pages as text, never as HTML or Markdown.
 
 Fast, in-process checks (no server, no browser): every hostile string goes through the
-apps' shared helper (``apps/_common.py``: :func:`md_text` and the functions built on it)
+apps' helper (:mod:`bnexplore.apps.text`: :func:`md_text` and the functions built on it)
 and through Panel's own Markdown / HTML conversion, and the resulting HTML is parsed: it
 must hold no element or attribute the string brought in, and its visible text must be
 the string as typed. The browser side is ``tests/test_apps_hostile.py``.
@@ -15,6 +15,8 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
+
+from bnexplore.apps.text import md_join, md_strong, md_text, table_titles
 
 #: strings a user could type into a file, a column header, a cell or a URL.
 HOSTILE = [
@@ -88,57 +90,46 @@ def _assert_no_injection(page: _Page, allowed: set[str]) -> None:
 
 # ------------------------------------------------------------------ the helper
 @pytest.mark.parametrize("s", HOSTILE)
-def test_md_text_in_markdown_is_plain_text(common, s):
-    page = parse(markdown_html(f"before {common.md_text(s)} after"))
+def test_md_text_in_markdown_is_plain_text(s):
+    page = parse(markdown_html(f"before {md_text(s)} after"))
     _assert_no_injection(page, {"p"})
     assert _squash("".join(page.text)) == _squash(f"before {s} after")
 
 
 @pytest.mark.parametrize("s", HOSTILE)
-def test_md_text_in_html_and_attributes_is_plain_text(common, s):
+def test_md_text_in_html_and_attributes_is_plain_text(s):
     import panel as pn
 
-    out = rendered(pn.pane.HTML(f"<div title=\"{common.md_text(s)}\">{common.md_text(s)}</div>"))
+    out = rendered(pn.pane.HTML(f"<div title=\"{md_text(s)}\">{md_text(s)}</div>"))
     page = parse(out)
     assert [t for t, _ in page.tags] == ["div"]
     assert page.tags[0][1] == {"title": re.sub(r"[\x00-\x1f]+", " ", s)}
     assert _squash("".join(page.text)) == _squash(s)
 
 
-def test_md_text_in_a_table_cell_keeps_the_columns(common):
-    md = "| a | b |\n|---|---|\n" + f"| {common.md_text('x | y')} | 1 |"
+def test_md_text_in_a_table_cell_keeps_the_columns():
+    md = "| a | b |\n|---|---|\n" + f"| {md_text('x | y')} | 1 |"
     page = parse(markdown_html(md))
     assert [t for t, _ in page.tags].count("td") == 2
 
 
-def test_md_text_cut_before_escaping_and_helpers(common):
-    assert common.md_text("<" * 10, max_len=3) == "&#60;" * 3 + "\u2026"
-    assert common.md_text(42) == "42" and common.md_text("Zürich ok") == "Zürich ok"
-    page = parse(markdown_html(f"x {common.md_strong('*a*')} y"))
+def test_md_text_cut_before_escaping_and_helpers():
+    assert md_text("<" * 10, max_len=3) == "&#60;" * 3 + "\u2026"
+    assert md_text(42) == "42" and md_text("Zürich ok") == "Zürich ok"
+    page = parse(markdown_html(f"x {md_strong('*a*')} y"))
     assert [t for t, _ in page.tags] == ["p", "strong"] and "*a*" in "".join(page.text)
-    assert "(2 more)" in common.md_join(["a", "b", "c"], max_items=1)
+    assert "(2 more)" in md_join(["a", "b", "c"], max_items=1)
 
 
 # ------------------------------------------------------------------ where the apps use it
 @pytest.mark.parametrize("s", [HOSTILE[0], HOSTILE[1], "![i](x)", HOSTILE[5]])
-def test_error_box_shows_the_message_as_text(common, s):
-    # the message of main.py's router for an unknown ?app= value
-    page = parse(rendered(common.error_box(ValueError(f"no app {s!r}; available apps are []"))))
+def test_the_unknown_app_error_shows_the_name_as_text(s):
+    # the landing page's router for an unknown ?app= value
+    from bnexplore.apps.landing import unknown_app_page
+
+    page = parse(rendered(unknown_app_page(s).main[0]))
     _assert_no_injection(page, {"p", "strong"})
-    assert s.replace("\\", "\\\\") in _squash("".join(page.text))
-
-
-def test_describe_source_and_cut_points_are_text(common):
-    s = HOSTILE[0]
-    page = parse(markdown_html(common.describe_source(common.DATASET, s, 0)))
-    _assert_no_injection(page, {"p"})
-    assert "".join(page.text).strip() == f"{s} (data set)"
-    md = common.cut_points_markdown({"a|b<img src=x>": [0.5], "[l](javascript:x)": []})
-    page = parse(markdown_html(md))
-    _assert_no_injection(page, {"table", "thead", "tbody", "tr", "th", "td"})
-    cells = [t for t, _ in page.tags if t == "td"]
-    assert len(cells) == 4                                       # 2 rows x 2 columns
-    assert "a|b<img src=x>" in "".join(page.text) and "[l](javascript:x)" in "".join(page.text)
+    assert f"no app {s!r}" in _squash("".join(page.text))
 
 
 def hostile_csv(n: int = 90, seed: int = 0) -> bytes:
@@ -154,25 +145,24 @@ def hostile_csv(n: int = 90, seed: int = 0) -> bytes:
     return df.to_csv(index=False).encode()
 
 
-def test_upload_report_is_text(common):
-    src = common.DataSource()
-    src.upload.filename = "<img src=x onerror=alert(1)>.csv"
-    src.upload.value = hostile_csv()
-    assert src.dataset.value.startswith(common.UPLOAD_PREFIX)
-    page = parse(rendered(src.upload_info))
-    _assert_no_injection(page, {"p", "span", "strong", "em", "table", "thead", "tbody",
-                                "tr", "th", "td"})
+def test_upload_report_is_text():
+    import bnexplore.apps as bxa
+
+    app = bxa.LearnStructure()
+    app.load_file(hostile_csv(), "<img src=x onerror=alert(1)>.csv")
+    assert app.source == "your data" and app.data.frame is not None
+    page = parse(rendered(app.data_view()))
+    _assert_no_injection(page, {"p", "strong", "em"})
     text = _squash("".join(page.text))
     for s in ("<img src=x onerror=alert(1)>.csv", "<b>cls</b>|`t`",
-              "<img src=x onerror=alert(11)>", "[y](javascript:alert(12))",
-              "<script>alert(13)</script>"):
+              "(2 values: <img src=x onerror=alert(11)>, [y](javascript:alert(12)))",
+              "Cut points of the continuous columns: <script>alert(13)</script>: "):
         assert s in text, s
-    # an upload error quoting the file's content is text too
-    src.upload.filename = "bad.csv"
-    src.upload.value = b"a,<img src=x onerror=alert(2)>\n1,<b>k</b>\n2,<b>k</b>\n"
-    page = parse(rendered(src.upload_info))
-    _assert_no_injection(page, {"div", "b"})
-    assert "<b>k</b>" in "".join(page.text)
+    # a file whose class cannot be used: the message quoting its content is text too
+    app.load_file(b"a,<img src=x onerror=alert(2)>\n1,<b>k</b>\n2,<b>k</b>\n", "bad.csv")
+    page = parse(rendered(app.data_view()))
+    _assert_no_injection(page, {"p", "strong", "em"})
+    assert "single class '<b>k</b>'" in "".join(page.text)
 
 
 # ------------------------------------------------------------------ plot titles
@@ -191,11 +181,11 @@ def test_plot_titles_are_literal():
     assert fig.title.text == "ROC, class {0} vs the rest"
 
 
-def test_table_titles_are_text(common):
+def test_table_titles_are_text():
     import panel as pn
 
     df = pd.DataFrame({"P(<img src=x onerror=alert(1)> = [a](javascript:b))": [0.5]})
-    table = pn.widgets.Tabulator(df, titles=common.table_titles(df))
+    table = pn.widgets.Tabulator(df, titles=table_titles(df))
     # Tabulator sets a column title as innerHTML: what the browser parses must be text
     title = table.get_root().columns[-1].title
     page = parse(title)

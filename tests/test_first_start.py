@@ -55,14 +55,18 @@ def test_watchers_see_status_changes(monkeypatch):
     assert seen == ["compiling"]
 
 
-def test_pending_text_follows_the_warm_up(common, monkeypatch):
-    monkeypatch.setitem(warmup._STATE, "status", "compiling")
-    assert common.pending_text() == common.PREPARING_TEXT
-    assert "first start only" in common.PREPARING_TEXT
-    monkeypatch.setitem(warmup._STATE, "status", "ready")
-    assert common.pending_text() == common.COMPUTING_TEXT
-    # outside a server session nothing is started
-    common.start_kernel_warm_up()
+def test_the_kernels_view_follows_the_warm_up():
+    import bnexplore.apps as bxa
+    from bnexplore.apps._base import PREPARING_TEXT
+
+    app = bxa.LearnStructure()
+    app.kernels = "compiling"
+    view = app.kernels_view()
+    assert view.visible and view.object == PREPARING_TEXT
+    assert "first start only" in PREPARING_TEXT
+    app.kernels = "ready"
+    assert not app.kernels_view().visible
+    # outside a server nothing is started
     assert not warmup._THREAD
 
 

@@ -5,22 +5,18 @@ mode at a projector's 1024 x 768 (no horizontal scroll, nothing cut off, no erro
 from __future__ import annotations
 
 import re
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from browser_checks import assert_boxes_apart, assert_fits_and_no_error
 
-REPO = Path(__file__).resolve().parents[1]
 ASK = "apps?app=ask_model&source=network+sample&network=asia&sample_size=500&max_parents=1"
 FIRST_RENDER_MS = 240_000           # learning + first compilation on a loaded machine
 
 
 @pytest.mark.browser
 def test_landing_page_is_in_lecture_order(panel_server, page):
-    sys.path.insert(0, str(REPO / "apps"))
-    from _common import LECTURE
+    from bnexplore.apps.landing import LECTURE
 
     page.goto(f"{panel_server}/apps", timeout=120_000)
     links = page.locator("a.bnx-app-link")

@@ -64,13 +64,15 @@ def test_bad_arguments_are_refused(raw, kwargs, match):
         prepare_frame(raw, **args)
 
 
-def test_upload_and_bundled_data_are_prepared_alike(common):
+def test_upload_and_bundled_data_are_prepared_alike():
     """An uploaded copy of a bundled file gets the bundled data set's states."""
+    from bnexplore.apps.data import prepare_table
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bundled = bx.datasets.load("iris", discretize="mdl", missing="state")
     raw = bx.datasets.load("iris")
-    up = common.prepare_upload(raw, "class")
+    up = prepare_table(raw, "class")
     for c in bundled.columns:
         assert list(up.frame[c].astype(str)) == list(bundled[c].astype(str)), c
     assert up.cut_points == {c: list(v) for c, v in bundled.attrs["cut_points"].items()}

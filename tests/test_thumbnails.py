@@ -1,7 +1,6 @@
 """The landing page's thumbnails: the script that makes them lists exactly the apps of
 the landing page (in its lecture order), and every app has a current thumbnail."""
 import importlib.util
-import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -15,13 +14,12 @@ def load_script():
 
 
 def test_the_script_lists_exactly_the_landing_pages_apps_in_lecture_order():
-    sys.path.insert(0, str(REPO / "apps"))
-    from _common import LECTURE, discover_apps
+    from bnexplore.apps.landing import LECTURE, cards
 
     names = load_script()._apps()
     files = sorted(p.stem for p in (REPO / "apps").glob("*.py")
                    if p.stem != "main" and not p.name.startswith("_"))
-    assert sorted(names) == files and names == [a.name for a in discover_apps()]
+    assert sorted(names) == files and names == [c.name for c in cards()]
     assert names == [n for n in LECTURE if n in files] + sorted(set(files) - set(LECTURE))
     assert names[0] == "structure" and names[-1] == "ask_model"
 

@@ -1,15 +1,8 @@
-"""Plot builders of the method apps (forests, mixtures, ISMB, clustering) and the apps'
-result caches across sessions."""
+"""Plot builders of the method apps (forests, mixtures, ISMB, clustering)."""
 import math
-import sys
-import types
-from pathlib import Path
 
 import networkx as nx
 import pandas as pd
-import pytest
-
-APPS = Path(__file__).resolve().parents[1] / "apps"
 
 
 def _render(plot):

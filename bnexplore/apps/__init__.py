@@ -49,7 +49,9 @@ How to add an app (one class)
 
    Tables go through ``self.csv_table(frame, "name")`` (a CSV download comes with it).
    User text (column and file names) goes into Markdown through ``md_text``.
-3. Register it in :data:`APPS` below and add ``apps/my_app.py`` with two lines::
+3. Register it in :data:`APPS` below, give it its place in the landing page's lecture
+   order (:data:`~bnexplore.apps.landing.LECTURE`) and add ``apps/my_app.py`` with two
+   lines::
 
        import bnexplore.apps as bxa
        bxa.serve("my_app")

@@ -37,7 +37,7 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     network_names, network_sample, no_data, read_upload, user_data)
 from .guard import UploadGuard
 from .page import download_csv, on_session, table, template
-from .text import glossed, md_strong, md_text
+from .text import glossed, md_join, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
 SOURCES = (DATASET, NETWORK, USER)
@@ -67,16 +67,32 @@ def _bundled(source: str, name: str, n: int, binning: str = "mdl", bins: int = 5
     return network_sample(name, n)
 
 
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except Exception:  # noqa: BLE001 - values that do not compare (arrays): not the same
+        return False
+
+
 def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
-    """``view(app)``, or why there is nothing to show (no data, an error) as text."""
+    """``view(app)``, or why there is nothing to show (no data, an error) as text.
+
+    A result whose parameters changed while it was computed is dropped
+    (:class:`param.Skip`): the computation for the new values shows instead.
+    """
+    names = [d.name for d in app.param.method_dependencies(view.__name__) if d.inst is app]
+    before = {n: getattr(app, n) for n in names}
     if app.data is None or app.data.frame is None:
         return pn.pane.Alert(md_text(getattr(app.data, "error", "") or "No data."),
                              alert_type="warning", css_classes=["bnx-no-data"])
     try:
-        return view(app, *args, **kwargs)
+        out = view(app, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
-        return pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
-                             alert_type="danger", css_classes=["bnx-error"])
+        out = pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
+                            alert_type="danger", css_classes=["bnx-error"])
+    if not all(_same(getattr(app, n), v) for n, v in before.items()):
+        raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
+    return out
 
 
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
@@ -90,8 +106,9 @@ def guarded(view: Callable) -> Callable:
     coroutine, which Panel awaits on the event loop: the loop (every other session)
     never waits for a computation, the page changes only on the loop, and when a
     setting changes again before a view is ready Panel cancels the superseded
-    evaluation, so the page always ends on the latest setting. Elsewhere (a notebook, a
-    script, a test) the view is computed in place.
+    evaluation (and a result computed for outdated parameters is dropped), so the page
+    always ends on the latest setting. Elsewhere (a notebook, a script, a test) the view
+    is computed in place.
     """
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
@@ -293,7 +310,8 @@ class App(pn.viewable.Viewer):
         else:
             parts.append(f"<strong class='bnx-source'>{md_text(d.label)}</strong>: "
                          f"{len(d.frame):,} rows, "
-                         f"{len(d.features)} features, class {md_strong(d.target)}")
+                         f"{len(d.features)} features, class {md_strong(d.target)} "
+                         f"({len(d.classes)} values: {md_join(d.classes, max_items=12)})")
             parts.extend(f"*Note*: {md_text(n)}" for n in d.notes)
             if not d.bundled and d.cut_points:
                 parts.append("Cut points of the continuous columns: " + "; ".join(

@@ -7,8 +7,8 @@ against the best, and a paired test of each against a baseline over the folds.
 How a run is served: :func:`comparison` is a cached function of the data and the
 settings (one computation per setting for every session; finished classifiers' out-of-fold
 results are also kept on disk, :func:`oof_cache`). A change of a run's settings
-computes it in Panel's thread pool (``pn.state.execute(..., schedule="thread")``); the
-pictures are views of the finished ``result``, built in that pool too. The progress of
+computes it in a worker thread (``asyncio.to_thread``, awaited on the event loop); the
+pictures are views of the finished ``result``, built in worker threads too. The progress of
 the running setting is read from :data:`_PROGRESS` by a periodic callback that only
 sets text. A data change clears ``result`` in the same update as the data.
 """
@@ -167,7 +167,7 @@ class CompareClassifiers(App):
     --------
     >>> import bnexplore as bx
     >>> app = bx.apps.CompareClassifiers("iris", classifiers=["SNN", "LogReg"], n_splits=3)
-    >>> app.run()                       # served: a change runs in Panel's thread pool
+    >>> app.run()                       # served: a change runs in a worker thread
     >>> sorted(app.result.proba)
     ['LogReg', 'SNN']
     """

@@ -91,6 +91,22 @@ class Data:
     def features(self) -> list[str]:
         return [c for c in self.columns if c != self.target]
 
+    @property
+    def classes(self) -> list[str]:
+        """The values of the class column found in the rows, in the column's order.
+
+        Examples
+        --------
+        >>> bundled_dataset("vote").classes
+        ['democrat', 'republican']
+        """
+        if self.frame is None or self.target not in self.frame:
+            return []
+        col = self.frame[self.target]
+        seen = set(col.dropna().unique())
+        order = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else sorted(seen)
+        return [str(c) for c in order if c in seen]
+
 
 def no_data(message: str) -> Data:
     """A :class:`Data` without a table; the views show ``message``."""

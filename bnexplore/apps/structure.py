@@ -10,6 +10,7 @@ from ._base import App, guarded
 from ._cache import cached
 from ._compare import PinStructure
 from .data import Data
+from .text import md_text
 
 
 @cached(max_items=64)
@@ -94,7 +95,8 @@ class LearnStructure(PinStructure, App):
         return f"{self.score}{ess}, max parents {self.max_parents}", res.dag
 
     def step_caption(self, step: int) -> str:
-        """What accepted step ``step`` did (0: the empty start network)."""
+        """What accepted step ``step`` did (0: the empty start network), as Markdown (the
+        column names as text)."""
         res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
         n = len(res.step_rows)
         if step == 0:
@@ -103,7 +105,7 @@ class LearnStructure(PinStructure, App):
         u, v = row["edge"]
         verb = {"add": "added", "remove": "removed", "reverse": "reversed"}.get(row["op"], row["op"])
         phase = f" ({row['phase']})" if row.get("phase") else ""
-        return (f"Step {step} of {n}{phase}: {verb} {u} \u2192 {v}, score change "
+        return (f"Step {step} of {n}{phase}: {verb} {md_text(u)} \u2192 {md_text(v)}, score change "
                 f"{row['delta']:+.2f}, score {row['score']:.2f}"
                 + (" · the final structure" if step == n else ""))
 
