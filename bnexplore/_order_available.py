@@ -17,11 +17,18 @@ missingness); the first term of (W) is the same for every ``A`` of ``v`` and mak
 A DAG's weight is ``sum_v w_v(Pa_v)`` (plus the structure prior), so the sums over the
 DAGs of an order still factorise over the nodes (Dash & Cooper Eq. 6 and 9).
 
-One family's counts (:func:`_family_counts`): every row of ``O({v})`` whose parent cells
-are all observed gets the key ``j * r + x`` (``j`` the mixed-radix index of the parent
-configuration, ``x`` the child's state, ``r`` its arity); keys are counted in a dense
-table when the family has at most :data:`DENSE_CELLS` cells (only touched cells are
-read and reset), otherwise sorted.  The score of the counts (:func:`_score_counts`) is
+Counting (:func:`_node_weights`).  The parent sets of ``X_v`` are walked depth first
+(``{u1}``, ``{u1, u2}``, ``{u1, u2, u3}``, ...): level ``d`` keeps the rows of
+``O({v, u1 .. ud})`` and each row's configuration index ``j`` (mixed radix), made from
+level ``d - 1`` by one pass that drops the rows where ``ud`` is missing, so a family costs
+one pass over its prefix's rows.  A row's key is ``j * r + x`` (``x`` the child's state,
+``r`` its arity); keys are counted in a dense table when the family has at most
+:data:`DENSE_CELLS` cells (only touched cells are read and reset), otherwise sorted.
+A family's place among its node's sets (by size, then lexicographic, as
+:func:`bnexplore._order_posterior.lex_parent_sets` lists them) is
+``sum_{t < s} C(c, t) + C(c, s) - 1 - sum_e C(c - 1 - pos_e, s - e + 1)`` for members at
+candidate positions ``pos_1 < .. < pos_s`` of ``c`` candidates.
+The score of the counts (:func:`_score_counts`) is
 
     K2:    sum_j [ lgamma(r) - lgamma(r + N_j) + sum_x lgamma(1 + N_jx) ]
     BDeu:  sum_j [ lgamma(a q^-1) - lgamma(a q^-1 + N_j)
@@ -32,8 +39,13 @@ ess), as :class:`bnexplore.scores.LocalScore`.
 
 Glossary
 --------
+code
+    The codes, rows x columns, with -1 in the missing cells.
+rows, cfgs, n_at
+    ``rows[d, :n_at[d]]``: the rows of level ``d`` of the walk; ``cfgs[d]`` their
+    configuration indices.
 keys, m
-    The keys of the rows counted for one family, and how many there are.
+    The keys of the rows counted for one family (sorting path), and how many there are.
 dense, cfg
     Workspace of the dense path: counts per key and per configuration.
 touched, touched_j
@@ -48,11 +60,18 @@ import math
 import numba
 import numpy as np
 
+from ._order_scores import _pascal
+from ._parallel import PARALLEL_LOCK
+
 __all__ = ["available_case_weights"]
 
 #: families with at most this many cells (configurations x child states) are counted in a
 #: dense table; larger ones by sorting their keys
 DENSE_CELLS = 1 << 16
+
+#: families x rows from which the nodes are spread over threads (below it, about 10 ms of
+#: work, handing them out costs more than it saves on a busy machine)
+SPLIT_WORK = 10_000_000
 
 
 @numba.njit(cache=True, nogil=True)
@@ -113,95 +132,146 @@ def _empty_score(tot, r, bdeu, ess):
 
 
 @numba.njit(cache=True, nogil=True)
-def _family_counts(codes, miss, arities, v, rows, members, keys, tot):
-    """Keys ``j * r + x`` of the rows of ``rows`` (those of ``O({v})``) where every parent
-    of ``members`` is observed, written to ``keys``; the child's state counts to ``tot``.
-    Returns the number of rows counted."""
-    r = arities[v]
+def _family_score(code, v, r, rows, cfgs, m, q, bdeu, ess, keys, tot, dense, cfg, touched):
+    """``s(v | A ; R) - s(v | {} ; R)`` for the rows ``R = rows[:m]`` with configuration
+    indices ``cfgs[:m]`` of the parent set ``A`` (``q`` configurations)."""
     tot[:r] = 0
-    m = 0
-    for i in rows:
-        j = 0
-        seen = True
-        for u in members:
-            if miss[i, u]:
-                seen = False
-                break
-            j = j * arities[u] + codes[i, u]
-        if seen:
-            x = codes[i, v]
-            keys[m] = j * r + x
+    if q * r <= dense.shape[0]:
+        n_touched = 0
+        for t in range(m):
+            x = code[rows[t], v]
             tot[x] += 1
-            m += 1
-    return m
+            key = cfgs[t] * r + x
+            if dense[key] == 0:
+                touched[n_touched] = key
+                n_touched += 1
+            dense[key] += 1
+            cfg[cfgs[t]] += 1
+        s = _score_dense(touched, n_touched, dense, cfg, r, float(q), bdeu, ess)
+    else:
+        for t in range(m):
+            x = code[rows[t], v]
+            tot[x] += 1
+            keys[t] = cfgs[t] * r + x
+        keys[:m].sort()
+        s = _score_counts(keys, m, r, float(q), bdeu, ess)
+    return s - _empty_score(tot, r, bdeu, ess)
 
 
 @numba.njit(cache=True, nogil=True)
-def _node_weights(codes, miss, arities, v, sets, sizes, bdeu, ess, out, keys, tot, dense, cfg, touched):
-    """Eq. (W) for every parent set ``sets[f, :sizes[f]]`` of node ``v``, into ``out``."""
-    rows = np.flatnonzero(~miss[:, v])
+def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, out):
+    """Eq. (W) of every parent set of ``v`` (subsets of ``cand`` of size <= ``k``) into
+    ``out``, in the order of :func:`bnexplore._order_posterior.lex_parent_sets`."""
+    n = code.shape[0]
+    c = cand.shape[0]
+    k = min(k, c)
     r = arities[v]
-    m0 = _family_counts(codes, miss, arities, v, rows, sets[0, :0], keys, tot)
-    base = _empty_score(tot, r, bdeu, ess) if m0 else 0.0
-    for f in range(sets.shape[0]):
-        members = sets[f, :sizes[f]]
-        q = 1
-        for u in members:
-            q *= arities[u]
-        m = _family_counts(codes, miss, arities, v, rows, members, keys, tot)
-        if m == 0:
-            out[f] = base                     # no row: the family explains nothing, gains nothing
+    rows = np.empty((k + 1, n), dtype=np.int64)
+    cfgs = np.zeros((k + 1, n), dtype=np.int64)
+    n_at = np.zeros(k + 1, dtype=np.int64)
+    q_at = np.ones(k + 1, dtype=np.int64)
+    keys = np.empty(n, dtype=np.int64)
+    tot = np.zeros(r, dtype=np.int64)
+    top = np.sort(arities[cand])[::-1]
+    cells = r                                       # the node's largest family (dense up to DENSE_CELLS)
+    for t in range(k):
+        cells = min(cells * top[t], DENSE_CELLS)
+    dense = np.zeros(cells, dtype=np.int64)
+    cfg = np.zeros(cells, dtype=np.int64)
+    touched = np.empty(min(n, cells), dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if code[i, v] >= 0:
+            rows[0, m] = i
+            m += 1
+    n_at[0] = m
+    for x in range(r):
+        tot[x] = 0
+    for t in range(m):
+        tot[code[rows[0, t], v]] += 1
+    base = _empty_score(tot, r, bdeu, ess)
+    out[0] = base                                   # the empty set gains nothing
+    if k == 0:
+        return
+    first = np.zeros(k + 2, dtype=np.int64)         # sum_{t < s} C(c, t): the first place of size s
+    for s in range(1, k + 2):
+        first[s] = first[s - 1] + binom[c, s - 1]
+    pos = np.zeros(k + 1, dtype=np.int64)           # pos[d]: candidate position of the d-th member
+    d = 1
+    pos[1] = 0
+    while d >= 1:
+        if pos[d] >= c:                             # this level is done: back up
+            d -= 1
+            if d >= 1:
+                pos[d] += 1
             continue
-        if q * r <= dense.shape[0]:
-            n_touched = 0
-            for t in range(m):
-                key = keys[t]
-                if dense[key] == 0:
-                    touched[n_touched] = key
-                    n_touched += 1
-                dense[key] += 1
-                cfg[key // r] += 1
-            s = _score_dense(touched, n_touched, dense, cfg, r, float(q), bdeu, ess)
+        u = cand[pos[d]]
+        a = arities[u]
+        m = 0
+        for t in range(n_at[d - 1]):                # level d: drop the rows where u is missing
+            i = rows[d - 1, t]
+            xu = code[i, u]
+            if xu >= 0:
+                rows[d, m] = i
+                cfgs[d, m] = cfgs[d - 1, t] * a + xu
+                m += 1
+        n_at[d] = m
+        q_at[d] = q_at[d - 1] * a
+        rank = 0
+        for e in range(1, d + 1):
+            rank += binom[c - 1 - pos[e], d - e + 1]
+        place = first[d] + binom[c, d] - 1 - rank
+        out[place] = base + (_family_score(code, v, r, rows[d], cfgs[d], m, q_at[d], bdeu, ess, keys, tot,
+                                           dense, cfg, touched) if m else 0.0)
+        if d < k:
+            d += 1
+            pos[d] = pos[d - 1] + 1
         else:
-            keys[:m].sort()
-            s = _score_counts(keys, m, r, float(q), bdeu, ess)
-        out[f] = base + s - _empty_score(tot, r, bdeu, ess)
+            pos[d] += 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _all_weights(codes, miss, arities, sets, sizes, off, bdeu, ess, out):
-    """Eq. (W) of every family, node after node, with one workspace."""
-    n = codes.shape[0]
-    keys = np.empty(n, dtype=np.int64)
-    tot = np.zeros(arities.max(), dtype=np.int64)
-    dense = np.zeros(DENSE_CELLS, dtype=np.int64)
-    cfg = np.zeros(DENSE_CELLS, dtype=np.int64)
-    touched = np.empty(min(n, DENSE_CELLS), dtype=np.int64)
-    for v in range(off.shape[0] - 1):
-        a, b = off[v], off[v + 1]
-        if b > a:
-            _node_weights(codes, miss, arities, v, sets[a:b], sizes[a:b], bdeu, ess, out[a:b], keys, tot, dense,
-                          cfg, touched)
+def _all_weights(code, arities, cand_flat, cand_off, k, binom, set_off, bdeu, ess, out):
+    """Eq. (W) of every family, node after node (small tables: threads would cost more)."""
+    for v in range(cand_off.shape[0] - 1):
+        _node_weights(code, arities, v, cand_flat[cand_off[v]:cand_off[v + 1]], k, binom, bdeu, ess,
+                      out[set_off[v]:set_off[v + 1]])
 
 
-def available_case_weights(codes: np.ndarray, miss: np.ndarray, arities: np.ndarray, sets: np.ndarray,
-                           sizes: np.ndarray, off: np.ndarray, bdeu: bool, ess: float) -> np.ndarray:
-    """Eq. (W) of every family: node ``v``'s parent sets are ``sets[off[v]:off[v + 1]]``
-    (members padded with -1, ``sizes`` of them), scored on ``codes`` (rows x columns)
-    with the missing cells ``miss``.  Returns one weight per family, in the order of ``sets``.
+@numba.njit(cache=True, parallel=True)
+def _all_weights_threads(code, arities, cand_flat, cand_off, k, binom, set_off, bdeu, ess, out):
+    """:func:`_all_weights` with the nodes spread over the threads."""
+    for v in numba.prange(cand_off.shape[0] - 1):
+        _node_weights(code, arities, v, cand_flat[cand_off[v]:cand_off[v + 1]], k, binom, bdeu, ess,
+                      out[set_off[v]:set_off[v + 1]])
+
+
+def available_case_weights(codes: np.ndarray, miss: np.ndarray, arities: np.ndarray, cand_flat: np.ndarray,
+                           cand_off: np.ndarray, max_parents: int, set_off: np.ndarray, bdeu: bool,
+                           ess: float) -> np.ndarray:
+    """Eq. (W) of every family: node ``v``'s parent sets are the subsets of its candidates
+    ``cand_flat[cand_off[v]:cand_off[v + 1]]`` (sorted) of size <= ``max_parents``, in the
+    order of :func:`bnexplore._order_posterior.lex_parent_sets`, at
+    ``set_off[v]:set_off[v + 1]`` of the result; ``codes`` (rows x columns) with the
+    missing cells ``miss``.
 
     Examples
     --------
     >>> import numpy as np
     >>> codes = np.array([[0, 0], [1, 1], [1, 1], [0, 1]])
     >>> miss = np.array([[False, False], [False, False], [True, False], [False, False]])
-    >>> sets = np.array([[-1], [-1], [0]]); sizes = np.array([0, 0, 1]); off = np.array([0, 1, 3])
-    >>> w = available_case_weights(codes, miss, np.array([2, 2]), sets, sizes, off, False, 1.0)
+    >>> cand_flat, cand_off, set_off = np.array([0]), np.array([0, 0, 1]), np.array([0, 1, 3])
+    >>> w = available_case_weights(codes, miss, np.array([2, 2]), cand_flat, cand_off, 1, set_off, False, 1.0)
     >>> bool(np.isclose(w[1], np.log(1 / 20)))   # K2, b on 4 rows: 1 zero, 3 ones
     True
     """
-    out = np.empty(int(off[-1]))
-    _all_weights(np.ascontiguousarray(codes, dtype=np.int64), np.ascontiguousarray(miss), arities.astype(np.int64),
-                 np.ascontiguousarray(sets, dtype=np.int64), sizes.astype(np.int64), off.astype(np.int64),
-                 bool(bdeu), float(ess), out)
+    code = np.where(miss, -1, codes).astype(np.int64)
+    cand_off = np.asarray(cand_off, dtype=np.int64)
+    m_max = int(np.diff(cand_off).max(initial=0))
+    binom = _pascal(m_max, min(int(max_parents), m_max) + 1)
+    out = np.empty(int(set_off[-1]))
+    run = _all_weights_threads if out.size * code.shape[0] > SPLIT_WORK else _all_weights
+    with PARALLEL_LOCK:
+        run(code, np.asarray(arities, dtype=np.int64), np.asarray(cand_flat, dtype=np.int64), cand_off,
+                     int(max_parents), binom, np.asarray(set_off, dtype=np.int64), bool(bdeu), float(ess), out)
     return out

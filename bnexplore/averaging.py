@@ -229,8 +229,8 @@ class OrderedAveraging:
             off = self._off = np.zeros(p + 1, dtype=np.int64)
             np.cumsum(mu, out=off[1:])
             d = self.data
-            flat = available_case_weights(d.codes, d.missing, d.arities, self._flat_sets, self._flat_sizes, off,
-                                          prior == "BDeu", float(ess))
+            flat = available_case_weights(d.codes, d.missing, d.arities, cand_cols, cand_off, self.max_parents,
+                                          off, prior == "BDeu", float(ess))
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
         m_max = int(n_cand.max(initial=0))
         self._binom = _pascal(m_max, min(self.max_parents, m_max) + 1)
