@@ -28,7 +28,8 @@ A family's place among its node's sets (by size, then lexicographic, as
 :func:`bnexplore._order_posterior.lex_parent_sets` lists them) is
 ``sum_{t < s} C(c, t) + C(c, s) - 1 - sum_e C(c - 1 - pos_e, s - e + 1)`` for members at
 candidate positions ``pos_1 < .. < pos_s`` of ``c`` candidates.
-The score of the counts (:func:`_score_counts`) is
+The score of the counts (:func:`bnexplore.scores._score_sorted_keys`, or from the dense
+tables :func:`_score_dense`) is
 
     K2:    sum_j [ lgamma(r) - lgamma(r + N_j) + sum_x lgamma(1 + N_jx) ]
     BDeu:  sum_j [ lgamma(a q^-1) - lgamma(a q^-1 + N_j)
@@ -48,8 +49,10 @@ keys, m
     The keys of the rows counted for one family (sorting path), and how many there are.
 dense, cfg
     Workspace of the dense path: counts per key and per configuration.
-touched, touched_j
-    The keys and configurations written in the dense tables (read, then reset to 0).
+touched
+    The keys written in the dense tables (read, then reset to 0 with their configurations).
+logfact
+    ``log(x!)`` for the K2 terms (:func:`bnexplore._order_scores._logfact`).
 tot
     The child's state counts over the rows counted: the counts of ``s(v | {} ; O(W))``.
 """
@@ -60,8 +63,9 @@ import math
 import numba
 import numpy as np
 
-from ._order_scores import _pascal
+from ._order_scores import _logfact, _pascal
 from ._parallel import PARALLEL_LOCK
+from .scores import _config_terms, _score_sorted_keys
 
 __all__ = ["available_case_weights"]
 
@@ -75,64 +79,40 @@ SPLIT_WORK = 10_000_000
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_counts(keys, m, r, q, bdeu, ess):
-    """``s(v | A ; R)`` from the sorted keys ``keys[:m]`` of the rows ``R``."""
-    lg_r = math.lgamma(r)
-    a_j = ess / q
-    a_jx = a_j / r
-    lg_aj, lg_ajx = math.lgamma(a_j), math.lgamma(a_jx)
-    s = 0.0
-    i = 0
-    while i < m:
-        j = keys[i] // r
-        n_j = 0
-        while i < m and keys[i] // r == j:
-            key = keys[i]
-            n = 0
-            while i < m and keys[i] == key:
-                n += 1
-                i += 1
-            n_j += n
-            s += math.lgamma(a_jx + n) - lg_ajx if bdeu else math.lgamma(1.0 + n)
-        s += lg_aj - math.lgamma(a_j + n_j) if bdeu else lg_r - math.lgamma(r + n_j)
-    return s
-
-
-@numba.njit(cache=True, nogil=True)
-def _score_dense(touched, n_touched, dense, cfg, r, q, bdeu, ess):
+def _score_dense(touched, n_touched, dense, cfg, r, q, bdeu, ess, logfact):
     """``s(v | A ; R)`` from the dense tables, resetting the cells it reads."""
     a_j = ess / q
     a_jx = a_j / r
-    lg_aj, lg_ajx, lg_r = math.lgamma(a_j), math.lgamma(a_jx), math.lgamma(r)
+    lg_ajx = math.lgamma(a_jx)
     s = 0.0
     for t in range(n_touched):
         key = touched[t]
         n = dense[key]
-        s += math.lgamma(a_jx + n) - lg_ajx if bdeu else math.lgamma(1.0 + n)
+        s += math.lgamma(a_jx + n) - lg_ajx if bdeu else logfact[n]
         dense[key] = 0
         j = key // r
         n_j = cfg[j]
         if n_j:
-            s += lg_aj - math.lgamma(a_j + n_j) if bdeu else lg_r - math.lgamma(r + n_j)
+            s += _config_terms(n_j, 0.0, a_j, a_jx, bdeu, logfact, r)
             cfg[j] = 0
     return s
 
 
 @numba.njit(cache=True, nogil=True)
-def _empty_score(tot, r, bdeu, ess):
-    """``s(v | {} ; R)`` from the child's state counts ``tot`` over ``R``."""
-    n = 0
-    s = 0.0
-    for x in range(r):
-        n += tot[x]
-        s += math.lgamma(ess / r + tot[x]) - math.lgamma(ess / r) if bdeu else math.lgamma(1.0 + tot[x])
+def _empty_score(tot, r, bdeu, ess, logfact):
+    """``s(v | {} ; R)`` from the child's state counts ``tot[:r]`` over ``R`` (0 on no row)."""
+    n = tot[:r].sum()
     if n == 0:
         return 0.0
-    return s + (math.lgamma(ess) - math.lgamma(ess + n) if bdeu else math.lgamma(r) - math.lgamma(r + n))
+    a = ess / r
+    cell = 0.0
+    for x in range(r):
+        cell += math.lgamma(a + tot[x]) - math.lgamma(a) if bdeu else logfact[tot[x]]
+    return _config_terms(n, cell, ess, a, bdeu, logfact, r)
 
 
 @numba.njit(cache=True, nogil=True)
-def _family_score(code, v, r, rows, cfgs, m, q, bdeu, ess, keys, tot, dense, cfg, touched):
+def _family_score(code, v, r, rows, cfgs, m, q, bdeu, ess, logfact, keys, tot, dense, cfg, touched):
     """``s(v | A ; R) - s(v | {} ; R)`` for the rows ``R = rows[:m]`` with configuration
     indices ``cfgs[:m]`` of the parent set ``A`` (``q`` configurations)."""
     tot[:r] = 0
@@ -147,19 +127,19 @@ def _family_score(code, v, r, rows, cfgs, m, q, bdeu, ess, keys, tot, dense, cfg
                 n_touched += 1
             dense[key] += 1
             cfg[cfgs[t]] += 1
-        s = _score_dense(touched, n_touched, dense, cfg, r, float(q), bdeu, ess)
+        s = _score_dense(touched, n_touched, dense, cfg, r, q, bdeu, ess, logfact)
     else:
         for t in range(m):
             x = code[rows[t], v]
             tot[x] += 1
             keys[t] = cfgs[t] * r + x
         keys[:m].sort()
-        s = _score_counts(keys, m, r, float(q), bdeu, ess)
-    return s - _empty_score(tot, r, bdeu, ess)
+        s = _score_sorted_keys(keys, m, r, q, bdeu, ess, logfact)
+    return s - _empty_score(tot, r, bdeu, ess, logfact)
 
 
 @numba.njit(cache=True, nogil=True)
-def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, out):
+def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, logfact, out):
     """Eq. (W) of every parent set of ``v`` (subsets of ``cand`` of size <= ``k``) into
     ``out``, in the order of :func:`bnexplore._order_posterior.lex_parent_sets`."""
     n = code.shape[0]
@@ -189,7 +169,7 @@ def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, out):
         tot[x] = 0
     for t in range(m):
         tot[code[rows[0, t], v]] += 1
-    base = _empty_score(tot, r, bdeu, ess)
+    base = _empty_score(tot, r, bdeu, ess, logfact)
     out[0] = base                                   # the empty set gains nothing
     if k == 0:
         return
@@ -221,7 +201,7 @@ def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, out):
         for e in range(1, d + 1):
             rank += binom[c - 1 - pos[e], d - e + 1]
         place = first[d] + binom[c, d] - 1 - rank
-        out[place] = base + (_family_score(code, v, r, rows[d], cfgs[d], m, q_at[d], bdeu, ess, keys, tot,
+        out[place] = base + (_family_score(code, v, r, rows[d], cfgs[d], m, q_at[d], bdeu, ess, logfact, keys, tot,
                                            dense, cfg, touched) if m else 0.0)
         if d < k:
             d += 1
@@ -231,18 +211,18 @@ def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _all_weights(code, arities, cand_flat, cand_off, k, binom, set_off, bdeu, ess, out):
+def _all_weights(code, arities, cand_flat, cand_off, k, binom, set_off, bdeu, ess, logfact, out):
     """Eq. (W) of every family, node after node (small tables: threads would cost more)."""
     for v in range(cand_off.shape[0] - 1):
-        _node_weights(code, arities, v, cand_flat[cand_off[v]:cand_off[v + 1]], k, binom, bdeu, ess,
+        _node_weights(code, arities, v, cand_flat[cand_off[v]:cand_off[v + 1]], k, binom, bdeu, ess, logfact,
                       out[set_off[v]:set_off[v + 1]])
 
 
 @numba.njit(cache=True, parallel=True)
-def _all_weights_threads(code, arities, cand_flat, cand_off, k, binom, set_off, bdeu, ess, out):
+def _all_weights_threads(code, arities, cand_flat, cand_off, k, binom, set_off, bdeu, ess, logfact, out):
     """:func:`_all_weights` with the nodes spread over the threads."""
     for v in numba.prange(cand_off.shape[0] - 1):
-        _node_weights(code, arities, v, cand_flat[cand_off[v]:cand_off[v + 1]], k, binom, bdeu, ess,
+        _node_weights(code, arities, v, cand_flat[cand_off[v]:cand_off[v + 1]], k, binom, bdeu, ess, logfact,
                       out[set_off[v]:set_off[v + 1]])
 
 
@@ -273,5 +253,6 @@ def available_case_weights(codes: np.ndarray, miss: np.ndarray, arities: np.ndar
     run = _all_weights_threads if out.size * code.shape[0] > SPLIT_WORK else _all_weights
     with PARALLEL_LOCK:
         run(code, np.asarray(arities, dtype=np.int64), np.asarray(cand_flat, dtype=np.int64), cand_off,
-                     int(max_parents), binom, np.asarray(set_off, dtype=np.int64), bool(bdeu), float(ess), out)
+                     int(max_parents), binom, np.asarray(set_off, dtype=np.int64), bool(bdeu), float(ess),
+                     _logfact(code.shape[0] + int(np.max(arities, initial=1)) + 1), out)
     return out

@@ -16,19 +16,7 @@ from bnexplore._available_case import AvailableCaseScore
 from bnexplore._order_available import DENSE_CELLS
 from bnexplore.averaging import OrderedAveraging
 from bnexplore.scores import LocalScore
-
-
-def _frame(n, arities, seed, p_missing):
-    """Dependent categorical columns V0, V1, ... with ``p_missing`` of the cells blanked at
-    random; the categories are fixed so that every subset keeps every state."""
-    rng = np.random.default_rng(seed)
-    cols, prev = {}, None
-    for j, a in enumerate(arities):
-        x = rng.integers(0, a, n) if prev is None else np.where(rng.random(n) < 0.6, prev % a, rng.integers(0, a, n))
-        cols[f"V{j}"] = x
-        prev = x
-    df = pd.DataFrame(cols).mask(rng.random((n, len(arities))) < p_missing)
-    return pd.DataFrame({c: pd.Categorical(df[c], categories=list(range(a))) for c, a in zip(df.columns, arities)})
+from test_missing_fit_averaging import _frame
 
 
 def _score(df, child, parents, prior, ess):
@@ -172,7 +160,8 @@ def test_threaded_kernel_and_no_parents():
     outs = []
     for run in (oa._all_weights, oa._all_weights_threads):
         out = np.empty(avg.n_families)
-        run(code, d.arities.astype(np.int64), avg._cand_flat, avg._cand_off, 3, binom, avg._off, True, 1.0, out)
+        run(code, d.arities.astype(np.int64), avg._cand_flat, avg._cand_off, 3, binom, avg._off, True, 1.0,
+            oa._logfact(400), out)
         outs.append(out)
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_array_equal(outs[0], avg._flat_logw)
