@@ -255,7 +255,16 @@ class OrderedAveraging:
     def family_rows(self, node: str | int, parents: Sequence[str | int] = ()) -> np.ndarray:
         """Boolean mask of the rows on which the family of ``node`` with ``parents`` is
         counted (``O({node} u parents)`` of the class Notes): those where the node and every
-        parent are observed (every row when nothing is missing)."""
+        parent are observed (every row when nothing is missing).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, bnexplore as bx
+        >>> df = pd.DataFrame({"a": [0, 1, np.nan, 1, 0], "b": [0, np.nan, 1, 1, 0]})
+        >>> avg = bx.averaging.OrderedAveraging(df, max_parents=1, missing="keep")
+        >>> avg.family_rows("b", ["a"]).tolist(), int(avg.family_rows("b").sum())
+        ([True, False, False, True, True], 4)
+        """
         return self.data.observed_rows([self.data.index(node), *(self.data.index(u) for u in parents)])
 
     def _levels(self, order, levels) -> np.ndarray:
