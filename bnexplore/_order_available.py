@@ -67,7 +67,7 @@ from ._order_scores import _logfact, _pascal
 from ._parallel import PARALLEL_LOCK
 from .scores import _config_terms, _score_sorted_keys
 
-__all__ = ["available_case_weights"]
+__all__ = ["available_case_weights", "walk_cells", "uses_threads"]
 
 #: families with at most this many cells (configurations x child states) are counted in a
 #: dense table; larger ones by sorting their keys
@@ -226,6 +226,18 @@ def _all_weights_threads(code, arities, cand_flat, cand_off, k, binom, set_off, 
                       out[set_off[v]:set_off[v + 1]])
 
 
+def uses_threads(n_families: int, n_rows: int) -> bool:
+    """Whether the nodes are spread over threads (:data:`SPLIT_WORK`)."""
+    return n_families * n_rows > SPLIT_WORK
+
+
+def walk_cells(n_rows: int, max_parents: int, threads: bool) -> int:
+    """Cells of working memory the walk keeps: per node being walked, the rows and
+    configurations of ``max_parents + 1`` levels, the keys and the dense tables."""
+    per_node = 2 * (max_parents + 1) * n_rows + 2 * n_rows + 2 * DENSE_CELLS
+    return per_node * (numba.get_num_threads() if threads else 1)
+
+
 def available_case_weights(codes: np.ndarray, miss: np.ndarray, arities: np.ndarray, cand_flat: np.ndarray,
                            cand_off: np.ndarray, max_parents: int, set_off: np.ndarray, bdeu: bool,
                            ess: float) -> np.ndarray:
@@ -250,7 +262,7 @@ def available_case_weights(codes: np.ndarray, miss: np.ndarray, arities: np.ndar
     m_max = int(np.diff(cand_off).max(initial=0))
     binom = _pascal(m_max, min(int(max_parents), m_max) + 1)
     out = np.empty(int(set_off[-1]))
-    run = _all_weights_threads if out.size * code.shape[0] > SPLIT_WORK else _all_weights
+    run = _all_weights_threads if uses_threads(out.size, code.shape[0]) else _all_weights
     with PARALLEL_LOCK:
         run(code, np.asarray(arities, dtype=np.int64), np.asarray(cand_flat, dtype=np.int64), cand_off,
                      int(max_parents), binom, np.asarray(set_off, dtype=np.int64), bool(bdeu), float(ess),

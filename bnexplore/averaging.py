@@ -63,7 +63,7 @@ from ._bootstrap import BootstrapArcs, arc_table, bootstrap_arcs, inclusion_thre
 from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
 from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors, greedy_order
-from ._order_available import available_case_weights
+from ._order_available import available_case_weights, uses_threads, walk_cells
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
@@ -229,6 +229,13 @@ class OrderedAveraging:
             off = self._off = np.zeros(p + 1, dtype=np.int64)
             np.cumsum(mu, out=off[1:])
             d = self.data
+            cells = walk_cells(d.n_rows, self.max_parents, uses_threads(total, d.n_rows)) + d.n_rows * p
+            if cells > self.budget:
+                raise MemoryBudgetError(
+                    f"order averaging over {d.n_rows:,} rows with missing cells keeps {cells:,} cells of "
+                    f"working memory (a copy of the codes, and each thread's row lists for k={self.max_parents}), "
+                    f"over the budget of {self.budget:,}: use a smaller max_parents (k), fewer rows, "
+                    f"or raise the budget (budget= or bnexplore.data.set_table_budget)")
             flat = available_case_weights(d.codes, d.missing, d.arities, cand_cols, cand_off, self.max_parents,
                                           off, prior == "BDeu", float(ess))
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list

@@ -10,6 +10,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+
+import bnexplore as bx
 from scipy.special import gammaln, logsumexp
 
 from bnexplore._available_case import AvailableCaseScore
@@ -169,3 +171,11 @@ def test_threaded_kernel_and_no_parents():
     assert none.n_families == df.shape[1] and not none.arc_posteriors().to_numpy().any()
     want = sum(_score(df[[c]].dropna(), c, (), "K2", 1.0) for c in df.columns)
     assert none.log_evidence == pytest.approx(want, rel=1e-12)
+
+
+def test_working_memory_is_checked_before_the_walk():
+    df = _frame(400, (2, 3, 2, 3), seed=3, p_missing=0.1)
+    need = 2 * 4 * 400 + 2 * 400 + 2 * DENSE_CELLS + 400 * 4      # k = 3, one thread, the codes
+    with pytest.raises(bx.data.MemoryBudgetError, match="max_parents"):
+        OrderedAveraging(df, max_parents=3, missing="keep", budget=need - 1)
+    assert OrderedAveraging(df, max_parents=3, missing="keep", budget=need).n_families == 1 + 2 + 4 + 8
