@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 
 from . import _dag_dp, _order_dp
-from ._all_orders import _arc_frame, _families_all
+from ._all_orders import _arc_frame, _complete_data, _families_all
 from ._order_posterior import family_log_prior
 from ._parallel import PARALLEL_LOCK
 from ._validation import check_int
-from .data.core import DiscreteData, MemoryBudgetError, _check_budget, as_discrete, get_table_budget
+from .data.core import DiscreteData, MemoryBudgetError, _check_budget, get_table_budget
 from .scores import _check_prior
 
 __all__ = ["AllDAGs", "all_dags_cells"]
@@ -162,7 +162,7 @@ class AllDAGs:
         self.max_parents = check_int(max_parents, "max_parents", low=0)
         _check_prior(prior, ess)
         structure_prior = _uniform_is_none(structure_prior)
-        self.data = as_discrete(data)
+        self.data = _complete_data(data, "AllDAGs")
         self.names = list(self.data.names)
         self.prior, self.ess, self.structure_prior = prior, float(ess), structure_prior
         self.budget = get_table_budget() if budget is None else _check_budget(budget, "budget")

@@ -30,7 +30,7 @@ draws
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numba
 import numpy as np
@@ -160,15 +160,16 @@ def all_orders_budget() -> int:
 def _complete_data(data, who: str) -> DiscreteData:
     """``data`` as DiscreteData, refused (naming what to do) when a value is missing:
     the order-space engines score every family on every row."""
-    if isinstance(data, pd.DataFrame) and data.isna().values.any():
-        n = int(data.isna().values.sum())
+    if isinstance(data, pd.DataFrame):
+        n, fix = int(data.isna().values.sum()), "df.dropna()"
+    elif isinstance(data, DiscreteData) and data.missing is not None:
+        n, fix = int(data.missing.sum()), "data.complete_cases()"
+    else:
+        n, fix = 0, ""
+    if n:
         raise ValueError(f"{who} needs complete data, got {n} missing values: drop the "
-                         f"incomplete rows first (df.dropna())")
-    data = as_discrete(data)
-    if data.has_missing:
-        raise ValueError(f"{who} needs complete data, got missing values: drop the "
-                         f"incomplete rows first (data.complete_cases())")
-    return data
+                         f"incomplete rows first ({fix})")
+    return as_discrete(data)
 
 
 class AllOrders:
@@ -624,11 +625,35 @@ def _advance(res: OrderMCMC, n_iter: int, progress) -> None:
             bar.close()
 
 
-def _chain_tables(data: DiscreteData, max_parents: int, prior: str, ess: float, structure_prior, n_iter: int,
-                  thin: int, n_chains: int, budget: int | None, what: str):
-    """The checks and tables every chain sampler over DAGs needs: (names, families in the
-    colex layout, their Lookup, draws recorded per chain), the record's budget checked
-    before the family table is built."""
+class _Chains(NamedTuple):
+    """A chain sampler's checked inputs and tables (:func:`_chain_tables`)."""
+    data: DiscreteData
+    names: list
+    fam: np.ndarray
+    look: np.ndarray
+    n_draws: int
+    max_parents: int
+    n_iter: int
+    n_chains: int
+    thin: int
+    burn_in: int
+    rng: np.random.Generator
+
+
+def _chain_tables(data, max_parents, prior: str, ess: float, structure_prior, n_iter, n_chains, thin, burn_in,
+                  random_state, budget, who: str, what: str) -> _Chains:
+    """The checks and tables every chain sampler over DAGs needs, each input checked once:
+    the arguments the samplers share, complete data (:func:`_complete_data`, ``who`` the
+    function's name), the record's budget before the family table is built, then the
+    families in the colex layout and their Lookup (``what`` names the sampler in messages)."""
+    max_parents = check_int(max_parents, "max_parents", low=0)
+    _check_prior(prior, ess)
+    n_iter = check_int(n_iter, "n_iter", low=1)
+    n_chains = check_int(n_chains, "n_chains", low=1)
+    thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
+    burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
+    rng = check_random_state(random_state, "random_state")
+    data = _complete_data(data, who)
     names = list(data.names)
     p = len(names)
     if p < 1:
@@ -647,7 +672,7 @@ def _chain_tables(data: DiscreteData, max_parents: int, prior: str, ess: float, 
     fam, _ = _families_all(data, max_parents, prior, float(ess), structure_prior, budget, what)
     # colex layout: a parent set inside the predecessors is looked up, not searched for
     fam, look = _order_dp.colex_families(fam, p, max_parents, _pascal(p, min(max_parents, max(p - 1, 0)) + 1))
-    return names, fam, look, n_draws
+    return _Chains(data, names, fam, look, n_draws, max_parents, n_iter, n_chains, thin, burn_in, rng)
 
 
 def _chain_streams(rng: np.random.Generator, n_chains: int) -> np.ndarray:
@@ -717,25 +742,18 @@ def order_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_iter: 
     >>> res.arc_posteriors().shape, res.traces.shape
     ((8, 8), (2, 1000))
     """
-    max_parents = check_int(max_parents, "max_parents", low=0)
-    _check_prior(prior, ess)
-    n_iter = check_int(n_iter, "n_iter", low=1)
-    n_chains = check_int(n_chains, "n_chains", low=1)
-    thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
-    burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
     p_adjacent = check_probability(p_adjacent, "p_adjacent")
-    rng = check_random_state(random_state)
-    data = _complete_data(data, "order_mcmc")
-    names, fam, look, n_draws = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, thin,
-                                              n_chains, budget, "order MCMC")
-    p = len(names)
+    ch = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, n_chains, thin, burn_in, random_state,
+                       budget, "order_mcmc", "order MCMC")
+    p = len(ch.names)
     # dispersed starts: a random order and its reverse, for each pair of chains
-    order = np.empty((n_chains, p), dtype=np.int64)
-    for c in range(n_chains):
-        order[c] = rng.permutation(p) if c % 2 == 0 else order[c - 1][::-1]
-    streams = _chain_streams(rng, n_chains)
-    state = _order_dp.ChainState(order, _order_dp.initial_scores(fam, look, order), streams)
-    res = OrderMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
-                    float(p_adjacent), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), random_state)
-    _advance(res, n_iter, progress)
+    order = np.empty((ch.n_chains, p), dtype=np.int64)
+    for c in range(ch.n_chains):
+        order[c] = ch.rng.permutation(p) if c % 2 == 0 else order[c - 1][::-1]
+    streams = _chain_streams(ch.rng, ch.n_chains)
+    state = _order_dp.ChainState(order, _order_dp.initial_scores(ch.fam, ch.look, order), streams)
+    res = OrderMCMC(ch.names, ch.max_parents, ch.fam, ch.look, state, _new_record(ch.n_chains, ch.n_draws, p), 0,
+                    ch.thin, ch.burn_in, float(p_adjacent), bool(sample_dags), np.zeros(ch.n_chains, dtype=np.int64),
+                    random_state)
+    _advance(res, ch.n_iter, progress)
     return res

@@ -12,10 +12,10 @@ because its own variables are missing more often (a family counted on fewer rows
 larger log marginal likelihood), and a missing cell costs only the comparisons whose
 variables include its column (pairwise deletion).  The complete-case rule instead
 scores every comparison on ``O(all columns)``, which is empty as soon as every row
-misses one value somewhere.  This is the rule order averaging already applies to the
-parent sets of one child (:class:`bnexplore.scores.LocalScore`, ``missing="keep"``,
-compares them on the rows where the child and all its *candidates* are observed); here
-the rows follow each comparison, which is what a search over all columns needs.
+misses one value somewhere.  :class:`bnexplore.scores.LocalScore` (``missing="keep"``)
+compares the parent sets of one child on the rows where the child and all its
+*candidates* are observed; here the rows follow each comparison, which is what a search
+over all columns needs.
 
 A search that needs one number per structure (the forests' arborescences and
 Matrix-Tree sums, ISMB's weights over its structures) uses each family's *gain* over
@@ -32,8 +32,9 @@ The changes (1) of different moves are counted on different rows, so they are no
 differences of one function of the structure: a greedy search by (1) could come back to
 a structure, and stops when it does.  Under (3) two non-empty parent sets of one node are
 compared through the empty set, each on its own rows; a gain counted on fewer rows is
-smaller in size, so (3) leans towards families whose variables are observed more often
-(benchmarks/bench_missing_structure.py --pairwise measures it for order averaging).
+smaller in size, so (3) leans towards families whose variables are observed more often.
+Order averaging over incomplete data weighs each family by (3) too
+(:mod:`bnexplore._order_available`).
 
 Glossary
 --------

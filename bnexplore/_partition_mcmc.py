@@ -15,9 +15,8 @@ import pandas as pd
 from . import _partition_dp
 from ._all_dags import _dag_prior_statement, _uniform_is_none
 from ._all_orders import OrderMCMC, _advance, _chain_streams, _chain_tables, _new_record
-from ._validation import check_int, check_probability, check_random_state
-from .data.core import DiscreteData, as_discrete
-from .scores import _check_prior
+from ._validation import check_probability
+from .data.core import DiscreteData
 
 __all__ = ["PartitionMCMC", "partition_mcmc"]
 
@@ -80,7 +79,8 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     Parameters
     ----------
     data : DataFrame or DiscreteData
-        Complete discrete data, at most 64 variables.
+        Complete discrete data (a missing value is refused, as by :func:`order_mcmc`), at most
+        64 variables.
     max_parents : int
         ``k``, the largest number of parents of a node.
     n_iter : int
@@ -128,31 +128,23 @@ def partition_mcmc(data: DiscreteData | pd.DataFrame, max_parents: int = 2, n_it
     >>> res.arc_posteriors().shape, res.traces.shape, res.graph_prior
     ((8, 8), (2, 1000), 'uniform over DAGs with at most 2 parents per node')
     """
-    max_parents = check_int(max_parents, "max_parents", low=0)
-    _check_prior(prior, ess)
-    n_iter = check_int(n_iter, "n_iter", low=1)
-    n_chains = check_int(n_chains, "n_chains", low=1)
-    thin = max(1, n_iter // 1000) if thin is None else check_int(thin, "thin", low=1)
-    burn_in = n_iter // 4 if burn_in is None else check_int(burn_in, "burn_in", low=0)
     p_swap = check_probability(p_swap, "p_swap")
-    rng = check_random_state(random_state, "random_state")
     structure_prior = _uniform_is_none(structure_prior)
-    data = as_discrete(data)
-    names, fam, look, n_draws = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, thin, n_chains, budget,
-                                              "partition MCMC")
-    p = len(names)
+    ch = _chain_tables(data, max_parents, prior, ess, structure_prior, n_iter, n_chains, thin, burn_in, random_state,
+                       budget, "partition_mcmc", "partition MCMC")
+    p, n_chains = len(ch.names), ch.n_chains
     part = np.zeros((n_chains, p), dtype=np.int64)
     n_parts = np.ones(n_chains, dtype=np.int64)
     for c in range(n_chains):
-        if c % 2 == 1 and max_parents >= 1:
-            part[c, rng.permutation(p)] = np.arange(p)
+        if c % 2 == 1 and ch.max_parents >= 1:
+            part[c, ch.rng.permutation(p)] = np.arange(p)
             n_parts[c] = p
     state = _partition_dp.PartitionState(part, n_parts, np.zeros((n_chains, p)), np.zeros((n_chains, p), np.uint64),
-                                         np.zeros((n_chains, p), np.uint64), _chain_streams(rng, n_chains))
-    _partition_dp.initial_partition_scores(fam, look, state)
-    graph_prior = _dag_prior_statement(structure_prior, max_parents)
-    res = PartitionMCMC(names, max_parents, fam, look, state, _new_record(n_chains, n_draws, p), 0, thin, burn_in,
-                        float(p_swap), bool(sample_dags), np.zeros(n_chains, dtype=np.int64), random_state,
-                        graph_prior=graph_prior)
-    _advance(res, n_iter, progress)
+                                         np.zeros((n_chains, p), np.uint64), _chain_streams(ch.rng, n_chains))
+    _partition_dp.initial_partition_scores(ch.fam, ch.look, state)
+    graph_prior = _dag_prior_statement(structure_prior, ch.max_parents)
+    res = PartitionMCMC(ch.names, ch.max_parents, ch.fam, ch.look, state, _new_record(n_chains, ch.n_draws, p), 0,
+                        ch.thin, ch.burn_in, float(p_swap), bool(sample_dags), np.zeros(n_chains, dtype=np.int64),
+                        random_state, graph_prior=graph_prior)
+    _advance(res, ch.n_iter, progress)
     return res

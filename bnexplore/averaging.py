@@ -63,6 +63,7 @@ from ._bootstrap import BootstrapArcs, arc_table, bootstrap_arcs, inclusion_thre
 from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
 from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors, greedy_order
+from ._order_available import available_case_weights, uses_threads, walk_cells
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
@@ -116,16 +117,25 @@ class OrderedAveraging:
 
     Notes
     -----
-    **Missing values** (``missing="keep"``).  Every parent set a node averages over is
-    scored on the same rows: those where the node and all its candidate parents (the
-    nodes on lower levels) are observed, so no parent set can win because its own
-    members have more missing rows.  Different nodes may use different rows, so
-    :attr:`log_evidence` is then the sum over the nodes of ``log sum_nu exp(w_i^nu)``
-    each over its node's rows (not the evidence of one data set), and arc posteriors
-    are those of the per-node comparisons.  The standard parameters of predictions
-    (Eq. 13) and of M* (Eq. 15) are counted by available case: each family over the
-    rows where the node and that family's parents are observed.  See
-    :class:`~bnexplore.data.DiscreteData` for the package's policy.
+    **Missing values** (``missing="keep"``).  Every family is counted on its own rows, by
+    available case per parent set: the family of ``X_v`` with parent set ``A`` has the
+    weight
+
+        ``w_v(A) = s(v | {} ; O({v})) + s(v | A ; O({v} u A)) - s(v | {} ; O({v} u A))``
+
+    where ``s(v | A ; R)`` is the family score (K2 or BDeu) counted on the rows ``R`` and
+    ``O(W)`` the rows where every column of ``W`` is observed
+    (:mod:`bnexplore._order_available`; Eq. 3 of :mod:`bnexplore._available_case`, the
+    score the structure learners give a structure).  The parent set's gain over the empty
+    set is counted on the family's own rows, so a missing cell costs only the families it
+    touches, and no parent set wins because its members are missing more often (raw scores
+    on fewer rows would be larger).  A DAG weighs ``sum_v w_v(Pa_v)`` times its structure
+    prior, and the arc posteriors, :attr:`log_evidence` (``log sum_G exp(sum_v w_v)``) and
+    samples are the exact sums over the class under these weights: not the marginal
+    likelihood of one data set, but equal to it on every family with no missing cell.  The
+    standard parameters of predictions (Eq. 13) and of M* (Eq. 15) are counted on the same
+    rows (available case).  See :class:`~bnexplore.data.DiscreteData` for the package's
+    policy.
 
     Attributes
     ----------
@@ -209,17 +219,28 @@ class OrderedAveraging:
                             f"index: use a smaller max_parents (k) or merge states")
         # ---- enumerate, score, keep log space
         self._specs: dict = {}  # Eq. 13 mixtures of each node with missing values (on first use)
-        if self.data.missing is None:
-            flat, off = _score_order_flat(self.data, self.level, self.max_parents, prior=prior, ess=ess)
-        else:
-            flat, off = self._score_per_node_rows(mu)
-        self._off = off
         self._cand_flat = cand_cols
         self._cand_off = cand_off
+        self._set_arrays: tuple | None = None  # the parent sets, listed on first use (_listed)
+        if self.data.missing is None:
+            flat, off = _score_order_flat(self.data, self.level, self.max_parents, prior=prior, ess=ess)
+            self._off = off
+        else:
+            off = self._off = np.zeros(p + 1, dtype=np.int64)
+            np.cumsum(mu, out=off[1:])
+            d = self.data
+            cells = walk_cells(d.n_rows, self.max_parents, uses_threads(total, d.n_rows)) + d.n_rows * p
+            if cells > self.budget:
+                raise MemoryBudgetError(
+                    f"order averaging over {d.n_rows:,} rows with missing cells keeps {cells:,} cells of "
+                    f"working memory (a copy of the codes, and each thread's row lists for k={self.max_parents}), "
+                    f"over the budget of {self.budget:,}: use a smaller max_parents (k), fewer rows, "
+                    f"or raise the budget (budget= or bnexplore.data.set_table_budget)")
+            flat = available_case_weights(d.codes, d.missing, d.arities, cand_cols, cand_off, self.max_parents,
+                                          off, prior == "BDeu", float(ess))
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
         m_max = int(n_cand.max(initial=0))
         self._binom = _pascal(m_max, min(self.max_parents, m_max) + 1)
-        self._set_arrays: tuple | None = None  # the parent sets, listed on first use (_listed)
         if structure_prior is not None:
             flat = flat.copy()
             sets, sizes = self._flat_sets, self._flat_sizes
@@ -238,35 +259,20 @@ class OrderedAveraging:
         self.n_structures = math.prod(mu)
 
     # ----------------------------------------------------------------- set-up
-    def node_rows(self, node: str | int) -> np.ndarray:
-        """Boolean mask of the rows on which ``node``'s parent sets are scored: those
-        where the node and all its candidate parents are observed (every row when
-        nothing is missing)."""
-        v = self.data.index(node)
-        return self.data.observed_rows([v, *self.candidates[v].tolist()])
+    def family_rows(self, node: str | int, parents: Sequence[str | int] = ()) -> np.ndarray:
+        """Boolean mask of the rows on which the family of ``node`` with ``parents`` is
+        counted (``O({node} u parents)`` of the class Notes): those where the node and every
+        parent are observed (every row when nothing is missing).
 
-    def _score_per_node_rows(self, mu: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """The scores of every node's parent sets, each node on its own rows
-        (:meth:`node_rows`): one call of the order-scoring engine per node, on the
-        node and its candidates (candidates on level 0, the node on level 1), so the
-        sets come in the same order as from one call over the whole order."""
-        p = len(self.names)
-        off = np.zeros(p + 1, dtype=np.int64)
-        np.cumsum(mu, out=off[1:])
-        flat = np.zeros(int(off[-1]))
-        for v in range(p):
-            cols = sorted(self.candidates[v].tolist() + [v])
-            rows = self.node_rows(v)
-            if not rows.any():  # no row to score on: every set has likelihood 1 (log 0)
-                continue
-            sub = self.data.subset(cols).take(rows)
-            lev = np.where(np.asarray(cols) == v, 1, 0)
-            f, o = _score_order_flat(sub, lev, self.max_parents, prior=self.prior, ess=self.ess)
-            j = cols.index(v)
-            seg = f[o[j]:o[j + 1]]
-            assert seg.size == mu[v]
-            flat[off[v]:off[v + 1]] = seg
-        return flat, off
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, bnexplore as bx
+        >>> df = pd.DataFrame({"a": [0, 1, np.nan, 1, 0], "b": [0, np.nan, 1, 1, 0]})
+        >>> avg = bx.averaging.OrderedAveraging(df, max_parents=1, missing="keep")
+        >>> avg.family_rows("b", ["a"]).tolist(), int(avg.family_rows("b").sum())
+        ([True, False, False, True, True], 4)
+        """
+        return self.data.observed_rows([self.data.index(node), *(self.data.index(u) for u in parents)])
 
     def _levels(self, order, levels) -> np.ndarray:
         p = len(self.names)

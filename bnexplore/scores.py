@@ -303,11 +303,7 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
     q = 1
     for p in parents:
         q *= arities[p]
-    a = ess / (q * r)
-    aj = ess / q
-    lga = math.lgamma(a) if bdeu else 0.0
     n = cols.shape[1]
-    total = 0.0
     if q * r <= max(_DENSE_LIMIT, 4 * n):
         # dense table: parent-configuration key per row built column by column
         keys = np.empty(n, dtype=np.int64)
@@ -315,7 +311,17 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
         counts = np.zeros(4 * q * r, dtype=np.int64)
         return _score_from_keys(keys, cols[child], r, q, bdeu, ess, logfact, counts)
     # sparse: sort the keys and walk the runs
-    keys = np.sort(_keys(cols, child, parents, arities))
+    return _score_sorted_keys(np.sort(_keys(cols, child, parents, arities)), n, r, q, bdeu, ess, logfact)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_sorted_keys(keys, n, r, q, bdeu, ess, logfact):
+    """Family score from the sorted keys ``keys[:n]`` (``configuration * r + child state``
+    of each row; ``q`` parent configurations): one walk over the runs."""
+    a = ess / (q * r)
+    aj = ess / q
+    lga = math.lgamma(a) if bdeu else 0.0
+    total = 0.0
     t = 0
     while t < n:
         cfg = keys[t] // r

@@ -1,10 +1,10 @@
 """Missing values at fit time in order averaging, its scores and the Dash & Cooper
 classifiers (issue 18, item 2).
 
-Policy under test (DiscreteData's Notes): parent sets of one node are compared on one
-set of rows (in order averaging, the node and all its candidate parents observed; in
-greedy search, the variables of the two families a move compares); parameters are
-counted by available case.
+Policy under test (DiscreteData's Notes): in order averaging each family is weighed by its
+gain over the empty family on its own rows (bnexplore._order_available, checked against
+brute force in tests/test_order_available.py); in greedy search a move is compared on the
+rows of the variables of its two families; parameters are counted by available case.
 """
 from __future__ import annotations
 
@@ -45,20 +45,23 @@ def holey():
     return _frame(160, (2, 3, 2, 3, 2), seed=1, p_missing=0.12)
 
 
-def test_per_node_rows_and_scores_equal_a_hand_built_subset(holey):
+def test_family_rows_and_weights_equal_a_hand_built_subset(holey):
     names = list(holey.columns)
     for k, prior in ((1, "K2"), (2, "BDeu")):
         avg = OrderedAveraging(holey, max_parents=k, prior=prior, ess=2.0, missing="keep")
         for v, child in enumerate(names):
             cands = names[:v]
-            rows = holey[[child] + cands].notna().all(axis=1).to_numpy()   # by hand
-            np.testing.assert_array_equal(avg.node_rows(child), rows)
-            ls = LocalScore(holey.loc[rows, cands + [child]], prior=prior, ess=2.0, cache=False)
+            base = LocalScore(holey.loc[holey[child].notna(), [child]], prior=prior, ess=2.0, cache=False)
             got = avg.parent_set_posteriors(child)
-            want = [ls.score(child, list(ps)) for ps in got["parents"]]
+            want = []
+            for ps in got["parents"]:
+                rows = holey[[child, *ps]].notna().all(axis=1).to_numpy()   # by hand
+                np.testing.assert_array_equal(avg.family_rows(child, ps), rows)
+                ls = LocalScore(holey.loc[rows, [*ps, child]], prior=prior, ess=2.0, cache=False)
+                want.append(base.score(child, []) + ls.score(child, list(ps)) - ls.score(child, []))
             np.testing.assert_allclose(got["log_weight"], want, rtol=1e-12, atol=1e-9)
             assert len(got) == sum(1 for s in range(k + 1) for _ in itertools.combinations(cands, s))
-        # log evidence: the sum of the per-node terms, each over its node's rows
+        # log evidence: the sum of the per-node terms (the sum over DAGs factorises)
         per_node = [logsumexp(avg.parent_set_posteriors(c)["log_weight"]) for c in names]
         assert avg.log_evidence == pytest.approx(sum(per_node), rel=1e-12)
 
@@ -82,12 +85,12 @@ def _decoy(n=400, seed=0):
 
 def test_available_case_scoring_would_prefer_the_parent_with_more_missing_rows():
     df = _decoy()
-    # per family available case (what the default must NOT do): {B} is scored on the
-    # ~40 rows where B is observed and beats {A}, scored on all 400
+    # raw scores on each family's own rows (what no comparison may rank by): {B} is
+    # scored on the ~40 rows where B is observed and beats {A}, scored on all 400
     per_family = {ps: LocalScore(df[[*ps, "C"]].dropna(), cache=False).score("C", list(ps))
                   for ps in [(), ("A",), ("B",)]}
     assert max(per_family, key=per_family.get) == ("B",)
-    # the default compares C's parent sets on the rows where A, B and C are observed
+    # order averaging weighs each set by its gain over the empty set on its own rows
     avg = OrderedAveraging(df, order=["A", "B", "C"], max_parents=1, missing="keep")
     post = avg.parent_set_posteriors("C")
     assert post["parents"].iloc[0] == ("A",)
@@ -222,7 +225,7 @@ def test_cross_validation_with_ten_percent_missing_cells_runs(make):
     assert np.all(scores > 0.6), scores
 
 
-def test_ama_with_missing_fit_data_uses_per_node_rows():
+def test_ama_with_missing_fit_data_uses_per_family_rows():
     df = _frame(180, (2, 3, 2, 3, 2), seed=8, p_missing=0.1)
     y = df.pop("V0")
     keep = y.notna().to_numpy()
@@ -231,7 +234,9 @@ def test_ama_with_missing_fit_data_uses_per_node_rows():
     avg = clf.averagings_[0]
     assert avg.data.missing is not None
     for v, name in enumerate(avg.names):
-        want = avg.data.observed_rows([name] + [avg.names[u] for u in avg.candidates[v]])
-        np.testing.assert_array_equal(avg.node_rows(name), want)
+        for ps in avg.parent_set_posteriors(name, top=3)["parents"]:
+            want = avg.data.observed_rows([name, *ps])
+            np.testing.assert_array_equal(avg.family_rows(name, ps), want)
+            assert want.sum() >= avg.data.observed_rows([name] + [avg.names[u] for u in avg.candidates[v]]).sum()
     p = clf.predict_proba(X)
     np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)

@@ -82,6 +82,37 @@ def test_agrees_with_all_dags_within_standard_errors():
     assert np.abs(om - exact).max() > 0.02
 
 
+def _within_standard_errors(df, k, prior, n_iter, random_state):
+    """Partition MCMC's arc posteriors against AllDAGs (uniform prior over DAGs): every arc
+    within 4 standard errors (1e-3 where no draw varies: arcs whose mass no chain visits)."""
+    exact = bx.averaging.AllDAGs(df, max_parents=k, prior=prior).arc_posteriors().to_numpy()
+    res = bx.averaging.partition_mcmc(df, max_parents=k, prior=prior, n_iter=n_iter, n_chains=4,
+                                      random_state=random_state)
+    got, se = res.arc_posteriors().to_numpy(), res.stderr.to_numpy()
+    vary = se > 0
+    bad = np.abs(got - exact) > np.where(vary, 4 * se, 0.0) + 1e-3 * ~vary
+    assert not bad.any(), (np.abs(got - exact)[bad], se[bad])
+    assert res.converged() and res.rhat_max <= 1.05
+    assert exact.max() > 0.5 and ((exact > 0.05) & (exact < 0.95)).sum() >= 5   # not a degenerate case
+    return res
+
+
+def test_agrees_with_all_dags_nine_nodes():
+    """Issue 35's validation beyond N = 8, CI size: N = 9, k = 2 (the slow tests go to 12)."""
+    _within_standard_errors(_data(150, 9, seed=4), 2, "K2", 150_000, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("p,k,prior,seed,n_iter,random_state", [
+    (9, 3, "BDeu", 6, 150_000, 0),
+    (10, 2, "K2", 4, 250_000, 0),
+    (10, 3, "BDeu", 5, 250_000, 1),
+    (12, 2, "K2", 4, 400_000, 0),
+])
+def test_agrees_with_all_dags_nine_to_twelve_nodes(p, k, prior, seed, n_iter, random_state):
+    _within_standard_errors(_data(150, p, seed=seed), k, prior, n_iter, random_state)
+
+
 def test_dag_samples_resume_and_interface():
     df = _data(100, 5, seed=2)
     res = bx.averaging.partition_mcmc(df, max_parents=2, n_iter=4_000, n_chains=2, random_state=3, sample_dags=True)
@@ -135,3 +166,31 @@ def test_structure_prior_agrees_with_all_dags():
     assert res.graph_prior.startswith("structure-modular")
     got, se = res.arc_posteriors().to_numpy(), res.stderr.to_numpy()
     assert np.all(np.abs(got - exact) <= 4 * se + 2e-3)
+
+
+@pytest.mark.parametrize("as_frame", [True, False])
+def test_missing_cells_refused_as_order_mcmc_does(as_frame):
+    """Both chain samplers (and the exact engines they are checked against) score every
+    family on every row: a missing cell is refused with one message, before any work,
+    naming what to do; the same data without the incomplete rows runs."""
+    df = _data(60, 4, seed=7)
+    df = df.astype(object)
+    df.iloc[5, 1] = np.nan
+    df.iloc[9, 3] = None
+    data = df if as_frame else bx.data.DiscreteData.from_frame(df, missing="keep")
+    fix = "df.dropna()" if as_frame else "data.complete_cases()"
+    messages = {}
+    for who, run in [("order_mcmc", lambda: bx.averaging.order_mcmc(data, n_iter=20, n_chains=2)),
+                     ("partition_mcmc", lambda: bx.averaging.partition_mcmc(data, n_iter=20, n_chains=2)),
+                     ("AllOrders", lambda: bx.averaging.AllOrders(data)),
+                     ("AllDAGs", lambda: bx.averaging.AllDAGs(data))]:
+        with pytest.raises(ValueError, match="needs complete data") as err:
+            run()
+        msg = str(err.value)
+        assert msg.startswith(who) and fix in msg and "missing=" not in msg, msg
+        messages[who] = msg[len(who):]
+    assert len(set(messages.values())) == 1, messages
+    kept = df.dropna()
+    a = bx.averaging.partition_mcmc(kept, n_iter=200, n_chains=2, random_state=0)
+    b = bx.averaging.partition_mcmc(bx.data.DiscreteData.from_frame(kept), n_iter=200, n_chains=2, random_state=0)
+    np.testing.assert_array_equal(a.traces, b.traces)

@@ -423,8 +423,8 @@ class AMA(_BNClassifier):
     Notes
     -----
     Missing values at fit: the GTT order is searched on the complete cases; the
-    averaging compares each node's parent sets on the rows where the node and all its
-    candidate parents are observed, and counts parameters by available case (see
+    averaging weighs each family by its gain over the empty family on the rows where
+    its node and parents are observed, and counts parameters by available case (see
     :class:`~bnexplore.averaging.OrderedAveraging`).
 
     Missing values at predict: they are summed out of the summary network exactly for

@@ -357,6 +357,9 @@ class DiscreteData:
       observed. A candidate can therefore never win because its own variables have
       more missing rows (a family scored on fewer rows has a larger log marginal
       likelihood, so per-family available-case counting would reward missingness).
+      Where one number per structure is needed (order averaging, the forests, ISMB),
+      each family counts its *gain over the empty family*, both on the family's own
+      rows (Eq. 3 of :mod:`bnexplore._available_case`), which is such a comparison.
 
     Methods that need complete rows refuse data with missing cells (through
     :func:`as_discrete`), naming :meth:`complete_cases`.

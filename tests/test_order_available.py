@@ -1,0 +1,181 @@
+"""Order averaging over incomplete data (``OrderedAveraging(missing="keep")``): every family
+weighed on its own rows (bnexplore._order_available, Eq. W), checked against brute force over
+every DAG the order allows, with each family's score counted by hand (pandas, scipy) on the
+rows where its node and parents are observed, and against the structure learners'
+available-case scores (bnexplore._available_case Eq. 3)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bnexplore as bx
+from scipy.special import gammaln, logsumexp
+
+from bnexplore._available_case import AvailableCaseScore
+from bnexplore._order_available import DENSE_CELLS
+from bnexplore.averaging import OrderedAveraging
+from bnexplore.scores import LocalScore
+from test_missing_fit_averaging import _frame
+
+
+def _score(df, child, parents, prior, ess):
+    """K2 / BDeu family score of ``child`` given ``parents`` on the rows of ``df``, by hand."""
+    r = len(df[child].cat.categories)
+    q = int(np.prod([len(df[u].cat.categories) for u in parents]))
+    if len(df) == 0:
+        return 0.0
+    codes = df[child].cat.codes.to_numpy()
+    cfg = np.zeros(len(df), dtype=np.int64)
+    for u in parents:
+        cfg = cfg * len(df[u].cat.categories) + df[u].cat.codes.to_numpy()
+    n_jk = pd.crosstab(cfg, codes).to_numpy().astype(float)     # seen configurations x seen states
+    n_j = n_jk.sum(axis=1)
+    if prior == "K2":
+        return float(np.sum(gammaln(r) - gammaln(r + n_j)) + np.sum(gammaln(1 + n_jk)))
+    a_j, a_jk = ess / q, ess / (q * r)
+    return float(np.sum(gammaln(a_j) - gammaln(a_j + n_j)) + np.sum(gammaln(a_jk + n_jk) - gammaln(a_jk)))
+
+
+def _weight(df, child, parents, prior, ess):
+    """Eq. (W): s(v | {} ; O(v)) + s(v | A ; O(v u A)) - s(v | {} ; O(v u A))."""
+    own = df[[child, *parents]].dropna()
+    return (_score(df[[child]].dropna(), child, (), prior, ess) + _score(own, child, parents, prior, ess)
+            - _score(own, child, (), prior, ess))
+
+
+def _brute_force(df, levels, k, prior, ess, log_prior=None):
+    """(arc posteriors, log evidence, per-node parent-set posteriors) by summing over every
+    DAG whose arcs go from a lower to a higher level and whose nodes have <= k parents."""
+    names = list(df.columns)
+    lev = {v: i for i, group in enumerate(levels) for v in group}
+    options = []
+    for v in names:
+        cand = [u for u in names if lev[u] < lev[v]]
+        sets = [s for size in range(min(k, len(cand)) + 1) for s in itertools.combinations(cand, size)]
+        w = {s: _weight(df, v, s, prior, ess) + (sum(log_prior[u][v] for u in s) if log_prior else 0.0)
+             for s in sets}
+        options.append(w)
+    dags = list(itertools.product(*[list(w) for w in options]))
+    logw = np.array([sum(options[i][s] for i, s in enumerate(g)) for g in dags])
+    z = logsumexp(logw)
+    prob = np.exp(logw - z)
+    arcs = pd.DataFrame(0.0, index=names, columns=names)
+    per_set = [dict.fromkeys(w, 0.0) for w in options]
+    for g, pr in zip(dags, prob):
+        for i, s in enumerate(g):
+            per_set[i][s] += pr
+            for u in s:
+                arcs.loc[u, names[i]] += pr
+    return arcs, z, per_set, len(dags)
+
+
+@pytest.mark.parametrize("prior,ess,k,arities,seed", [
+    ("K2", 1.0, 2, (2, 3, 2, 4, 3), 0),
+    ("BDeu", 2.0, 4, (2, 3, 2, 2, 3), 1),
+    ("BDeu", 1.0, 3, (3, 2, 4, 2), 2),
+])
+def test_equals_brute_force_over_every_dag_of_the_order(prior, ess, k, arities, seed):
+    df = _frame(90, arities, seed, p_missing=0.2)
+    assert df.notna().all(axis=1).mean() < 0.5                     # most rows miss a value
+    avg = OrderedAveraging(df, max_parents=k, prior=prior, ess=ess, missing="keep")
+    names = list(df.columns)
+    arcs, z, per_set, n_dags = _brute_force(df, [[v] for v in names], k, prior, ess)
+    assert avg.n_structures == n_dags
+    np.testing.assert_allclose(avg.arc_posteriors().loc[names, names].to_numpy(), arcs.to_numpy(), rtol=0,
+                               atol=1e-10)
+    assert avg.log_evidence == pytest.approx(z, rel=1e-12, abs=1e-10)
+    for i, v in enumerate(names):
+        got = avg.parent_set_posteriors(v)
+        want = [per_set[i][tuple(ps)] for ps in got["parents"]]
+        np.testing.assert_allclose(got["posterior"], want, rtol=0, atol=1e-10)
+
+
+def test_partial_order_and_structure_prior_equal_brute_force():
+    df = _frame(80, (2, 3, 2, 2, 3), seed=5, p_missing=0.2)
+    names = list(df.columns)
+    levels = [["V0", "V1"], ["V2"], ["V3", "V4"]]
+    rng = np.random.default_rng(3)
+    W = pd.DataFrame(rng.normal(0, 1, (5, 5)), index=names, columns=names)
+    avg = OrderedAveraging(df, levels=levels, max_parents=2, prior="BDeu", ess=1.0, structure_prior=W,
+                           missing="keep")
+    arcs, z, _, _ = _brute_force(df, levels, 2, "BDeu", 1.0, log_prior=W.to_dict(orient="index"))
+    np.testing.assert_allclose(avg.arc_posteriors().loc[names, names].to_numpy(), arcs.to_numpy(), rtol=0,
+                               atol=1e-10)
+    assert avg.log_evidence == pytest.approx(z, rel=1e-12)
+
+
+def test_weights_are_the_structure_learners_available_case_scores():
+    """Each family's weight is what the searches give it (Eq. 3 of _available_case): the
+    family of the empty set on its node's rows plus the gain on the family's own rows;
+    a family with no missing cell gets its ordinary score."""
+    df = _frame(150, (2, 3, 2, 4, 3, 2), seed=7, p_missing=0.15)
+    df["V5"] = _frame(150, (2,), seed=9, p_missing=0.0)["V0"]    # one complete column
+    df["V1"] = _frame(150, (3,), seed=9, p_missing=0.0)["V0"]
+    for prior, ess in (("K2", 1.0), ("BDeu", 3.0)):
+        avg = OrderedAveraging(df, max_parents=3, prior=prior, ess=ess, missing="keep")
+        ac = AvailableCaseScore(LocalScore(df, prior=prior, ess=ess, missing="keep"))
+        for v, name in enumerate(avg.names):
+            got = avg.parent_set_posteriors(name)
+            for ps, lw in zip(got["parents"], got["log_weight"]):
+                idx = tuple(sorted(avg.names.index(u) for u in ps))
+                assert lw == pytest.approx(ac.family(v, ()) + (ac.gain(v, idx) if idx else 0.0), rel=1e-12)
+                assert avg.family_rows(name, ps).sum() == df[[name, *ps]].notna().all(axis=1).sum()
+        whole = LocalScore(df[["V1", "V5"]], prior=prior, ess=ess)
+        got = avg.parent_set_posteriors("V5").set_index("parents")["log_weight"]
+        assert got[("V1",)] == pytest.approx(whole.score("V5", ["V1"]), rel=1e-12)
+
+
+def test_large_families_counted_by_sorting_equal_brute_force():
+    """Families with more than DENSE_CELLS cells take the sorting path."""
+    df = _frame(150, (60, 60, 30, 2), seed=4, p_missing=0.1)
+    assert 60 * 60 * 30 * 2 > DENSE_CELLS
+    for prior in ("K2", "BDeu"):
+        avg = OrderedAveraging(df, max_parents=3, prior=prior, ess=1.0, missing="keep")
+        got = avg.parent_set_posteriors("V3").set_index("parents")["log_weight"]
+        for ps in [("V0", "V1", "V2"), ("V0", "V2"), ("V1",), ()]:
+            assert got[ps] == pytest.approx(_weight(df, "V3", ps, prior, 1.0), rel=1e-12)
+
+
+def test_every_parent_set_of_a_node_missing_everywhere_weighs_the_same():
+    """A node observed only where its candidate is missing: no family has a row to gain on.
+    (A parent observed on few rows gains nothing from them: the decoy test of
+    tests/test_missing_fit_averaging.py.)"""
+    df = pd.DataFrame({"A": [0, 1, np.nan, np.nan, 0, 1] * 5, "B": [np.nan, np.nan, 1, 0, np.nan, np.nan] * 5})
+    avg = OrderedAveraging(df, order=["A", "B"], max_parents=1, missing="keep")
+    w = avg.parent_set_posteriors("B")["log_weight"].to_numpy()
+    assert w[0] == pytest.approx(w[1], abs=1e-12) and np.isfinite(w).all()
+    assert avg.arc_posteriors().loc["A", "B"] == pytest.approx(0.5)
+
+
+def test_threaded_kernel_and_no_parents():
+    """The threaded walk (large tables) gives the serial one's weights bit for bit; with
+    max_parents=0 every node keeps the empty set, weighed on the node's rows."""
+    from bnexplore import _order_available as oa
+    df = _frame(300, (2, 3, 2, 4, 3, 2, 3), seed=11, p_missing=0.2)
+    avg = OrderedAveraging(df, max_parents=3, prior="BDeu", missing="keep")
+    d = avg.data
+    code = np.where(d.missing, -1, d.codes).astype(np.int64)
+    binom = oa._pascal(6, 4)
+    outs = []
+    for run in (oa._all_weights, oa._all_weights_threads):
+        out = np.empty(avg.n_families)
+        run(code, d.arities.astype(np.int64), avg._cand_flat, avg._cand_off, 3, binom, avg._off, True, 1.0,
+            oa._logfact(400), out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], avg._flat_logw)
+    none = OrderedAveraging(df, max_parents=0, missing="keep")
+    assert none.n_families == df.shape[1] and not none.arc_posteriors().to_numpy().any()
+    want = sum(_score(df[[c]].dropna(), c, (), "K2", 1.0) for c in df.columns)
+    assert none.log_evidence == pytest.approx(want, rel=1e-12)
+
+
+def test_working_memory_is_checked_before_the_walk():
+    df = _frame(400, (2, 3, 2, 3), seed=3, p_missing=0.1)
+    need = 2 * 4 * 400 + 2 * 400 + 2 * DENSE_CELLS + 400 * 4      # k = 3, one thread, the codes
+    with pytest.raises(bx.data.MemoryBudgetError, match="max_parents"):
+        OrderedAveraging(df, max_parents=3, missing="keep", budget=need - 1)
+    assert OrderedAveraging(df, max_parents=3, missing="keep", budget=need).n_families == 1 + 2 + 4 + 8
