@@ -38,7 +38,6 @@ def _row(page, node: str, state: str) -> list[str]:
     raise AssertionError(f"no row {node} = {state} in " + repr([rows.nth(i).locator(".tabulator-cell").all_inner_texts() for i in range(min(rows.count(), 4))]))
 
 
-@pytest.mark.xfail(strict=False, reason="open (issue 36): the posterior table is paginated and the test reads only the first page's rows; the unit test checks the same values against brute force")
 @pytest.mark.browser
 def test_evidence_set_in_the_page_gives_the_brute_force_posterior(panel_server, page):
     from test_app_ask_model import brute_force
@@ -73,9 +72,7 @@ def test_evidence_set_in_the_page_gives_the_brute_force_posterior(panel_server, 
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("app", ["ask_model", pytest.param("structure", marks=pytest.mark.xfail(
-    strict=False, reason="open (issue 34): an intermittent BokehJS 'reference pNNNN isn't known' "
-                         "when threaded HoloViews updates of a component arrive out of order"))])
+@pytest.mark.parametrize("app", ["ask_model", "structure"])
 def test_presentation_mode_fits_a_projector(panel_server, page, app):
     page.set_viewport_size({"width": 1024, "height": 768})
     url = (f"{panel_server}/{ASK}" if app == "ask_model" else

@@ -215,4 +215,7 @@ class AskModel(App):
         t = t.rename(columns={"best": "GTT", "averaged": "BMA", "low": "low (5%)",
                               "high": "high (95%)", "mean_of_conditionals": "mean of conditionals"})
         return pn.Column(pn.pane.Markdown("### Posteriors (table)", margin=(10, 10, 0, 10)),
-                         self.csv_table(t.round(4), "posteriors"), sizing_mode="stretch_width")
+                         # every state of a network up to 60 rows on one page (a lecture
+                         # reads the whole table without paging)
+                         self.csv_table(t.round(4), "posteriors", page_size=max(1, min(len(t), 60))),
+                         sizing_mode="stretch_width")
