@@ -24,6 +24,7 @@ import asyncio
 import functools
 import itertools
 import json
+import weakref
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
@@ -96,7 +97,11 @@ def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
 
 
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
-    return await asyncio.to_thread(_shown, view, app, *args, **kwargs)
+    app._computing(view.__name__, +1)
+    try:
+        return await asyncio.to_thread(_shown, view, app, *args, **kwargs)
+    finally:
+        app._computing(view.__name__, -1)
 
 
 def guarded(view: Callable) -> Callable:
@@ -192,6 +197,8 @@ class App(pn.viewable.Viewer):
                                 f"{type(data).__name__}")
             self._table = (data, str(data.attrs.get("name") or "your data"))
             params["source"] = USER
+        self._view_panes: dict[str, weakref.WeakSet] = {}   # view name -> its panes
+        self._under_way: dict[str, int] = {}                 # view name -> computations
         super().__init__(**params)
         if target is not None:
             self.target = target
@@ -329,9 +336,20 @@ class App(pn.viewable.Viewer):
 
     def _pane(self, view: Any) -> Any:
         if callable(view) and not isinstance(view, pn.viewable.Viewable):
-            return pn.panel(view, defer_load=on_session(), lazy=True, loading_indicator=True,
+            pane = pn.panel(view, defer_load=on_session(), lazy=True, loading_indicator=True,
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
+            name = getattr(view, "__name__", None)
+            if name is not None:
+                self._view_panes.setdefault(name, weakref.WeakSet()).add(pane)
+            return pane
         return view
+
+    def _computing(self, name: str, change: int) -> None:
+        """Count the computations of view ``name`` under way; its panes show the spinner
+        while there is one (Panel's own indicator only covers a view computed in place)."""
+        self._under_way[name] = n = self._under_way.get(name, 0) + change
+        for pane in self._view_panes.get(name, ()):
+            pane.loading = n > 0
 
     def glossary_view(self) -> pn.Card:
         """Every abbreviation of :mod:`bnexplore.glossary`, spelled out and defined (a

@@ -11,6 +11,7 @@ import functools
 import panel as pn
 import param
 
+from .page import picture
 from ._base import NETWORK, App, guarded
 from ._cache import cached
 from .data import Data, network_names
@@ -257,7 +258,7 @@ class Clustering(App):
         inc = self._inc()
         what = ("clusters" if self.strategy == HIERARCHY
                 else "random groups (they cut across the tree)")
-        return pn.pane.HoloViews(dendrogram_plot(
+        return picture(dendrogram_plot(
             tree(self.data), inc.clusters, height=420, responsive=True,
             title=(f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
                    f"cluster size {self.cluster_size}")), sizing_mode="stretch_width")
@@ -286,7 +287,7 @@ class Clustering(App):
         return pn.Column(
             pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                              f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10)),
-            pn.pane.HoloViews(subspace_plot(inc.model_at(i), sub,
+            picture(subspace_plot(inc.model_at(i), sub,
                                             layout=layout(self.data, self.use_order),
                                             clusters=inc.clusters, title=title, width=1000,
                                             height=520, responsive=True),
@@ -305,12 +306,12 @@ class Clustering(App):
                   if len(inc.steps) else [])
         norm = max(len(g.q_trace), 1)
 
-        def picture(cumulative: bool):
+        def timeline(cumulative: bool):
             title = ("q along the time line (running total)" if cumulative
                      else "Improving models per step")
-            return pn.pane.HoloViews(q_timeline_plot(
+            return picture(q_timeline_plot(
                 traces, cumulative=cumulative, normalize_by=norm, boundaries=starts, title=title,
                 height=380, responsive=True), sizing_mode="stretch_width",
                 styles={"flex": "1 1 420px"})
         # side by side on a wide window, one below the other on a narrow one
-        return pn.FlexBox(picture(False), picture(True), sizing_mode="stretch_width")
+        return pn.FlexBox(timeline(False), timeline(True), sizing_mode="stretch_width")

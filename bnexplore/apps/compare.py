@@ -31,7 +31,7 @@ from bnexplore.experiments.compare import DEFAULT_PARAMS, PARAM_RANGES
 
 from ._base import App, guarded
 from ._cache import cached
-from .page import on_session
+from .page import on_session, picture
 from .data import Data
 from .text import md_strong, md_text
 
@@ -123,18 +123,6 @@ def comparison(data: Data, classifiers: tuple, n_splits: int, random_state: int,
     if res.cancelled:
         raise Cancelled(res)
     return res
-
-
-def picture(obj, **kwargs) -> pn.viewable.Viewable:
-    """A HoloViews picture as a pane. On a served page it is rendered to Bokeh here, in
-    the worker thread that builds the view, so that the event loop only
-    attaches the finished model (issue 37.2: no HoloViews render on the event loop);
-    in a notebook it stays a live HoloViews pane."""
-    if on_session():
-        import holoviews as hv
-
-        return pn.pane.Bokeh(hv.render(obj, backend="bokeh"), **kwargs)
-    return pn.pane.HoloViews(obj, **kwargs)
 
 
 def metrics_table(result, metric: str, baseline: str, level: float, test: str) -> pd.DataFrame:

@@ -182,3 +182,14 @@ def on_session() -> bool:
     doc = pn.state.curdoc
     return doc is not None and getattr(doc, "session_context", None) is not None
 
+
+def picture(obj, **kwargs) -> pn.viewable.Viewable:
+    """A HoloViews picture as a pane. On a served page it is rendered to Bokeh here, in
+    the worker thread that builds the view, so that the event loop only attaches the
+    finished model (a large heat map or network takes a second or more to render, which
+    every other session would wait for); in a notebook it stays a live HoloViews pane."""
+    if on_session():
+        import holoviews as hv
+
+        return pn.pane.Bokeh(hv.render(obj, backend="bokeh"), **kwargs)
+    return pn.pane.HoloViews(obj, **kwargs)
