@@ -279,17 +279,20 @@ class _State:
         parent and its CPT stays within the table budget) and every removal, the new
         families scored in one kernel call."""
         pa = self.parents[v]
-        added = [u for u in range(self.p) if u != v and u not in pa] if len(pa) < self.k else []
-        added = [u for u in added if self._cells(v, pa) * self.arities[u] <= self.budget]
-        col_add = np.full(self.p, _NEG)
-        col_rem = np.full(self.p, _NEG)
+        added = []
+        if len(pa) < self.k:
+            most = self.budget // self._cells(v, pa)   # the largest arity of a parent to add
+            ar = self.arities
+            added = [u for u in range(self.p) if ar[u] <= most and u != v and u not in pa]
+        col_add = self.add_raw[:, v]
+        col_rem = self.rem[:, v]
+        col_add[:] = _NEG
+        col_rem[:] = _NEG
         if added:
             col_add[added] = self.ls._score_additions_idx(v, pa, added) - self.fam[v]
         if pa:
             col_rem[list(pa)] = np.array(self.ls._score_sets_idx(v, [tuple(x for x in pa if x != u)
                                                                     for u in pa])) - self.fam[v]
-        self.add_raw[:, v] = col_add
-        self.rem[:, v] = col_rem
 
     def _cells(self, v: int, pa: tuple[int, ...]) -> int:
         """Cells of the CPT of ``v`` with parents ``pa`` (Python ints: no overflow)."""
