@@ -19,6 +19,7 @@ of its current parents computed once.  Scores are cached per (child, parent set)
 """
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Iterable, Mapping, Sequence
 
@@ -518,6 +519,21 @@ def _check_prior(prior: str, ess: float) -> None:
     check_prior_ess(prior, ess, PRIORS)
 
 
+def _addition_keys(c: int, pa: tuple[int, ...], added: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """The cache keys ``(c, sorted(pa + (u,)))`` of the families ``pa + {u}`` for every ``u``
+    of ``added`` (``pa`` sorted, no ``u`` in it).  When ``added`` is increasing (the
+    searches' case, hundreds of candidates at every step on wide data) it is cut where
+    the members of ``pa`` fall, and each piece's ``u`` goes between the same members:
+    no sort per family."""
+    if not pa:
+        return [(c, (u,)) for u in added]
+    if any(a >= b for a, b in zip(added, added[1:])):
+        return [(c, tuple(sorted(pa + (u,)))) for u in added]
+    cuts = [0, *(bisect.bisect_left(added, x) for x in pa), len(added)]
+    return [(c, head + (u,) + tail) for i in range(len(pa) + 1)
+            for head, tail in ((pa[:i], pa[i:]),) for u in added[cuts[i]:cuts[i + 1]]]
+
+
 class LocalScore:
     """Cached decomposable family scores over a discrete data set.
 
@@ -864,7 +880,7 @@ class LocalScore:
         rescoring of every arc addition into ``c``, the families missing from the cache
         scored in one kernel call that computes the cells of ``pa`` once.  Complete data
         and this class's own family score only (else :meth:`_score_sets_idx`)."""
-        keys = [(c, tuple(sorted(pa + (u,)))) for u in added]
+        keys = _addition_keys(c, pa, added)
         if (type(self).score_idx is not LocalScore.score_idx or self.data.missing is not None
                 or len(pa) + 1 > self._safe_parents):
             return np.array(self._score_sets_idx(c, [ps for _, ps in keys]), dtype=np.float64)

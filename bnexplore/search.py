@@ -133,15 +133,43 @@ class SearchResult:
 
 @numba.njit(cache=True)
 def transitive_closure(adj: np.ndarray) -> np.ndarray:
-    """Reachability matrix ``R[a, b]`` = there is a directed path of length >= 1 from a to b."""
+    """Reachability matrix ``R[a, b]`` = there is a directed path of length >= 1 from a to b.
+
+    A depth-first search from every node over adjacency lists, ``O(p (p + e))`` for ``p``
+    nodes and ``e`` arcs (Warshall's triple loop is ``O(p^3)``: 64 million steps for
+    400 nodes, at every step of a search).  Cycles are allowed (``R[a, a]``: ``a`` is
+    on one).  The result has the dtype of ``adj``.
+    """
     p = adj.shape[0]
-    r = adj.copy()
-    for k in range(p):
-        for i in range(p):
-            if r[i, k]:
-                for j in range(p):
-                    if r[k, j]:
-                        r[i, j] = True
+    start = np.zeros(p + 1, dtype=np.int64)        # the children of i: nbr[start[i]:start[i + 1]]
+    for i in range(p):
+        start[i + 1] = start[i]
+        for j in range(p):
+            if adj[i, j]:
+                start[i + 1] += 1
+    nbr = np.empty(start[p], dtype=np.int64)
+    k = 0
+    for i in range(p):
+        for j in range(p):
+            if adj[i, j]:
+                nbr[k] = j
+                k += 1
+    r = np.zeros_like(adj)
+    stack = np.empty(p, dtype=np.int64)            # each node is pushed once per source
+    for s in range(p):
+        top = 0
+        x = s
+        while True:
+            for k in range(start[x], start[x + 1]):
+                c = nbr[k]
+                if not r[s, c]:
+                    r[s, c] = True
+                    stack[top] = c
+                    top += 1
+            if top == 0:
+                break
+            top -= 1
+            x = stack[top]
     return r
 
 
