@@ -173,6 +173,21 @@ def transitive_closure(adj: np.ndarray) -> np.ndarray:
     return r
 
 
+@numba.njit(cache=True, nogil=True)
+def _reach_after_add(reach, u, v):
+    """:func:`transitive_closure` updated in place for a new arc ``u -> v``: ``a`` now
+    reaches ``b`` if it did, or if it reaches ``u`` (or is ``u``) and ``v`` reaches ``b``
+    (or is ``v``).  ``O(p^2)``, where the closure from scratch is ``O(p (p + e))``."""
+    p = reach.shape[0]
+    dst = reach[v].copy()
+    dst[v] = True
+    for a in range(p):
+        if a == u or reach[a, u]:
+            for b in range(p):
+                if dst[b]:
+                    reach[a, b] = True
+
+
 #: the moves, in the order their best candidates are compared
 _OPERATORS = ("add", "remove", "reverse")
 
@@ -358,23 +373,28 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     # with missing cells each move is compared on its own rows, which is no total order
     # of the structures: a structure met before ends the search
     seen = None if ls.data.missing is None else {st.adj.tobytes()}
+    reach = None         # the closure of st.adj, kept up to date through additions
     for phase, ops in phases:
         op_codes = np.array([i for i, op in enumerate(_OPERATORS) if op in ops], dtype=np.int64)
         while max_steps is None or total_steps < max_steps:
             A = st.adj
-            n_cand, n_impr, best, val, u, v = _best_move(A, transitive_closure(A), mask, st.add_raw, st.rem,
-                                                          op_codes, tol)
+            if reach is None:
+                reach = transitive_closure(A)
+            n_cand, n_impr, best, val, u, v = _best_move(A, reach, mask, st.add_raw, st.rem, op_codes, tol)
             if best < 0:
                 final_candidates = n_cand
                 break
             op = _OPERATORS[best]
             if op == "add":
                 st.adj[u, v] = True
+                _reach_after_add(reach, u, v)
                 st.set_parents(v, st.parents[v] + (u,))
             elif op == "remove":
                 st.adj[u, v] = False
+                reach = None     # the closure is computed again after a removal or reversal
                 st.set_parents(v, tuple(x for x in st.parents[v] if x != u))
             else:
+                reach = None
                 st.adj[u, v] = False
                 st.adj[v, u] = True
                 st.set_parents(v, tuple(x for x in st.parents[v] if x != u))
