@@ -91,16 +91,25 @@ def _config_terms(nj, cell_sum, aj, lgaj, bdeu, logfact, r, memo):
 
 
 @numba.njit(cache=True, nogil=True)
-def _config_cells(counts, Z, i0, r, step, bdeu, a, lga, logfact, memo):
+def _merge_tables(counts, Z):
+    """Add the four interleaved count tables of ``Z`` cells into the first and zero the
+    other three (one vectorised pass: the scoring loops then read one table)."""
+    for i in range(Z):
+        counts[i] += counts[Z + i] + counts[2 * Z + i] + counts[3 * Z + i]
+    counts[Z:4 * Z] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _config_cells(counts, i0, r, step, bdeu, a, lga, logfact, memo):
     """``(N_j, sum_k term(N_jk))`` of one parent configuration whose child cells are
-    ``i0 + x step`` (``x = 0 .. r - 1``) in each of the four interleaved tables of
-    ``Z`` cells, summed over ``x`` in increasing order; the cells are zero on exit.
-    ``memo``: the lgamma memo of ``a`` (BDeu)."""
+    ``i0 + x step`` (``x = 0 .. r - 1``) of one (merged) count table, summed over ``x``
+    in increasing order; the cells are zero on exit.  ``memo``: the lgamma memo of
+    ``a`` (BDeu)."""
     nj = 0
     cell = 0.0
     for x in range(r):
         i = i0 + x * step
-        c = counts[i] + counts[Z + i] + counts[2 * Z + i] + counts[3 * Z + i]
+        c = counts[i]
         if c > 0:
             nj += c
             if bdeu:
@@ -108,9 +117,6 @@ def _config_cells(counts, Z, i0, r, step, bdeu, a, lga, logfact, memo):
             else:
                 cell += logfact[c]
             counts[i] = 0
-            counts[Z + i] = 0
-            counts[2 * Z + i] = 0
-            counts[3 * Z + i] = 0
     return nj, cell
 
 
@@ -119,17 +125,9 @@ def _score_counts(counts, q, r, bdeu, ess, logfact, memo_a, memo_aj):
     """Family score (the equation above) from four interleaved count tables of
     ``Z = q r`` cells in the canonical layout (configuration ``j`` at ``j r``, child
     state fastest), summed over ``j`` in increasing order; zero again on exit.
-    ``memo_a``, ``memo_aj``: the lgamma memos of ``a`` and ``aj`` (BDeu)."""
-    a = ess / (q * r)
-    aj = ess / q
-    lga = math.lgamma(a) if bdeu else 0.0
-    lgaj = math.lgamma(aj) if bdeu else 0.0
-    total = 0.0
-    for j in range(q):
-        nj, cell = _config_cells(counts, q * r, j * r, r, 1, bdeu, a, lga, logfact, memo_a)
-        if nj > 0:
-            total += _config_terms(nj, cell, aj, lgaj, bdeu, logfact, r, memo_aj)
-    return total
+    ``memo_a``, ``memo_aj``: the lgamma memos of ``a`` and ``aj`` (BDeu).  The layout
+    is :func:`_score_split`'s with one parent of ``q`` states."""
+    return _score_split(counts, 1, q, 1, r, bdeu, ess, logfact, memo_a, memo_aj)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -189,26 +187,43 @@ def _family_base(ucols, child, parents, arities, base):
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact, memo):
+def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact, memo_a, memo_aj):
     """Family score from four interleaved tables counted with one parent ``u`` as the
     slowest digit (cell ``(c_u q_hi q_lo + j_pa) r + x``, ``j_pa`` the configuration of
     the other parents), summed in the canonical order of the sorted parent set, where
     ``u`` has ``q_hi`` configurations of parents before it and ``q_lo`` after: the same
-    terms in the same order as :func:`_score_counts`, so the same float.  ``memo``: the
-    two lgamma memo rows (cells, configurations) of this ``q`` and ``r``."""
+    terms in the same order as the canonical layout (configuration ``j`` at ``j r``), so
+    the same float.  ``memo_a``, ``memo_aj``: the lgamma memos of ``a = ess / (q r)``
+    and ``aj = ess / q`` (BDeu)."""
     q = q_hi * a_u * q_lo
     a = ess / (q * r)
     aj = ess / q
     lga = math.lgamma(a) if bdeu else 0.0
     lgaj = math.lgamma(aj) if bdeu else 0.0
     total = 0.0
+    _merge_tables(counts, q * r)
+    # _config_cells and _config_terms written out: this loop runs once per configuration
+    # of every candidate family, and the calls cost more than the terms
     for hi in range(q_hi):
         for cu in range(a_u):
             for lo in range(q_lo):
                 i0 = (cu * q_hi * q_lo + hi * q_lo + lo) * r
-                nj, cell = _config_cells(counts, q * r, i0, r, 1, bdeu, a, lga, logfact, memo[0])
+                nj = 0
+                cell = 0.0
+                for x in range(r):
+                    c = counts[i0 + x]
+                    if c > 0:
+                        nj += c
+                        if bdeu:
+                            cell += _lgamma_memo(memo_a, a, c) - lga
+                        else:
+                            cell += logfact[c]
+                        counts[i0 + x] = 0
                 if nj > 0:
-                    total += _config_terms(nj, cell, aj, lgaj, bdeu, logfact, r, memo[1])
+                    if bdeu:
+                        total += lgaj - _lgamma_memo(memo_aj, aj, nj) + cell
+                    else:
+                        total += logfact[r - 1] - logfact[r - 1 + nj] + cell
     return total
 
 
@@ -239,7 +254,7 @@ def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfa
         return _score_counts(counts, 1, r, bdeu, ess, logfact, memo[0], memo[1])
     q_lo = _family_base(ucols, child, parents[1:], arities, base)
     _count_cells(base, ucols[parents[0]], q_lo * r, w, counts, q * r)
-    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo)
+    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo[0], memo[1])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -283,7 +298,8 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
         if _dense(q_pa * a_u, r, n):
             counts = np.zeros(4 * q_pa * a_u * r, dtype=np.int64)
             _count_cells(base, ucols[u], q_pa * r, w, counts, q_pa * a_u * r)
-            out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact, memo[slot[a_u]])
+            ma = memo[slot[a_u]]
+            out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact, ma[0], ma[1])
         else:
             ps = np.empty(pa.shape[0] + 1, dtype=np.int64)
             ps[:pos] = pa[:pos]
@@ -323,14 +339,15 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
                 configs[:] = np.nan
                 cell_memo, memo_u, memo_v = cells[0, 0], configs[0], configs[1]
             if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u
-                both = counts.copy() if todo[u, v] else counts
+                _merge_tables(counts, Z)
+                both = counts[:Z].copy() if todo[u, v] else counts
                 a = ess / Z
                 aj = ess / av
                 lga = math.lgamma(a) if bdeu else 0.0
                 lgaj = math.lgamma(aj) if bdeu else 0.0
                 total = 0.0
                 for j in range(av):
-                    nj, cell = _config_cells(both, Z, j, au, av, bdeu, a, lga, logfact, cell_memo)
+                    nj, cell = _config_cells(both, j, au, av, bdeu, a, lga, logfact, cell_memo)
                     if nj > 0:
                         total += _config_terms(nj, cell, aj, lgaj, bdeu, logfact, au, memo_u)
                 out[v, u] = total
@@ -527,7 +544,7 @@ def _addition_keys(c: int, pa: tuple[int, ...], added: list[int]) -> list[tuple[
     no sort per family."""
     if not pa:
         return [(c, (u,)) for u in added]
-    if any(a >= b for a, b in zip(added, added[1:])):
+    if added != sorted(added):
         return [(c, tuple(sorted(pa + (u,)))) for u in added]
     cuts = [0, *(bisect.bisect_left(added, x) for x in pa), len(added)]
     return [(c, head + (u,) + tail) for i in range(len(pa) + 1)
