@@ -100,27 +100,6 @@ def _merge_tables(counts, Z):
 
 
 @numba.njit(cache=True, nogil=True)
-def _config_cells(counts, i0, r, step, bdeu, a, lga, logfact, memo):
-    """``(N_j, sum_k term(N_jk))`` of one parent configuration whose child cells are
-    ``i0 + x step`` (``x = 0 .. r - 1``) of one (merged) count table, summed over ``x``
-    in increasing order; the cells are zero on exit.  ``memo``: the lgamma memo of
-    ``a`` (BDeu)."""
-    nj = 0
-    cell = 0.0
-    for x in range(r):
-        i = i0 + x * step
-        c = counts[i]
-        if c > 0:
-            nj += c
-            if bdeu:
-                cell += _lgamma_memo(memo, a, c) - lga
-            else:
-                cell += logfact[c]
-            counts[i] = 0
-    return nj, cell
-
-
-@numba.njit(cache=True, nogil=True)
 def _score_counts(counts, q, r, bdeu, ess, logfact, memo_a, memo_aj):
     """Family score (the equation above) from four interleaved count tables of
     ``Z = q r`` cells in the canonical layout (configuration ``j`` at ``j r``, child
@@ -202,8 +181,8 @@ def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact, memo_a, memo_aj
     lgaj = math.lgamma(aj) if bdeu else 0.0
     total = 0.0
     _merge_tables(counts, q * r)
-    # _config_cells and _config_terms written out: this loop runs once per configuration
-    # of every candidate family, and the calls cost more than the terms
+    # the terms written out (no call per cell or configuration: the calls cost more than
+    # the terms); a configuration's cells are zeroed as they are read
     for hi in range(q_hi):
         for cu in range(a_u):
             for lo in range(q_lo):
@@ -338,19 +317,13 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
                 cells[:] = np.nan
                 configs[:] = np.nan
                 cell_memo, memo_u, memo_v = cells[0, 0], configs[0], configs[1]
-            if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u
+            if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u, transposed
                 _merge_tables(counts, Z)
-                both = counts[:Z].copy() if todo[u, v] else counts
-                a = ess / Z
-                aj = ess / av
-                lga = math.lgamma(a) if bdeu else 0.0
-                lgaj = math.lgamma(aj) if bdeu else 0.0
-                total = 0.0
-                for j in range(av):
-                    nj, cell = _config_cells(both, j, au, av, bdeu, a, lga, logfact, cell_memo)
-                    if nj > 0:
-                        total += _config_terms(nj, cell, aj, lgaj, bdeu, logfact, au, memo_u)
-                out[v, u] = total
+                flip = np.zeros(4 * Z, dtype=np.int64)
+                for cu in range(au):
+                    for cv in range(av):
+                        flip[cv * au + cu] = counts[cu * av + cv]
+                out[v, u] = _score_counts(flip, av, au, bdeu, ess, logfact, cell_memo, memo_u)
             if todo[u, v]:
                 out[u, v] = _score_counts(counts, au, av, bdeu, ess, logfact, cell_memo, memo_v)
 
