@@ -509,13 +509,11 @@ class DiscreteData:
         # categorical columns are coded from their codes, other columns through a Series
         # that is cleaned (mixed types unified), checked for continuity and factorised
         arrays = _column_arrays(df)
-        series: dict[int, pd.Series] = {}
-        for j, a in enumerate(arrays):
-            if not isinstance(a.dtype, pd.CategoricalDtype):
-                s = _clean_column(df.iloc[:, j], labels[j])
-                if _is_continuous(s):
-                    raise _continuous_error(labels[j], s.nunique(), _whole_numbers(s))
-                series[j] = s
+        series = {j: _clean_column(df.iloc[:, j], labels[j]) for j, a in enumerate(arrays)
+                  if not isinstance(a.dtype, pd.CategoricalDtype)}
+        for j, s in series.items():
+            if _is_continuous(s):
+                raise _continuous_error(labels[j], s.nunique(), _whole_numbers(s))
         na_of = {}                              # column -> its missing cells, where it has any
         for j, a in enumerate(arrays):
             na = a.codes < 0 if j not in series else series[j].isna().to_numpy()
