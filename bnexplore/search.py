@@ -136,9 +136,9 @@ def transitive_closure(adj: np.ndarray) -> np.ndarray:
     """Reachability matrix ``R[a, b]`` = there is a directed path of length >= 1 from a to b.
 
     A depth-first search from every node over adjacency lists, ``O(p (p + e))`` for ``p``
-    nodes and ``e`` arcs (Warshall's triple loop is ``O(p^3)``: 64 million steps for
-    400 nodes, at every step of a search).  Cycles are allowed (``R[a, a]``: ``a`` is
-    on one).  The result has the dtype of ``adj``.
+    nodes and ``e`` arcs (Warshall's triple loop is ``O(p^3)`` at worst, and the
+    searches ask at every step).  Cycles are allowed (``R[a, a]``: ``a`` is on one).
+    The result has the dtype of ``adj``.
     """
     p = adj.shape[0]
     start = np.zeros(p + 1, dtype=np.int64)        # the children of i: nbr[start[i]:start[i + 1]]
