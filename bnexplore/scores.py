@@ -81,11 +81,10 @@ def _lgamma_memo(memo, a, c):
 
 
 @numba.njit(cache=True, nogil=True)
-def _config_terms(nj, cell_sum, aj, lgaj, bdeu, logfact, r, memo):
-    """Contribution of one observed parent configuration: ``lgaj = lgamma(aj)``, ``memo``
-    the lgamma memo of ``aj`` (BDeu)."""
+def _config_terms(nj, cell_sum, aj, a, bdeu, logfact, r):
+    # contribution of one observed parent configuration
     if bdeu:
-        return lgaj - _lgamma_memo(memo, aj, nj) + cell_sum
+        return math.lgamma(aj) - math.lgamma(aj + nj) + cell_sum
     # K2: lgamma(r) - lgamma(r + N_j) + sum_k log(N_jk!)
     return logfact[r - 1] - logfact[r - 1 + nj] + cell_sum
 
@@ -110,11 +109,10 @@ def _score_counts(counts, q, r, bdeu, ess, logfact, memo_a, memo_aj):
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts, memo):
+def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
     """Family score from precomputed parent-configuration keys (one pass over the rows).
 
-    ``counts`` must hold at least 4 q r zeros on entry; they are zero again on exit;
-    ``memo`` two lgamma memo rows of this ``q`` and ``r`` (:func:`_score_counts`).
+    ``counts`` must hold at least 4 q r zeros on entry; they are zero again on exit.
     Four interleaved histograms: consecutive rows that hit the same cell do not wait
     on each other's increments (skewed data is the common case).
     """
@@ -128,6 +126,7 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts, memo):
         counts[3 * Z + keys[t + 3] * r + ccol[t + 3]] += 1
     for t in range(n4, n):
         counts[keys[t] * r + ccol[t]] += 1
+    memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
     return _score_counts(counts, q, r, bdeu, ess, logfact, memo[0], memo[1])
 
 
@@ -350,16 +349,14 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
     a = ess / (q * r)
     aj = ess / q
     lga = math.lgamma(a) if bdeu else 0.0
-    lgaj = math.lgamma(aj) if bdeu else 0.0
     n = cols.shape[1]
     total = 0.0
-    memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
     if q * r <= max(_DENSE_LIMIT, 4 * n):
         # dense table: parent-configuration key per row built column by column
         keys = np.empty(n, dtype=np.int64)
         _keys_of(cols, arities, parents, parents.shape[0], keys)
         counts = np.zeros(4 * q * r, dtype=np.int64)
-        return _score_from_keys(keys, cols[child], r, q, bdeu, ess, logfact, counts, memo)
+        return _score_from_keys(keys, cols[child], r, q, bdeu, ess, logfact, counts)
     # sparse: sort the keys and walk the runs
     keys = np.sort(_keys(cols, child, parents, arities))
     t = 0
@@ -375,10 +372,10 @@ def _score_family(cols, child, parents, arities, bdeu, ess, logfact):
                 t += 1
             nj += c
             if bdeu:
-                cell += _lgamma_memo(memo[0], a, c) - lga
+                cell += math.lgamma(a + c) - lga
             else:
                 cell += logfact[c]
-        total += _config_terms(nj, cell, aj, lgaj, bdeu, logfact, r, memo[1])
+        total += _config_terms(nj, cell, aj, a, bdeu, logfact, r)
     return total
 
 
