@@ -19,6 +19,7 @@ of its current parents computed once.  Scores are cached per (child, parent set)
 """
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Iterable, Mapping, Sequence
 
@@ -59,6 +60,26 @@ def _keys(cols, child, parents, arities):
     return keys
 
 
+#: entries of a BDeu ``lgamma`` memo row (counts up to this share their lgamma values):
+#: shared by the families of a batch, and shorter for one family (less to fill)
+_MEMO = 256
+_MEMO_ONE = 64
+
+
+@numba.njit(cache=True, nogil=True)
+def _lgamma_memo(memo, a, c):
+    """``lgamma(a + c)`` for a whole count ``c``, kept in ``memo[c]`` (NaN: not yet
+    computed) while ``c`` fits: one BDeu family meets the same small counts in many cells,
+    and the families of one search step share ``a``.  The same call, so the same float."""
+    if c < memo.shape[0]:
+        v = memo[c]
+        if v != v:
+            v = math.lgamma(a + c)
+            memo[c] = v
+        return v
+    return math.lgamma(a + c)
+
+
 @numba.njit(cache=True, nogil=True)
 def _config_terms(nj, cell_sum, aj, a, bdeu, logfact, r):
     # contribution of one observed parent configuration
@@ -69,41 +90,22 @@ def _config_terms(nj, cell_sum, aj, a, bdeu, logfact, r):
 
 
 @numba.njit(cache=True, nogil=True)
-def _config_cells(counts, Z, i0, r, step, bdeu, a, lga, logfact):
-    """``(N_j, sum_k term(N_jk))`` of one parent configuration whose child cells are
-    ``i0 + x step`` (``x = 0 .. r - 1``) in each of the four interleaved tables of
-    ``Z`` cells, summed over ``x`` in increasing order; the cells are zero on exit."""
-    nj = 0
-    cell = 0.0
-    for x in range(r):
-        i = i0 + x * step
-        c = counts[i] + counts[Z + i] + counts[2 * Z + i] + counts[3 * Z + i]
-        if c > 0:
-            nj += c
-            if bdeu:
-                cell += math.lgamma(a + c) - lga
-            else:
-                cell += logfact[c]
-            counts[i] = 0
-            counts[Z + i] = 0
-            counts[2 * Z + i] = 0
-            counts[3 * Z + i] = 0
-    return nj, cell
+def _merge_tables(counts, Z):
+    """Add the four interleaved count tables of ``Z`` cells into the first and zero the
+    other three (one vectorised pass: the scoring loops then read one table)."""
+    for i in range(Z):
+        counts[i] += counts[Z + i] + counts[2 * Z + i] + counts[3 * Z + i]
+    counts[Z:4 * Z] = 0
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_counts(counts, q, r, bdeu, ess, logfact):
+def _score_counts(counts, q, r, bdeu, ess, logfact, memo_a, memo_aj):
     """Family score (the equation above) from four interleaved count tables of
     ``Z = q r`` cells in the canonical layout (configuration ``j`` at ``j r``, child
-    state fastest), summed over ``j`` in increasing order; zero again on exit."""
-    a = ess / (q * r)
-    lga = math.lgamma(a) if bdeu else 0.0
-    total = 0.0
-    for j in range(q):
-        nj, cell = _config_cells(counts, q * r, j * r, r, 1, bdeu, a, lga, logfact)
-        if nj > 0:
-            total += _config_terms(nj, cell, ess / q, a, bdeu, logfact, r)
-    return total
+    state fastest), summed over ``j`` in increasing order; zero again on exit.
+    ``memo_a``, ``memo_aj``: the lgamma memos of ``a`` and ``aj`` (BDeu).  The layout
+    is :func:`_score_split`'s with one parent of ``q`` states."""
+    return _score_split(counts, 1, q, 1, r, bdeu, ess, logfact, memo_a, memo_aj)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -124,7 +126,8 @@ def _score_from_keys(keys, ccol, r, q, bdeu, ess, logfact, counts):
         counts[3 * Z + keys[t + 3] * r + ccol[t + 3]] += 1
     for t in range(n4, n):
         counts[keys[t] * r + ccol[t]] += 1
-    return _score_counts(counts, q, r, bdeu, ess, logfact)
+    memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
+    return _score_counts(counts, q, r, bdeu, ess, logfact, memo[0], memo[1])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -162,23 +165,43 @@ def _family_base(ucols, child, parents, arities, base):
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact):
+def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact, memo_a, memo_aj):
     """Family score from four interleaved tables counted with one parent ``u`` as the
     slowest digit (cell ``(c_u q_hi q_lo + j_pa) r + x``, ``j_pa`` the configuration of
     the other parents), summed in the canonical order of the sorted parent set, where
     ``u`` has ``q_hi`` configurations of parents before it and ``q_lo`` after: the same
-    terms in the same order as :func:`_score_counts`, so the same float."""
+    terms in the same order as the canonical layout (configuration ``j`` at ``j r``), so
+    the same float.  ``memo_a``, ``memo_aj``: the lgamma memos of ``a = ess / (q r)``
+    and ``aj = ess / q`` (BDeu)."""
     q = q_hi * a_u * q_lo
     a = ess / (q * r)
+    aj = ess / q
     lga = math.lgamma(a) if bdeu else 0.0
+    lgaj = math.lgamma(aj) if bdeu else 0.0
     total = 0.0
+    _merge_tables(counts, q * r)
+    # the terms written out (no call per cell or configuration: the calls cost more than
+    # the terms); a configuration's cells are zeroed as they are read
     for hi in range(q_hi):
         for cu in range(a_u):
             for lo in range(q_lo):
                 i0 = (cu * q_hi * q_lo + hi * q_lo + lo) * r
-                nj, cell = _config_cells(counts, q * r, i0, r, 1, bdeu, a, lga, logfact)
+                nj = 0
+                cell = 0.0
+                for x in range(r):
+                    c = counts[i0 + x]
+                    if c > 0:
+                        nj += c
+                        if bdeu:
+                            cell += _lgamma_memo(memo_a, a, c) - lga
+                        else:
+                            cell += logfact[c]
+                        counts[i0 + x] = 0
                 if nj > 0:
-                    total += _config_terms(nj, cell, ess / q, a, bdeu, logfact, r)
+                    if bdeu:
+                        total += lgaj - _lgamma_memo(memo_aj, aj, nj) + cell
+                    else:
+                        total += logfact[r - 1] - logfact[r - 1 + nj] + cell
     return total
 
 
@@ -202,13 +225,14 @@ def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfa
         return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
     base = np.empty(ucols.shape[1], dtype=np.int64)
     counts = np.zeros(4 * q * r, dtype=np.int64)
+    memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
     if parents.shape[0] == 0:
         _family_base(ucols, child, parents, arities, base)
         _count_cells(base, ucols[child], 0, w, counts, r)
-        return _score_counts(counts, 1, r, bdeu, ess, logfact)
+        return _score_counts(counts, 1, r, bdeu, ess, logfact, memo[0], memo[1])
     q_lo = _family_base(ucols, child, parents[1:], arities, base)
     _count_cells(base, ucols[parents[0]], q_lo * r, w, counts, q * r)
-    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact)
+    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo[0], memo[1])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -233,6 +257,14 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
     base = np.empty(ucols.shape[1], dtype=np.int64)
     q_pa = _family_base(ucols, child, pa, arities, base)
     n = cols.shape[1]
+    # the candidates of one arity share q, so their lgamma memo: one per distinct arity
+    slot = np.full(arities.max() + 1, -1, dtype=np.int64)
+    n_slots = 0
+    for i in range(m):
+        if slot[arities[added[i]]] < 0:
+            slot[arities[added[i]]] = n_slots
+            n_slots += 1
+    memo = np.full((n_slots, 2, _MEMO if bdeu else 0), np.nan)
     for i in range(m):
         u = added[i]
         a_u = arities[u]
@@ -244,7 +276,8 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
         if _dense(q_pa * a_u, r, n):
             counts = np.zeros(4 * q_pa * a_u * r, dtype=np.int64)
             _count_cells(base, ucols[u], q_pa * r, w, counts, q_pa * a_u * r)
-            out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact)
+            ma = memo[slot[a_u]]
+            out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact, ma[0], ma[1])
         else:
             ps = np.empty(pa.shape[0] + 1, dtype=np.int64)
             ps[:pos] = pa[:pos]
@@ -261,6 +294,13 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
     both ways (child ``v``: configuration ``c_u`` at ``c_u a_v``; child ``u``:
     configuration ``c_v`` at the cells ``c_v + c_u a_v``)."""
     p = ucols.shape[0]
+    # lgamma memos shared by the pairs of the same arities while there are few: the cells
+    # by (a_u, a_v), the configurations by the parent's arity (else fresh for each pair)
+    amax = arities.max()
+    share = bdeu and amax <= 16
+    na = amax + 1 if share else 2
+    cells = np.full((na, na, _MEMO if bdeu else 0), np.nan)
+    configs = np.full((na, _MEMO if bdeu else 0), np.nan)
     for u in range(p):
         for v in range(u + 1, p):
             if not (todo[u, v] or todo[v, u]):
@@ -270,18 +310,21 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
             Z = au * av
             counts = np.zeros(4 * Z, dtype=np.int64)
             _count_cells(ucols[v], ucols[u], av, w, counts, Z)
-            if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u
-                both = counts.copy() if todo[u, v] else counts
-                a = ess / Z
-                lga = math.lgamma(a) if bdeu else 0.0
-                total = 0.0
-                for j in range(av):
-                    nj, cell = _config_cells(both, Z, j, au, av, bdeu, a, lga, logfact)
-                    if nj > 0:
-                        total += _config_terms(nj, cell, ess / av, a, bdeu, logfact, au)
-                out[v, u] = total
+            if share:
+                cell_memo, memo_u, memo_v = cells[min(au, av), max(au, av)], configs[av], configs[au]
+            else:
+                cells[:] = np.nan
+                configs[:] = np.nan
+                cell_memo, memo_u, memo_v = cells[0, 0], configs[0], configs[1]
+            if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u, transposed
+                _merge_tables(counts, Z)
+                flip = np.zeros(4 * Z, dtype=np.int64)
+                for cu in range(au):
+                    for cv in range(av):
+                        flip[cv * au + cu] = counts[cu * av + cv]
+                out[v, u] = _score_counts(flip, av, au, bdeu, ess, logfact, cell_memo, memo_u)
             if todo[u, v]:
-                out[u, v] = _score_counts(counts, au, av, bdeu, ess, logfact)
+                out[u, v] = _score_counts(counts, au, av, bdeu, ess, logfact, cell_memo, memo_v)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -469,6 +512,21 @@ def _check_prior(prior: str, ess: float) -> None:
     check_prior_ess(prior, ess, PRIORS)
 
 
+def _addition_keys(c: int, pa: tuple[int, ...], added: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """The cache keys ``(c, sorted(pa + (u,)))`` of the families ``pa + {u}`` for every ``u``
+    of ``added`` (``pa`` sorted, no ``u`` in it).  When ``added`` is increasing (the
+    searches' case, hundreds of candidates at every step on wide data) it is cut where
+    the members of ``pa`` fall, and each piece's ``u`` goes between the same members:
+    no sort per family."""
+    if not pa:
+        return [(c, (u,)) for u in added]
+    if added != sorted(added):
+        return [(c, tuple(sorted(pa + (u,)))) for u in added]
+    cuts = [0, *(bisect.bisect_left(added, x) for x in pa), len(added)]
+    return [(c, head + (u,) + tail) for i in range(len(pa) + 1)
+            for head, tail in ((pa[:i], pa[i:]),) for u in added[cuts[i]:cuts[i + 1]]]
+
+
 class LocalScore:
     """Cached decomposable family scores over a discrete data set.
 
@@ -591,11 +649,18 @@ class LocalScore:
         return self.data.n_cols
 
     def _key(self, node, parents) -> tuple[int, tuple[int, ...]]:
-        c = self.data.index(node)
-        ps = tuple(sorted(self.data.index(p) for p in parents))
+        index = self.data.index
+        names = self.data._index            # a column name -> its position (what index() does for str)
+        c = names.get(node) if type(node) is str else None
+        if c is None:
+            c = index(node)
+        ps = [names.get(p) if type(p) is str else None for p in parents]
+        if None in ps:
+            ps = [index(p) for p in parents]
+        ps = tuple(sorted(ps))
         if c in ps:
             raise ValueError(f"{self.data.names[c]!r} cannot be its own parent")
-        if len(set(ps)) != len(ps):
+        if len(ps) > 1 and len(set(ps)) != len(ps):
             raise ValueError(f"repeated parent in {list(parents)}")
         return c, ps
 
@@ -718,7 +783,8 @@ class LocalScore:
             sizes = np.empty(len(todo), dtype=np.int64)
             for row, i in enumerate(todo):
                 ps = keys[i][1]
-                self._check_keys(ps)
+                if len(ps) > self._safe_parents:   # only then can a configuration key overflow
+                    self._check_keys(ps)
                 arr[row, :len(ps)] = ps
                 sizes[row] = len(ps)
             members = () if self.data.missing is None else np.unique(
@@ -807,21 +873,24 @@ class LocalScore:
         rescoring of every arc addition into ``c``, the families missing from the cache
         scored in one kernel call that computes the cells of ``pa`` once.  Complete data
         and this class's own family score only (else :meth:`_score_sets_idx`)."""
-        sets = [tuple(sorted(pa + (u,))) for u in added]
+        keys = _addition_keys(c, pa, added)
         if (type(self).score_idx is not LocalScore.score_idx or self.data.missing is not None
                 or len(pa) + 1 > self._safe_parents):
-            return np.array(self._score_sets_idx(c, sets), dtype=np.float64)
-        cache = self._cache
-        out = np.array([cache.get((c, ps), np.nan) for ps in sets], dtype=np.float64)
-        todo = np.flatnonzero(np.isnan(out))
-        if todo.size:
-            vals = _score_additions(*self._rows(), self._cols, c, np.array(pa, dtype=np.int64),
-                                    np.array(added, dtype=np.int64)[todo], self._arities, self._bdeu, self.ess,
-                                    self._logfact)
-            out[todo] = vals
-            if self.use_cache:
-                cache.update(zip([(c, sets[i]) for i in todo.tolist()], vals.tolist()))
-        return out
+            return np.array(self._score_sets_idx(c, [ps for _, ps in keys]), dtype=np.float64)
+        get = self._cache.get
+        hits = [get(key) for key in keys]
+        todo = [i for i, val in enumerate(hits) if val is None]
+        if not todo:
+            return np.array(hits, dtype=np.float64)
+        us = added if len(todo) == len(keys) else [added[i] for i in todo]
+        vals = _score_additions(*self._rows(), self._cols, c, np.array(pa, dtype=np.int64),
+                                np.array(us, dtype=np.int64), self._arities, self._bdeu, self.ess,
+                                self._logfact).tolist()
+        if self.use_cache:
+            self._cache.update(zip([keys[i] for i in todo], vals))
+        for i, val in zip(todo, vals):
+            hits[i] = val
+        return np.array(hits, dtype=np.float64)
 
     def _score_pairs_idx(self, todo: np.ndarray) -> np.ndarray:
         """``S[u, v]`` = score of ``v`` given the one parent ``u`` for every ``todo[u, v]``
@@ -837,12 +906,15 @@ class LocalScore:
             return out
         cache = self._cache
         need = todo.copy()
-        if cache:
-            for u, v in zip(*np.nonzero(todo)):
-                hit = cache.get((int(v), (int(u),)))
-                if hit is not None:
-                    out[u, v] = hit
-                    need[u, v] = False
+        if cache:   # the cached one-parent families among todo, looked up from the smaller side
+            if len(cache) < int(todo.sum()):
+                hits = [(ps[0], v, val) for (v, ps), val in cache.items() if len(ps) == 1 and todo[ps[0], v]]
+            else:
+                hits = [(u, v, cache.get((v, (u,)))) for u, v in zip(*(x.tolist() for x in np.nonzero(todo)))]
+                hits = [h for h in hits if h[2] is not None]
+            for u, v, val in hits:
+                out[u, v] = val
+                need[u, v] = False
         if need.any():
             fresh = np.full((p, p), -np.inf)
             _score_pairs(*self._rows(), self._arities, need, self._bdeu, self.ess, self._logfact, fresh)

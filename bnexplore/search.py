@@ -133,16 +133,59 @@ class SearchResult:
 
 @numba.njit(cache=True)
 def transitive_closure(adj: np.ndarray) -> np.ndarray:
-    """Reachability matrix ``R[a, b]`` = there is a directed path of length >= 1 from a to b."""
+    """Reachability matrix ``R[a, b]`` = there is a directed path of length >= 1 from a to b.
+
+    A depth-first search from every node over adjacency lists, ``O(p (p + e))`` for ``p``
+    nodes and ``e`` arcs (Warshall's triple loop is ``O(p^3)`` at worst, and the
+    searches ask at every step).  Cycles are allowed (``R[a, a]``: ``a`` is on one).
+    The result has the dtype of ``adj``.
+    """
     p = adj.shape[0]
-    r = adj.copy()
-    for k in range(p):
-        for i in range(p):
-            if r[i, k]:
-                for j in range(p):
-                    if r[k, j]:
-                        r[i, j] = True
+    start = np.zeros(p + 1, dtype=np.int64)        # the children of i: nbr[start[i]:start[i + 1]]
+    for i in range(p):
+        start[i + 1] = start[i]
+        for j in range(p):
+            if adj[i, j]:
+                start[i + 1] += 1
+    nbr = np.empty(start[p], dtype=np.int64)
+    k = 0
+    for i in range(p):
+        for j in range(p):
+            if adj[i, j]:
+                nbr[k] = j
+                k += 1
+    r = np.zeros_like(adj)
+    stack = np.empty(p, dtype=np.int64)            # each node is pushed once per source
+    for s in range(p):
+        top = 0
+        x = s
+        while True:
+            for k in range(start[x], start[x + 1]):
+                c = nbr[k]
+                if not r[s, c]:
+                    r[s, c] = True
+                    stack[top] = c
+                    top += 1
+            if top == 0:
+                break
+            top -= 1
+            x = stack[top]
     return r
+
+
+@numba.njit(cache=True, nogil=True)
+def _reach_after_add(reach, u, v):
+    """:func:`transitive_closure` updated in place for a new arc ``u -> v``: ``a`` now
+    reaches ``b`` if it did, or if it reaches ``u`` (or is ``u``) and ``v`` reaches ``b``
+    (or is ``v``).  ``O(p^2)``, where the closure from scratch is ``O(p (p + e))``."""
+    p = reach.shape[0]
+    dst = reach[v].copy()
+    dst[v] = True
+    for a in range(p):
+        if a == u or reach[a, u]:
+            for b in range(p):
+                if dst[b]:
+                    reach[a, b] = True
 
 
 #: the moves, in the order their best candidates are compared
@@ -279,17 +322,20 @@ class _State:
         parent and its CPT stays within the table budget) and every removal, the new
         families scored in one kernel call."""
         pa = self.parents[v]
-        added = [u for u in range(self.p) if u != v and u not in pa] if len(pa) < self.k else []
-        added = [u for u in added if self._cells(v, pa) * self.arities[u] <= self.budget]
-        col_add = np.full(self.p, _NEG)
-        col_rem = np.full(self.p, _NEG)
+        added = []
+        if len(pa) < self.k:
+            most = self.budget // self._cells(v, pa)   # the largest arity of a parent to add
+            ar = self.arities
+            added = [u for u in range(self.p) if ar[u] <= most and u != v and u not in pa]
+        col_add = self.add_raw[:, v]
+        col_rem = self.rem[:, v]
+        col_add[:] = _NEG
+        col_rem[:] = _NEG
         if added:
             col_add[added] = self.ls._score_additions_idx(v, pa, added) - self.fam[v]
         if pa:
             col_rem[list(pa)] = np.array(self.ls._score_sets_idx(v, [tuple(x for x in pa if x != u)
                                                                     for u in pa])) - self.fam[v]
-        self.add_raw[:, v] = col_add
-        self.rem[:, v] = col_rem
 
     def _cells(self, v: int, pa: tuple[int, ...]) -> int:
         """Cells of the CPT of ``v`` with parents ``pa`` (Python ints: no overflow)."""
@@ -327,23 +373,28 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     # with missing cells each move is compared on its own rows, which is no total order
     # of the structures: a structure met before ends the search
     seen = None if ls.data.missing is None else {st.adj.tobytes()}
+    reach = None         # the closure of st.adj, kept up to date through additions
     for phase, ops in phases:
         op_codes = np.array([i for i, op in enumerate(_OPERATORS) if op in ops], dtype=np.int64)
         while max_steps is None or total_steps < max_steps:
             A = st.adj
-            n_cand, n_impr, best, val, u, v = _best_move(A, transitive_closure(A), mask, st.add_raw, st.rem,
-                                                          op_codes, tol)
+            if reach is None:
+                reach = transitive_closure(A)
+            n_cand, n_impr, best, val, u, v = _best_move(A, reach, mask, st.add_raw, st.rem, op_codes, tol)
             if best < 0:
                 final_candidates = n_cand
                 break
             op = _OPERATORS[best]
             if op == "add":
                 st.adj[u, v] = True
+                _reach_after_add(reach, u, v)
                 st.set_parents(v, st.parents[v] + (u,))
             elif op == "remove":
                 st.adj[u, v] = False
+                reach = None     # the closure is computed again after a removal or reversal
                 st.set_parents(v, tuple(x for x in st.parents[v] if x != u))
             else:
+                reach = None
                 st.adj[u, v] = False
                 st.adj[v, u] = True
                 st.set_parents(v, tuple(x for x in st.parents[v] if x != u))

@@ -467,3 +467,42 @@ def test_csv_row_longer_than_the_header_refused_quickly():
     with pytest.raises(ValueError, match=r"Expected 3 fields in line 3, saw 4"):
         read_csv(io.StringIO("a,b,class\n1,2,3\n4,5,6,7\n"))
     assert read_csv(io.StringIO("a,b,class\n1,2\n")).shape == (1, 3)     # short rows: missing
+
+
+def test_frame_coding_equals_coding_each_column_alone():
+    """from_frame's codes, states and missing cells equal each column coded on its own
+    (categorical codes, unused categories kept; other columns factorised, sorted) for
+    missing="keep" and "drop"; "raise" counts the missing cells per column."""
+    df = pd.DataFrame({
+        "c": pd.Categorical(["b", None, "a", "b", "a"], categories=["b", "a", "z"]),
+        "s": ["y", "x", None, "x", "y"],
+        "i": [3, 1, 3, 2, 1],
+        "f": [1.0, 2.0, 2.0, np.nan, 1.0],
+    })
+
+    def alone(frame, keep_missing):
+        codes, states, miss = [], [], []
+        for name in frame.columns:
+            col = frame[name]
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                k, st = col.cat.codes.to_numpy(), list(col.cat.categories)
+            else:
+                k, st = pd.factorize(col.astype("Int64") if col.dtype.kind == "f" else col, sort=True)
+                st = list(st)
+            codes.append(np.where(k < 0, 0, k))
+            states.append(st)
+            miss.append(k < 0)
+        return np.column_stack(codes), states, np.column_stack(miss)
+
+    d = DiscreteData.from_frame(df, missing="keep")
+    codes, states, miss = alone(df, True)
+    assert (d.codes == codes).all() and d.states == states and (d.missing == miss).all()
+    assert d.columns.flags.c_contiguous and (d.columns == d.codes.T).all()
+    with pytest.warns(UserWarning, match="dropped 3 rows"):
+        d = DiscreteData.from_frame(df, missing="drop")
+    codes, states, miss = alone(df.iloc[[0, 4]], False)
+    assert (d.codes == codes).all() and d.states == states and d.missing is None and not miss.any()
+    assert d.states[0] == ["b", "a", "z"] and d.states[1] == ["y"]
+    with pytest.raises(ValueError, match=r"3 missing values in 3 rows \(first rows \[1, 2, 3\]; by column "
+                                         r"'c': 1, 's': 1, 'f': 1\)"):
+        DiscreteData.from_frame(df)

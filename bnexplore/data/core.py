@@ -311,6 +311,22 @@ def _is_continuous(series: pd.Series) -> bool:
     return False
 
 
+def _column_arrays(df: pd.DataFrame) -> list:
+    """The arrays of ``df``'s columns (a ``Categorical`` for a categorical column), in
+    order.  pandas' own column iterator makes no Series per column (a Series costs about
+    ten microseconds, which for a frame of 40 columns is more than coding 1,000 rows);
+    where a pandas version lacks it, each column's ``Series.array``."""
+    it = getattr(df, "_iter_column_arrays", None)
+    if it is not None:
+        try:
+            arrays = list(it())
+        except Exception:          # pragma: no cover - a pandas without the iterator
+            arrays = None
+        if arrays is not None and len(arrays) == df.shape[1]:
+            return arrays
+    return [df.iloc[:, j].array for j in range(df.shape[1])]
+
+
 class DiscreteData:
     """Integer-coded discrete data set.
 
@@ -389,9 +405,7 @@ class DiscreteData:
             raise ValueError(f"duplicate column names {dup}: rename them so every column is unique")
         if len(states) != len(names):
             raise ValueError(f"{len(states)} state lists for {len(names)} columns")
-        self.names: list[str] = names
-        self.states: list[list] = [list(s) for s in states]
-        self.arities = np.array([len(s) for s in self.states], dtype=np.int64)
+        self.arities = np.array([len(s) for s in states], dtype=np.int64)
         codes = _integer_codes(codes, names)
         if codes.size:
             lo = codes.min(axis=0)
@@ -404,29 +418,50 @@ class DiscreteData:
             if bad.size:
                 raise ValueError(f"column {names[bad[0]]!r} has a code outside its {self.arities[bad[0]]} states: "
                                  f"codes must be 0 .. arity - 1, one state label per code")
-        self.codes = np.asfortranarray(codes, dtype=np.int32)
-        self.columns = np.ascontiguousarray(self.codes.T)
-        self.missing = None
         if missing is not None:
             missing = np.asarray(missing)
             if missing.shape != codes.shape or missing.dtype != np.bool_:
                 raise ValueError(f"missing must be a boolean array of shape {codes.shape}, got "
                                  f"{missing.dtype} of shape {missing.shape}")
-            if missing.any():
-                self.missing = missing
+            if not missing.any():
+                missing = None
         if target is not None and target not in names:
             raise ValueError(f"target {target!r} is not a column; columns are {names}")
+        if labels is not None and not all(isinstance(c, str) for c in labels) and len(labels) != len(names):
+            raise ValueError(f"{len(labels)} labels for {len(names)} columns")
+        self._assign(np.ascontiguousarray(np.asarray(codes, dtype=np.int32).T), names,
+                     [list(s) for s in states], target, labels, missing)
+
+    def _assign(self, columns: np.ndarray, names: list[str], states: Sequence[Sequence[Hashable]],
+                target: str | None, labels: Sequence[Hashable] | None, missing: np.ndarray | None) -> None:
+        """Set the fields from checked parts: ``columns`` (n_cols, n_rows) int32 C-contiguous
+        (:attr:`codes` is its transpose, no copy), ``states`` as lists or as the sequences
+        they are made from on first use (a frame's categories: turning labels into Python
+        objects costs more than coding the rows), ``missing`` None or with a missing cell."""
+        self.names: list[str] = names
+        self._states_src = states
+        self._states: list[list] | None = None
+        self.arities = np.array([len(s) for s in states], dtype=np.int64)
+        self.columns = columns
+        self.codes = columns.T
+        self.missing = missing
         self.target = target
         self._index = {n: i for i, n in enumerate(names)}
         # integer labels of a frame whose columns are not all strings: label -> position
         self._labels = None
         if labels is not None and not all(isinstance(c, str) for c in labels):
-            if len(labels) != len(names):
-                raise ValueError(f"{len(labels)} labels for {len(names)} columns")
             self._labels = list(labels)
         self._label_index = None if self._labels is None else {
             c: i for i, c in enumerate(self._labels)
             if isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_))}
+
+    @property
+    def states(self) -> list[list]:
+        """State labels of every column (``len(states[j]) == arities[j]``)."""
+        if self._states is None:
+            self._states = [list(s) for s in self._states_src]
+            self._states_src = None
+        return self._states
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -473,58 +508,63 @@ class DiscreteData:
         if target is not None and target not in df.columns:
             raise ValueError(f"target {target!r} is not a column; columns are {cols}")
         labels = list(df.columns)
-        cleaned = {}
-        for j, c in enumerate(labels):
-            s = df.iloc[:, j]
-            t = _clean_column(s, c)
-            if t is not s:
-                cleaned[j] = t
-        if cleaned:
-            df = df.copy(deep=False)
-            for j, t in cleaned.items():
-                df.isetitem(j, t)
-        for c in df.columns:
-            if _is_continuous(df[c]):
-                raise _continuous_error(c, df[c].nunique(), _whole_numbers(df[c]))
-        na = df.isna()
-        n_missing = int(na.values.sum())
+        n, p = df.shape
+        # categorical columns are coded from their codes, other columns through a Series
+        # that is cleaned (mixed types unified), checked for continuity and factorised
+        arrays = _column_arrays(df)
+        series = {j: _clean_column(df.iloc[:, j], labels[j]) for j, a in enumerate(arrays)
+                  if not isinstance(a.dtype, pd.CategoricalDtype)}
+        for j, s in series.items():
+            if _is_continuous(s):
+                raise _continuous_error(labels[j], s.nunique(), _whole_numbers(s))
+        na_of = {}                              # column -> its missing cells, where it has any
+        for j, a in enumerate(arrays):
+            na = a.codes < 0 if j not in series else series[j].isna().to_numpy()
+            if na.any():
+                na_of[j] = na
         mask = None
-        if n_missing and missing == "keep":
-            mask = na.to_numpy()
-            empty = np.flatnonzero(mask.all(axis=0))
-            if empty.size:
+        if na_of and missing == "keep":
+            mask = np.zeros((n, p), dtype=bool)
+            for j, na in na_of.items():
+                mask[:, j] = na
+            empty = [j for j, na in na_of.items() if na.all()]
+            if empty:
                 raise ValueError(f"column {cols[empty[0]]!r} has no observed value: drop it")
-        elif n_missing:
-            rows = np.nonzero(na.values.any(axis=1))[0]
-            per_col = na.sum()
-            where = ", ".join(f"{c!r}: {int(k)}" for c, k in per_col.items() if k)
+        elif na_of:
+            incomplete = np.logical_or.reduce(list(na_of.values()))
+            rows = np.flatnonzero(incomplete)
+            where = ", ".join(f"{labels[j]!r}: {int(na.sum())}" for j, na in sorted(na_of.items()))
             if missing == "raise":
+                n_missing = sum(int(na.sum()) for na in na_of.values())
                 raise ValueError(
                     f"{n_missing} missing values in {rows.size} rows (first rows {rows[:5].tolist()}; "
                     f"by column {where}): pass missing='keep' to keep them or missing='drop' to "
                     f"drop incomplete rows"
                 )
             warnings.warn(f"dropped {rows.size} rows with missing values ({where})", UserWarning, stacklevel=2)
-            df = df.loc[~na.values.any(axis=1)]
-            if df.shape[0] == 0:
+            if rows.size == n:
                 raise ValueError("no rows left after dropping rows with missing values")
-        codes = np.empty(df.shape, dtype=np.int32)
-        states = []
-        for j, c in enumerate(df.columns):
-            s = df[c]
-            if isinstance(s.dtype, pd.CategoricalDtype):
-                codes[:, j] = s.cat.codes.to_numpy()
-                states.append(list(s.cat.categories))
+            keep = ~incomplete
+            arrays = [a[keep] if j not in series else a for j, a in enumerate(arrays)]
+            series = {j: s[keep] for j, s in series.items()}
+            n = int(keep.sum())
+        columns = np.empty((p, n), dtype=np.int32)
+        states: list = []
+        for j, a in enumerate(arrays):
+            if j not in series:
+                columns[j] = a.codes
+                states.append(a.categories)     # turned into a list on first use of .states
             else:
+                s = series[j]
                 if pd.api.types.is_float_dtype(s):
                     s = s.astype("Int64") if mask is not None else s.astype(np.int64)
                 inv, uniq = pd.factorize(s, sort=True)
-                codes[:, j] = inv
-                states.append(list(uniq.tolist()))
+                columns[j] = inv
+                states.append(uniq.tolist())
         if mask is not None:
-            codes[mask] = 0                    # the placeholder of a missing cell
-        data = cls(codes, cols, states, target=str(target) if target is not None else None,
-                   labels=labels, missing=mask)
+            columns[mask.T] = 0                 # the placeholder of a missing cell
+        data = cls.__new__(cls)                 # the codes are valid by construction
+        data._assign(columns, cols, states, str(target) if target is not None else None, labels, mask)
         if target is not None and check_target:
             t = data.index(target)
             present = np.unique(data.columns[t] if data.missing is None
