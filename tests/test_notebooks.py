@@ -28,14 +28,20 @@ def _execute(path):
 
 
 @pytest.fixture(scope="module")
-def runs():
-    """Every notebook's run, started at once on (at most) two workers: path -> future."""
+def runs(request):
+    """The run of every selected notebook, started at once on (at most) two workers:
+    path -> future (a notebook deselected with -k is not run)."""
     pytest.importorskip("nbformat")
     pytest.importorskip("nbclient")
     # the kernel spec may launch plain "python": make that this interpreter (the venv's)
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        yield {path: pool.submit(_execute, path) for path in NOTEBOOKS}
+    selected = [item.callspec.params["path"] for item in request.session.items
+                if item.path == Path(__file__) and item.originalname == "test_notebook_runs"]
+    pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1))
+    try:
+        yield {path: pool.submit(_execute, path) for path in selected}
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)   # an interrupted session starts no more
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
