@@ -203,6 +203,22 @@ def _passes(bits):
     return out
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _ext_transform(am, ae, bits, superset):
+    """The subset-sum (zeta) transform of the ext table ``(am, ae)`` over ``bits`` bits
+    in place: every entry gets the sum over its subsets, or with ``superset`` over its
+    supersets; the passes of :func:`_passes`, each pair added target first."""
+    for lo, hi, lo_bit, hi_bit in _passes(bits):
+        for i in range(lo_bit, hi_bit):
+            step = np.int64(1) << i
+            for base in range(lo, hi, 2 * step):
+                for s in range(base, base + step):  # s lacks bit i, s + step has it
+                    t, u = (s, s + step) if superset else (s + step, s)
+                    m, e = _ext_add(am[t], np.int64(ae[t]), am[u], np.int64(ae[u]))
+                    am[t] = m
+                    ae[t] = e
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _alpha_tables(fam, n, alpha_m, alpha_e):
     """alpha_v(U) for every node v and U subset V - {v} (compressed masks), as ext:
@@ -221,15 +237,7 @@ def _alpha_tables(fam, n, alpha_m, alpha_e):
             m, e = _ext_add(am[t], np.int64(ae[t]), m, e)
             am[t] = m
             ae[t] = e
-        for lo, hi, lo_bit, hi_bit in _passes(n - 1):
-            for i in range(lo_bit, hi_bit):
-                step = np.int64(1) << i
-                for base in range(lo, hi, 2 * step):
-                    for s in range(base, base + step):
-                        t = s + step  # t = s with bit i: gets the sets without i
-                        m, e = _ext_add(am[t], np.int64(ae[t]), am[s], np.int64(ae[s]))
-                        am[t] = m
-                        ae[t] = e
+        _ext_transform(am, ae, n - 1, False)
         for t in range(M):
             m, e = _ext_norm(am[t], np.int64(ae[t]))
             am[t] = m
@@ -237,32 +245,19 @@ def _alpha_tables(fam, n, alpha_m, alpha_e):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _forward_at(S, n, alpha_m, alpha_e, L_m, L_e):
-    """L(S) = sum_{v in S} L(S - v) alpha_v(S - v), over v in increasing order."""
+def _order_sum_at(S, n, alpha_m, alpha_e, T_m, T_e, inside):
+    """One forward or backward sum at ``S``, over v in increasing order: with
+    ``inside``, L(S) = sum_{v in S} L(S - v) alpha_v(S - v); without,
+    R(S) = sum_{v notin S} alpha_v(S) R(S + v).  Either way the term of v reads
+    ``T`` at ``S ^ {v}`` and alpha_v at ``S`` without bit v."""
     am = 0.0
     ae = EXT_ZERO
     for v in range(n):
         bit = np.int64(1) << v
-        if S & bit:
-            T = S ^ bit
-            t = _compress(T, v)
-            m = L_m[T] * alpha_m[v, t]
-            e = L_e[T] + np.int64(alpha_e[v, t])
-            am, ae = _ext_add(am, ae, m, e)
-    return _ext_norm(am, ae)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _backward_at(S, n, alpha_m, alpha_e, R_m, R_e):
-    """R(S) = sum_{v notin S} alpha_v(S) R(S + v), over v in increasing order."""
-    am = 0.0
-    ae = EXT_ZERO
-    for v in range(n):
-        bit = np.int64(1) << v
-        if not S & bit:
+        if ((S & bit) != 0) == inside:
             t = _compress(S, v)
-            m = R_m[S | bit] * alpha_m[v, t]
-            e = R_e[S | bit] + np.int64(alpha_e[v, t])
+            m = T_m[S ^ bit] * alpha_m[v, t]
+            e = T_e[S ^ bit] + np.int64(alpha_e[v, t])
             am, ae = _ext_add(am, ae, m, e)
     return _ext_norm(am, ae)
 
@@ -290,7 +285,7 @@ def _forward_backward_blocks(n, h, blocks, level_off, alpha_m, alpha_e, L_m, L_e
                     L_m[0] = 1.0
                     L_e[0] = 0
                 else:
-                    L_m[S], L_e[S] = _forward_at(S, n, alpha_m, alpha_e, L_m, L_e)
+                    L_m[S], L_e[S] = _order_sum_at(S, n, alpha_m, alpha_e, L_m, L_e, True)
     for j in range(h, -1, -1):
         a = level_off[j]
         for b in numba.prange(level_off[j + 1] - a):
@@ -301,7 +296,7 @@ def _forward_backward_blocks(n, h, blocks, level_off, alpha_m, alpha_e, L_m, L_e
                     R_m[full] = 1.0
                     R_e[full] = 0
                 else:
-                    R_m[S], R_e[S] = _backward_at(S, n, alpha_m, alpha_e, R_m, R_e)
+                    R_m[S], R_e[S] = _order_sum_at(S, n, alpha_m, alpha_e, R_m, R_e, False)
 
 
 #: highest bits of a set that make its block in the forward and backward sums: 2^8
@@ -336,14 +331,7 @@ def _arc_kernel(fam, n, L_m, L_e, R_m, R_e, post):
             m, e = _ext_norm(L_m[S] * R_m[S | bit], np.int64(L_e[S]) + np.int64(R_e[S | bit]))
             hm[t] = m
             he[t] = e
-        for lo, hi, lo_bit, hi_bit in _passes(n - 1):
-            for i in range(lo_bit, hi_bit):
-                step = np.int64(1) << i
-                for base in range(lo, hi, 2 * step):
-                    for s in range(base, base + step):  # s lacks bit i: gets the supersets with it
-                        m, e = _ext_add(hm[s], he[s], hm[s + step], he[s + step])
-                        hm[s] = m
-                        he[s] = e
+        _ext_transform(hm, he, n - 1, True)
         for f in range(fam.offset[v], fam.offset[v + 1]):
             if fam.size[f] == 0:
                 continue

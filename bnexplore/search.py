@@ -297,16 +297,7 @@ class _State:
     """Adjacency, family scores and the delta tables of one search."""
 
     def __init__(self, ls: LocalScore, adj: np.ndarray, max_indegree: int):
-        self.ls = ls
-        self.p = adj.shape[0]
-        self.adj = adj
-        self.k = max_indegree
-        self.arities = [int(a) for a in ls.data.arities]
-        self.budget = get_table_budget()   # a CPT over it could not be fitted: no such move
-        self.parents = [tuple(np.nonzero(adj[:, v])[0].tolist()) for v in range(self.p)]
-        self.fam = np.array([ls.score_idx(v, self.parents[v]) for v in range(self.p)])
-        self.add_raw = np.full((self.p, self.p), _NEG)   # score change of adding u -> v (ignoring cycles)
-        self.rem = np.full((self.p, self.p), _NEG)       # score change of removing u -> v
+        self._start(ls, adj, max_indegree)
         orphan = np.array([not pa for pa in self.parents]) if self.k > 0 else np.zeros(self.p, dtype=bool)
         if orphan.any():   # every first parent of the parentless nodes: each pair's table counted once
             self.add_raw[:, orphan] = (ls._score_pairs_idx(np.broadcast_to(orphan, (self.p, self.p)))
@@ -317,16 +308,38 @@ class _State:
             if not orphan[v]:
                 self.refresh(v)
 
+    def _start(self, ls: LocalScore, adj: np.ndarray, max_indegree: int) -> None:
+        """The adjacency, every family's score and empty delta tables."""
+        self.ls = ls
+        self.p = adj.shape[0]
+        self.adj = adj
+        self.k = max_indegree
+        self.arities = [int(a) for a in ls.data.arities]
+        self.budget = get_table_budget()   # a CPT over it could not be fitted: no such move
+        self.parents = [tuple(np.nonzero(adj[:, v])[0].tolist()) for v in range(self.p)]
+        self.fam = np.array([self.family_score(v, self.parents[v]) for v in range(self.p)])
+        self.add_raw = np.full((self.p, self.p), _NEG)   # score change of adding u -> v (ignoring cycles)
+        self.rem = np.full((self.p, self.p), _NEG)       # score change of removing u -> v
+
+    def family_score(self, v: int, pa: tuple[int, ...]) -> float:
+        """The score of ``v``'s family with the sorted parents ``pa``."""
+        return self.ls.score_idx(v, pa)
+
+    def addable(self, v: int, pa: tuple[int, ...]) -> list[int]:
+        """The nodes that may become one more parent of ``v`` (parents ``pa``): none at
+        ``max_parents``, and only those keeping the CPT within the table budget."""
+        if len(pa) >= self.k:
+            return []
+        cells = math.prod(self.arities[u] for u in pa) * self.arities[v]   # Python ints: no overflow
+        most = self.budget // cells          # the largest arity of a parent to add
+        ar = self.arities
+        return [u for u in range(self.p) if ar[u] <= most and u != v and u not in pa]
+
     def refresh(self, v: int) -> None:
-        """Rescore the arcs into ``v``: every addition (when ``v`` may take one more
-        parent and its CPT stays within the table budget) and every removal, the new
-        families scored in one kernel call."""
+        """Rescore the arcs into ``v``: every addition (:meth:`addable`) and every
+        removal, the new families scored in one kernel call."""
         pa = self.parents[v]
-        added = []
-        if len(pa) < self.k:
-            most = self.budget // self._cells(v, pa)   # the largest arity of a parent to add
-            ar = self.arities
-            added = [u for u in range(self.p) if ar[u] <= most and u != v and u not in pa]
+        added = self.addable(v, pa)
         col_add = self.add_raw[:, v]
         col_rem = self.rem[:, v]
         col_add[:] = _NEG
@@ -337,13 +350,9 @@ class _State:
             col_rem[list(pa)] = np.array(self.ls._score_sets_idx(v, [tuple(x for x in pa if x != u)
                                                                     for u in pa])) - self.fam[v]
 
-    def _cells(self, v: int, pa: tuple[int, ...]) -> int:
-        """Cells of the CPT of ``v`` with parents ``pa`` (Python ints: no overflow)."""
-        return math.prod(self.arities[u] for u in pa) * self.arities[v]
-
     def set_parents(self, v: int, pa: tuple[int, ...]) -> None:
         self.parents[v] = tuple(sorted(pa))
-        self.fam[v] = self.ls.score_idx(v, self.parents[v])
+        self.fam[v] = self.family_score(v, self.parents[v])
         self.refresh(v)
 
 

@@ -84,7 +84,7 @@ def brute_force(df, targets, conds, k, penalty, prior="BDeu", ess=1.0, intra="fo
                 fam[j, i, s] = ls.score(t, pa) - (penalty if not S else 0.0)
                 if test is None:
                     continue
-                N = family_counts(df, t, pa).astype(float)
+                N = family_counts(d, t, pa).astype(float)
                 q, r = N.shape
                 a = ess / (q * r) if prior == "BDeu" else 1.0
                 z = np.zeros(len(test), dtype=int)
@@ -114,15 +114,16 @@ def brute_force(df, targets, conds, k, penalty, prior="BDeu", ess=1.0, intra="fo
     w = np.exp(scores - out["logZ"])
     P = np.zeros((m + 1 + len(conds), m))
     for j in range(m):
-        for i in range(m + 1):
-            P[i, j] = w[parvecs[:, j] == i].sum()
+        P[:m + 1, j] = np.bincount(parvecs[:, j], weights=w, minlength=m + 1)   # by intra parent
+        by_subset = np.bincount(combos[:, j], weights=w, minlength=nS)
         for c, name in enumerate(conds):
-            has = np.array([name in subsets[s] for s in combos[:, j]])
-            P[m + 1 + c, j] = w[has].sum()
+            P[m + 1 + c, j] = by_subset[[name in S for S in subsets]].sum()
     out["P"] = P
     if pred is not None:
         allp = np.concatenate(preds, axis=1)
-        out["logpred"] = logsumexp(allp + scores[None, :] - out["logZ"], axis=1)
+        x = allp + scores[None, :] - out["logZ"]          # (T, structures): log-sum-exp by rows
+        top = x.max(axis=1, keepdims=True)
+        out["logpred"] = top[:, 0] + np.log(np.exp(x - top).sum(axis=1))
     return out
 
 

@@ -121,6 +121,23 @@ def elimination_order(neighbours: list[set], arity: list[int]) -> tuple[list[int
     return order, cliques
 
 
+def moral_neighbours(parents: list[list[int]]) -> list[set]:
+    """The moral graph of a network given by integer parent lists: every node's
+    neighbours once each family (a node and its parents) is made a clique.
+
+    Examples
+    --------
+    >>> moral_neighbours([[], [], [0, 1]])
+    [{1, 2}, {0, 2}, {0, 1}]
+    """
+    neighbours = [set() for _ in range(len(parents))]
+    for v, ps in enumerate(parents):
+        fam = list(ps) + [v]
+        for a in fam:
+            neighbours[a].update(u for u in fam if u != a)
+    return neighbours
+
+
 def largest_clique_cells(parents: list[list[int]], arity: list[int]) -> int:
     """Cells of the largest clique table :func:`compile_tree` would build for a network
     with these integer parent lists (structure only: nothing is allocated).
@@ -130,13 +147,7 @@ def largest_clique_cells(parents: list[list[int]], arity: list[int]) -> int:
     >>> largest_clique_cells([[], [0], [0, 1]], [2, 3, 4])
     24
     """
-    n = len(parents)
-    neighbours = [set() for _ in range(n)]
-    for v, ps in enumerate(parents):
-        fam = list(ps) + [v]
-        for a in fam:
-            neighbours[a].update(u for u in fam if u != a)
-    _, elim = elimination_order(neighbours, arity)
+    _, elim = elimination_order(moral_neighbours(parents), arity)
     return max((math.prod(arity[u] for u in c) for c in elim), default=1)
 
 
@@ -154,12 +165,7 @@ def compile_tree(parents: list[list[int]], cpts: list[np.ndarray], arity: list[i
     """The junction tree of a network given by integer parent lists and (q, r) CPTs
     (rows in mixed radix over the parents, last parent fastest)."""
     n = len(parents)
-    neighbours = [set() for _ in range(n)]
-    for v, ps in enumerate(parents):
-        fam = list(ps) + [v]
-        for a in fam:
-            neighbours[a].update(u for u in fam if u != a)
-    order, elim = elimination_order(neighbours, arity)
+    order, elim = elimination_order(moral_neighbours(parents), arity)
     pos = {v: i for i, v in enumerate(order)}
     cells = [math.prod(arity[u] for u in c) for c in elim]
     worst = int(np.argmax(cells))
