@@ -11,7 +11,6 @@ import networkx as nx
 import panel as pn
 import param
 
-from .page import picture
 from .text import md_text
 
 
@@ -73,5 +72,5 @@ class PinStructure(param.Parameterized):
         if big:             # projector sizes: one above the other, each the full width
             pair = pair.cols(1)
         return pn.Column(pn.pane.Markdown(text, css_classes=["bnx-compare"], margin=(0, 10)),
-                         picture(pair, sizing_mode="stretch_width"),
+                         pn.pane.HoloViews(pair, sizing_mode="stretch_width"),
                          sizing_mode="stretch_width")

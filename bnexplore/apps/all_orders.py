@@ -13,7 +13,6 @@ import param
 
 from bnexplore.experiments.compare import PARAM_RANGES
 
-from .page import picture
 from ._base import NETWORK, App, guarded
 from ._cache import cached
 from .data import Data
@@ -152,11 +151,11 @@ class AllOrders(App):
         table = diff.stack().rename("all minus one").reset_index()
         table.columns = ["parent", "child", "all minus one"]
         return pn.Column(
-            picture(arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)",
+            pn.pane.HoloViews(arc_posterior_heatmap(fixed, title="One order (Dash & Cooper)",
                                                     **look)),
-            picture(arc_posterior_heatmap(post, title=f"All orders ({label})",
+            pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"All orders ({label})",
                                                     **look)),
-            picture(posterior_difference_heatmap(
+            pn.pane.HoloViews(posterior_difference_heatmap(
                 diff, title="All orders minus one order", **look)),
             self.csv(post.reset_index(names="parent"), "arc-posteriors-all-orders"),
             self.csv(table, "difference"), sizing_mode="stretch_width")
@@ -174,8 +173,8 @@ class AllOrders(App):
         return pn.Column(
             pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
                              margin=(0, 10)),
-            picture(log_score_traces(res.traces, thin=res.thin, burn_in=res.burn_in,
+            pn.pane.HoloViews(log_score_traces(res.traces, thin=res.thin, burn_in=res.burn_in,
                                                width=560)),
-            picture(arc_error_bars(res.summary(), top=20, width=560)),
+            pn.pane.HoloViews(arc_error_bars(res.summary(), top=20, width=560)),
             self.csv_table(res.summary().reset_index(), "order-mcmc-summary"),
             sizing_mode="stretch_width")

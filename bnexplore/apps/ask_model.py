@@ -13,7 +13,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from .page import picture
 from ._base import NETWORK, App, guarded
 from ._cache import cached
 from .data import Data
@@ -204,7 +203,7 @@ class AskModel(App):
 
         plot = posterior_plot(self.table(), title="Posterior marginals given the evidence",
                               width=900, presentation=self.presentation)
-        return picture(plot.opts(responsive=True, min_width=300, max_width=1100,
+        return pn.pane.HoloViews(plot.opts(responsive=True, min_width=300, max_width=1100,
                                            backend="bokeh"),
                                  sizing_mode="stretch_width", css_classes=["bnx-posteriors"])
 

@@ -11,7 +11,6 @@ import functools
 import panel as pn
 import param
 
-from .page import picture
 from ._base import NETWORK, App, guarded
 from ._cache import cached
 from .data import Data, network_names
@@ -258,7 +257,7 @@ class Clustering(App):
         inc = self._inc()
         what = ("clusters" if self.strategy == HIERARCHY
                 else "random groups (they cut across the tree)")
-        return picture(dendrogram_plot(
+        return pn.pane.HoloViews(dendrogram_plot(
             tree(self.data), inc.clusters, height=420, responsive=True,
             title=(f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
                    f"cluster size {self.cluster_size}")), sizing_mode="stretch_width")
@@ -287,7 +286,7 @@ class Clustering(App):
         return pn.Column(
             pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                              f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10)),
-            picture(subspace_plot(inc.model_at(i), sub,
+            pn.pane.HoloViews(subspace_plot(inc.model_at(i), sub,
                                             layout=layout(self.data, self.use_order),
                                             clusters=inc.clusters, title=title, width=1000,
                                             height=520, responsive=True),
@@ -309,7 +308,7 @@ class Clustering(App):
         def timeline(cumulative: bool):
             title = ("q along the time line (running total)" if cumulative
                      else "Improving models per step")
-            return picture(q_timeline_plot(
+            return pn.pane.HoloViews(q_timeline_plot(
                 traces, cumulative=cumulative, normalize_by=norm, boundaries=starts, title=title,
                 height=380, responsive=True), sizing_mode="stretch_width",
                 styles={"flex": "1 1 420px"})

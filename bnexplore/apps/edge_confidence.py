@@ -29,7 +29,6 @@ import param
 
 from bnexplore.experiments.compare import PARAM_RANGES
 
-from .page import picture
 from ._base import NETWORK, App, guarded
 from ._cache import cached
 from .data import Data
@@ -287,7 +286,7 @@ class EdgeConfidence(App):
                           xlabel=f"P(arc), {UNIFORM_PRIOR}", ylabel="bootstrap arc frequency",
                           legend_position="bottom_right")
         # side by side when the window is wide enough, one below the other otherwise
-        return pn.FlexBox(picture(heat), picture(scatter),
+        return pn.FlexBox(pn.pane.HoloViews(heat), pn.pane.HoloViews(scatter),
                           sizing_mode="stretch_width", css_classes=["bnx-edge-plots"])
 
     @param.depends("data", "max_parents", "score", "ess", "method", "n_iter", "n_boot",

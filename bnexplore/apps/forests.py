@@ -14,7 +14,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from .page import picture
 from ._base import App, guarded
 from ._cache import cached
 from .data import Data
@@ -210,7 +209,7 @@ class Forests(App):
                    if u in post.index and v in post.columns}
         arcs = post.rename(index={cls: "class"}, columns={cls: "class"})
         return pn.Column(
-            picture(forest_plot(g, class_node=cls, edge_weights=weights,
+            pn.pane.HoloViews(forest_plot(g, class_node=cls, edge_weights=weights,
                                           markov_blanket=mb, rename={cls: "class"}, title=title,
                                           width=1000, height=520, responsive=True),
                               sizing_mode="stretch_width"),
@@ -235,6 +234,6 @@ class Forests(App):
         table.insert(1, "fold", table.groupby("penalty").cumcount() + 1)
         return pn.Column(
             # side by side on a wide window, one below the other on a narrow one
-            pn.FlexBox(picture(acc, **flex), picture(roc, **flex),
+            pn.FlexBox(pn.pane.HoloViews(acc, **flex), pn.pane.HoloViews(roc, **flex),
                        sizing_mode="stretch_width"),
             self.csv(table, "accuracy-by-penalty"), sizing_mode="stretch_width")

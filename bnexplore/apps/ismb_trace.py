@@ -13,7 +13,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from .page import picture
 from ._base import DATASET, App, guarded
 from ._cache import cached
 from .data import Data, dataset_names
@@ -204,9 +203,9 @@ class ISMBTrace(App):
         flex = {"styles": {"flex": "0 1 auto"}, "margin": (0, 10)}
         # side by side on a wide window, one below the other on a narrow one
         return pn.FlexBox(
-            picture(trace_plot(res.trace(), truth, title="ISMB (instance-specific)",
+            pn.pane.HoloViews(trace_plot(res.trace(), truth, title="ISMB (instance-specific)",
                                          width=420, height=220), **flex),
-            picture(trace_plot(nis.trace(), truth,
+            pn.pane.HoloViews(trace_plot(nis.trace(), truth,
                                          title="NISMB (non-instance-specific)",
                                          width=420, height=220), **flex),
             sizing_mode="stretch_width")
@@ -218,6 +217,6 @@ class ISMBTrace(App):
 
         _, res, _ = self._run()
         top = res.top_models(min(int(self.n_blankets), len(res.models)))
-        return pn.FlexBox(*[picture(blanket_plot(mb, weight, rank=i + 1, size=250))
+        return pn.FlexBox(*[pn.pane.HoloViews(blanket_plot(mb, weight, rank=i + 1, size=250))
                             for i, (mb, _, weight) in enumerate(top)],
                           sizing_mode="stretch_width")

@@ -12,7 +12,6 @@ import pandas as pd
 import panel as pn
 import param
 
-from .page import picture
 from ._base import App, guarded
 from ._cache import cached
 from .data import Data
@@ -182,7 +181,7 @@ class MixtureWeights(App):
             pn.pane.Markdown("### Weights given to every super-parent attribute\n\nOne group "
                              "of bars per attribute, one bar per method; each method's weights "
                              "sum to 1.", margin=(10, 10, 0, 10)),
-            picture(weights_bars(w, height=420, responsive=True, title=(
+            pn.pane.HoloViews(weights_bars(w, height=420, responsive=True, title=(
                 f"Weight of each super-parent ({self.n_train} training rows)")),
                 sizing_mode="stretch_width"),
             self.csv(w.reset_index(names="super-parent"), "weights"),
@@ -199,7 +198,7 @@ class MixtureWeights(App):
                              "weight of the eight heaviest super-parents (the rest summed as "
                              "*others*); the dashed line is the current training size.",
                              margin=(10, 10, 0, 10)),
-            picture(bma_collapse_plot(
+            pn.pane.HoloViews(bma_collapse_plot(
                 path, current=self.n_train, height=440, responsive=True,
                 title="BMA weight of each super-parent against the sample size"),
                 sizing_mode="stretch_width"),
@@ -220,7 +219,7 @@ class MixtureWeights(App):
             curves[m] = (fpr, tpr, auc(y == positive, score))
         return pn.Column(
             pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
-            pn.FlexBox(picture(roc_plot(
+            pn.FlexBox(pn.pane.HoloViews(roc_plot(
                 curves, title=f"ROC on the test rows, positive class {positive!r}", height=460,
                 responsive=True).opts(min_width=320, max_width=560),
                 styles={"flex": "1 1 360px"}, sizing_mode="stretch_width"),

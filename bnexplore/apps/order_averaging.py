@@ -13,7 +13,6 @@ import param
 
 from bnexplore.experiments.compare import PARAM_RANGES
 
-from .page import picture
 from ._base import App, guarded
 from ._cache import cached
 from ._compare import PinStructure
@@ -184,7 +183,7 @@ class OrderAveraging(PinStructure, App):
         net, *_ = summary(self.data, self.max_parents, self.n)
         post, _ = arc_posteriors(self.data, self.max_parents)
         dag = nx.relabel_nodes(net.dag, {_class_node(): self.data.target})
-        return picture(summary_network_plot(
+        return pn.pane.HoloViews(summary_network_plot(
             dag, post, target=self.data.target, width=1000, responsive=True,
             threshold=self.threshold or None, presentation=self.presentation,
             title=f"Summary network M* (n = {self.n}); arc width = posterior"),
@@ -196,7 +195,7 @@ class OrderAveraging(PinStructure, App):
         from bnexplore.viz.averaging import arc_posterior_heatmap
 
         post, order = arc_posteriors(self.data, self.max_parents)
-        return pn.Column(picture(arc_posterior_heatmap(
+        return pn.Column(pn.pane.HoloViews(arc_posterior_heatmap(
             post, order=order, width=860, height=620, threshold=self.threshold or None,
             presentation=self.presentation,
             title=f"Arc posteriors over L_{self.max_parents}(pi), in the order pi")),
@@ -216,7 +215,7 @@ class OrderAveraging(PinStructure, App):
         for m, p in probas.items():
             fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
             curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
-        return picture(roc_plot(
+        return pn.pane.HoloViews(roc_plot(
             curves, title=f"Held-out ROC, positive class {self.data.target} = {pos}",
             height=460, responsive=True).opts(min_width=300, max_width=700),
             sizing_mode="stretch_width")
