@@ -90,6 +90,51 @@ def test_guarded_drops_a_result_its_parameters_outdated():
     assert app.x == 4 and app.view().object == "0.25"
 
 
+class Probe(App):
+    """An app whose view builds what views build (a widget, a bound function in a layout)
+    and notes the document it saw."""
+
+    x = param.Integer(default=1)
+    seen: dict = {}
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        from bnexplore.apps.page import for_served_page
+
+        Probe.seen.update(doc=pn.state.curdoc, served=for_served_page())
+        slider = pn.widgets.IntSlider(value=self.x, start=0, end=3)
+        return pn.Column(slider, pn.bind(lambda v: pn.pane.Markdown(str(v)), slider))
+
+
+def test_a_view_computed_for_a_served_page_holds_no_session_document(monkeypatch):
+    """On a served page a view is computed in a worker thread with no session document
+    current: Panel objects hold "the current document" while they are made, and Panel
+    releases a hold made from a thread on a later tick of the loop; a browser message
+    handled in between makes Bokeh count the session's new models as sent, and the page
+    fails with "reference ... isn't known" (seen in the series of uploads)."""
+    import asyncio
+
+    from bokeh.document import Document
+
+    from bnexplore.apps import _base
+
+    session_doc = Document()
+    monkeypatch.setattr(_base, "on_session", lambda: True)   # as on a served page
+    app = Probe()
+    pn.state.curdoc = session_doc
+    try:
+        view = app.view()
+        assert asyncio.iscoroutine(view)       # computed in a worker, awaited on the loop
+        out = asyncio.run(view)
+    finally:
+        pn.state.curdoc = None
+    assert Probe.seen["doc"] is not session_doc
+    assert session_doc.callbacks.hold_value is None
+    assert Probe.seen["served"] is True        # pictures still render in the worker
+    assert isinstance(out, pn.Column) and out[0].value == 1
+
+
 # ------------------------------------------------------------------ browser
 def _query(page) -> dict:
     return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}

@@ -20,7 +20,6 @@ the new data with the old settings.
 """
 from __future__ import annotations
 
-import asyncio
 import functools
 import itertools
 import json
@@ -37,7 +36,7 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     class_candidates, dataset_names, default_target, left_out_columns,
                     network_names, network_sample, no_data, read_upload, user_data)
 from .guard import UploadGuard
-from .page import download_csv, on_session, table, template
+from .page import download_csv, in_worker, on_session, table, template
 from .text import glossed, md_join, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
@@ -99,7 +98,7 @@ def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
     app._computing(view.__name__, +1)
     try:
-        return await asyncio.to_thread(_shown, view, app, *args, **kwargs)
+        return await in_worker(_shown, view, app, *args, **kwargs)
     finally:
         app._computing(view.__name__, -1)
 

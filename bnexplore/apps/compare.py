@@ -7,14 +7,13 @@ against the best, and a paired test of each against a baseline over the folds.
 How a run is served: :func:`comparison` is a cached function of the data and the
 settings (one computation per setting for every session; finished classifiers' out-of-fold
 results are also kept on disk, :func:`oof_cache`). A change of a run's settings
-computes it in a worker thread (``asyncio.to_thread``, awaited on the event loop); the
-pictures are views of the finished ``result``, built in worker threads too. The progress of
+computes it in a worker thread (:func:`~bnexplore.apps.page.in_worker`, awaited on the
+event loop); the pictures are views of the finished ``result``, built in worker threads too. The progress of
 the running setting is read from :data:`_PROGRESS` by a periodic callback that only
 sets text. A data change clears ``result`` in the same update as the data.
 """
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import threading
@@ -31,7 +30,7 @@ from bnexplore.experiments.compare import DEFAULT_PARAMS, PARAM_RANGES
 
 from ._base import App, guarded
 from ._cache import cached
-from .page import on_session, picture
+from .page import in_worker, on_session, picture
 from .data import Data
 from .text import md_strong, md_text
 
@@ -280,7 +279,7 @@ class CompareClassifiers(App):
         if key is None:
             return
         started = self._begin()
-        self._show(key, started, *await asyncio.to_thread(self._compute))
+        self._show(key, started, *await in_worker(self._compute))
 
     def _begin(self) -> float:
         self._started = True

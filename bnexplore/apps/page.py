@@ -7,12 +7,15 @@ browser) and its views in the main area. Inline (Jupyter) an app is a plain layo
 """
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import io
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 import panel as pn
+from bokeh.document import Document
 
 from . import _private
 
@@ -183,12 +186,42 @@ def on_session() -> bool:
     return doc is not None and getattr(doc, "session_context", None) is not None
 
 
+#: True in a worker thread that computes for a served page (:func:`in_worker`).
+_FOR_SERVED_PAGE = contextvars.ContextVar("bnx_for_served_page", default=False)
+
+
+def _detached(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    # Runs in the worker, in a copy of the caller's context: the settings below hold
+    # for this call only. Panel objects built here (a pn.bind, a layout) hold and
+    # release "the current document" as they are made; from a thread Panel releases a
+    # hold on a later tick of the loop, and a browser message handled in between makes
+    # Bokeh count the session's new models as already sent (the page then fails with
+    # "reference ... isn't known"). So the current document here is a fresh one that
+    # no page shows.
+    _FOR_SERVED_PAGE.set(True)
+    pn.state.curdoc = Document()
+    return fn(*args, **kwargs)
+
+
+async def in_worker(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` computed in a worker thread for a served page, awaited on
+    the event loop; in the worker no session document is current (see
+    :func:`for_served_page`)."""
+    return await asyncio.to_thread(_detached, fn, *args, **kwargs)
+
+
+def for_served_page() -> bool:
+    """Whether the current code computes for a served page: on the event loop of a
+    session, or in a worker thread started by :func:`in_worker` for one."""
+    return on_session() or _FOR_SERVED_PAGE.get()
+
+
 def picture(obj, **kwargs) -> pn.viewable.Viewable:
     """A HoloViews picture as a pane. On a served page it is rendered to Bokeh here, in
     the worker thread that builds the view, so that the event loop only attaches the
     finished model (a large heat map or network takes a second or more to render, which
     every other session would wait for); in a notebook it stays a live HoloViews pane."""
-    if on_session():
+    if for_served_page():
         import holoviews as hv
 
         return pn.pane.Bokeh(hv.render(obj, backend="bokeh"), **kwargs)
