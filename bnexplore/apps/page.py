@@ -224,5 +224,8 @@ def picture(obj, **kwargs) -> pn.viewable.Viewable:
     if for_served_page():
         import holoviews as hv
 
-        return pn.pane.Bokeh(hv.render(obj, backend="bokeh"), **kwargs)
+        # a document of its own: HoloViews would otherwise take Bokeh's current one
+        # (a session's, while the loop runs that session's callback) and set its theme
+        plot = hv.renderer("bokeh").get_plot(obj, doc=Document())
+        return pn.pane.Bokeh(plot.state, **kwargs)
     return pn.pane.HoloViews(obj, **kwargs)
