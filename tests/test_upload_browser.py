@@ -146,9 +146,9 @@ def test_every_hostile_upload_gets_a_report(panel_server, page, tmp_path):
     print("seconds to the report:", {k: round(v, 1) for k, v in seconds.items()})
     # the session survived the 20 MB file: the page still reacts
     before = _score(page)
-    page.get_by_role("button", name="data set", exact=True).click()   # from "your data"
+    page.get_by_role("button", name="data set", exact=True).click(timeout=90_000)   # from "your data"
     # the data set list shows once the server has answered the click
     page.locator("select:visible").filter(has=page.locator("option", has_text=re.compile(
-        r"^iris$"))).first.select_option("iris")
+        r"^iris$"))).first.select_option("iris", timeout=90_000)
     _wait_for_change(page, before, 90)
     assert page.console_errors == []
