@@ -1,6 +1,7 @@
 """The papers' experiment loops, runnable locally (joblib) or on a Dask cluster.
 
-:func:`run` executes a trial function over a grid of settings and seeds, writing each
+:func:`run` executes a trial function over a grid of settings and random states (the
+replicates: each trial receives an int ``random_state``), writing each
 finished trial to a CSV/Parquet file at once and skipping finished trials on a rerun.
 Experiments are registered by name (:func:`register`) in modules of this package -
 ``bnexplore/experiments/<paper>.py`` - which :func:`names` and :func:`get` import
