@@ -14,7 +14,7 @@ Examples
 True
 """
 from .registry import Experiment, get, names, register, run_named, unregister
-from .runner import RESERVED_COLUMNS, expand_grid, run, trial_id
+from .runner import LEGACY_COLUMNS, RESERVED_COLUMNS, expand_grid, run, trial_id, upgrade_columns
 
-__all__ = ["run", "expand_grid", "trial_id", "RESERVED_COLUMNS", "Experiment", "register",
-           "unregister", "get", "names", "run_named"]
+__all__ = ["run", "expand_grid", "trial_id", "upgrade_columns", "RESERVED_COLUMNS",
+           "LEGACY_COLUMNS", "Experiment", "register", "unregister", "get", "names", "run_named"]
