@@ -89,8 +89,10 @@ def test_every_registered_trial_and_grid_uses_the_new_names():
 
 
 def test_old_names_give_the_new_names_result():
-    with pytest.warns(RenamedParameterWarning, match="use max_parents="):
+    with pytest.warns(RenamedParameterWarning) as seen:
         old = demo.demo_sampling(n_nodes=4, max_indegree=1, n_samples=30, seed=2)
+    said = " ".join(str(w.message) for w in seen)
+    assert "use max_parents=" in said and "use random_state=" in said
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)
         new = demo.demo_sampling(n_nodes=4, max_parents=1, n_samples=30, random_state=2)
