@@ -3,7 +3,7 @@ processes (joblib) and a 2-worker local Dask cluster, and the scaling with the w
 count.
 
 A trial is a hill-climbing search (BDeu, in-degree <= 3) on 3,000 rows sampled from
-ALARM with the trial's seed (about a quarter of a second on one core); every worker
+ALARM with the trial's random state (about a quarter of a second on one core); every worker
 runs numba on one thread (the runner's default).  Worker start-up is not timed: each
 backend first runs a warm-up batch (process start, imports, numba's disk cache), then
 the timed batch of ``--trials`` trials.  On a machine shared with other work the
@@ -23,11 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 
-def search_trial(rows: int, seed: int) -> dict:
+def search_trial(rows: int, random_state: int) -> dict:
     """One trial: sample ALARM, hill-climb it."""
     import bnexplore as bx
     from bnexplore.search import hill_climb
-    df = bx.networks.load("alarm").sample(rows, random_state=seed)
+    df = bx.networks.load("alarm").sample(rows, random_state=random_state)
     res = hill_climb(df, prior="BDeu", max_parents=3)
     return {"score": res.score, "arcs": res.dag.number_of_edges()}
 
@@ -35,9 +35,9 @@ def search_trial(rows: int, seed: int) -> dict:
 def _rate(n_trials: int, **kw) -> float:
     from bnexplore.experiments import run
     grid = {"rows": [3000]}
-    run(search_trial, grid, seeds=range(10_000, 10_000 + max(2, kw.get("n_jobs", 1))), progress=False, **kw)
+    run(search_trial, grid, random_states=range(10_000, 10_000 + max(2, kw.get("n_jobs", 1))), progress=False, **kw)
     t0 = time.perf_counter()
-    df = run(search_trial, grid, seeds=range(n_trials), progress=False, **kw)
+    df = run(search_trial, grid, random_states=range(n_trials), progress=False, **kw)
     dt = time.perf_counter() - t0
     assert df["error"].isna().all(), df["error"].dropna().iloc[0]
     return n_trials / dt

@@ -22,8 +22,8 @@ prior   the Dirichlet parameter prior of a family score: ``"K2"`` (every alpha_i
         or ``"BDeu"`` (alpha_ijk = ess / (q_i r_i)); some callers also take ``"mle"``.
 ess     the equivalent sample size of BDeu: a finite number > 0.
 random_state  None, a non-negative int, a ``SeedSequence`` or a ``numpy.random.Generator``
-        (scikit-learn's meaning; the experiments' trial functions call it ``seed``: the
-        replicate the runner passes).
+        (scikit-learn's meaning; in the experiments' trial functions an int: the
+        replicate the runner passes, a ``random_state`` column of the results).
 
 Examples
 --------

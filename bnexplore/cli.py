@@ -7,7 +7,7 @@ Examples
     bnexplore list
     bnexplore run demo_sampling --size reduced --out demo.csv --n-jobs 2
     bnexplore run demo_sampling --size full --scheduler tcp://10.0.0.5:8786
-    bnexplore run demo_sampling --size full --seeds 5-39   # some seeds
+    bnexplore run demo_sampling --size full --random-states 5-39   # some replicates
     bnexplore run demo_sampling --size full --where n_nodes=10,20   # some settings
     bnexplore report                  # regenerate docs/reproduction/README.md
 """
@@ -58,11 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run only the settings whose grid parameter KEY has one of these "
                           "values (repeatable, e.g. --where n_attributes=5,10); trials and "
                           "results file as without --where")
-    run.add_argument("--seeds", metavar="SPEC", default=None, type=parse_seeds,
-                     help="run only these of the experiment's seeds, e.g. '5-39' or "
-                          "'5,7,10-12' (every trial of these seeds at once; finished "
-                          "trials are saved as they finish); trials and results file as "
-                          "without --seeds")
+    run.add_argument("--random-states", "--seeds", dest="random_states", metavar="SPEC",
+                     default=None, type=parse_seeds,
+                     help="run only these of the experiment's random states (its "
+                          "replicates, the random_state column), e.g. '5-39' or "
+                          "'5,7,10-12' (every trial of these at once; finished trials are "
+                          "saved as they finish); trials and results file as without "
+                          "--random-states.  --seeds is the same option under its name "
+                          "before 0.2.0")
     run.add_argument("--numba-threads", metavar="N", type=int, default=1,
                      help="numba threads of each worker process (--n-jobs other than 1, "
                           "or Dask; default 1: one per worker)")
@@ -82,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_seeds(spec: str) -> list[int]:
-    """Seeds from ``"5-39"``, ``"3"`` or ``"5,7,10-12"`` (ranges include both ends).
+    """Random states (ints) from ``"5-39"``, ``"3"`` or ``"5,7,10-12"`` (ranges include
+    both ends): the value of ``--random-states``.
 
     Examples
     --------
@@ -98,10 +102,10 @@ def parse_seeds(spec: str) -> list[int]:
             seeds += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"seeds {spec!r}: write non-negative integers and increasing ranges such "
+            f"random states {spec!r}: write non-negative integers and increasing ranges such "
             f"as '5-39' or '5,7,10-12'") from None
     if not seeds:
-        raise argparse.ArgumentTypeError(f"seeds {spec!r} name no seed")
+        raise argparse.ArgumentTypeError(f"random states {spec!r} name no random state")
     return list(dict.fromkeys(seeds))
 
 
@@ -171,7 +175,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         df = experiments.run_named(
             args.name, size=args.size, out=out, backend=backend, n_jobs=args.n_jobs,
             scheduler=args.scheduler, progress=not args.no_progress, resume=not args.no_resume,
-            retry_errors=args.retry_errors, seeds=args.seeds,
+            retry_errors=args.retry_errors, random_states=args.random_states,
             where=dict(args.where) if args.where else None, numba_threads=args.numba_threads)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished trials are saved in {out}; rerun the same command "

@@ -164,13 +164,20 @@ def results_status(path: Path, exp=None) -> str:
     if "trial_id" not in df.columns:
         return f"`{path.name}`: {len(df)} rows (not a runner results file)"
     ids = set(df["trial_id"].astype(str))
+    if exp is not None:   # a file written before 0.2.0 may hold the old ids of renamed grids
+        from bnexplore.experiments.runner import _legacy_ids, expand_grid, trial_id
+        old_to_new = {old: trial_id(s, rs)
+                      for size in ("full", "reduced")
+                      for s in expand_grid(exp.settings(size)[0])
+                      for rs in exp.settings(size)[1] for old in _legacy_ids(s, rs)}
+        ids = {old_to_new.get(i, i) for i in ids}
     n_err = int(df["error"].notna().sum()) if "error" in df.columns else 0
     parts = [f"`{path.name}`: {len(df)} rows, {len(ids)} trials"]
     if exp is not None:
         from bnexplore.experiments import expand_grid, trial_id
         for size in ("full", "reduced"):
-            grid, seeds = exp.settings(size)
-            want = {trial_id(s, seed) for s in expand_grid(grid) for seed in seeds}
+            grid, random_states = exp.settings(size)
+            want = {trial_id(s, rs) for s in expand_grid(grid) for rs in random_states}
             parts.append(f"{len(ids & want)}/{len(want)} of the {size} run")
     parts.append(f"{n_err} error rows" if n_err else "no errors")
     return ", ".join(parts)
@@ -206,9 +213,9 @@ def _experiment_block(exps: Iterable, results_dir: Path | None) -> list[str]:
     for exp in exps:
         full = exp.n_trials("full")
         lines.append(f"- **`{exp.name}`**: {exp.description}")
-        grid, seeds = exp.settings("full")
-        lines.append(f"  - full settings: {_grid_summary(grid)}; seeds "
-                     f"{', '.join(map(str, seeds[:8]))}{', ...' if len(seeds) > 8 else ''} "
+        grid, states = exp.settings("full")
+        lines.append(f"  - full settings: {_grid_summary(grid)}; random states "
+                     f"{', '.join(map(str, states[:8]))}{', ...' if len(states) > 8 else ''} "
                      f"({full} trials; reduced run for CI: {exp.n_trials('reduced')} trials)")
         lines.append(f"  - one machine: `bnexplore run {exp.name} --size full --n-jobs -1 "
                      f"--out docs/reproduction/results/{exp.name}.csv`")

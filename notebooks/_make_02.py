@@ -67,9 +67,9 @@ cells = [
         "from bnexplore.experiments import run\n"
         "from bnexplore.experiments.cerquides import random_bn_trial, wdl_table\n"
         "with warnings.catch_warnings():\n    warnings.simplefilter('ignore')\n"
-        "    res = run(random_bn_trial, {'n_attributes': [5], 'max_arity': [5], 'max_indegree': [2],\n"
-        "                                'max_size': 400}, seeds=range(4), progress=False)\n"
-        "wdl_table(res, ['n_attributes', 'max_arity', 'max_indegree', 'n_train'])"),
+        "    res = run(random_bn_trial, {'n_attributes': [5], 'max_arity': [5], 'max_parents': [2],\n"
+        "                                'max_size': 400}, random_states=range(4), progress=False)\n"
+        "wdl_table(res, ['n_attributes', 'max_arity', 'max_parents', 'n_train'])"),
     nbf.v4.new_markdown_cell("## Explore: the training size\nThe Mixture weights app as a component: move the training size (`n_train`) and watch BMA's weight collapse onto one super-parent while the mixtures keep theirs."),
     nbf.v4.new_code_cell('import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\napp = bx.apps.MixtureWeights("vote", n_train=60)\napp'),
 ]

@@ -62,12 +62,12 @@ print("noise features in the MAP SFAN Markov blanket:", [f for f in sfan.markov_
 sfan.edge_posteriors().loc["__class__"].sort_values(ascending=False).head(8).round(3)"""),
     ("md", "## The exclusion penalty on weak features (Figure 10, 5 repetitions here; the paper uses 100)"),
     ("code", """from bnexplore.experiments.ziebart import weak_trial
-res10 = pd.DataFrame([r for s in range(5) for r in weak_trial(100, 100, 10, 20, seed=s)])
+res10 = pd.DataFrame([r for s in range(5) for r in weak_trial(100, 100, 10, 20, random_state=s)])
 nb = res10.loc[res10.alpha == -1, "accuracy"].mean()
 alpha_accuracy_plot(res10[res10.alpha >= 0], reference={"naive Bayes": nb})"""),
     ("md", "## Two-slice DBNs (Figure 4)"),
     ("code", """from bnexplore.experiments.ziebart import dbn_trial
-d = pd.DataFrame(dbn_trial(300, 8, seed=0, n_test=500, bma_k2=False))
+d = pd.DataFrame(dbn_trial(300, 8, random_state=0, n_test=500, bma_k2=False))
 d["n_train"] = 300
 dbn_plot(d)"""),
     ('md', '## Explore: the number of parents\nMove `max_parents` (k): the MAP forest and its BMA arc posteriors are recomputed.'),

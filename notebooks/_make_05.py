@@ -32,7 +32,7 @@ cells = [
         "from bnexplore.experiments.ismb import synthetic_domain, ismb_synthetic, SPLIT_PAPER\n"
         "per_case, results = synthetic_domain()\nper_case.round(3)"),
     nbf.v4.new_code_cell(
-        "import pandas as pd\npd.DataFrame(ismb_synthetic(SPLIT_PAPER, 1000, 1e-3, seed=0))"
+        "import pandas as pd\npd.DataFrame(ismb_synthetic(SPLIT_PAPER, 1000, 1e-3, random_state=0))"
         "[['method', 'misclassification', 'log_loss', 'squared_error', 'cal']].round(4)"),
     nbf.v4.new_markdown_cell("## Figure 8: the estimate as models are added\nBlack: running "
                              "estimate P(Z = T | x, D); grey: log score of each model; dashed: end of phase 1."),
@@ -50,7 +50,7 @@ cells = [
         "report = clf.predict_report(X.iloc[:10])\nprint(report.proba.round(3))\n"
         "print(report.search_stats)\nreport.trace().tail()"),
     nbf.v4.new_markdown_cell('## Explore: the queue width\nMove `queue_width` (the number of blankets ISMB keeps per phase) and compare the methods on the synthetic domain.'),
-    nbf.v4.new_code_cell('import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\nimport pandas as pd\nw = pn.widgets.DiscreteSlider(name="queue_width", options=[10, 30, 100, 300, 1000], value=100)\npn.Column(w, pn.bind(lambda queue_width: pd.DataFrame(ismb_synthetic(SPLIT_PAPER, queue_width, 1e-3, seed=0))\n                     [["method", "misclassification", "log_loss", "squared_error", "cal"]].round(4), w))'),
+    nbf.v4.new_code_cell('import panel as pn\npn.extension("tabulator", inline=True)   # offline: Panel\'s scripts go into the notebook\nimport pandas as pd\nw = pn.widgets.DiscreteSlider(name="queue_width", options=[10, 30, 100, 300, 1000], value=100)\npn.Column(w, pn.bind(lambda queue_width: pd.DataFrame(ismb_synthetic(SPLIT_PAPER, queue_width, 1e-3, random_state=0))\n                     [["method", "misclassification", "log_loss", "squared_error", "cal"]].round(4), w))'),
 ]
 nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                "language": "python"}})

@@ -32,10 +32,20 @@ RENAMED: dict[str, dict[str, str]] = {
     "GreedyThickThin": {"max_indegree": "max_parents"}, "AMA": _SEED,
     "cross_validate_classifiers": _COMPARE, "make_classifier": _COMPARE,
     "check_params": {k: v for k, v in _COMPARE.items() if k != "seed"},
-    "compare_trial": {k: v for k, v in _COMPARE.items() if k != "seed"},
+    "compare_trial": _COMPARE,
     "stratified_folds": _SEED, "wdl_table": {"alpha": "level"},
     "weak_features": _SEED, "bat_dbn": _SEED, "sample_bat": _SEED,
     "lazy_random_sample": {"max_indegree": "max_parents"},
+    # the experiments: trial functions, the runner and the registry
+    **dict.fromkeys(("table2_trial", "table3_trial", "table4_trial", "conventions_trial",
+                     "exact_vs_mcmc_trial", "network_mcmc_trial"), {**_SEED, "k": "max_parents"}),
+    **dict.fromkeys(("demo_sampling", "random_bn_trial", "greedy_q_trial"),
+                    {**_SEED, "max_indegree": "max_parents"}),
+    **dict.fromkeys(("table5_trial", "bounded_width_network", "random_bn_width_trial", "uci_trial",
+                     "alarm_trial", "honeycomb_trial", "ismb_synthetic", "ismb_uci",
+                     "ismb_uci_peers", "weak_trial", "dbn_trial", "bat_trial", "trial_id"), _SEED),
+    "run": {"seeds": "random_states"}, "run_named": {"seeds": "random_states"},
+    "register": {"seeds": "random_states", "reduced_seeds": "reduced_random_states"},
 }
 _CALL = re.compile(r"(\.|(?<![\w.]))(" + "|".join(RENAMED) + r")\(")
 _METHODS = ("sample", "sample_data")          # only as methods: x.sample(...)

@@ -305,12 +305,13 @@ def test_experiments_run_through_the_runner_and_resume(tmp_path):
     exp = ex.get("orders_exact_vs_mcmc")
     grid, seeds = exp.settings("reduced")
     out = tmp_path / "orders.csv"
-    first = ex.run(exp.trial, grid, seeds=seeds, out=out, progress=False)
+    first = ex.run(exp.trial, grid, random_states=seeds, out=out, progress=False)
     assert len(first) == 1 and first["error"].isna().all()
     assert first["mcmc_max_abs_diff"].iloc[0] < 0.1 and first["rhat_max"].iloc[0] < 1.2
-    again = ex.run(exp.trial, grid, seeds=seeds, out=out, progress=False)  # resumed: nothing to run
+    again = ex.run(exp.trial, grid, random_states=seeds, out=out, progress=False)  # resumed: nothing to run
     assert again["elapsed_s"].tolist() == first["elapsed_s"].tolist()
-    rows = ex.get("orders_network_mcmc").trial(network="asia", n_rows=500, k=2, n_iter=4_000, seed=0)
+    rows = ex.get("orders_network_mcmc").trial(network="asia", n_rows=500, max_parents=2, n_iter=4_000,
+                                                  random_state=0)
     assert rows and all(0.05 <= r["posterior"] <= 1 for r in rows)
     assert any(r["true_arc"] for r in rows)
 

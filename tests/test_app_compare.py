@@ -212,7 +212,7 @@ def test_registered_experiment_and_delta(tmp_path):
     assert exp.n_trials("reduced") == 8
     df = experiments.run(cmp.compare_trial,
                          {"dataset": ["iris"], "classifier": ["SNN", "LogReg"], "n_splits": 3},
-                         seeds=[0], out=tmp_path / "c.csv", progress=False)
+                         random_states=[0], out=tmp_path / "c.csv", progress=False)
     assert df["error"].isna().all()
     with_delta = cmp.add_delta(df)
     assert with_delta["delta"].min() >= 0

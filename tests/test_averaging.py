@@ -295,10 +295,11 @@ def test_dash_cooper_experiments_registered_and_reduced_trials_run():
         assert f"dash_cooper_table{t}" in experiments.names()
     data, parents = dc.lazy_random_sample(12, 3, 200, np.random.default_rng(0))
     assert data.codes.shape == (200, 12) and max(len(p) for p in parents) <= 3
-    rows = dc.table2_trial(n_nodes=8, k=1, n_records=60, seed=0)
+    rows = dc.table2_trial(n_nodes=8, max_parents=1, n_records=60, random_state=0)
     assert [r["n"] for r in rows] == list(dc.T2_N_VALUES)
     assert abs(rows[-1]["delta_pct"]) < 1e-9  # n = 15 >= N - 1: AMA is exact MA
-    r = dc.table3_trial(part="N", n_nodes=8, k=2, K="uniform", n_records=60, seed=1)
+    r = dc.table3_trial(part="N", n_nodes=8, max_parents=2, K="uniform", n_records=60,
+                         random_state=1)
     assert 0 <= r["auc_ama"] <= 1 and np.isfinite(r["delta_pct"])
     assert dc.choose_k(5) == 4 and dc.choose_k(40) < 4
 
@@ -324,7 +325,7 @@ def test_dash_cooper_conventions_ties_and_class_node():
     rows = dc.conventions_trial("2", 8, 1, "uniform", 60, "random", 0)
     assert {r["ties"] for r in rows} == set(dc.TIES) and "K" not in rows[0]
     same = [r for r in rows if r["ties"] == "half"]
-    ref = dc.table2_trial(n_nodes=8, k=1, n_records=60, seed=0)
+    ref = dc.table2_trial(n_nodes=8, max_parents=1, n_records=60, random_state=0)
     assert [r["delta_pct"] for r in same] == pytest.approx([r["delta_pct"] for r in ref])
     rows3 = dc.conventions_trial("3", 8, 2, "uniform", 60, "root", 1)
     assert len(rows3) == 3 and all(0 <= r["auc_ama"] <= 1 for r in rows3)

@@ -456,7 +456,7 @@ def test_reduced_reproductions_run():
 def test_full_alarm_reproduction():
     from bnexplore.experiments.castelo_siebes import alarm_trial
 
-    rows = pd.DataFrame(alarm_trial(n_rows=10_000, seed=0))
+    rows = pd.DataFrame(alarm_trial(n_rows=10_000, random_state=0))
     assert rows["same_model"].all()
     hc = rows[rows["method"] == "hc"]
     rnd = rows[rows["method"] == "random"]
@@ -467,14 +467,14 @@ def test_full_alarm_reproduction():
 def test_greedy_q_variants_on_asia():
     from bnexplore.experiments.castelo_siebes import greedy_q_trial
 
-    base = greedy_q_trial(n_rows=1000, seed=0, network="asia")
-    anc = greedy_q_trial(n_rows=1000, seed=0, network="asia", restrict="ancestor")
-    k2 = greedy_q_trial(n_rows=1000, seed=0, network="asia", search="k2")
+    base = greedy_q_trial(n_rows=1000, random_state=0, network="asia")
+    anc = greedy_q_trial(n_rows=1000, random_state=0, network="asia", restrict="ancestor")
+    k2 = greedy_q_trial(n_rows=1000, random_state=0, network="asia", search="k2")
     assert 0 < anc["q"] <= base["q"] and 0 < k2["q"] < base["q"]
-    strict = greedy_q_trial(n_rows=1000, seed=0, network="asia", tol=5.0)
+    strict = greedy_q_trial(n_rows=1000, random_state=0, network="asia", tol=5.0)
     assert strict["q"] <= base["q"] and strict["n_arcs"] <= base["n_arcs"]
     with pytest.raises(ValueError, match="restrict"):
-        greedy_q_trial(n_rows=100, seed=0, network="asia", restrict="cousins")
+        greedy_q_trial(n_rows=100, random_state=0, network="asia", restrict="cousins")
 
 
 @pytest.mark.parametrize("penalty", ["BIC", "AIC"])
@@ -502,10 +502,10 @@ def test_penalised_score_against_counts(asia, penalty):
 def test_greedy_q_penalised_scores_and_orders_on_asia():
     from bnexplore.experiments.castelo_siebes import greedy_q_trial
 
-    bic = greedy_q_trial(n_rows=1000, seed=0, network="asia", prior="BIC")
-    aic = greedy_q_trial(n_rows=1000, seed=0, network="asia", prior="AIC")
+    bic = greedy_q_trial(n_rows=1000, random_state=0, network="asia", prior="BIC")
+    aic = greedy_q_trial(n_rows=1000, random_state=0, network="asia", prior="AIC")
     assert 0 < bic["n_arcs"] <= aic["n_arcs"] and 0 < bic["q"] <= aic["q"]
-    orders = {greedy_q_trial(n_rows=1000, seed=0, network="asia", order="random",
+    orders = {greedy_q_trial(n_rows=1000, random_state=0, network="asia", order="random",
                              order_seed=k)["q"] for k in range(4)}
     assert all(q > 0 for q in orders)
     with pytest.raises(ValueError, match="penalty"):

@@ -15,8 +15,8 @@ from bnexplore.cli import main
 from bnexplore.experiments import registry as reg
 
 
-def noisy_mean(n, p, seed):
-    x = np.random.default_rng(seed).random(n) < p
+def noisy_mean(n, p, random_state):
+    x = np.random.default_rng(random_state).random(n) < p
     return {"mean": float(x.mean()), "first": bool(x[0])}
 
 
@@ -38,7 +38,8 @@ def test_expand_grid_product_list_and_fixed_values():
 @pytest.mark.parametrize("grid, err, match", [
     ({"a": []}, ValueError, "empty"),
     ([], ValueError, "empty"),
-    ({"seed": [1, 2]}, ValueError, "reserved"),
+    ({"random_state": [1, 2]}, ValueError, "reserved"),
+    ({"seed": [1, 2]}, ValueError, "reserved"),      # the column name before 0.2.0
     ({"a": [[1, 2]]}, ValueError, "flat scalars"),
     ([{"a": {"x": 1}}], ValueError, "flat scalars"),
     ("abc", TypeError, "dict of lists"),
@@ -59,13 +60,13 @@ def test_trial_id_stable_and_distinct():
 
 # --------------------------------------------------------------------------- runner
 def test_run_in_memory_columns_and_order():
-    df = ex.run(noisy_mean, {"n": [5, 50], "p": [0.2, 0.8]}, seeds=[3, 4], progress=False)
-    assert list(df.columns) == ["n", "p", "seed", "trial_id", "mean", "first", "error",
+    df = ex.run(noisy_mean, {"n": [5, 50], "p": [0.2, 0.8]}, random_states=[3, 4], progress=False)
+    assert list(df.columns) == ["n", "p", "random_state", "trial_id", "mean", "first", "error",
                                 "elapsed_s"]
     assert len(df) == 8
-    assert df[["n", "p", "seed"]].to_dict("records")[:3] == [
-        {"n": 5, "p": 0.2, "seed": 3}, {"n": 5, "p": 0.2, "seed": 4},
-        {"n": 5, "p": 0.8, "seed": 3}]
+    assert df[["n", "p", "random_state"]].to_dict("records")[:3] == [
+        {"n": 5, "p": 0.2, "random_state": 3}, {"n": 5, "p": 0.2, "random_state": 4},
+        {"n": 5, "p": 0.8, "random_state": 3}]
     assert df["mean"].tolist()[0] == noisy_mean(5, 0.2, 3)["mean"]
     assert df["error"].isna().all()
 
@@ -73,7 +74,7 @@ def test_run_in_memory_columns_and_order():
 def test_rows_written_as_trials_finish(tmp_path):
     out = tmp_path / "res.csv"
 
-    def trial(i, seed):
+    def trial(i, random_state):
         # sequential run: every earlier trial must already be on disk
         text = out.read_text() if out.exists() else ""
         n_lines = max(len(text.splitlines()) - 1, 0)
@@ -88,23 +89,23 @@ def test_resume_after_keyboard_interrupt(tmp_path):
     out = tmp_path / "res.csv"
     grid = {"x": list(range(6))}
 
-    def interrupted(x, seed):
+    def interrupted(x, random_state):
         if x == 3:
             raise KeyboardInterrupt
-        return {"y": x * 10 + seed}
+        return {"y": x * 10 + random_state}
 
     with pytest.raises(KeyboardInterrupt):
-        ex.run(interrupted, grid, seeds=[0], out=out, progress=False)
+        ex.run(interrupted, grid, random_states=[0], out=out, progress=False)
     saved = _data_rows(out)
     assert saved["x"].tolist() == [0, 1, 2]
 
     calls = []
 
-    def full(x, seed):
+    def full(x, random_state):
         calls.append(x)
-        return {"y": x * 10 + seed}
+        return {"y": x * 10 + random_state}
 
-    df = ex.run(full, grid, seeds=[0], out=out, progress=False)
+    df = ex.run(full, grid, random_states=[0], out=out, progress=False)
     assert sorted(calls) == [3, 4, 5]
     disk = _data_rows(out)
     assert len(disk) == 6 and disk["trial_id"].is_unique
@@ -112,10 +113,10 @@ def test_resume_after_keyboard_interrupt(tmp_path):
     assert df["y"].tolist() == [0, 10, 20, 30, 40, 50]
     # a third run does nothing and returns everything
     calls.clear()
-    df2 = ex.run(full, grid, seeds=[0], out=out, progress=False)
+    df2 = ex.run(full, grid, random_states=[0], out=out, progress=False)
     assert calls == [] and len(df2) == 6
     # a larger grid only runs the new trials
-    df3 = ex.run(full, {"x": list(range(8))}, seeds=[0], out=out, progress=False)
+    df3 = ex.run(full, {"x": list(range(8))}, random_states=[0], out=out, progress=False)
     assert sorted(calls) == [6, 7] and len(df3) == 8 and len(_data_rows(out)) == 8
 
 
@@ -126,12 +127,12 @@ def test_resume_after_killed_subprocess(tmp_path):
         import time
         from bnexplore.experiments import run
 
-        def slow(x, seed):
+        def slow(x, random_state):
             time.sleep(0.15)
-            return {{"y": x + seed}}
+            return {{"y": x + random_state}}
 
         if __name__ == "__main__":
-            run(slow, {{"x": list(range(20))}}, seeds=[0], out={str(out)!r}, progress=False)
+            run(slow, {{"x": list(range(20))}}, random_states=[0], out={str(out)!r}, progress=False)
     """))
     proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path)
     try:
@@ -153,7 +154,7 @@ def test_resume_after_killed_subprocess(tmp_path):
     sys.path.insert(0, str(tmp_path))
     try:
         import job
-        df = ex.run(job.slow, {"x": list(range(20))}, seeds=[0], out=out, progress=False)
+        df = ex.run(job.slow, {"x": list(range(20))}, random_states=[0], out=out, progress=False)
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("job", None)
@@ -166,7 +167,7 @@ def test_resume_after_killed_subprocess(tmp_path):
 def test_error_rows_recorded_and_retried(tmp_path):
     out = tmp_path / "res.csv"
 
-    def flaky(x, seed):
+    def flaky(x, random_state):
         if x in (0, 2):  # the very first trial fails: header grows later
             raise ValueError(f"bad x={x}")
         return {"y": x}
@@ -181,10 +182,10 @@ def test_error_rows_recorded_and_retried(tmp_path):
     # resume keeps error rows by default ...
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        df = ex.run(lambda x, seed: {"y": x}, {"x": [0, 1, 2, 3]}, out=out, progress=False)
+        df = ex.run(lambda x, random_state: {"y": x}, {"x": [0, 1, 2, 3]}, out=out, progress=False)
     assert df["error"].notna().sum() == 2
     # ... and retries them on request
-    df = ex.run(lambda x, seed: {"y": x}, {"x": [0, 1, 2, 3]}, out=out, progress=False,
+    df = ex.run(lambda x, random_state: {"y": x}, {"x": [0, 1, 2, 3]}, out=out, progress=False,
                 retry_errors=True)
     assert df["error"].isna().all() and df["y"].tolist() == [0, 1, 2, 3]
     disk = _data_rows(out)
@@ -195,19 +196,19 @@ def test_error_rows_recorded_and_retried(tmp_path):
     (None, "returned NoneType"),
     ([], "empty list"),
     ({"v": [1, 2]}, "flat scalars"),
-    ({"seed": 1}, "clashes"),
+    ({"random_state": 1}, "clashes"),
     ({"x": 1}, "clashes"),
 ])
 def test_bad_trial_results_become_error_rows(result, match):
     with pytest.warns(RuntimeWarning):
-        df = ex.run(lambda x, seed: result, {"x": [1]}, progress=False)
+        df = ex.run(lambda x, random_state: result, {"x": [1]}, progress=False)
     assert df["error"].str.contains(match).all()
 
 
 def test_list_of_dicts_gives_several_rows_per_trial(tmp_path):
     out = tmp_path / "res.csv"
 
-    def per_fold(x, seed):
+    def per_fold(x, random_state):
         return [{"fold": f, "v": x * f} for f in range(3)]
 
     df = ex.run(per_fold, {"x": [1, 2]}, out=out, progress=False)
@@ -219,23 +220,23 @@ def test_list_of_dicts_gives_several_rows_per_trial(tmp_path):
 
 def test_parquet_output_and_resume(tmp_path):
     out = tmp_path / "res.parquet"
-    ex.run(noisy_mean, {"n": [10], "p": [0.5]}, seeds=[0, 1], out=out, progress=False)
+    ex.run(noisy_mean, {"n": [10], "p": [0.5]}, random_states=[0, 1], out=out, progress=False)
     assert len(pd.read_parquet(out)) == 2
     calls = []
 
-    def counted(n, p, seed):
-        calls.append(seed)
-        return noisy_mean(n, p, seed)
+    def counted(n, p, random_state):
+        calls.append(random_state)
+        return noisy_mean(n, p, random_state)
 
-    df = ex.run(counted, {"n": [10], "p": [0.5]}, seeds=[0, 1, 2], out=out, progress=False)
+    df = ex.run(counted, {"n": [10], "p": [0.5]}, random_states=[0, 1, 2], out=out, progress=False)
     assert calls == [2] and len(df) == 3 and len(pd.read_parquet(out)) == 3
     assert not list(tmp_path.glob(".*tmp"))  # no temporary files left behind
 
 
 def test_no_resume_overwrites(tmp_path):
     out = tmp_path / "res.csv"
-    ex.run(noisy_mean, {"n": [10], "p": [0.5]}, seeds=[0, 1], out=out, progress=False)
-    ex.run(noisy_mean, {"n": [10], "p": [0.5]}, seeds=[0], out=out, progress=False,
+    ex.run(noisy_mean, {"n": [10], "p": [0.5]}, random_states=[0, 1], out=out, progress=False)
+    ex.run(noisy_mean, {"n": [10], "p": [0.5]}, random_states=[0], out=out, progress=False,
            resume=False)
     assert len(_data_rows(out)) == 1
 
@@ -243,8 +244,8 @@ def test_no_resume_overwrites(tmp_path):
 @pytest.mark.parametrize("kwargs, err, match", [
     ({"out": "x.txt"}, ValueError, r"\.csv or \.parquet"),
     ({"backend": "spark"}, ValueError, "backend"),
-    ({"seeds": []}, ValueError, "seeds"),
-    ({"seeds": [0.5]}, TypeError, "seeds"),
+    ({"random_states": []}, ValueError, "random_states"),
+    ({"random_states": [0.5]}, TypeError, "random_states"),
     ({"n_jobs": 0}, ValueError, "n_jobs"),
 ])
 def test_run_argument_errors(tmp_path, kwargs, err, match):
@@ -264,8 +265,8 @@ def test_not_a_results_file(tmp_path):
 def test_local_parallel_matches_sequential(tmp_path):
     exp = ex.get("demo_sampling")
     grid, seeds = exp.settings("reduced")
-    seq = ex.run(exp.trial, grid, seeds=seeds, progress=False)
-    par = ex.run(exp.trial, grid, seeds=seeds, n_jobs=2, out=tmp_path / "p.csv",
+    seq = ex.run(exp.trial, grid, random_states=seeds, progress=False)
+    par = ex.run(exp.trial, grid, random_states=seeds, n_jobs=2, out=tmp_path / "p.csv",
                  progress=False)
     cols = [c for c in seq.columns if c != "elapsed_s"]
     pd.testing.assert_frame_equal(seq[cols], par[cols], check_dtype=False)
@@ -274,17 +275,17 @@ def test_local_parallel_matches_sequential(tmp_path):
 def test_dask_backend_matches_local(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     grid = {"n": [5, 50], "p": [0.3, 0.7]}
-    local = ex.run(noisy_mean, grid, seeds=[0, 1], out=tmp_path / "l.csv", progress=False)
+    local = ex.run(noisy_mean, grid, random_states=[0, 1], out=tmp_path / "l.csv", progress=False)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        remote = ex.run(noisy_mean, grid, seeds=[0, 1], out=tmp_path / "d.csv",
+        remote = ex.run(noisy_mean, grid, random_states=[0, 1], out=tmp_path / "d.csv",
                         backend="dask", scheduler=client, progress=False)
         # resume on dask: nothing left to do
-        again = ex.run(noisy_mean, grid, seeds=[0, 1], out=tmp_path / "d.csv",
+        again = ex.run(noisy_mean, grid, random_states=[0, 1], out=tmp_path / "d.csv",
                        backend="dask", scheduler=client, progress=False)
         # a scheduler address instead of a Client
-        by_address = ex.run(noisy_mean, grid, seeds=[0, 1], out=tmp_path / "a.parquet",
+        by_address = ex.run(noisy_mean, grid, random_states=[0, 1], out=tmp_path / "a.parquet",
                             backend="dask", scheduler=cluster.scheduler_address,
                             progress=False)
     cols = [c for c in local.columns if c != "elapsed_s"]
@@ -294,12 +295,12 @@ def test_dask_backend_matches_local(tmp_path):
     assert len(_data_rows(tmp_path / "d.csv")) == 8
 
 
-def rendezvous(x, folder, seed):
-    """Seed 1 leaves a mark at once; seed 0 waits (up to 120 s) for it: it finds the
-    mark only if seed 1 ran while seed 0 was still running."""
+def rendezvous(x, folder, random_state):
+    """Random state 1 leaves a mark at once; random state 0 waits (up to 120 s) for it: it
+    finds the mark only if random state 1 ran while random state 0 was still running."""
     from pathlib import Path
     mark = Path(folder) / "seed1.mark"
-    if seed == 1:
+    if random_state == 1:
         mark.write_text("1")
         return {"saw_seed1": True}
     deadline = time.time() + 120
@@ -309,9 +310,10 @@ def rendezvous(x, folder, seed):
 
 
 def test_cli_seeds_run_at_once(tmp_path, capsys):
-    """--seeds submits the trials of every selected seed together: a slow trial of seed
-    0 does not hold back seed 1's (one seed after another, seed 0 would time out)."""
-    ex.register("t_rendezvous", rendezvous, grid={"x": [0], "folder": str(tmp_path)}, seeds=[0, 1])
+    """--seeds (the old name of --random-states) submits the trials of every selected random
+    state together: a slow trial of random state 0 does not hold back random state 1's (one
+    after another, random state 0 would time out)."""
+    ex.register("t_rendezvous", rendezvous, grid={"x": [0], "folder": str(tmp_path)}, random_states=[0, 1])
     try:
         out = tmp_path / "r.csv"
         assert main(["run", "t_rendezvous", "--size", "full", "--seeds", "0,1", "--n-jobs", "2",
@@ -319,10 +321,10 @@ def test_cli_seeds_run_at_once(tmp_path, capsys):
     finally:
         ex.unregister("t_rendezvous")
     rows = _data_rows(out)
-    assert sorted(rows["seed"]) == [0, 1] and rows["saw_seed1"].all()
+    assert sorted(rows["random_state"]) == [0, 1] and rows["saw_seed1"].all()
 
 
-def numba_threads_trial(x, seed):
+def numba_threads_trial(x, random_state):
     import numba
     return {"threads": numba.get_num_threads()}
 
@@ -352,12 +354,12 @@ def test_workers_run_numba_on_one_thread(tmp_path):
 def test_register_decorator_get_and_run_named(tmp_path):
     try:
         @ex.register("t_reg", grid={"n": [10, 20, 30]}, reduced_grid={"n": [10]},
-                     seeds=range(3), reduced_seeds=[0])
-        def coin(n, seed):
+                     random_states=range(3), reduced_random_states=[0])
+        def coin(n, random_state):
             """Heads in n tosses."""
-            return {"heads": int(np.random.default_rng(seed).integers(0, 2, n).sum())}
+            return {"heads": int(np.random.default_rng(random_state).integers(0, 2, n).sum())}
 
-        assert callable(coin) and coin(3, seed=0)["heads"] >= 0
+        assert callable(coin) and coin(3, random_state=0)["heads"] >= 0
         exp = ex.get("t_reg")
         assert exp.description == "Heads in n tosses."
         assert exp.n_trials("reduced") == 1 and exp.n_trials("full") == 9
@@ -368,7 +370,7 @@ def test_register_decorator_get_and_run_named(tmp_path):
         with pytest.raises(ValueError, match="size"):
             ex.run_named("t_reg", size="huge")
         with pytest.raises(ValueError, match="already registered"):
-            ex.register("t_reg", lambda n, seed: {}, grid={"n": [1]})
+            ex.register("t_reg", lambda n, random_state: {}, grid={"n": [1]})
     finally:
         ex.unregister("t_reg")
     with pytest.raises(KeyError, match="unknown experiment 't_reg'.*demo_sampling"):
@@ -377,9 +379,9 @@ def test_register_decorator_get_and_run_named(tmp_path):
 
 def test_register_validates():
     with pytest.raises(ValueError, match="name"):
-        ex.register("has space", lambda seed: {}, grid={"a": [1]})
+        ex.register("has space", lambda random_state: {}, grid={"a": [1]})
     with pytest.raises(ValueError, match="reserved"):
-        ex.register("t_bad", lambda seed: {}, grid={"seed": [1]})
+        ex.register("t_bad", lambda random_state: {}, grid={"random_state": [1]})
     assert "t_bad" not in reg._REGISTRY
 
 
@@ -389,9 +391,9 @@ def test_modules_in_package_are_discovered(tmp_path, monkeypatch):
     (pkg_dir / "zz_tmp_paper.py").write_text(textwrap.dedent("""
         from bnexplore.experiments import register
 
-        def trial(a, seed):
+        def trial(a, random_state):
             '''Temporary experiment for the discovery test.'''
-            return {"b": a + seed}
+            return {"b": a + random_state}
 
         register("zz_tmp_paper", trial, grid={"a": [1, 2]})
     """))
@@ -410,10 +412,10 @@ def test_modules_in_package_are_discovered(tmp_path, monkeypatch):
 
 
 def test_demo_experiment_is_real():
-    r = ex.get("demo_sampling").trial(n_nodes=6, max_indegree=2, n_samples=2000, seed=1)
+    r = ex.get("demo_sampling").trial(n_nodes=6, max_parents=2, n_samples=2000, random_state=1)
     assert r["loglik_test_true"] < 0 and r["n_arcs"] >= 1
-    small = ex.get("demo_sampling").trial(n_nodes=6, max_indegree=2, n_samples=50, seed=1)
-    # more data -> fitted CPTs closer to the truth (same network for the same seed)
+    small = ex.get("demo_sampling").trial(n_nodes=6, max_parents=2, n_samples=50, random_state=1)
+    # more data -> fitted CPTs closer to the truth (same network for the same random_state)
     assert small["n_arcs"] == r["n_arcs"]
     assert r["kl_estimate"] < small["kl_estimate"]
 
@@ -446,24 +448,24 @@ def test_cli_default_out(tmp_path, monkeypatch, capsys):
 def test_cli_seeds_and_where_run_part_of_the_full_run(tmp_path, capsys):
     out = tmp_path / "demo.csv"
     part = ["--where", "n_nodes=10", "--where", "n_samples=100,1000"]
-    # demo_sampling's full run: 27 settings x seeds 0-9; run 6 settings, seeds 3 then 1
-    assert main(["run", "demo_sampling", "--size", "full", "--seeds", "3,1", *part,
+    # demo_sampling's full run: 27 settings x random states 0-9; run 6 settings, 3 then 1
+    assert main(["run", "demo_sampling", "--size", "full", "--random-states", "3,1", *part,
                  "--out", str(out), "--no-progress"]) == 0
     rows = _data_rows(out)
     assert set(rows["n_nodes"]) == {10} and set(rows["n_samples"]) == {100, 1000}
-    assert sorted(rows["seed"].tolist()) == [1] * 6 + [3] * 6   # both seeds, every setting
+    assert sorted(rows["random_state"].tolist()) == [1] * 6 + [3] * 6   # both, every setting
     # the same trials as the full run's: resuming it with the same filter skips them
     again = ex.run_named("demo_sampling", size="full", out=out, progress=False,
-                         seeds=[1, 3], where={"n_nodes": [10], "n_samples": [100, 1000]})
+                         random_states=[1, 3], where={"n_nodes": [10], "n_samples": [100, 1000]})
     pd.testing.assert_frame_equal(_data_rows(out), rows)
     assert set(again["trial_id"]) == set(rows["trial_id"])
     full_ids = set(ex.run_named("demo_sampling", size="full", out=None, progress=False,
-                                seeds=[1], where={"n_nodes": [10]})["trial_id"])
-    assert set(rows.loc[rows["seed"] == 1, "trial_id"]) <= full_ids
-    # usage errors: a seed or a parameter the experiment does not have, bad specs
-    assert main(["run", "demo_sampling", "--seeds", "0-2", "--out", str(out),
+                                random_states=[1], where={"n_nodes": [10]})["trial_id"])
+    assert set(rows.loc[rows["random_state"] == 1, "trial_id"]) <= full_ids
+    # usage errors: a random_state or a parameter the experiment does not have, bad specs
+    assert main(["run", "demo_sampling", "--random-states", "0-2", "--out", str(out),
                  "--no-progress"]) == 2
-    assert "seeds [2] are not among them" in capsys.readouterr().err
+    assert "random_states [2] are not among them" in capsys.readouterr().err
     assert main(["run", "demo_sampling", "--where", "colour=red", "--out", str(out),
                  "--no-progress"]) == 2
     assert "no grid parameter 'colour'" in capsys.readouterr().err
@@ -481,7 +483,7 @@ def test_parse_seeds():
     assert parse_seeds("5-7,3,5") == [5, 6, 7, 3]
     assert parse_seeds("0") == [0]
     for bad in ("5-3", "-1", "x", ""):
-        with pytest.raises(Exception, match="seeds"):
+        with pytest.raises(Exception, match="random states"):
             parse_seeds(bad)
 
 
@@ -508,7 +510,7 @@ def test_cli_errors(capsys, tmp_path):
 def test_header_rewrite_keeps_values_verbatim(tmp_path):
     out = tmp_path / "res.csv"
 
-    def trial(code, seed):
+    def trial(code, random_state):
         if code == "007":
             raise RuntimeError("first trial fails")
         return {"v": 0.1}
@@ -516,6 +518,6 @@ def test_header_rewrite_keeps_values_verbatim(tmp_path):
     with pytest.warns(RuntimeWarning):
         ex.run(trial, {"code": ["007", "010"]}, out=out, progress=False)
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("code,seed,trial_id,v,error,elapsed_s")
+    assert lines[0].startswith("code,random_state,trial_id,v,error,elapsed_s")
     assert lines[1].startswith("007,0,") and lines[2].startswith("010,0,")
     assert ",0.1,," in lines[2]

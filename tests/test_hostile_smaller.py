@@ -222,7 +222,7 @@ def _subprocess_env():
     return env
 
 
-def failing(a, seed):
+def failing(a, random_state):
     if a == 2:
         raise ValueError("first line\nsecond line")
     return {"v": a * 10}
@@ -245,7 +245,7 @@ def test_resume_after_crash_inside_a_multiline_error_row(tmp_path):
 
 
 def test_error_message_with_lone_surrogate_is_written(tmp_path):
-    def bad(a, seed):
+    def bad(a, random_state):
         raise OSError("cannot open \udcff.csv")
     out = tmp_path / "r.csv"
     with warnings.catch_warnings():
@@ -268,7 +268,7 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path, suffix):
     other = tmp_path / f".other{suffix}.{_dead_pid()}.tmp"   # another results file's stays
     for f in (dead, alive, other):
         f.write_bytes(b"partial")
-    ex.run(lambda a, seed: {"v": a}, {"a": [1]}, out=out, progress=False)
+    ex.run(lambda a, random_state: {"v": a}, {"a": [1]}, out=out, progress=False)
     assert not dead.exists()
     assert alive.exists() and other.exists()
 
@@ -307,7 +307,7 @@ def test_workers_exit_when_the_run_is_killed(tmp_path):
         import time
         from bnexplore.experiments import run
 
-        def slow(x, seed):
+        def slow(x, random_state):
             time.sleep(300)
             return {{"y": x}}
 

@@ -502,7 +502,7 @@ def test_uci_reproduction_reduced():
     assert (df["misclassification"] < 0.3).all()
     assert df.loc["ismb", "n_phase1"] >= 1 and df.loc["ismb", "n_phase2"] >= 10
     # the peers-only experiment sees exactly the same folds
-    peers = pd.DataFrame(ismb_uci_peers("iris", n_folds=3, max_test=10, seed=0)).set_index("method")
+    peers = pd.DataFrame(ismb_uci_peers("iris", n_folds=3, max_test=10, random_state=0)).set_index("method")
     cols = ["misclassification", "auc", "log_loss", "squared_error", "cal"]
     pd.testing.assert_frame_equal(peers[cols], df.loc[peers.index, cols], rtol=1e-12)
 

@@ -149,9 +149,9 @@ def test_ten_sessions_moving_sliders(browser):
 TRIAL_MODULE = textwrap.dedent('''
     import time
 
-    def slow_trial(i, seed):
+    def slow_trial(i, random_state):
         time.sleep(0.15)
-        return {"value": i * 10 + seed, "pid": __import__("os").getpid()}
+        return {"value": i * 10 + random_state, "pid": __import__("os").getpid()}
 ''')
 
 RUNNER = textwrap.dedent('''
@@ -161,7 +161,7 @@ RUNNER = textwrap.dedent('''
     from bnexplore import experiments
     from bnexplore.cli import main
     experiments.register("killtest_slow", slow_trial, grid={{"i": list(range(40))}},
-                         seeds=[0, 1])
+                         random_states=[0, 1])
     sys.exit(main(["run", "killtest_slow", "--size", "full", "--out", {out!r},
                    "--no-progress"]))
 ''')
@@ -199,8 +199,8 @@ def test_cli_run_killed_mid_run_resumes(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     after = pd.read_csv(out, dtype={"trial_id": str})
     assert len(after) == 80 and after["trial_id"].is_unique          # nothing duplicated
-    assert set(zip(after["i"], after["seed"])) == {(i, s) for i in range(40) for s in (0, 1)}
-    assert (after["value"] == after["i"] * 10 + after["seed"]).all()
+    assert set(zip(after["i"], after["random_state"])) == {(i, s) for i in range(40) for s in (0, 1)}
+    assert (after["value"] == after["i"] * 10 + after["random_state"]).all()
     # the trials finished before the kill were kept as they were, not rerun
     kept = after.set_index("trial_id").loc[before["trial_id"], ["pid", "elapsed_s"]]
     pd.testing.assert_frame_equal(kept.reset_index(drop=True),

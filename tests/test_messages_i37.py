@@ -172,6 +172,6 @@ def test_run_with_an_unreachable_scheduler_says_so_in_one_line_and_leaves_no_fil
     assert runner.SCHEDULER_TIMEOUT <= 5
     assert not out.exists()
     with pytest.raises(ConnectionError, match="cannot reach the Dask scheduler"):
-        runner.run(lambda seed: {"x": seed}, {"a": [1]}, out=out, backend="dask",
+        runner.run(lambda random_state: {"x": random_state}, {"a": [1]}, out=out, backend="dask",
                    scheduler="tcp://127.0.0.1:1", progress=False)
     assert not out.exists()

@@ -596,8 +596,8 @@ def test_reduced_random_bn_reproduction_runs():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         df = experiments.run(random_bn_trial, {"n_attributes": [5], "max_arity": [3],
-                                               "max_indegree": [2], "max_size": 100},
-                             seeds=range(3), progress=False)
+                                               "max_parents": [2], "max_size": 100},
+                             random_states=range(3), progress=False)
     assert df["error"].isna().all()
     assert sorted(df["n_train"].unique()) == [25, 100]
     # a training sample holding a single class is recorded as skipped, never as NaN metrics
@@ -607,7 +607,7 @@ def test_reduced_random_bn_reproduction_runs():
     assert len(ok) >= 4
     for m in ("AODE0", "AODE30", "BMAAODE", "MAPLMG", "MAPLMD"):
         assert ok[f"{m}_er"].between(0, 1).all() and (ok[f"{m}_logp"] <= 0).all()
-    t = wdl_table(df, ["n_attributes", "max_arity", "max_indegree", "n_train"])
+    t = wdl_table(df, ["n_attributes", "max_arity", "max_parents", "n_train"])
     for cell in t.to_numpy().ravel():
         assert sum(map(int, cell.split("/"))) <= 2      # at most two configurations
 
@@ -621,7 +621,7 @@ def test_bounded_width_networks_are_connected_with_bounded_moral_treewidth(width
     from bnexplore.experiments.cerquides import bounded_width_network, moral_width
     widths = []
     for seed in range(40):
-        bn = bounded_width_network(8 + seed % 13, width, max_arity=4, seed=seed)
+        bn = bounded_width_network(8 + seed % 13, width, max_arity=4, random_state=seed)
         assert nx.is_directed_acyclic_graph(bn.dag) and nx.is_weakly_connected(bn.dag)
         assert max(d for _, d in bn.dag.in_degree()) <= width
         assert all(bn.markov_blanket(v) for v in bn.nodes)
@@ -629,7 +629,7 @@ def test_bounded_width_networks_are_connected_with_bounded_moral_treewidth(width
         widths.append(moral_width(bn.dag))
     assert max(widths) == width and np.mean(np.array(widths) == width) > 0.25
     with pytest.raises(ValueError, match="width"):
-        bounded_width_network(5, 0, 2, seed=0)
+        bounded_width_network(5, 0, 2, random_state=0)
 
 
 def test_random_bn_width_trial_rows():
@@ -638,7 +638,7 @@ def test_random_bn_width_trial_rows():
     assert experiments.get("cerquides_random_bn_width").n_trials("full") == 3600
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rows = random_bn_width_trial(n_attributes=5, max_arity=3, induced_width=2, seed=1,
+        rows = random_bn_width_trial(n_attributes=5, max_arity=3, induced_width=2, random_state=1,
                                      max_size=100)
     assert [r["n_train"] for r in rows] == [25, 100]
     assert all(r["mb_size"] >= 1 and r["moral_width"] <= 2 for r in rows)
@@ -646,7 +646,7 @@ def test_random_bn_width_trial_rows():
 
 def test_reduced_uci_trial_runs():
     from bnexplore.experiments.cerquides import uci_trial
-    rows = uci_trial("labor", seed=0, n_folds=3)
+    rows = uci_trial("labor", random_state=0, n_folds=3)
     assert len(rows) == 3
     assert all(0 <= r["MAPLMG_er"] <= 1 for r in rows)
 

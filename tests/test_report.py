@@ -57,7 +57,7 @@ def docs(tmp_path):
     res.mkdir()
     exp = get("ziebart_uci")
     grid, seeds = exp.settings("reduced")
-    rows = [{**s, "seed": seed, "trial_id": trial_id(s, seed), "acc": 0.8,
+    rows = [{**s, "random_state": seed, "trial_id": trial_id(s, seed), "acc": 0.8,
              "error": None, "elapsed_s": 0.1}
             for s in expand_grid(grid) for seed in seeds]
     rows[0]["error"] = "ValueError: boom"

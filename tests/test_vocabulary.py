@@ -220,7 +220,10 @@ def _renamed_callables() -> dict[str, set[str]]:
                     "bnexplore.clustering", "bnexplore.scores", "bnexplore._order_posterior",
                     "bnexplore._all_orders", "bnexplore.forests", "bnexplore.experiments.compare",
                     "bnexplore.experiments._compare_setup", "bnexplore.experiments.cerquides",
-                    "bnexplore.experiments.ziebart", "bnexplore.experiments.dash_cooper"):
+                    "bnexplore.experiments.ziebart", "bnexplore.experiments.dash_cooper",
+                    "bnexplore.experiments.orders", "bnexplore.experiments.demo",
+                    "bnexplore.experiments.castelo_siebes", "bnexplore.experiments.ismb",
+                    "bnexplore.experiments.runner", "bnexplore.experiments.registry"):
         mod = importlib.import_module(modname)
         for obj in vars(mod).values():
             members = [obj] + (list(vars(obj).values()) if inspect.isclass(obj) else [])
@@ -390,6 +393,10 @@ BAD = [
     (bx.data.as_discrete, lambda d: bx.data.as_discrete(_holey(d))),
     (bx.data.as_discrete, lambda d: bx.data.as_discrete(d, missing="x")),
     (bx.experiments.run_named, lambda d: bx.experiments.run_named("no-such-experiment")),
+    (bx.experiments.run_named, lambda d: bx.experiments.run_named("demo_sampling",
+                                                                  random_states=[99])),
+    (bx.experiments.run, lambda d: bx.experiments.run(len, {"a": [1]}, random_states=[])),
+    (bx.experiments.run, lambda d: bx.experiments.run(len, {"seed": [1]})),
     (bx.ismb.MBModel, lambda d: bx.ismb.MBModel(d, target="nope")),
     (averaging.AllDAGs, lambda d: averaging.AllDAGs(d, prior="AIC")),
     (averaging.AllDAGs, lambda d: averaging.AllDAGs(d, structure_prior="order-modular")),
@@ -471,6 +478,6 @@ def test_the_call_site_rewriter_renames_top_level_keywords_only():
     assert got == ('r = hill_climb(df, max_parents=f(seed=1), tol=1)\n'
                    'd = bn.sample(10, random_state=s, as_frame=False)\n'
                    'x = df.sample(3, random_state=0).pipe(order_mcmc, seed=2)\n'
-                   'y = compare_trial("iris", "SNN", max_parents=2, seed=0)\n'
+                   'y = compare_trial("iris", "SNN", max_parents=2, random_state=0)\n'
                    'z = sample(3, seed=0)\n')
-    assert n == 5
+    assert n == 6

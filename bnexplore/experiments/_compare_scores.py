@@ -101,7 +101,8 @@ class CVResult:
         True when the run was cancelled; unfinished classifiers are missing from
         ``proba``.
     settings : dict
-        n_splits, seed, k, n, alpha, w, target.
+        n_splits, random_state, k, n, alpha, w, target (``k``, ``alpha`` and ``w`` are
+        the keys of :data:`PARAM_RANGES`: ``max_parents``, ``penalty``, ``queue_width``).
     """
 
     y: np.ndarray
@@ -320,13 +321,17 @@ def win_draw_loss(tests: pd.DataFrame) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------- experiment
-def add_delta(results: pd.DataFrame, by: Sequence[str] = ("dataset", "seed")) -> pd.DataFrame:
+def add_delta(results: pd.DataFrame, by: Sequence[str] = ("dataset", "random_state")
+              ) -> pd.DataFrame:
     """Add Dash & Cooper's ``delta`` column to rows of :func:`compare_trial`.
 
-    Within each group (a data set and seed), every classifier is compared with the
-    best one per class, from the ``auc_ovr_<j>`` columns.
+    Within each group (a data set and random state), every classifier is compared with
+    the best one per class, from the ``auc_ovr_<j>`` columns.  A table written before
+    0.2.0 (a ``seed`` column) is read too.
     """
-    df = results.copy()
+    from .runner import upgrade_columns
+
+    df = upgrade_columns(results).copy()
     df["delta"] = np.nan
     ovr_cols = sorted((c for c in df.columns if str(c).startswith("auc_ovr_")),
                       key=lambda c: int(str(c).rsplit("_", 1)[1]))

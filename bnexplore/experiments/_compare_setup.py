@@ -41,7 +41,7 @@ class ClassifierSpec:
     key: str
     label: str
     family: str                        # paper / library it comes from
-    build: Callable[..., Any]          # build(k, n, alpha, w, seed) -> estimator
+    build: Callable[..., Any]          # build(k, n, alpha, w, random_state) -> estimator
     uses: tuple[str, ...] = ()         # which of k, n, alpha, w it depends on
     slow: bool = False                 # instance-based search: minutes on big data
 
@@ -76,7 +76,8 @@ _SPECS = [
     ClassifierSpec("GTT", "GTT (greedy thick-thin, k parents)", "Dash & Cooper",
                    lambda k, **p: _c("GreedyThickThin")(max_parents=int(k)), ("k",)),
     ClassifierSpec("AMA", "AMA (approximate model averaging)", "Dash & Cooper",
-                   lambda k, n, seed, **p: _c("AMA")(max_parents=int(k), n=int(n), random_state=seed),
+                   lambda k, n, random_state, **p: _c("AMA")(max_parents=int(k), n=int(n),
+                                                             random_state=random_state),
                    ("k", "n")),
     ClassifierSpec("AODE", "AODE", "Cerquides & Lopez de Mantaras",
                    lambda **p: _c("AODE")()),
@@ -164,4 +165,4 @@ def make_classifier(key: str, max_parents: int = 2, n: int = 12, penalty: float 
     if key not in CLASSIFIERS:
         raise ValueError(f"unknown classifier {key!r}; choose from {sorted(CLASSIFIERS)}")
     p = check_params(max_parents, n, penalty, queue_width)
-    return CLASSIFIERS[key].build(**p, seed=int(random_state))
+    return CLASSIFIERS[key].build(**p, random_state=int(random_state))

@@ -7,15 +7,18 @@ and by two random groupings; one row per method with ``q``, the reduction ratio
 ``q_greedy / q`` and whether the final model equals the greedy one.
 
 ``castelo_siebes_honeycomb`` (Figures 5-7): a 48-node honeycombed network whose CPTs
-are drawn afresh for every seed, ``n_rows`` rows each; the clusters of the hierarchy
+are drawn afresh for every random state, ``n_rows`` rows each; the clusters of the hierarchy
 (cluster size 4) against the honeycomb cells (purity, share of clusters that induce a
 connected part of the network) and the q ratios of the hierarchy and of random groups.
 
-Run: ``bnexplore run castelo_siebes_alarm --size full`` (see docs/reproduction/castelo_siebes.md).
+Each trial takes its replicate's ``random_state`` (an int; ``seed=`` is its deprecated
+name).  Run: ``bnexplore run castelo_siebes_alarm --size full`` (see
+docs/reproduction/castelo_siebes.md).
 """
 from __future__ import annotations
 
 from .registry import register
+from .._deprecation import renamed
 from .._validation import check_random_state
 
 __all__ = ["alarm_trial", "honeycomb_trial", "greedy_q_trial"]
@@ -43,12 +46,13 @@ def _compare(ls, order, greedy, cluster_sizes, random_groupings, extra=None):
     return rows
 
 
-def alarm_trial(n_rows: int, seed: int, network: str = "alarm") -> list[dict]:
+@renamed(seed="random_state")
+def alarm_trial(n_rows: int, random_state: int, network: str = "alarm") -> list[dict]:
     """Table 1: greedy q against incremental q (hierarchy and random groups) on ALARM.
 
     Examples
     --------
-    >>> rows = alarm_trial(n_rows=300, seed=0, network="asia")
+    >>> rows = alarm_trial(n_rows=300, random_state=0, network="asia")
     >>> rows[0]["method"], sorted({r["method"] for r in rows})
     ('greedy', ['greedy', 'hc', 'random'])
     """
@@ -59,7 +63,7 @@ def alarm_trial(n_rows: int, seed: int, network: str = "alarm") -> list[dict]:
     from bnexplore.scores import LocalScore
 
     bn = networks.load(network)
-    df = bn.sample(int(n_rows), random_state=seed)
+    df = bn.sample(int(n_rows), random_state=random_state)
     order = list(nx.topological_sort(bn.dag))
     ls = LocalScore(df, prior="K2")
     greedy = greedy_search(score=ls, order=order)
@@ -71,13 +75,16 @@ def alarm_trial(n_rows: int, seed: int, network: str = "alarm") -> list[dict]:
     return rows
 
 
-def honeycomb_trial(n_rows: int, cluster_size: int, dependence: float, seed: int,
+@renamed(seed="random_state")
+def honeycomb_trial(n_rows: int, cluster_size: int, dependence: float, random_state: int,
                     n_cells: int = 8) -> list[dict]:
-    """Figures 5-7: hierarchy clusters vs honeycomb cells and q ratios, fresh CPTs per seed.
+    """Figures 5-7: hierarchy clusters vs honeycomb cells and q ratios, fresh CPTs per
+    random state.
 
     Examples
     --------
-    >>> rows = honeycomb_trial(n_rows=500, cluster_size=4, dependence=0.6, seed=0, n_cells=2)
+    >>> rows = honeycomb_trial(n_rows=500, cluster_size=4, dependence=0.6, random_state=0,
+    ...                        n_cells=2)
     >>> 0 < rows[0]["purity"] <= 1
     True
     """
@@ -88,7 +95,7 @@ def honeycomb_trial(n_rows: int, cluster_size: int, dependence: float, seed: int
                                       honeycomb_network, incremental_strategy)
     from bnexplore.scores import LocalScore
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     bn, cells = honeycomb_network(n_cells=int(n_cells), random_state=rng, dependence=float(dependence))
     df = bn.sample(int(n_rows), random_state=rng)
     order = list(nx.topological_sort(bn.dag))
@@ -111,8 +118,8 @@ register(
     alarm_trial,
     grid={"n_rows": [10000]},
     reduced_grid={"n_rows": [2000]},
-    seeds=(0, 1, 2),
-    reduced_seeds=(0,),
+    random_states=(0, 1, 2),
+    reduced_random_states=(0,),
     description="Castelo & Siebes Table 1: q of greedy vs incremental selection (hierarchy, "
                 "random groups; cluster sizes 4-6) on ALARM with the true order",
 )
@@ -203,7 +210,7 @@ def _order(dag, kind: str, rng) -> list[str]:
     return out
 
 
-def _node_by_node(ls, order, allowed, max_indegree, tol):
+def _node_by_node(ls, order, allowed, max_parents, tol):
     """K2-style search: each node in turn adds its best predecessor while that improves
     its local score; returns (q, number of arcs).  q counts the improving candidates
     of every step."""
@@ -211,7 +218,7 @@ def _node_by_node(ls, order, allowed, max_indegree, tol):
     for i, v in enumerate(order):
         parents: list[str] = []
         current = ls.score(v, parents)
-        while max_indegree is None or len(parents) < max_indegree:
+        while max_parents is None or len(parents) < max_parents:
             cands = [u for u in order[:i] if u not in parents and (u, v) in allowed]
             if not cands:
                 break
@@ -226,8 +233,9 @@ def _node_by_node(ls, order, allowed, max_indegree, tol):
     return q, arcs
 
 
-def greedy_q_trial(n_rows: int, seed: int, order: str = "true", prior: str = "K2",
-                   ess: float = 1.0, max_indegree: int = 0, tol: float = 0.0,
+@renamed(max_indegree="max_parents", seed="random_state")
+def greedy_q_trial(n_rows: int, random_state: int, order: str = "true", prior: str = "K2",
+                   ess: float = 1.0, max_parents: int = 0, tol: float = 0.0,
                    restrict: str = "none", search: str = "greedy",
                    network: str = "alarm", order_seed: int = 0) -> dict:
     """Greedy q on an ALARM sample under one choice of the conventions the paper leaves open.
@@ -235,15 +243,17 @@ def greedy_q_trial(n_rows: int, seed: int, order: str = "true", prior: str = "K2
     ``order`` ("true", "lex", "random" - a topological order of the true network; the
     random one drawn with ``order_seed``, 0 being the first committed run's),
     ``prior`` (the score: K2, BDeu with ``ess``, or the penalised likelihoods BIC and
-    AIC), ``max_indegree`` (0: none), ``tol`` (the least
+    AIC), ``max_parents`` (the largest parent set; 0: none), ``tol`` (the least
     improvement in log units that counts and is accepted), ``restrict`` ("none", or
     "ancestor": only arcs from an ancestor to a descendant in the true network) and
     ``search`` ("greedy": add / remove over the whole graph as in Table 1; "k2":
     node by node, each node adding its best predecessor while that improves).
+    ``random_state`` (an int) draws the sample (and, with ``order_seed``, the random
+    order).
 
     Examples
     --------
-    >>> r = greedy_q_trial(n_rows=500, seed=0, network="asia")
+    >>> r = greedy_q_trial(n_rows=500, random_state=0, network="asia")
     >>> r["q"] > 0 and r["n_arcs"] > 0
     True
     """
@@ -255,8 +265,8 @@ def greedy_q_trial(n_rows: int, seed: int, order: str = "true", prior: str = "K2
     from bnexplore.scores import LocalScore
 
     bn = networks.load(network)
-    df = bn.sample(int(n_rows), random_state=seed)
-    rng = np.random.default_rng([seed, 7] + ([int(order_seed)] if order_seed else []))
+    df = bn.sample(int(n_rows), random_state=random_state)
+    rng = np.random.default_rng([int(random_state), 7] + ([int(order_seed)] if order_seed else []))
     pi = _order(bn.dag, order, rng)
     ls = (_penalised_score(df, prior) if prior in ("BIC", "AIC")
           else LocalScore(df, prior=prior, ess=ess))
@@ -267,23 +277,23 @@ def greedy_q_trial(n_rows: int, seed: int, order: str = "true", prior: str = "K2
         allowed = {(u, v) for u in names for v in names if u != v}
     else:
         raise ValueError(f"restrict must be 'none' or 'ancestor', got {restrict!r}")
-    k = int(max_indegree) or None
+    bound = int(max_parents) or None
     if search == "k2":
-        q, n_arcs = _node_by_node(ls, pi, allowed, k, float(tol))
+        q, n_arcs = _node_by_node(ls, pi, allowed, bound, float(tol))
         return {"q": q, "n_arcs": n_arcs, "n_steps": n_arcs}
     if search != "greedy":
         raise ValueError(f"search must be 'greedy' or 'k2', got {search!r}")
     from bnexplore.search import hill_climb
-    res = hill_climb(score=ls, order=pi, max_parents=k, tol=max(float(tol), 1e-9),
+    res = hill_climb(score=ls, order=pi, max_parents=bound, tol=max(float(tol), 1e-9),
                      allowed=sorted(allowed) if restrict != "none" else None,
                      operators=("add", "remove"))
     return {"q": int(res.q), "n_arcs": res.dag.number_of_edges(), "n_steps": len(res.q_trace)}
 
 
-_Q_BASE = {"n_rows": 10000, "order": "true", "prior": "K2", "ess": 1.0, "max_indegree": 0,
+_Q_BASE = {"n_rows": 10000, "order": "true", "prior": "K2", "ess": 1.0, "max_parents": 0,
            "tol": 0.0, "restrict": "none", "search": "greedy"}
 _Q_VARIANTS = ([{}, {"order": "lex"}, {"order": "random"}, {"prior": "BDeu", "ess": 1.0},
-                {"prior": "BDeu", "ess": 10.0}, {"max_indegree": 4}, {"max_indegree": 2},
+                {"prior": "BDeu", "ess": 10.0}, {"max_parents": 4}, {"max_parents": 2},
                 {"n_rows": 5000}, {"n_rows": 20000}, {"tol": 1.0}, {"tol": 5.0},
                 {"search": "k2"}, {"restrict": "ancestor"}])
 #: 13 topological orders of the true network (networkx's, the lexicographic one, 11
@@ -299,8 +309,8 @@ register(
     grid=[{**_Q_BASE, **v} for v in _Q_VARIANTS]
     + [{**_Q_BASE, **sc, **o} for sc in _Q_SCORES for o in _Q_ORDERS],
     reduced_grid=[{**_Q_BASE, "n_rows": 1000, "search": s} for s in ("greedy", "k2")],
-    seeds=(0,),
-    reduced_seeds=(0,),
+    random_states=(0,),
+    reduced_random_states=(0,),
     description="Castelo & Siebes Table 1: greedy q on ALARM under each convention the paper "
                 "leaves open (order, score, in-degree, sample size, least improvement, "
                 "node-by-node search, ancestor-descendant restriction; 13 orders x K2, "
@@ -312,8 +322,8 @@ register(
     honeycomb_trial,
     grid={"n_rows": [10000], "cluster_size": [4], "dependence": [0.0, 0.6]},
     reduced_grid={"n_rows": [2000], "cluster_size": [4], "dependence": [0.6]},
-    seeds=(0, 1, 2),
-    reduced_seeds=(0,),
+    random_states=(0, 1, 2),
+    reduced_random_states=(0,),
     description="Castelo & Siebes Figures 5-7: hierarchy clusters vs the cells of a 48-node "
                 "honeycomb network (fresh CPTs per sample) and q ratios",
 )

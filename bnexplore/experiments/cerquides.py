@@ -5,7 +5,7 @@ Two experiments are registered:
 ``cerquides_random_bn`` (Table 2)
     Random Bayesian networks with ``n_attributes + 1`` nodes (one of them, chosen at
     random, is the class), per-node arity uniform in ``2..max_arity`` and in-degree at
-    most ``max_indegree`` (standing in for BNGenerator's bound on the induced width),
+    most ``max_parents`` (standing in for BNGenerator's bound on the induced width),
     CPT rows ~ Dirichlet(1).  Each trial is one network: training samples of sizes
     25, 100, 400, 1600, 6400 (nested prefixes of one sample) and an independent test
     sample of 500.  One result row per sample size.
@@ -24,7 +24,8 @@ Table 2; over the 100 folds of 10 x 10 CV for each data set of Table 1).
 
 Examples
 --------
->>> rows = random_bn_trial(n_attributes=4, max_arity=2, max_indegree=2, max_size=100, seed=0)
+>>> rows = random_bn_trial(n_attributes=4, max_arity=2, max_parents=2, max_size=100,
+...                        random_state=0)
 >>> [r["n_train"] for r in rows]
 [25, 100]
 >>> sorted(k for k in rows[0] if k.startswith("AODE0_"))
@@ -122,7 +123,8 @@ def evaluate(X_train, y_train, X_test, y_test, classes=None) -> dict:
     return out
 
 
-def bounded_width_network(n_nodes: int, width: int, max_arity: int, seed,
+@renamed(seed="random_state")
+def bounded_width_network(n_nodes: int, width: int, max_arity: int, random_state=None,
                           concentration: float = 1.0):
     """A random connected Bayesian network whose moral graph has treewidth <= ``width``.
 
@@ -144,19 +146,21 @@ def bounded_width_network(n_nodes: int, width: int, max_arity: int, seed,
     the first has a parent, so the network is connected; in-degrees are <= ``width``.
     Unlike BNGenerator's the graphs are not uniform over the constrained DAGs.
 
-    States per node uniform in ``2..max_arity``, CPT rows ~ Dirichlet(concentration).
+    States per node uniform in ``2..max_arity``, CPT rows ~ Dirichlet(concentration);
+    ``random_state`` is an int, ``None`` or a ``numpy.random.Generator`` (``seed=`` is
+    its deprecated name).
 
     Examples
     --------
     >>> import networkx as nx
-    >>> bn = bounded_width_network(12, width=2, max_arity=3, seed=0)
+    >>> bn = bounded_width_network(12, width=2, max_arity=3, random_state=0)
     >>> nx.is_weakly_connected(bn.dag), max(d for _, d in bn.dag.in_degree()) <= 2
     (True, True)
     """
     from ..networks import BayesNet
 
     n, w = check_int(n_nodes, "n_nodes", low=1), check_int(width, "width", low=1)
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     names = [f"X{i}" for i in range(n)]
     order = rng.permutation(n)               # construction order (names stay X0..)
     arity = rng.integers(2, max(int(max_arity), 2) + 1, size=n)
@@ -188,30 +192,37 @@ def moral_width(dag) -> int:
     return int(treewidth_min_fill_in(moral)[0]) if moral.number_of_edges() else 0
 
 
-def random_bn_trial(n_attributes: int, max_arity: int, max_indegree: int, seed: int,
+@renamed(max_indegree="max_parents", seed="random_state")
+def random_bn_trial(n_attributes: int, max_arity: int, max_parents: int, random_state: int,
                     max_size: int = 6400, n_test: int = N_TEST) -> list[dict]:
-    """One random network of section 7.1; one row per training size <= ``max_size``."""
+    """One random network of section 7.1; one row per training size <= ``max_size``.
+
+    ``max_parents`` bounds the in-degree of the random network; ``random_state`` (an
+    int) draws it, its class node and the samples.
+    """
     from .. import networks
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     arity = 2 if max_arity <= 2 else (2, int(max_arity))
-    bn = networks.random_network(int(n_attributes) + 1, int(max_indegree), arity=arity,
+    bn = networks.random_network(int(n_attributes) + 1, int(max_parents), arity=arity,
                                  random_state=rng, method="order")
     return _network_rows(bn, rng, max_size, n_test)
 
 
-def random_bn_width_trial(n_attributes: int, max_arity: int, induced_width: int, seed: int,
-                          max_size: int = 6400, n_test: int = N_TEST) -> list[dict]:
+@renamed(seed="random_state")
+def random_bn_width_trial(n_attributes: int, max_arity: int, induced_width: int,
+                          random_state: int, max_size: int = 6400,
+                          n_test: int = N_TEST) -> list[dict]:
     """Like :func:`random_bn_trial` on a connected network of treewidth <= ``induced_width``
     (:func:`bounded_width_network`); rows add ``moral_width`` (min-fill upper bound).
 
     Examples
     --------
-    >>> rows = random_bn_width_trial(4, 2, 2, seed=0, max_size=25)
+    >>> rows = random_bn_width_trial(4, 2, 2, random_state=0, max_size=25)
     >>> rows[0]["mb_size"] > 0, rows[0]["moral_width"] <= 2
     (True, True)
     """
-    rng = np.random.default_rng([seed, 2005])
+    rng = np.random.default_rng([int(random_state), 2005])
     bn = bounded_width_network(int(n_attributes) + 1, int(induced_width), int(max_arity), rng)
     rows = _network_rows(bn, rng, max_size, n_test)
     width = moral_width(bn.dag)
@@ -244,8 +255,12 @@ def _network_rows(bn, rng, max_size: int, n_test: int) -> list[dict]:
     return rows
 
 
-def uci_trial(dataset: str, seed: int, n_folds: int = 10) -> list[dict]:
-    """One run of stratified ``n_folds``-fold CV on a bundled UCI set; one row per fold."""
+@renamed(seed="random_state")
+def uci_trial(dataset: str, random_state: int, n_folds: int = 10) -> list[dict]:
+    """One run of stratified ``n_folds``-fold CV on a bundled UCI set; one row per fold.
+
+    ``random_state`` (an int) shuffles the folds.
+    """
     from sklearn.model_selection import KFold, StratifiedKFold
 
     from .. import datasets
@@ -258,8 +273,9 @@ def uci_trial(dataset: str, seed: int, n_folds: int = 10) -> list[dict]:
     y = df[target].astype(str).to_numpy()
     classes = sorted(np.unique(y))
     counts = pd.Series(y).value_counts()
-    splitter = (StratifiedKFold(n_folds, shuffle=True, random_state=seed)
-                if counts.min() >= n_folds else KFold(n_folds, shuffle=True, random_state=seed))
+    splitter = (StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
+                if counts.min() >= n_folds
+                else KFold(n_folds, shuffle=True, random_state=random_state))
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -403,12 +419,12 @@ def blanket_summary(results: pd.DataFrame, first: str = "AODE0", second: str = "
 register(
     "cerquides_random_bn",
     random_bn_trial,
-    grid={"n_attributes": [5, 10, 20, 40], "max_arity": [2, 5, 10], "max_indegree": [2, 3, 4],
+    grid={"n_attributes": [5, 10, 20, 40], "max_arity": [2, 5, 10], "max_parents": [2, 3, 4],
           "max_size": 6400},
-    reduced_grid={"n_attributes": [5], "max_arity": [2, 5], "max_indegree": [2],
+    reduced_grid={"n_attributes": [5], "max_arity": [2, 5], "max_parents": [2],
                   "max_size": 400},
-    seeds=range(100),
-    reduced_seeds=range(4),
+    random_states=range(100),
+    reduced_random_states=range(4),
     description="Cerquides & Lopez de Mantaras Table 2: AODE0/AODE30/BMAAODE/MAPLMG/MAPLMD "
                 "on random Bayesian networks (AUC, error, log-likelihood)",
 )
@@ -420,8 +436,8 @@ register(
           "max_size": 6400},
     reduced_grid={"n_attributes": [5], "max_arity": [2, 5], "induced_width": [2],
                   "max_size": 400},
-    seeds=range(100),
-    reduced_seeds=range(4),
+    random_states=range(100),
+    reduced_random_states=range(4),
     description="Cerquides & Lopez de Mantaras Table 2 on connected random networks of "
                 "treewidth <= 2, 3, 4 (BNGenerator's induced-width bound; random partial "
                 "k-trees)",
@@ -432,8 +448,8 @@ register(
     uci_trial,
     grid={"dataset": list(UCI_DATASETS), "n_folds": 10},
     reduced_grid={"dataset": ["iris", "labor"], "n_folds": 3},
-    seeds=range(10),
-    reduced_seeds=(0,),
+    random_states=range(10),
+    reduced_random_states=(0,),
     description="Cerquides & Lopez de Mantaras Table 1: the ODE mixtures on the bundled UCI "
                 "sets, 5-bin equal-frequency discretisation, 10 x 10-fold CV",
 )

@@ -153,24 +153,24 @@ def _aligned_proba(model, X_test: pd.DataFrame, classes: np.ndarray) -> np.ndarr
 
 def _fit_predict(key: str, params: Mapping[str, Any], X: pd.DataFrame, y: pd.Series,
                  classes: np.ndarray, train: np.ndarray, test: np.ndarray,
-                 seed: int) -> np.ndarray:
+                 random_state: int) -> np.ndarray:
     model = make_classifier(key, params["k"], params["n"], params["alpha"], params["w"],
-                            random_state=seed)
+                            random_state=random_state)
     model.fit(X.iloc[train], y.iloc[train])
     return _aligned_proba(model, X.iloc[test], classes)
 
 
 def _fold_trial(classifier: str, fold: int, k: int, n: int, alpha: float, w: int,
-                seed: int, *, X: pd.DataFrame, y: pd.Series, classes: tuple,
+                random_state: int, *, X: pd.DataFrame, y: pd.Series, classes: tuple,
                 n_splits: int) -> list[dict]:
     """Runner trial: out-of-fold probabilities of one classifier on one fold.
 
     One result row per test instance: ``row`` (position in the data) and ``p0, p1, ...``
     (probabilities in the order of ``classes``); flat scalars, as the runner requires.
     """
-    train, test = stratified_folds(y, n_splits, seed)[fold]
+    train, test = stratified_folds(y, n_splits, random_state)[fold]
     proba = _fit_predict(classifier, {"k": k, "n": n, "alpha": alpha, "w": w}, X, y,
-                         np.asarray(classes, dtype=object), train, test, seed)
+                         np.asarray(classes, dtype=object), train, test, random_state)
     return [{"row": int(r), **{f"p{j}": float(v) for j, v in enumerate(pr)}}
             for r, pr in zip(test, proba)]
 
@@ -200,7 +200,7 @@ def cross_validate_classifiers(
     n_splits : int
         Number of folds (>= 2).
     random_state : int
-        Seed of the fold shuffling and of randomised classifiers (``seed=`` is its
+        Shuffles the folds and seeds randomised classifiers (``seed=`` is its
         deprecated name).
     max_parents, n, penalty, queue_width : numbers
         Shared parameters (see :func:`check_params`; ``k=``, ``alpha=`` and ``w=`` are
@@ -281,7 +281,7 @@ def cross_validate_classifiers(
             cache[folds_key] = fold_of
     result = CVResult(y=np.asarray(y.astype(object)), classes=classes, folds=fold_of,
                       settings={"target": target, "n_splits": int(n_splits),
-                                "seed": int(random_state), **params})
+                                "random_state": int(random_state), **params})
 
     def _cancelled() -> bool:
         return cancel_event is not None and cancel_event.is_set()
@@ -344,8 +344,8 @@ def cross_validate_classifiers(
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            rows = run(trial, grid, seeds=[random_state], out=None, backend=backend, n_jobs=n_jobs,
-                       scheduler=scheduler, progress=False)
+            rows = run(trial, grid, random_states=[random_state], out=None, backend=backend,
+                       n_jobs=n_jobs, scheduler=scheduler, progress=False)
         errs = rows["error"].dropna() if "error" in rows else pd.Series(dtype=object)
         if len(errs):
             result.errors[key] = str(errs.iloc[0])
@@ -372,14 +372,15 @@ def _fingerprint(df: pd.DataFrame) -> str:
     return h.hexdigest()
 
 
-@renamed(k="max_parents", alpha="penalty", w="queue_width")
+@renamed(k="max_parents", alpha="penalty", w="queue_width", seed="random_state")
 def compare_trial(dataset: str, classifier: str, n_splits: int = 10, max_parents: int = 2,
                   n: int = 12, penalty: float = 2.0, queue_width: int = 100,
-                  seed: int = 0) -> dict:
+                  random_state: int = 0) -> dict:
     """Cross-validated metrics of one classifier on one bundled data set.
 
-    A trial of the runner (:func:`bnexplore.experiments.run`): ``seed`` is the replicate
-    the runner passes (a column of the results), used as ``random_state``.
+    A trial of the runner (:func:`bnexplore.experiments.run`): ``random_state`` is the
+    replicate the runner passes (a column of the results), an int that shuffles the
+    folds and seeds randomised classifiers.
 
     Returns ``error_rate, auc, log_loss, squared_error, cal``, the one-vs-rest ROC
     areas ``auc_ovr_<j>`` (for :func:`add_delta`) and ``n_rows``.
@@ -391,7 +392,7 @@ def compare_trial(dataset: str, classifier: str, n_splits: int = 10, max_parents
         warnings.simplefilter("ignore", UserWarning)
         df = datasets.load(dataset, discretize="mdl", missing="state")
     res = cross_validate_classifiers(df, df.attrs["target"], [classifier], n_splits=n_splits,
-                                     random_state=seed, max_parents=max_parents, n=n,
+                                     random_state=random_state, max_parents=max_parents, n=n,
                                      penalty=penalty, queue_width=queue_width)
     if classifier in res.errors:
         raise RuntimeError(res.errors[classifier])
@@ -411,6 +412,6 @@ register(
           "classifier": _FULL_CLASSIFIERS, "n_splits": [10]},
     reduced_grid={"dataset": ["iris", "vote"], "classifier": ["SNN", "TAN", "AODE", "LogReg"],
                   "n_splits": [3]},
-    seeds=range(5), reduced_seeds=[0],
+    random_states=range(5), reduced_random_states=[0],
     description="All classifiers, stratified CV on bundled UCI data: error, AUC, log loss, "
                 "squared error, CAL (delta vs the best via add_delta)")

@@ -6,6 +6,11 @@
   ``N_r`` vary.
 * ``dash_cooper_table4``: the same on ALARM samples, classifying KINKEDTUBE and
   ANAPHYLAXIS (k = 3, n = 10).
+
+The paper's ``k`` (largest parent set of the averaged models) is the parameter and
+column ``max_parents``; its ``K`` (in-degree bound of the random graph G(N, K)) stays
+``K``.  Each trial takes its replicate's ``random_state`` (an int); ``k=`` and ``seed=``
+are deprecated names of ``max_parents=`` and ``random_state=``.
 * ``dash_cooper_table5``: SNN, GTT, NMA and AMA on the bundled UCI data sets; delta of
   the best classifier of each data set against every classifier, averaged over the
   one-vs-rest ROC curves of the class.
@@ -107,7 +112,7 @@ def _gtt_order(train):
     return res, list(nx.lexicographical_topological_sort(res.dag, key=lambda v: pos[v]))
 
 
-def _synthetic(n_nodes, K, n_records, seed, class_node: str = "random"):
+def _synthetic(n_nodes, K, n_records, random_state, class_node: str = "random"):
     """Training and test data of one Procedure-2 trial and the class column name.
 
     ``class_node``: "random" draws the class among all nodes, "root" among the nodes
@@ -117,7 +122,7 @@ def _synthetic(n_nodes, K, n_records, seed, class_node: str = "random"):
 
     if class_node not in CLASS_NODES:
         raise ValueError(f"class_node must be one of {CLASS_NODES}, got {class_node!r}")
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     K = int(rng.integers(1, n_nodes + 1)) if K is None or K == "uniform" else int(K)
     for _ in range(20):  # the class must take both values in training and test data
         data, parents = lazy_random_sample(n_nodes, K, n_records + N_TEST, rng)
@@ -147,8 +152,8 @@ def _auc(test, target, proba, ties: str = "half"):
     return binary_auc(y == 1, proba[:, 1], ties)
 
 
-def _ama_vs_gtt(train, test, target: str, k: int, n: int, ties="half"):
-    """AUC of AMA (k, n; order = topological sort of GTT) and of GTT, and delta in percent.
+def _ama_vs_gtt(train, test, target: str, max_parents: int, n: int, ties="half"):
+    """AUC of AMA (max_parents, n; order = topological sort of GTT) and of GTT, and delta in percent.
 
     A tuple ``ties`` gives a list of such dicts, one per convention, from the same fits.
     """
@@ -159,7 +164,7 @@ def _ama_vs_gtt(train, test, target: str, k: int, n: int, ties="half"):
     res, order = _gtt_order(train)
     gtt = BayesNet.fit(res.dag, train, prior="K2")
     p_gtt = gtt.predict_proba(test, target)
-    avg = OrderedAveraging(train, order=order, max_parents=k)
+    avg = OrderedAveraging(train, order=order, max_parents=max_parents)
     p_ama = avg.summary_network(n).predict_proba(test, target)
     out = []
     for t in (ties,) if isinstance(ties, str) else ties:
@@ -169,20 +174,29 @@ def _ama_vs_gtt(train, test, target: str, k: int, n: int, ties="half"):
     return out[0] if isinstance(ties, str) else out
 
 
-def table2_trial(n_nodes: int, k: int, n_records: int, seed: int, ties: str = "half",
-                 class_node: str = "random") -> list[dict]:
+@renamed(k="max_parents", seed="random_state")
+def table2_trial(n_nodes: int, max_parents: int, n_records: int, random_state: int,
+                 ties: str = "half", class_node: str = "random") -> list[dict]:
     """Exact MA over L_k(pi) vs AMA over L_k^n(pi|D): percent ROC-area difference per n.
 
-    ``ties`` and ``class_node``: see the module docstring; ``ties="each"`` returns the
-    rows of all three tie conventions (a ``ties`` column) from the same fits.
+    ``max_parents`` is the paper's k; ``random_state`` (an int) draws the graph, its
+    CPTs, the records and the class node.  ``ties`` and ``class_node``: see the module
+    docstring; ``ties="each"`` returns the rows of all three tie conventions (a ``ties``
+    column) from the same fits.
+
+    Examples
+    --------
+    >>> rows = table2_trial(n_nodes=5, max_parents=1, n_records=50, random_state=0)
+    >>> [r["n"] for r in rows]
+    [1, 5, 7, 10, 12, 15]
     """
     import numpy as np
 
     from ..averaging import OrderedAveraging
 
-    train, test, target, K = _synthetic(n_nodes, None, n_records, seed, class_node)
+    train, test, target, K = _synthetic(n_nodes, None, n_records, random_state, class_node)
     _, order = _gtt_order(train)
-    avg = OrderedAveraging(train, order=order, max_parents=k)
+    avg = OrderedAveraging(train, order=order, max_parents=max_parents)
     p_exact = avg.predict_proba(test, target)
     conventions = TIES if ties == "each" else (ties,)
     rows = []
@@ -198,43 +212,59 @@ def table2_trial(n_nodes: int, k: int, n_records: int, seed: int, ties: str = "h
     return rows
 
 
-def table3_trial(part: str, n_nodes: int, k: int, K, n_records: int, seed: int,
-                 n: int = 12, ties: str = "half", class_node: str = "random") -> dict | list[dict]:
+@renamed(k="max_parents", seed="random_state")
+def table3_trial(part: str, n_nodes: int, max_parents: int, K, n_records: int,
+                 random_state: int, n: int = 12, ties: str = "half",
+                 class_node: str = "random") -> dict | list[dict]:
     """AMA (summary network, n = 12) vs GTT on one random graph: delta in percent.
 
-    ``ties="each"`` returns one row per tie convention (a ``ties`` column).
+    ``max_parents`` is the paper's k, ``K`` the in-degree bound of G(N, K) ("uniform":
+    drawn); ``ties="each"`` returns one row per tie convention (a ``ties`` column).
+
+    Examples
+    --------
+    >>> r = table3_trial("N", n_nodes=5, max_parents=1, K=2, n_records=50, random_state=0)
+    >>> sorted(r)
+    ['K_used', 'auc_ama', 'auc_gtt', 'delta_pct']
     """
-    train, test, target, K_used = _synthetic(n_nodes, K, n_records, seed, class_node)
+    train, test, target, K_used = _synthetic(n_nodes, K, n_records, random_state, class_node)
     if ties != "each":
-        return {"K_used": K_used, **_ama_vs_gtt(train, test, target, k, n, ties)}
+        return {"K_used": K_used, **_ama_vs_gtt(train, test, target, max_parents, n, ties)}
     return [{"ties": t, "K_used": K_used, **r}
-            for t, r in zip(TIES, _ama_vs_gtt(train, test, target, k, n, TIES))]
+            for t, r in zip(TIES, _ama_vs_gtt(train, test, target, max_parents, n, TIES))]
 
 
-def conventions_trial(table: str, n_nodes: int, k: int, K, n_records: int, class_node: str,
-                      seed: int) -> list[dict]:
+@renamed(k="max_parents", seed="random_state")
+def conventions_trial(table: str, n_nodes: int, max_parents: int, K, n_records: int,
+                      class_node: str, random_state: int) -> list[dict]:
     """One Table 2 or Table 3 trial with every tie convention (``ties`` column).
 
     Table 2 rows carry ``n`` (the summary-network size); Table 3 rows ``n`` = 12.
-    The same seed and ``class_node="random"`` give the trials of
+    The same ``random_state`` and ``class_node="random"`` give the trials of
     ``dash_cooper_table2`` / ``dash_cooper_table3`` exactly.
     """
     if table == "2":   # K is a setting here: Table 2's drawn in-degree bound is K_used
         return [{("K_used" if c == "K" else c): v for c, v in r.items()}
-                for r in table2_trial(n_nodes, k, n_records, seed, ties="each",
-                                      class_node=class_node)]
-    rows = table3_trial("", n_nodes, k, K, n_records, seed, ties="each", class_node=class_node)
+                for r in table2_trial(n_nodes, max_parents, n_records, random_state,
+                                      ties="each", class_node=class_node)]
+    rows = table3_trial("", n_nodes, max_parents, K, n_records, random_state, ties="each",
+                        class_node=class_node)
     return [{"n": 12, **r} for r in rows]
 
 
-def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10) -> dict:
-    """ALARM samples: AMA (k = 3, n = 10) vs GTT classifying one node, delta in percent."""
+@renamed(k="max_parents", seed="random_state")
+def table4_trial(target: str, n_records: int, random_state: int, max_parents: int = 3,
+                 n: int = 10) -> dict:
+    """ALARM samples: AMA (k = 3, n = 10) vs GTT classifying one node, delta in percent.
+
+    ``max_parents`` is the paper's k; ``random_state`` (an int) draws the records.
+    """
     import numpy as np
 
     from .. import networks
 
     bn = networks.load("alarm")
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     for _ in range(20):
         data = bn.sample(n_records + N_TEST, random_state=rng, as_frame=False)
         col = data.column(target)
@@ -242,7 +272,7 @@ def table4_trial(target: str, n_records: int, seed: int, k: int = 3, n: int = 10
             break
     train = data.take(np.arange(n_records))
     test = data.take(np.arange(n_records, n_records + N_TEST))
-    return _ama_vs_gtt(train, test, target, k, n)
+    return _ama_vs_gtt(train, test, target, max_parents, n)
 
 
 def choose_k(n_nodes: int, max_families: int = 50_000) -> int:
@@ -257,9 +287,13 @@ def choose_k(n_nodes: int, max_families: int = 50_000) -> int:
     return best
 
 
-def table5_trial(dataset: str, fold: int, seed: int, n_folds: int = 5, n: int = 12) -> list[dict]:
+@renamed(seed="random_state")
+def table5_trial(dataset: str, fold: int, random_state: int, n_folds: int = 5,
+                 n: int = 12) -> list[dict]:
     """SNN, GTT, NMA and AMA on one cross-validation fold of a bundled UCI data set.
 
+    ``random_state`` (an int) shuffles the folds; AMA's ``max_parents`` (the paper's k,
+    a column of the rows) is :func:`choose_k` of the number of attributes.
     Returns one row per (classifier, class value) with the one-vs-rest ROC area; the
     deltas against the best classifier are computed when the table is summarised
     (:func:`summarise_table5`).
@@ -277,7 +311,7 @@ def table5_trial(dataset: str, fold: int, seed: int, n_folds: int = 5, n: int = 
     counts = {c: int((y == c).sum()) for c in np.unique(y)}
     keep = np.isin(y, [c for c, m in counts.items() if m >= n_folds])
     X, y = X[keep].reset_index(drop=True), y[keep]
-    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
     tr, te = list(skf.split(X, y))[fold]
     k = choose_k(X.shape[1] + 1)
     models = {"SNN": NaiveBayes(), "GTT": GreedyThickThin(), "NMA": NaiveAveraging(),
@@ -299,7 +333,7 @@ def table5_trial(dataset: str, fold: int, seed: int, n_folds: int = 5, n: int = 
             if pos.all() or not pos.any():
                 continue
             fpr, tpr, _ = roc_curve(pos.astype(int), proba[:, j], pos_label=1)
-            rows.append({"classifier": name, "class_value": str(c), "k": k,
+            rows.append({"classifier": name, "class_value": str(c), "max_parents": k,
                          "n_used": clf.n if name == "AMA" else None,
                          "n_features": X.shape[1], "n_rows": len(y),
                          "auc": float(np.trapezoid(tpr, fpr))})
@@ -331,13 +365,15 @@ def summarise_conventions(df, z: float = 2.576):
     reproduction page).  Returns ``(table2, table3)``: Table 2 indexed by ``n`` with one
     column per (class node, ties); Table 3 indexed by the row (N, K) with columns per
     class node and ties holding ``"mean ± half-width [median]"``; both carry the number
-    of trials per cell in ``.attrs["trials"]`` and the seeds in ``.attrs["seeds"]``.
+    of trials per cell in ``.attrs["trials"]`` and the random states in
+    ``.attrs["random_states"]`` (a table of before 0.2.0, with a ``seed`` column, is read
+    too).
 
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"table": ["2", "2"], "class_node": "random", "ties": "half",
-    ...                    "n": 1, "n_nodes": 15, "K": "uniform", "seed": [0, 1],
+    ...                    "n": 1, "n_nodes": 15, "K": "uniform", "random_state": [0, 1],
     ...                    "delta_pct": [1.0, 3.0]})
     >>> t2, _ = summarise_conventions(df)
     >>> t2.loc[1, ("random", "half")]
@@ -355,6 +391,9 @@ def summarise_conventions(df, z: float = 2.576):
         text = f"{_fmt(x.mean())} ± {_fmt(half)}"
         return text + (f" [{_fmt(np.median(x))}]" if median else "")
 
+    from .runner import upgrade_columns
+
+    df = upgrade_columns(df)
     df = df[df["error"].isna()] if "error" in df.columns else df
     df = df.assign(table=df["table"].astype(str))
     out = []
@@ -366,7 +405,7 @@ def summarise_conventions(df, z: float = 2.576):
         t = (sub.groupby(keys + ["class_node", "ties"])["delta_pct"]
              .apply(lambda x: cell(x, median)).unstack(["class_node", "ties"]))
         t.attrs["trials"] = int(sub.groupby(keys + ["class_node", "ties"]).size().min())
-        t.attrs["seeds"] = sorted(int(v) for v in sub["seed"].unique())
+        t.attrs["random_states"] = sorted(int(v) for v in sub["random_state"].unique())
         out.append(t)
     return out[0], out[1]
 
@@ -384,40 +423,40 @@ def _fmt(v: float) -> str:
 
 
 # --------------------------------------------------------------------------- registry
-_T2_FULL = ([{"n_nodes": N, "k": 1, "n_records": 100} for N in (15, 20, 30, 40, 50, 60, 80, 100)]
-            + [{"n_nodes": 20, "k": k, "n_records": 100} for k in (1, 2, 3, 4)])
+_T2_FULL = ([{"n_nodes": N, "max_parents": 1, "n_records": 100} for N in (15, 20, 30, 40, 50, 60, 80, 100)]
+            + [{"n_nodes": 20, "max_parents": k, "n_records": 100} for k in (1, 2, 3, 4)])
 register("dash_cooper_table2", table2_trial, grid=_T2_FULL,
-         reduced_grid=[{"n_nodes": 15, "k": 1, "n_records": 100}, {"n_nodes": 10, "k": 2, "n_records": 100}],
-         seeds=range(40), reduced_seeds=(0, 1),
+         reduced_grid=[{"n_nodes": 15, "max_parents": 1, "n_records": 100}, {"n_nodes": 10, "max_parents": 2, "n_records": 100}],
+         random_states=range(40), reduced_random_states=(0, 1),
          description="Dash & Cooper Table 2: exact MA vs AMA, percent ROC-area difference as n, N, k vary")
 
-_T3_FULL = ([{"part": "N", "n_nodes": N, "k": 2, "K": "uniform", "n_records": 100}
+_T3_FULL = ([{"part": "N", "n_nodes": N, "max_parents": 2, "K": "uniform", "n_records": 100}
              for N in (5, 10, 20, 40, 80, 160)]
-            + [{"part": "k", "n_nodes": 20, "k": k, "K": "uniform", "n_records": 100} for k in range(1, 7)]
-            + [{"part": "K", "n_nodes": 50, "k": 2, "K": K, "n_records": 100} for K in (2, 4, 8, 16, 32, 50)]
-            + [{"part": "N_r", "n_nodes": 20, "k": 3, "K": "uniform", "n_records": r}
+            + [{"part": "k", "n_nodes": 20, "max_parents": k, "K": "uniform", "n_records": 100} for k in range(1, 7)]
+            + [{"part": "K", "n_nodes": 50, "max_parents": 2, "K": K, "n_records": 100} for K in (2, 4, 8, 16, 32, 50)]
+            + [{"part": "N_r", "n_nodes": 20, "max_parents": 3, "K": "uniform", "n_records": r}
                for r in (25, 50, 100, 400, 800, 3200)])
 register("dash_cooper_table3", table3_trial, grid=_T3_FULL,
-         reduced_grid=[{"part": "N", "n_nodes": 10, "k": 2, "K": "uniform", "n_records": 100},
-                       {"part": "N_r", "n_nodes": 10, "k": 2, "K": "uniform", "n_records": 50}],
-         seeds=range(40), reduced_seeds=(0, 1),
+         reduced_grid=[{"part": "N", "n_nodes": 10, "max_parents": 2, "K": "uniform", "n_records": 100},
+                       {"part": "N_r", "n_nodes": 10, "max_parents": 2, "K": "uniform", "n_records": 50}],
+         random_states=range(40), reduced_random_states=(0, 1),
          description="Dash & Cooper Table 3: AMA (n=12) vs GTT, delta as N, k, K, N_r vary")
 
-_CONV_FULL = ([{"table": "2", "n_nodes": N, "k": 1, "K": "uniform", "n_records": 100,
+_CONV_FULL = ([{"table": "2", "n_nodes": N, "max_parents": 1, "K": "uniform", "n_records": 100,
                 "class_node": c} for c in CLASS_NODES for N in (15, 20, 30, 40, 50, 60, 80, 100)]
-              + [{"table": "3", "n_nodes": N, "k": 2, "K": K, "n_records": 100, "class_node": c}
+              + [{"table": "3", "n_nodes": N, "max_parents": 2, "K": K, "n_records": 100, "class_node": c}
                  for c in CLASS_NODES for N, K in ((80, "uniform"), (50, 8), (50, 16))])
 register("dash_cooper_conventions", conventions_trial, grid=_CONV_FULL,
-         reduced_grid=[{"table": t, "n_nodes": 10, "k": 1, "K": "uniform", "n_records": 100,
+         reduced_grid=[{"table": t, "n_nodes": 10, "max_parents": 1, "K": "uniform", "n_records": 100,
                         "class_node": c} for t in ("2", "3") for c in CLASS_NODES],
-         seeds=range(40), reduced_seeds=(0,),
+         random_states=range(40), reduced_random_states=(0,),
          description="Dash & Cooper Tables 2-3 under each tie convention of the ROC area "
                      "(half / none / full credit) and class node (random / root)")
 
 register("dash_cooper_table4", table4_trial,
          grid={"target": ["KINKEDTUBE", "ANAPHYLAXIS"], "n_records": [50, 100, 200, 400, 800, 3200]},
          reduced_grid={"target": ["KINKEDTUBE"], "n_records": [100]},
-         seeds=range(40), reduced_seeds=(0,),
+         random_states=range(40), reduced_random_states=(0,),
          description="Dash & Cooper Table 4: ALARM, AMA (k=3, n=10) vs GTT on KINKEDTUBE and ANAPHYLAXIS")
 
 _UCI = ["breast-cancer", "contact-lenses", "credit-g", "diabetes", "glass", "ionosphere", "iris",
@@ -425,5 +464,5 @@ _UCI = ["breast-cancer", "contact-lenses", "credit-g", "diabetes", "glass", "ion
 register("dash_cooper_table5", table5_trial,
          grid={"dataset": _UCI, "fold": list(range(5))},
          reduced_grid={"dataset": ["iris"], "fold": [0]},
-         seeds=(0,), reduced_seeds=(0,),
+         random_states=(0,), reduced_random_states=(0,),
          description="Dash & Cooper Table 5: SNN, GTT, NMA, AMA on bundled UCI data (delta vs best)")

@@ -5,11 +5,14 @@
 1000 test rows from it, fits the CPTs of the true structure to the training rows
 (K2 prior) and records mean log-likelihoods.  ``kl_estimate`` - the mean log-ratio of
 true and fitted probabilities on the test rows - estimates KL(true || fitted) and
-shrinks as ``n_samples`` grows.
+shrinks as ``n_samples`` grows.  ``max_parents`` is the in-degree bound K of the
+random graph and ``random_state`` (an int) the replicate; ``max_indegree=`` and
+``seed=`` are their deprecated names.
 """
 from __future__ import annotations
 
 from .registry import register
+from .._deprecation import renamed
 from .._validation import check_random_state
 
 __all__ = ["demo_sampling"]
@@ -17,12 +20,13 @@ __all__ = ["demo_sampling"]
 N_TEST = 1000
 
 
-def demo_sampling(n_nodes: int, max_indegree: int, n_samples: int, seed: int) -> dict:
+@renamed(max_indegree="max_parents", seed="random_state")
+def demo_sampling(n_nodes: int, max_parents: int, n_samples: int, random_state: int) -> dict:
     """Log-likelihood of samples from a random network and of its K2 fit.
 
     Examples
     --------
-    >>> r = demo_sampling(n_nodes=5, max_indegree=2, n_samples=200, seed=0)
+    >>> r = demo_sampling(n_nodes=5, max_parents=2, n_samples=200, random_state=0)
     >>> sorted(r)  # doctest: +NORMALIZE_WHITESPACE
     ['kl_estimate', 'loglik_test_fitted', 'loglik_test_true', 'loglik_train',
      'n_arcs']
@@ -33,8 +37,8 @@ def demo_sampling(n_nodes: int, max_indegree: int, n_samples: int, seed: int) ->
 
     from bnexplore import networks
 
-    rng = check_random_state(seed)
-    bn = networks.random_network(n_nodes, max_indegree, random_state=rng)
+    rng = check_random_state(random_state)
+    bn = networks.random_network(n_nodes, max_parents, random_state=rng)
     train = bn.sample(n_samples, random_state=rng)
     test = bn.sample(N_TEST, random_state=rng)
     fitted = networks.BayesNet.fit(bn, train, prior="K2")
@@ -52,11 +56,11 @@ def demo_sampling(n_nodes: int, max_indegree: int, n_samples: int, seed: int) ->
 register(
     "demo_sampling",
     demo_sampling,
-    grid={"n_nodes": [10, 20, 40], "max_indegree": [1, 2, 3],
+    grid={"n_nodes": [10, 20, 40], "max_parents": [1, 2, 3],
           "n_samples": [100, 1000, 10000]},
-    reduced_grid={"n_nodes": [6], "max_indegree": [2], "n_samples": [100, 1000]},
-    seeds=range(10),
-    reduced_seeds=(0, 1),
+    reduced_grid={"n_nodes": [6], "max_parents": [2], "n_samples": [100, 1000]},
+    random_states=range(10),
+    reduced_random_states=(0, 1),
     description="Random G(N, K) network: mean log-likelihood of its samples and "
                 "KL of a K2 fit of its CPTs, as the sample size grows",
 )

@@ -19,7 +19,7 @@ Figure 8) and the UCI cross-validation comparison (section 6.5, Tables 5-10).
     and kNN (k by internal CV) from scikit-learn.
 
 ``ismb_uci_peers``
-    The scikit-learn peers alone on exactly the folds of ``ismb_uci`` (same seeds, same
+    The scikit-learn peers alone on exactly the folds of ``ismb_uci`` (same random states, same
     test-row caps): seconds instead of the ISMB searches, for re-running a peer.
 
 The paper's logistic regression is Weka's ``Logistic`` with its default ridge
@@ -35,6 +35,7 @@ from __future__ import annotations
 import itertools
 
 from .registry import register
+from .._deprecation import renamed
 from .._validation import check_int, check_random_state
 
 __all__ = ["synthetic_split", "synthetic_domain", "ismb_synthetic", "ismb_uci", "ismb_uci_peers",
@@ -155,7 +156,9 @@ def _measures(p_true) -> dict:
             "cal": metrics.cal_score(y, p)}
 
 
-def ismb_synthetic(split: int, queue_width: int, epsilon: float, seed: int) -> list[dict]:
+@renamed(seed="random_state")
+def ismb_synthetic(split: int, queue_width: int, epsilon: float,
+                   random_state: int) -> list[dict]:
     """Table 3: complete averaging over 3567 blankets vs ISMB, ISMB-MS, NISMB (Z = A or BCD)."""
     per_case, results = synthetic_domain(split, queue_width, epsilon)
     out = []
@@ -249,7 +252,7 @@ def _peers():
     }
 
 
-def _cv_folds(dataset: str, n_folds: int, max_test: int, seed: int):
+def _cv_folds(dataset: str, n_folds: int, max_test: int, random_state: int):
     """Yield ``(Xtr, ytr, Xte, yte, classes)`` of every fold: MDL cut points learnt on
     the training fold, test values unseen in training replaced by the training mode."""
     import numpy as np
@@ -261,8 +264,8 @@ def _cv_folds(dataset: str, n_folds: int, max_test: int, seed: int):
     target = df.attrs["target"]
     X, y = df.drop(columns=[target]), df[target].astype(str).to_numpy()
     classes = np.unique(y)
-    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-    rng = check_random_state(seed)
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+    rng = check_random_state(random_state)
     for tr, te in skf.split(X, y):
         if max_test and len(te) > max_test:
             te = np.sort(rng.choice(te, max_test, replace=False))
@@ -336,9 +339,10 @@ def _score_fold(probs, yt, classes, methods, per_fold, pooled) -> None:
         pooled[m].append(pr)
 
 
+@renamed(seed="random_state")
 def ismb_uci(dataset: str, n_folds: int, max_test: int, queue_width: int, epsilon: float,
-             seed: int) -> list[dict]:
-    """Stratified CV (one repetition = one seed) of ISMB, ISMB-MS, NISMB and the peers
+             random_state: int) -> list[dict]:
+    """Stratified CV (one repetition = one random state) of ISMB, ISMB-MS, NISMB and the peers
     NB, LR (the paper's ridge, :data:`LR_PAPER_C`), LR_C1 (scikit-learn's default) and kNN.
 
     MDL cut points are learnt on each training fold.  Per-fold error, AUC (Hand & Till),
@@ -354,7 +358,7 @@ def ismb_uci(dataset: str, n_folds: int, max_test: int, queue_width: int, epsilo
     per_fold = {m: [] for m in methods}
     pooled = {m: [] for m in methods}
     pooled_y, stats, classes = [], [], None
-    for Xtr, ytr, Xte, yte, classes in _cv_folds(dataset, n_folds, max_test, seed):
+    for Xtr, ytr, Xte, yte, classes in _cv_folds(dataset, n_folds, max_test, random_state):
         clf = ISMB(queue_width=queue_width, epsilon=epsilon).fit(Xtr, ytr)
         probs, fold_stats = clf.predict_proba_variants(Xte, return_stats=True)
         stats.append(fold_stats)
@@ -370,12 +374,14 @@ def ismb_uci(dataset: str, n_folds: int, max_test: int, queue_width: int, epsilo
     return out
 
 
-def ismb_uci_peers(dataset: str, n_folds: int, max_test: int, seed: int) -> list[dict]:
+@renamed(seed="random_state")
+def ismb_uci_peers(dataset: str, n_folds: int, max_test: int,
+                   random_state: int) -> list[dict]:
     """The peers of :func:`ismb_uci` alone, on the same folds (same rows as its peer rows).
 
     Examples
     --------
-    >>> rows = ismb_uci_peers("iris", n_folds=3, max_test=10, seed=0)   # doctest: +SKIP
+    >>> rows = ismb_uci_peers("iris", n_folds=3, max_test=10, random_state=0)   # doctest: +SKIP
     >>> [r["method"] for r in rows]                                      # doctest: +SKIP
     ['NB', 'LR', 'LR_C1', 'kNN']
     """
@@ -383,7 +389,7 @@ def ismb_uci_peers(dataset: str, n_folds: int, max_test: int, seed: int) -> list
     per_fold = {m: [] for m in methods}
     pooled = {m: [] for m in methods}
     pooled_y, classes = [], None
-    for Xtr, ytr, Xte, yte, classes in _cv_folds(dataset, n_folds, max_test, seed):
+    for Xtr, ytr, Xte, yte, classes in _cv_folds(dataset, n_folds, max_test, random_state):
         _score_fold(_peer_probs(Xtr, ytr, Xte, classes), yte, classes, methods, per_fold, pooled)
         pooled_y.append(yte)
     return _summarise(methods, per_fold, pooled, pooled_y, classes)
@@ -394,7 +400,7 @@ register("ismb_uci", ismb_uci,
                "epsilon": [1e-3]},
          reduced_grid={"dataset": ["iris"], "n_folds": [3], "max_test": [10],
                        "queue_width": [1000], "epsilon": [1e-3]},
-         seeds=(0, 1), reduced_seeds=(0,),
+         random_states=(0, 1), reduced_random_states=(0,),
          description="ISMB section 6.5 / Tables 5-10: two stratified 10-fold CVs of ISMB, "
                      "ISMB-MS, NISMB, NB, LR (Weka's ridge 1e-8: C = 5e7), LR_C1 (C = 1), kNN "
                      "on the UCI sets available offline")
@@ -402,6 +408,6 @@ register("ismb_uci", ismb_uci,
 register("ismb_uci_peers", ismb_uci_peers,
          grid={"dataset": UCI_SETS, "n_folds": [10], "max_test": [0]},
          reduced_grid={"dataset": ["wine"], "n_folds": [3], "max_test": [10]},
-         seeds=(0, 1), reduced_seeds=(0,),
+         random_states=(0, 1), reduced_random_states=(0,),
          description="ISMB section 6.5: the scikit-learn peers (NB, LR with C = 5e7 and C = 1, "
                      "kNN) alone on the folds of ismb_uci")

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from .._deprecation import renamed
 from .runner import Grid, Trial, expand_grid, run
 
 __all__ = ["Experiment", "register", "unregister", "get", "names", "run_named"]
@@ -33,11 +34,12 @@ class Experiment:
     ----------
     name : str
     trial : callable
-        Called as ``trial(**settings, seed=seed)``; returns a dict or list of dicts.
+        Called as ``trial(**settings, random_state=random_state)``; returns a dict or list
+        of dicts.
     grid, reduced_grid : dict of lists or list of dicts
         The paper-size grid and a small grid that runs in CI.
-    seeds, reduced_seeds : tuple of int
-        Seeds of the full and reduced runs.
+    random_states, reduced_random_states : tuple of int
+        Random states (the replicates) of the full and reduced runs.
     description : str
     """
 
@@ -45,32 +47,33 @@ class Experiment:
     trial: Trial
     grid: Grid
     reduced_grid: Grid
-    seeds: tuple[int, ...] = (0,)
-    reduced_seeds: tuple[int, ...] = (0,)
+    random_states: tuple[int, ...] = (0,)
+    reduced_random_states: tuple[int, ...] = (0,)
     description: str = ""
     module: str = field(default="", compare=False)
 
     def settings(self, size: str = "reduced") -> tuple[Grid, tuple[int, ...]]:
-        """Return ``(grid, seeds)`` for ``size`` ("reduced" or "full")."""
+        """Return ``(grid, random_states)`` for ``size`` ("reduced" or "full")."""
         if size == "reduced":
-            return self.reduced_grid, self.reduced_seeds
+            return self.reduced_grid, self.reduced_random_states
         if size == "full":
-            return self.grid, self.seeds
+            return self.grid, self.random_states
         raise ValueError(f"size must be 'reduced' or 'full', got {size!r}")
 
     def n_trials(self, size: str = "reduced") -> int:
-        """Number of trials (settings x seeds) of a run of ``size``."""
-        grid, seeds = self.settings(size)
-        return len(expand_grid(grid)) * len(seeds)
+        """Number of trials (settings x random states) of a run of ``size``."""
+        grid, random_states = self.settings(size)
+        return len(expand_grid(grid)) * len(random_states)
 
 
 _REGISTRY: dict[str, Experiment] = {}
 _discovered = False
 
 
+@renamed(seeds="random_states", reduced_seeds="reduced_random_states")
 def register(name: str, trial: Trial | None = None, *, grid: Grid,
-             reduced_grid: Grid | None = None, seeds: Iterable[int] = (0,),
-             reduced_seeds: Iterable[int] | None = None, description: str | None = None
+             reduced_grid: Grid | None = None, random_states: Iterable[int] = (0,),
+             reduced_random_states: Iterable[int] | None = None, description: str | None = None
              ) -> Any:
     """Register an experiment under ``name``; usable as a decorator.
 
@@ -84,10 +87,11 @@ def register(name: str, trial: Trial | None = None, *, grid: Grid,
         Full-size (paper) grid.
     reduced_grid : optional
         Small grid for quick runs and CI; default ``grid``.
-    seeds : iterable of int
-        Seeds of the full run.
-    reduced_seeds : iterable of int, optional
-        Seeds of the reduced run; default ``seeds``.
+    random_states : iterable of int
+        Random states (replicates) of the full run (``seeds=`` is the deprecated name).
+    reduced_random_states : iterable of int, optional
+        Random states of the reduced run; default ``random_states`` (``reduced_seeds=``
+        is the deprecated name).
     description : str, optional
         One line for ``bnexplore list``; default the first line of the trial's
         docstring.
@@ -99,10 +103,11 @@ def register(name: str, trial: Trial | None = None, *, grid: Grid,
     Examples
     --------
     >>> @register("doc_example", grid={"n": [10, 100]}, reduced_grid={"n": [10]})
-    ... def coin(n, seed):
+    ... def coin(n, random_state):
     ...     '''Fraction of heads in n tosses.'''
     ...     import numpy as np
-    ...     return {"heads": float(np.random.default_rng(seed).integers(0, 2, n).mean())}
+    ...     rng = np.random.default_rng(random_state)
+    ...     return {"heads": float(rng.integers(0, 2, n).mean())}
     >>> get("doc_example").description
     'Fraction of heads in n tosses.'
     >>> get("doc_example").n_trials("full")
@@ -119,11 +124,12 @@ def register(name: str, trial: Trial | None = None, *, grid: Grid,
         expand_grid(grid)  # validate now, not at run time
         if reduced_grid is not None:
             expand_grid(reduced_grid)
-        seeds_t = tuple(int(s) for s in seeds)
-        red_seeds_t = seeds_t if reduced_seeds is None else tuple(int(s) for s in
-                                                                 reduced_seeds)
-        if not seeds_t or not red_seeds_t:
-            raise ValueError(f"experiment {name!r}: seeds must not be empty")
+        states = tuple(int(s) for s in random_states)
+        red_states = states if reduced_random_states is None else tuple(
+            int(s) for s in reduced_random_states)
+        if not states or not red_states:
+            raise ValueError(f"experiment {name!r}: random_states and reduced_random_states "
+                             f"must not be empty")
         desc = description
         if desc is None:
             doc = (func.__doc__ or "").strip()
@@ -138,7 +144,7 @@ def register(name: str, trial: Trial | None = None, *, grid: Grid,
                                  f"choose another name")
         _REGISTRY[name] = Experiment(name=name, trial=func, grid=grid,
                                      reduced_grid=grid if reduced_grid is None else reduced_grid,
-                                     seeds=seeds_t, reduced_seeds=red_seeds_t,
+                                     random_states=states, reduced_random_states=red_states,
                                      description=desc, module=module)
         return func
 
@@ -202,16 +208,18 @@ def get(name: str) -> Experiment:
             from None
 
 
+@renamed(seeds="random_states")
 def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = None,
               backend: str = "local", n_jobs: int = 1, scheduler: Any = None,
               progress: bool = True, resume: bool = True, retry_errors: bool = False,
-              seeds: Iterable[int] | None = None,
+              random_states: Iterable[int] | None = None,
               where: Mapping[str, Sequence[Any]] | None = None,
               numba_threads: int | None = 1) -> pd.DataFrame:
     """Run the registered experiment ``name`` at ``size`` ("reduced" or "full").
 
-    ``seeds`` restricts the run to some of the experiment's seeds at ``size`` (a seed
-    it does not have is a ValueError: its rows would not belong to the experiment);
+    ``random_states`` restricts the run to some of the experiment's random states at
+    ``size`` (``seeds=`` is its deprecated name; a random state the experiment does not
+    have is a ValueError: its rows would not belong to the experiment);
     the trials keep their ``trial_id``, so they resume and count as part of the full
     run.  ``where`` likewise keeps only the settings whose parameter ``key`` has one of
     the given values (as text or as numbers: ``["5"]`` matches 5, ``["1"]`` matches 1.0); a
@@ -226,15 +234,15 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
     True
     """
     exp = get(name)
-    grid, all_seeds = exp.settings(size)
-    if seeds is None:
-        seeds = all_seeds
+    grid, all_states = exp.settings(size)
+    if random_states is None:
+        random_states = all_states
     else:
-        seeds = [int(s) for s in seeds]
-        extra = sorted(set(seeds) - set(all_seeds))
+        random_states = [int(s) for s in random_states]
+        extra = sorted(set(random_states) - set(all_states))
         if extra:
-            raise ValueError(f"experiment {name!r} ({size}) has seeds {_span(all_seeds)}; "
-                             f"seeds {extra} are not among them")
+            raise ValueError(f"experiment {name!r} ({size}) has random states "
+                             f"{_span(all_states)}; random_states {extra} are not among them")
     if where:
         settings = expand_grid(grid)
         for key, values in where.items():
@@ -245,17 +253,17 @@ def run_named(name: str, size: str = "reduced", out: str | os.PathLike | None = 
         if not settings:
             raise ValueError(f"no setting of experiment {name!r} ({size}) matches {dict(where)}")
         grid = settings
-    return run(exp.trial, grid, seeds=seeds, out=out, backend=backend, n_jobs=n_jobs,
+    return run(exp.trial, grid, random_states=random_states, out=out, backend=backend, n_jobs=n_jobs,
                scheduler=scheduler, progress=progress, resume=resume,
                retry_errors=retry_errors, desc=f"{name} ({size})", numba_threads=numba_threads)
 
 
-def _span(seeds: Sequence[int]) -> str:
-    """``"0-39"`` for a run of consecutive seeds, else the comma-separated list."""
-    seeds = sorted(seeds)
-    if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2:
-        return f"{seeds[0]}-{seeds[-1]}"
-    return ", ".join(map(str, seeds))
+def _span(values: Sequence[int]) -> str:
+    """``"0-39"`` for a run of consecutive ints, else the comma-separated list."""
+    values = sorted(values)
+    if values == list(range(values[0], values[-1] + 1)) and len(values) > 2:
+        return f"{values[0]}-{values[-1]}"
+    return ", ".join(map(str, values))
 
 
 def _matches(value: Any, wanted: Sequence[Any]) -> bool:

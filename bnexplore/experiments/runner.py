@@ -1,14 +1,21 @@
-"""Run a trial function over a grid of settings and seeds, locally or on Dask.
+"""Run a trial function over a grid of settings and random states, locally or on Dask.
 
 Every finished trial is written to the output file at once, so an interrupted run
 loses nothing that had finished, and a rerun with ``resume=True`` (the default) skips
 the trials already in the file.
+
+Each trial receives its replicate's ``random_state`` (an int) and the rows carry it in a
+``random_state`` column.  Results files written before 0.2.0 name that column ``seed``
+and the largest parent set ``k`` or ``max_indegree``; resuming such a file renames
+those columns (:data:`LEGACY_COLUMNS`) and recognises its trial ids.
 """
 from __future__ import annotations
 
 import csv
+import functools
 import glob
 import hashlib
+import inspect
 import io
 import itertools
 import json
@@ -24,12 +31,18 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._deprecation import REMOVED_IN, RenamedParameterWarning, renamed
 from .._validation import InvalidParameterError, check_int
 
-__all__ = ["run", "expand_grid", "trial_id", "RESERVED_COLUMNS"]
+__all__ = ["run", "expand_grid", "trial_id", "upgrade_columns", "RESERVED_COLUMNS",
+           "LEGACY_COLUMNS"]
 
 #: Columns the runner adds to every row; trial results may not use these names.
-RESERVED_COLUMNS = ("seed", "trial_id", "error", "elapsed_s")
+RESERVED_COLUMNS = ("random_state", "trial_id", "error", "elapsed_s")
+#: Column names of results files written before 0.2.0 and their names now.  ``seed`` is
+#: reserved too (a grid parameter ``seed`` would collide with an old file's column).
+LEGACY_COLUMNS = {"seed": "random_state", "k": "max_parents", "max_indegree": "max_parents"}
+_RESERVED = RESERVED_COLUMNS + ("seed",)
 
 Grid = Mapping[str, Any] | Sequence[Mapping[str, Any]]
 Trial = Callable[..., Mapping[str, Any] | Sequence[Mapping[str, Any]]]
@@ -66,12 +79,12 @@ def expand_grid(grid: Grid) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> expand_grid({"n": [10, 20], "k": [1, 2], "prior": "K2"})
+    >>> expand_grid({"n": [10, 20], "max_parents": [1, 2], "prior": "K2"})
     ... # doctest: +NORMALIZE_WHITESPACE
-    [{'n': 10, 'k': 1, 'prior': 'K2'}, {'n': 10, 'k': 2, 'prior': 'K2'},
-     {'n': 20, 'k': 1, 'prior': 'K2'}, {'n': 20, 'k': 2, 'prior': 'K2'}]
-    >>> expand_grid([{"n": 10}, {"n": 20, "k": 3}])
-    [{'n': 10}, {'n': 20, 'k': 3}]
+    [{'n': 10, 'max_parents': 1, 'prior': 'K2'}, {'n': 10, 'max_parents': 2, 'prior': 'K2'},
+     {'n': 20, 'max_parents': 1, 'prior': 'K2'}, {'n': 20, 'max_parents': 2, 'prior': 'K2'}]
+    >>> expand_grid([{"n": 10}, {"n": 20, "max_parents": 3}])
+    [{'n': 10}, {'n': 20, 'max_parents': 3}]
     """
     if isinstance(grid, Mapping):
         keys = list(grid)
@@ -103,9 +116,10 @@ def expand_grid(grid: Grid) -> list[dict[str, Any]]:
         for key, value in s.items():
             if not isinstance(key, str):
                 raise TypeError(f"grid parameter names must be strings, got {key!r}")
-            if key in RESERVED_COLUMNS:
+            if key in _RESERVED:
                 raise ValueError(f"grid parameter {key!r} is reserved (the runner adds "
-                                 f"{', '.join(RESERVED_COLUMNS)}); pass seeds with seeds=")
+                                 f"{', '.join(RESERVED_COLUMNS)}); pass the random states "
+                                 f"with random_states=")
             s[key] = _scalar(value, f"grid value {key}={value!r}")
         marker = json.dumps(s, sort_keys=True, default=repr)
         if marker not in seen:
@@ -114,23 +128,67 @@ def expand_grid(grid: Grid) -> list[dict[str, Any]]:
     return out
 
 
-def trial_id(settings: Mapping[str, Any], seed: int) -> str:
-    """Stable identifier of one trial: a hash of its settings and seed.
+@renamed(seed="random_state")
+def trial_id(settings: Mapping[str, Any], random_state: int) -> str:
+    """Stable identifier of one trial: a hash of its settings and random state.
 
     Independent of key order and of the process, so it identifies finished trials in
-    a results file across runs.
+    a results file across runs.  The random state is hashed under the key ``"seed"``
+    (its name before 0.2.0), so the ids of grids whose parameter names did not change
+    are the ids that older versions wrote; a grid whose ``k`` or ``max_indegree`` became
+    ``max_parents`` has new ids, and :func:`run` recognises the old ones when resuming.
 
     Examples
     --------
-    >>> trial_id({"n": 10, "k": 2}, 0) == trial_id({"k": 2, "n": 10}, 0)
+    >>> trial_id({"n": 10, "max_parents": 2}, 0) == trial_id({"max_parents": 2, "n": 10}, 0)
     True
     >>> trial_id({"n": 10}, 0) == trial_id({"n": 10}, 1)
     False
     """
     payload = {"settings": {k: _scalar(v, k) for k, v in settings.items()},
-               "seed": _scalar(seed, "seed")}
+               "seed": _scalar(random_state, "random_state")}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _legacy_ids(settings: Mapping[str, Any], random_state: int) -> list[str]:
+    """The ids that code before 0.2.0 gave this trial, when a setting was renamed since
+    (``max_parents`` was ``k`` or ``max_indegree``)."""
+    olds = {new: [o for o, n in LEGACY_COLUMNS.items() if n == new and o != "seed"]
+            for new in settings if new in LEGACY_COLUMNS.values()}
+    ids = []
+    for new, names in olds.items():
+        for old in names:
+            if old in settings:
+                continue
+            renamed_settings = {(old if key == new else key): v for key, v in settings.items()}
+            ids.append(trial_id(renamed_settings, random_state))
+    return ids
+
+
+def upgrade_columns(df: pd.DataFrame, settings: Iterable[str] = ("max_parents",)
+                    ) -> pd.DataFrame:
+    """``df`` (a results table) with the column names of before 0.2.0 renamed.
+
+    ``seed`` becomes ``random_state``; ``k`` and ``max_indegree`` become ``max_parents``
+    when ``max_parents`` is among ``settings`` (the grid parameters of the run: ``k`` may
+    be something else in a user's own experiment).  A column whose new name is already
+    present is left alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> old = pd.DataFrame({"n_nodes": [10], "k": [2], "seed": [0], "trial_id": ["ab"]})
+    >>> list(upgrade_columns(old).columns)
+    ['n_nodes', 'max_parents', 'random_state', 'trial_id']
+    """
+    settings = set(settings)
+    mapping = {}
+    for old, new in LEGACY_COLUMNS.items():
+        if old in df.columns and new not in df.columns and new not in mapping.values() \
+                and (old == "seed" or new in settings):
+            mapping[old] = new
+    return df.rename(columns=mapping) if mapping else df
 
 
 # --------------------------------------------------------------------------- one trial
@@ -144,13 +202,13 @@ def _writable(text: str) -> str:
         return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
 
 
-def _call_trial(trial: Trial, settings: dict[str, Any], seed: int, tid: str
+def _call_trial(trial: Trial, settings: dict[str, Any], random_state: int, tid: str
                 ) -> list[dict[str, Any]]:
     """Run one trial and return its finished rows; exceptions become an error row."""
-    base = {**settings, "seed": seed, "trial_id": tid}
+    base = {**settings, "random_state": random_state, "trial_id": tid}
     start = time.perf_counter()
     try:
-        result = trial(**settings, seed=seed)
+        result = trial(**settings, random_state=random_state)
         if isinstance(result, Mapping):
             results = [result]
         elif isinstance(result, Sequence) and not isinstance(result, (str, bytes)):
@@ -184,6 +242,28 @@ def _call_trial(trial: Trial, settings: dict[str, Any], seed: int, tid: str
 
 
 # --------------------------------------------------------------------------- sinks
+class _Legacy:
+    """What a results file written before 0.2.0 needs to be resumed by this run: the
+    grid parameters (for :func:`upgrade_columns`) and each old trial id of this run's
+    trials with its new id."""
+
+    def __init__(self, settings: Iterable[str] = (), ids: Mapping[str, str] | None = None):
+        self.settings = set(settings)
+        self.ids = dict(ids or {})
+
+    def upgrade(self, df: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+        """``(df with new column names and trial ids, whether anything changed)``."""
+        new = upgrade_columns(df, self.settings)
+        changed = new is not df
+        if self.ids and len(new) and "trial_id" in new.columns:
+            tid = new["trial_id"].astype(str)
+            hit = tid.isin(self.ids.keys())
+            if hit.any():
+                new = new.assign(trial_id=tid.where(~hit, tid.map(self.ids)))
+                changed = True
+        return new, changed
+
+
 class _MemorySink:
     """Keeps rows in memory (``out=None``)."""
 
@@ -311,7 +391,8 @@ class _CsvSink:
     the extended header (rare: typically once, after the first successful trial).
     """
 
-    def __init__(self, path: Path, resume: bool, retry_errors: bool) -> None:
+    def __init__(self, path: Path, resume: bool, retry_errors: bool,
+                 legacy: _Legacy | None = None) -> None:
         self.path = path
         self.columns: list[str] = []
         self._done: set[str] = set()
@@ -322,8 +403,10 @@ class _CsvSink:
             if len(df.columns) and "trial_id" not in df.columns:
                 raise ValueError(f"{path} has no 'trial_id' column: it is not a bnexplore "
                                  f"results file; choose another out= or delete it")
+            df, changed = (legacy or _Legacy()).upgrade(df)
             if retry_errors and "error" in df.columns and (df["error"] != "").any():
-                df = df[df["error"] == ""]
+                df, changed = df[df["error"] == ""], True
+            if changed:
                 _atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
             self.columns = list(df.columns)
             if len(df):
@@ -375,7 +458,8 @@ class _CsvSink:
 class _ParquetSink:
     """Keeps all rows and rewrites the Parquet file atomically after each trial."""
 
-    def __init__(self, path: Path, resume: bool, retry_errors: bool) -> None:
+    def __init__(self, path: Path, resume: bool, retry_errors: bool,
+                 legacy: _Legacy | None = None) -> None:
         self.path = path
         _clean_stale_tmp(path)
         if path.exists() and resume:
@@ -383,6 +467,7 @@ class _ParquetSink:
             if len(df) and "trial_id" not in df.columns:
                 raise ValueError(f"{path} has no 'trial_id' column: it is not a bnexplore "
                                  f"results file; choose another out= or delete it")
+            df, _ = (legacy or _Legacy()).upgrade(df)
             if retry_errors and "error" in df.columns:
                 df = df[df["error"].isna()]
         else:
@@ -408,15 +493,16 @@ class _ParquetSink:
         return pd.read_parquet(self.path)
 
 
-def _make_sink(out: str | os.PathLike | None, resume: bool, retry_errors: bool):
+def _make_sink(out: str | os.PathLike | None, resume: bool, retry_errors: bool,
+               legacy: _Legacy | None = None):
     if out is None:
         return _MemorySink()
     path = Path(out)
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return _CsvSink(path, resume, retry_errors)
+        return _CsvSink(path, resume, retry_errors, legacy)
     if suffix in (".parquet", ".pq"):
-        return _ParquetSink(path, resume, retry_errors)
+        return _ParquetSink(path, resume, retry_errors, legacy)
     raise ValueError(f"out={str(out)!r}: the results file must end in .csv or .parquet")
 
 
@@ -454,28 +540,29 @@ def _set_numba_threads(n: int | None) -> None:
     numba.set_num_threads(max(1, min(int(n), numba.config.NUMBA_NUM_THREADS)))
 
 
-def _call_trial_worker(numba_threads: int | None, trial: Trial, settings: dict[str, Any], seed: int,
-                       tid: str) -> list[dict[str, Any]]:
+def _call_trial_worker(numba_threads: int | None, trial: Trial, settings: dict[str, Any],
+                       random_state: int, tid: str) -> list[dict[str, Any]]:
     """:func:`_call_trial` in a worker process, numba limited to ``numba_threads``."""
     _set_numba_threads(numba_threads)
-    return _call_trial(trial, settings, seed, tid)
+    return _call_trial(trial, settings, random_state, tid)
 
 
 def _call_trial_watched(parent: int, numba_threads: int | None, trial: Trial, settings: dict[str, Any],
-                        seed: int, tid: str) -> list[dict[str, Any]]:
+                        random_state: int, tid: str) -> list[dict[str, Any]]:
     _watch_parent(parent)
-    return _call_trial_worker(numba_threads, trial, settings, seed, tid)
+    return _call_trial_worker(numba_threads, trial, settings, random_state, tid)
 
 
 def _run_local(tasks, trial, n_jobs, numba_threads=1) -> Iterator[list[dict[str, Any]]]:
     from joblib import Parallel, delayed, parallel_config
 
     if n_jobs == 1:
-        calls = (delayed(_call_trial)(trial, s, seed, tid) for s, seed, tid in tasks)
+        calls = (delayed(_call_trial)(trial, s, rs, tid) for s, rs, tid in tasks)
         yield from Parallel(n_jobs=1, return_as="generator_unordered")(calls)
         return
     me = os.getpid()
-    calls = (delayed(_call_trial_watched)(me, numba_threads, trial, s, seed, tid) for s, seed, tid in tasks)
+    calls = (delayed(_call_trial_watched)(me, numba_threads, trial, s, rs, tid)
+             for s, rs, tid in tasks)
     # joblib caps the native thread pools of its workers (NUMBA_NUM_THREADS among them)
     # at cores // n_jobs; a chosen count of numba threads sets that cap
     with parallel_config(backend="loky", inner_max_num_threads=numba_threads):
@@ -521,15 +608,15 @@ def _run_dask(tasks, trial, n_jobs, scheduler, numba_threads=1) -> Iterator[list
         owned.append(client)
     futures = {}
     try:
-        for s, seed, tid in tasks:
-            fut = client.submit(_call_trial_worker, numba_threads, trial, s, seed, tid, pure=False)
-            futures[fut] = (s, seed, tid)
+        for s, rs, tid in tasks:
+            fut = client.submit(_call_trial_worker, numba_threads, trial, s, rs, tid, pure=False)
+            futures[fut] = (s, rs, tid)
         for fut in as_completed(list(futures)):
-            s, seed, tid = futures.pop(fut)
+            s, rs, tid = futures.pop(fut)
             try:
                 rows = fut.result()
             except Exception as exc:  # noqa: BLE001 - e.g. a worker died
-                rows = [{**s, "seed": seed, "trial_id": tid,
+                rows = [{**s, "random_state": rs, "trial_id": tid,
                          "error": _writable(f"{type(exc).__name__}: {exc}"),
                          "elapsed_s": float("nan")}]
             fut.release()
@@ -542,16 +629,34 @@ def _run_dask(tasks, trial, n_jobs, scheduler, numba_threads=1) -> Iterator[list
 
 
 # --------------------------------------------------------------------------- run
-def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
+def _seed_trial(trial: Trial, random_state: int, **settings: Any):
+    """Call a trial function written for code before 0.2.0 (it takes ``seed=``)."""
+    return trial(**settings, seed=random_state)
+
+
+def _takes_random_state(trial: Trial) -> bool:
+    """Whether ``trial`` accepts ``random_state=`` (or takes no ``seed=`` instead)."""
+    try:
+        params = inspect.signature(trial).parameters
+    except (TypeError, ValueError):
+        return True
+    if "random_state" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return True
+    return "seed" not in params
+
+
+@renamed(seeds="random_states")
+def run(trial: Trial, grid: Grid, random_states: Iterable[int] = (0,),
         out: str | os.PathLike | None = None, backend: str = "local", n_jobs: int = 1,
         scheduler: Any = None, progress: bool = True, resume: bool = True,
         retry_errors: bool = False, desc: str | None = None,
         numba_threads: int | None = 1) -> pd.DataFrame:
-    """Run ``trial`` for every setting in ``grid`` and every seed.
+    """Run ``trial`` for every setting in ``grid`` and every random state.
 
-    Each trial is called as ``trial(**settings, seed=seed)`` and returns a dict (or a
-    list of dicts, one per row) of flat scalar result columns.  Every row carries the
-    settings, ``seed``, a stable ``trial_id`` (:func:`trial_id`), ``error`` (empty
+    Each trial is called as ``trial(**settings, random_state=random_state)`` (an int) and
+    returns a dict (or a list of dicts, one per row) of flat scalar result columns.  Every
+    row carries the settings, ``random_state``, a stable ``trial_id`` (:func:`trial_id`),
+    ``error`` (empty
     unless the trial raised) and ``elapsed_s`` (seconds).  Rows are written to ``out``
     as trials finish - one flushed CSV line per row, or an atomic rewrite of a Parquet
     file - so an interrupted run keeps every finished trial.
@@ -559,12 +664,15 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
     Parameters
     ----------
     trial : callable
-        The experiment for one setting and seed.  With ``n_jobs > 1`` or Dask it must
-        be picklable (a module-level function is best).
+        The experiment for one setting and random state.  With ``n_jobs > 1`` or Dask
+        it must be picklable (a module-level function is best).  A trial that takes
+        ``seed=`` instead of ``random_state=`` (written for code before 0.2.0) still
+        runs, with a ``RenamedParameterWarning``.
     grid : dict of lists or list of dicts
         See :func:`expand_grid`.
-    seeds : iterable of int
-        Each setting is run once per seed.
+    random_states : iterable of int
+        Each setting is run once per random state (the replicates; ``seeds=`` is the
+        deprecated name).
     out : path, optional
         ``.csv`` or ``.parquet`` results file; ``None`` keeps results in memory only.
     backend : {"local", "dask"}
@@ -582,7 +690,10 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         Show a tqdm progress bar.
     resume : bool
         Skip the trials whose ``trial_id`` is already in ``out``.  With
-        ``resume=False`` an existing ``out`` is overwritten.
+        ``resume=False`` an existing ``out`` is overwritten.  A file written before
+        0.2.0 is resumed too: its columns ``seed``, ``k`` and ``max_indegree`` are
+        renamed (:data:`LEGACY_COLUMNS`) and its trial ids of this grid rewritten to
+        the new ones, so its finished trials are not run again.
     retry_errors : bool
         When resuming, drop the error rows from ``out`` and run those trials again.
     desc : str, optional
@@ -597,7 +708,7 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
     Returns
     -------
     pandas.DataFrame
-        All rows of the trials of this grid and seeds - those finished before (read
+        All rows of the trials of this grid and random states - those finished before (read
         back from ``out``) and the new ones - in grid order.
 
     Warns
@@ -607,24 +718,24 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
 
     Notes
     -----
-    Every trial of every setting and seed is handed to the workers at once, so a slow
+    Every trial of every setting and random state is handed to the workers at once, so a slow
     trial holds back no other; finished trials are written as they finish, in any
     order, and a stopped run loses at most the trials in flight.
-    ``trial_id`` depends only on the settings and the seed, not on the trial function:
+    ``trial_id`` depends only on the settings and the random state, not on the trial function:
     use one results file per experiment.  A ``KeyboardInterrupt`` stops the run;
     finished trials stay in ``out`` and a rerun picks up the rest.
 
     Examples
     --------
-    >>> def trial(n, p, seed):
+    >>> def trial(n, p, random_state):
     ...     import numpy as np
-    ...     x = np.random.default_rng(seed).random(n) < p
+    ...     x = np.random.default_rng(random_state).random(n) < p
     ...     return {"mean": float(x.mean())}
-    >>> df = run(trial, {"n": [10, 100], "p": [0.5]}, seeds=[0, 1], progress=False)
-    >>> df[["n", "seed"]].values.tolist()
+    >>> df = run(trial, {"n": [10, 100], "p": [0.5]}, random_states=[0, 1], progress=False)
+    >>> df[["n", "random_state"]].values.tolist()
     [[10, 0], [10, 1], [100, 0], [100, 1]]
     >>> list(df.columns)
-    ['n', 'p', 'seed', 'trial_id', 'mean', 'error', 'elapsed_s']
+    ['n', 'p', 'random_state', 'trial_id', 'mean', 'error', 'elapsed_s']
     >>> bool(df["error"].isna().all())
     True
     """
@@ -634,36 +745,45 @@ def run(trial: Trial, grid: Grid, seeds: Iterable[int] = (0,),
         raise ValueError(f"backend must be 'local' or 'dask', got {backend!r}")
     if check_int(n_jobs, "n_jobs") == 0:
         raise InvalidParameterError("n_jobs must be a non-zero int (-1: every core), got 0")
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("seeds is empty: give at least one seed")
-    seeds = [check_int(s, "seeds") for s in seeds]
+    random_states = list(random_states)
+    if not random_states:
+        raise ValueError("random_states is empty: give at least one random state (an int)")
+    random_states = [check_int(s, "random_states") for s in random_states]
     if numba_threads is not None:
         check_int(numba_threads, "numba_threads", low=1)
     settings = expand_grid(grid)
+    if not _takes_random_state(trial):
+        name = getattr(trial, "__qualname__", "the trial")
+        desc = desc or getattr(trial, "__name__", None)
+        warnings.warn(f"{name}(seed=...): a trial function taking seed= is deprecated and "
+                      f"will not run in {REMOVED_IN}: name its parameter random_state=",
+                      RenamedParameterWarning, stacklevel=3)
+        trial = functools.partial(_seed_trial, trial)
 
-    tasks, order = [], {}
+    tasks, order, legacy = [], {}, {}
     for s in settings:
-        for seed in seeds:
-            tid = trial_id(s, seed)
+        for rs in random_states:
+            tid = trial_id(s, rs)
             if tid not in order:
                 order[tid] = len(order)
-                tasks.append((s, seed, tid))
+                tasks.append((s, rs, tid))
+                legacy.update(dict.fromkeys(_legacy_ids(s, rs), tid))
+    legacy = _Legacy({key for s in settings for key in s}, legacy)
 
     connected = None
     if backend == "dask" and isinstance(scheduler, str):
         connected = scheduler = _connect(scheduler)    # before any file: fail fast and clean
     try:
         return _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, resume,
-                          retry_errors, desc, numba_threads)
+                          retry_errors, desc, numba_threads, legacy)
     finally:
         if connected is not None:
             connected.close()
 
 
 def _run_tasks(trial, tasks, order, out, backend, n_jobs, scheduler, progress, resume,
-               retry_errors, desc, numba_threads) -> pd.DataFrame:
-    sink = _make_sink(out, resume, retry_errors)
+               retry_errors, desc, numba_threads, legacy=None) -> pd.DataFrame:
+    sink = _make_sink(out, resume, retry_errors, legacy)
     done = sink.done_ids()
     todo = [t for t in tasks if t[2] not in done]
 

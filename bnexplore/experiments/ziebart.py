@@ -3,7 +3,7 @@
 * ``ziebart_uci`` (Figures 6-9): 10-fold cross-validated accuracy of NB, TAN, FAN,
   STAN and SFAN (all MAP, BDeu with prior weight 10) on bundled UCI sets with 0, 5 or
   20 uniform random binary features added; rows with missing values removed; MDL
-  (Fayyad-Irani) discretisation learnt inside each training fold; three CV seeds.
+  (Fayyad-Irani) discretisation learnt inside each training fold; three CV random states.
 * ``ziebart_weak`` (Figure 10): 10 binary features weakly tied to the class
   (``p(F_i = C) = 0.6``) and 20 irrelevant ones, 100 training and 100 test rows, SFAN
   accuracy against the exclusion penalty alpha in 0..6 (and FAN = alpha infinite), for
@@ -70,17 +70,19 @@ def _make(name: str, ess: float):
             "STAN": STAN(ess=ess), "SFAN": SFAN(ess=ess)}[name]
 
 
-def uci_trial(dataset: str, n_noise: int, n_folds: int, seed: int, ess: float = 10.0,
+@renamed(seed="random_state")
+def uci_trial(dataset: str, n_noise: int, n_folds: int, random_state: int, ess: float = 10.0,
               min_class_rows: int = 0) -> list[dict]:
     """10-fold CV accuracy of NB/TAN/FAN/STAN/SFAN with ``n_noise`` random binary features.
 
-    ``seed`` draws the added features and the folds.  ``min_class_rows`` drops the rows of
+    ``random_state`` (an int) draws the added features and the folds.  ``min_class_rows``
+    drops the rows of
     classes with fewer rows (0, the default, keeps every row as the paper does; an
     earlier run used 10, which drops glass's 9 "tableware" rows and nothing else).
 
     Examples
     --------
-    >>> rows = uci_trial("iris", n_noise=2, n_folds=3, seed=0)
+    >>> rows = uci_trial("iris", n_noise=2, n_folds=3, random_state=0)
     >>> sorted(r["classifier"] for r in rows)
     ['FAN', 'NB', 'SFAN', 'STAN', 'TAN']
     """
@@ -98,14 +100,14 @@ def uci_trial(dataset: str, n_noise: int, n_folds: int, seed: int, ess: float = 
         df = bx.datasets.load(dataset, missing="drop")
     target = df.attrs["target"]
     X, y = df.drop(columns=[target]), df[target].astype(str).to_numpy()
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     for i in range(n_noise):
         X[f"noise{i:02d}"] = pd.Categorical(rng.integers(0, 2, len(X)), categories=[0, 1])
     if min_class_rows > 0:
         vals, cnt = np.unique(y, return_counts=True)
         keep = np.isin(y, vals[cnt >= min_class_rows])
         X, y = X.loc[keep].reset_index(drop=True), y[keep]
-    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
     correct = {c: 0 for c in CLASSIFIERS}
     with warnings.catch_warnings():
         # a class with fewer rows than folds is missing from some test folds: allowed
@@ -162,19 +164,20 @@ def _dbn_model_rows(train, test, ess: float, bma_k2: bool) -> list[dict]:
     return rows
 
 
-def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, seed: int,
+@renamed(seed="random_state")
+def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, random_state: int,
                ess: float = 10.0) -> list[dict]:
     """SFAN accuracy against the exclusion penalty on the weak-features set (Figure 10).
 
     Examples
     --------
-    >>> rows = weak_trial(100, 100, 10, 20, seed=0)
+    >>> rows = weak_trial(100, 100, 10, 20, random_state=0)
     >>> len(rows) == len(ALPHAS) + 1   # the last row is naive Bayes (alpha -1)
     True
     """
     from bnexplore.classifiers import SFAN, NaiveBayes
 
-    X, y = weak_features(n_train + n_test, n_weak, n_noise, random_state=seed)
+    X, y = weak_features(n_train + n_test, n_weak, n_noise, random_state=random_state)
     Xtr, ytr, Xte, yte = X.iloc[:n_train], y[:n_train], X.iloc[n_train:], y[n_train:]
     rows = []
     for a in ALPHAS:
@@ -189,13 +192,15 @@ def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, seed: int,
     return rows
 
 
-def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: float = 20.0,
+@renamed(seed="random_state")
+def dbn_trial(n_train: int, n_vars: int, random_state: int, n_test: int = 1000,
+              ess: float = 20.0,
               bma_k2: bool = True) -> list[dict]:
     """Average withheld log P(X_t | X_{t-1}) of the Figure 4 models on a random two-slice DBN.
 
     Examples
     --------
-    >>> rows = dbn_trial(200, 5, seed=0, n_test=200, bma_k2=False)
+    >>> rows = dbn_trial(200, 5, random_state=0, n_test=200, bma_k2=False)
     >>> {r["model"] for r in rows} >= {"No structure", "MAP SCF(1)", "BMA SCF(1)"}
     True
     """
@@ -203,7 +208,7 @@ def dbn_trial(n_train: int, n_vars: int, seed: int, n_test: int = 1000, ess: flo
 
     from bnexplore.forests import random_dbn, sample_dbn
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     dbn = random_dbn(n_vars, max_inter=2, random_state=rng)
     train = sample_dbn(dbn, n_train, random_state=rng)
     test = sample_dbn(dbn, n_test, random_state=rng)
@@ -291,7 +296,9 @@ def sample_bat(bat: dict, n_steps: int, random_state=None, burn_in: int = 50):
                          for i, n in enumerate(bat["names"])})
 
 
-def bat_trial(n_train: int, seed: int, cpts: str = "bnt", n_test: int = 1000, ess: float = 20.0,
+@renamed(seed="random_state")
+def bat_trial(n_train: int, random_state: int, cpts: str = "bnt", n_test: int = 1000,
+              ess: float = 20.0,
               bma_k2: bool = False) -> list[dict]:
     """Figure 4's models on the BAT DBN: average withheld log P(X_t | X_{t-1}) per step.
 
@@ -299,14 +306,14 @@ def bat_trial(n_train: int, seed: int, cpts: str = "bnt", n_test: int = 1000, es
 
     Examples
     --------
-    >>> rows = bat_trial(100, seed=0, n_test=100)    # doctest: +SKIP
+    >>> rows = bat_trial(100, random_state=0, n_test=100)    # doctest: +SKIP
     >>> best_inter = max(r["log_prob"] for r in rows if r["model"].startswith("Inter"))  # doctest: +SKIP
     >>> [r["model"] for r in rows][-1], bool(rows[4]["log_prob"] > best_inter)   # doctest: +SKIP
     ('BMA SCF(1)', True)
     """
     import numpy as np
 
-    rng = check_random_state(seed)
+    rng = check_random_state(random_state)
     bat = bat_dbn(cpts, random_state=rng)
     train = sample_bat(bat, n_train, random_state=rng)
     test = sample_bat(bat, n_test, random_state=rng)
@@ -317,23 +324,23 @@ register("ziebart_uci", uci_trial,
          grid={"dataset": UCI_SETS, "n_noise": [0, 5, 20], "n_folds": [10],
                "min_class_rows": [0]},
          reduced_grid={"dataset": ["iris", "vote"], "n_noise": [0, 20], "n_folds": [3]},
-         seeds=(0, 1, 2), reduced_seeds=(0,),
+         random_states=(0, 1, 2), reduced_random_states=(0,),
          description="Figures 6-9: CV accuracy of NB/TAN/FAN/STAN/SFAN with 0/5/20 random features")
 register("ziebart_weak", weak_trial,
          grid={"n_train": [100], "n_test": [100], "n_weak": [10], "n_noise": [20],
                "ess": [1.0, 3.0, 10.0]},
          reduced_grid={"n_train": [100], "n_test": [100], "n_weak": [10], "n_noise": [20],
                        "ess": [10.0]},
-         seeds=range(100), reduced_seeds=range(5),
+         random_states=range(100), reduced_random_states=range(5),
          description="Figure 10: SFAN accuracy against the exclusion penalty alpha (weak features)")
 register("ziebart_dbn", dbn_trial,
          grid={"n_train": [500, 1000], "n_vars": [20]},
          reduced_grid=[{"n_train": 300, "n_vars": 6, "n_test": 300, "bma_k2": False}],
-         seeds=range(5), reduced_seeds=(0,),
+         random_states=range(5), reduced_random_states=(0,),
          description="Figure 4: withheld log P(X_t|X_t-1) of SCF DBNs vs subclasses")
 register("ziebart_bat", bat_trial,
          grid={"n_train": [500, 1000], "cpts": ["bnt", "dirichlet"]},
          reduced_grid=[{"n_train": 200, "n_test": 200, "cpts": "bnt"}],
-         seeds=range(5), reduced_seeds=(0,),
+         random_states=range(5), reduced_random_states=(0,),
          description="Figure 4 on the BAT DBN (28 binary nodes, 26 intra- and 16 inter-slice "
                      "arcs, random CPTs): withheld log P(X_t|X_t-1) of SCF DBNs vs subclasses")
