@@ -239,3 +239,25 @@ def test_distinct_rows_kept_when_few_repeat():
     many = np.ascontiguousarray(np.tile(base, 2000))
     ucols, w = sc._distinct_rows(many, np.full(70, 2))
     assert sorted(map(tuple, ucols.T)) == sorted(set(map(tuple, base.T))) and w.sum() == 6000
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+@pytest.mark.parametrize("n", [300, 6000])
+def test_batch_workspace_gives_the_single_family_floats(prior, n):
+    # score_many counts a child's families in one workspace: the floats of one family at a time,
+    # over small and large tables (BDeu memo or not), the sorted-key fallback and distinct rows
+    from bnexplore.scores import _score_family_rows
+    df = pd.concat([random_frame(n, 4, arity=(2, 3), seed=11),
+                    random_frame(n, 3, arity=(9,), seed=12).add_prefix("W")], axis=1)
+    ls = LocalScore(df, prior=prior, ess=3.0, cache=False)
+    names = list(df.columns)
+    rng = np.random.default_rng(n)
+    for child in ("V0", "WV1"):
+        others = [x for x in names if x != child]
+        sets = [list(rng.choice(others, size=s, replace=False)) for s in (0, 1, 2, 3, 4, 5, 3, 1) for _ in range(3)]
+        batch = ls.score_many(child, sets)
+        c = ls.data.index(child)
+        for s, b in zip(sets, batch):
+            ps = np.array(sorted(ls.data.indices(s)), dtype=np.int64)
+            one = _score_family_rows(*ls._rows(), ls._cols, c, ps, ls._arities, prior == "BDeu", 3.0, ls._logfact)
+            assert b == one, (child, s)
