@@ -7,6 +7,10 @@ the score (Castelo & Siebes count the latter, ``q``). The greedy thick-thin vari
 (GTT; Heckerman 1995, used by Dash & Cooper) first only adds arcs until no addition
 helps, then only removes arcs.
 
+On complete data with :class:`~bnexplore.scores.LocalScore`'s own family score the
+whole loop runs in one numba kernel (:mod:`bnexplore._climb`); with missing values, or a
+score of another kind, in Python over :class:`_State` (the same moves and floats).
+
 A move that would give a node a CPT of more cells than the table budget
 (:func:`bnexplore.data.set_table_budget`; parent configurations times states) is not a
 candidate: a network is only worth finding if its parameters can be fitted.
@@ -52,7 +56,9 @@ class SearchResult:
     final_candidates : int
         Candidates evaluated at the last (non-improving) iteration.
     n_families : int
-        Distinct family scores computed (cache size growth).
+        Distinct family scores computed: the growth of the score's cache, or on the
+        kernel path (complete data) the families the search scored in its own table
+        (which does not fill the score's cache).
     """
 
     dag: nx.DiGraph
