@@ -299,6 +299,11 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
             slot[arities[added[i]]] = n_slots
             n_slots += 1
     memo = np.full((n_slots, 2, _MEMO if bdeu else 0), np.nan)
+    most = 0       # one count table for every candidate: the scoring leaves it zero
+    for i in range(m):
+        if _dense(q_pa * arities[added[i]], r, n):
+            most = max(most, 4 * q_pa * arities[added[i]] * r)
+    table = np.zeros(most, dtype=np.int64)
     for i in range(m):
         u = added[i]
         a_u = arities[u]
@@ -308,7 +313,7 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
             q_hi *= arities[pa[pos]]
             pos += 1
         if _dense(q_pa * a_u, r, n):
-            counts = np.zeros(4 * q_pa * a_u * r, dtype=np.int64)
+            counts = table[:4 * q_pa * a_u * r]
             _count_cells(base, ucols[u], q_pa * r, w, counts, q_pa * a_u * r)
             ma = memo[slot[a_u]]
             out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact, ma[0], ma[1])
@@ -335,6 +340,8 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
     na = amax + 1 if share else 2
     cells = np.full((na, na, _MEMO if bdeu else 0), np.nan)
     configs = np.full((na, _MEMO if bdeu else 0), np.nan)
+    table = np.zeros(4 * amax * amax, dtype=np.int64)     # zero again after each pair
+    flipped = np.zeros(4 * amax * amax, dtype=np.int64)
     for u in range(p):
         for v in range(u + 1, p):
             if not (todo[u, v] or todo[v, u]):
@@ -342,7 +349,7 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
             au = arities[u]
             av = arities[v]
             Z = au * av
-            counts = np.zeros(4 * Z, dtype=np.int64)
+            counts = table[:4 * Z]
             _count_cells(ucols[v], ucols[u], av, w, counts, Z)
             if share:
                 cell_memo, memo_u, memo_v = cells[min(au, av), max(au, av)], configs[av], configs[au]
@@ -352,13 +359,15 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
                 cell_memo, memo_u, memo_v = cells[0, 0], configs[0], configs[1]
             if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u, transposed
                 _merge_tables(counts, Z)
-                flip = np.zeros(4 * Z, dtype=np.int64)
+                flip = flipped[:4 * Z]
                 for cu in range(au):
                     for cv in range(av):
                         flip[cv * au + cu] = counts[cu * av + cv]
                 out[v, u] = _score_counts(flip, av, au, bdeu, ess, logfact, cell_memo, memo_u)
             if todo[u, v]:
                 out[u, v] = _score_counts(counts, au, av, bdeu, ess, logfact, cell_memo, memo_v)
+            else:           # merged above, not read: cleared for the next pair
+                counts[:Z] = 0
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

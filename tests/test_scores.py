@@ -261,3 +261,22 @@ def test_batch_workspace_gives_the_single_family_floats(prior, n):
             ps = np.array(sorted(ls.data.indices(s)), dtype=np.int64)
             one = _score_family_rows(*ls._rows(), ls._cols, c, ps, ls._arities, prior == "BDeu", 3.0, ls._logfact)
             assert b == one, (child, s)
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+def test_pair_tables_one_direction_and_many_states(prior):
+    # the pair kernel reuses one count table: a pair scored in one direction only must
+    # leave it clear for the next (arities up to 20: memos per pair, not shared)
+    import bnexplore.scores as sc
+    df = pd.concat([random_frame(700, 4, arity=(2, 3), seed=21),
+                    random_frame(700, 3, arity=(20, 5), seed=22).add_prefix("W")], axis=1)
+    ls = LocalScore(df, prior=prior, ess=2.0, cache=False)
+    p = ls.n_nodes
+    todo = np.random.default_rng(5).random((p, p)) < 0.5
+    out = np.full((p, p), -np.inf)
+    sc._score_pairs(*ls._rows(), ls._arities, todo, ls._bdeu, ls.ess, ls._logfact, out)
+    for u in range(p):
+        for v in range(p):
+            if u != v and todo[u, v]:
+                assert out[u, v] == sc._score_family(ls._cols, v, np.array([u], dtype=np.int64), ls._arities,
+                                                     ls._bdeu, ls.ess, ls._logfact), (u, v)
