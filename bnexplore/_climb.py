@@ -34,7 +34,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .scores import _score_additions, _score_family_rows, _score_pairs
+from .scores import _score_additions, _score_family_rows
 from .search import _best_move, _reach_after_add, transitive_closure
 
 _NEG = -np.inf
@@ -172,11 +172,14 @@ def _refresh(ucols, w, cols, arities, bdeu, ess, logfact, safe_parents, k, budge
 
 @numba.njit(cache=True, nogil=True)
 def _climb(ucols, w, cols, arities, bdeu, ess, logfact, safe_parents, adj, mask, k, budget,
-           phase_ops, n_ops, max_steps, tol, tab, vals, pool, fill, moves, trace):
+           phase_ops, n_ops, max_steps, tol, pair, tab, vals, pool, fill, moves, trace):
     """Greedy search from ``adj`` (changed in place to the final network) under the
     arcs ``mask``, at most ``k`` parents per node and ``budget`` CPT cells, with the
     operators ``phase_ops[f, :n_ops[f]]`` of each phase ``f`` (indices into
     :data:`bnexplore.search._OPERATORS`), at most ``max_steps`` moves (-1: no limit).
+    ``pair[u, v]`` = ``S(v | u)`` for every ``v`` without parents in ``adj`` (with
+    ``k > 0``; :func:`bnexplore.scores._score_pairs`, called before: kept out of this
+    kernel, whose compilation it would lengthen).
 
     Workspace: the family table ``tab, vals, pool, fill`` (empty: ``tab`` all -1,
     ``fill`` zeros) and the move records ``moves`` (rows ``phase, op, u, v,
@@ -201,16 +204,10 @@ def _climb(ucols, w, cols, arities, bdeu, ess, logfact, safe_parents, adj, mask,
         # the parentless nodes' first parents are scored below, all pairs at once
         _refresh(ucols, w, cols, arities, bdeu, ess, logfact, safe_parents, k, budget, tab, vals, pool, fill,
                  v, parents, npar, fam, add_raw, rem, scratch, todo, k == 0 or npar[v] > 0)
-    if k > 0:   # the first parent of every parentless node: each pair's table counted once
-        need = np.zeros((p, p), dtype=np.bool_)
+    if k > 0:   # the first parent of every parentless node (the caller's pair tables)
         for v in range(p):
             for u in range(p):
-                need[u, v] = npar[v] == 0 and u != v
-        pair = np.full((p, p), _NEG)
-        _score_pairs(ucols, w, arities, need, bdeu, ess, logfact, pair)
-        for v in range(p):
-            for u in range(p):
-                if need[u, v]:
+                if npar[v] == 0 and u != v:
                     scratch[0] = u
                     _put(tab, vals, pool, fill, _slot(tab, pool, v, scratch, 1), v, scratch, 1, pair[u, v])
                     if arities[u] * arities[v] <= budget:

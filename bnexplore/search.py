@@ -456,6 +456,11 @@ def _run_compiled(ls: LocalScore, mask, adj, max_indegree: int, phases, max_step
     budget = min(int(get_table_budget()), 1 << 62)
     k = min(max_indegree, max(p - 1, 0))
     ucols, w = ls._rows()
+    pair = np.full((p, p), _NEG)
+    if k > 0:     # the first parent of every parentless node: each pair's table counted once
+        from .scores import _score_pairs
+        need = ~adj.any(axis=0)[None, :] & ~np.eye(p, dtype=bool)
+        _score_pairs(ucols, w, ls._arities, need, ls._bdeu, ls.ess, ls._logfact, pair)
     slots, n_rows = _workspace(p)
     while True:   # a workspace too small (reported by the kernel) is doubled
         tab = np.full(slots, -1, dtype=np.int64)
@@ -466,7 +471,7 @@ def _run_compiled(ls: LocalScore, mask, adj, max_indegree: int, phases, max_step
         end = adj.copy()
         fam, n_moves, final_candidates = _climb(
             ucols, w, ls._cols, ls._arities, ls._bdeu, ls.ess, ls._logfact, ls._safe_parents, end, mask, k,
-            budget, ops, n_ops, -1 if max_steps is None else int(max_steps), float(tol), tab,
+            budget, ops, n_ops, -1 if max_steps is None else int(max_steps), float(tol), pair, tab,
             np.empty(slots), pool, fill, moves, trace)
         if n_moves >= 0:
             break
