@@ -422,7 +422,8 @@ def _order_family_scores(tables, max_parents, max_sets, bdeu, ess, logfact, bits
                 ns = _subtree_sets(pel, 2, u1 + 1, 0 if fused else max_parents - 2, tables, bdeu, ess, sets)
                 ng = 0
                 i0 = set_i0[0]
-                lo1 = _first_row(u1, i0, rowstart, nodepos)
+                # the rows the sets below the pair read, or (none below) its children's only
+                lo1 = _first_row(u1, i0, rowstart, nodepos) if ns > 1 or fused else rowstart[min(i0, p)]
                 au1 = arities[u1]
                 psingles = 0
                 for a in range(au0):

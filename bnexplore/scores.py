@@ -226,6 +226,16 @@ def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfa
     base = np.empty(ucols.shape[1], dtype=np.int64)
     counts = np.zeros(4 * q * r, dtype=np.int64)
     memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
+    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo):
+    """:func:`_score_family_rows` of a dense table of ``q`` parent configurations in a
+    workspace: ``base`` one entry per distinct row, ``counts`` at least ``4 q r`` zeros
+    (zero again on exit), ``memo`` the two lgamma memos (NaN; BDeu, ``q r`` cells over
+    :data:`_MEMO_ONE`), so a batch allocates them once."""
+    r = arities[child]
     if parents.shape[0] == 0:
         _family_base(ucols, child, parents, arities, base)
         _count_cells(base, ucols[child], 0, w, counts, r)
@@ -237,11 +247,35 @@ def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfa
 
 @numba.njit(cache=True, nogil=True)
 def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, ess, logfact):
+    """:func:`_score_family_rows` of every parent set ``parent_sets[i, :sizes[i]]``, the
+    dense tables counted in one workspace (the same kernel, so the same floats)."""
     m = parent_sets.shape[0]
     out = np.empty(m, dtype=np.float64)
+    r = arities[child]
+    n = cols.shape[1]
+    qs = np.empty(m, dtype=np.int64)
+    most = 0
     for i in range(m):
-        out[i] = _score_family_rows(ucols, w, cols, child, parent_sets[i, :sizes[i]], arities, bdeu, ess,
-                                    logfact)
+        q = 1
+        for j in range(sizes[i]):
+            q *= arities[parent_sets[i, j]]
+        qs[i] = q
+        if _dense(q, r, n):
+            most = max(most, q * r)
+    base = np.empty(ucols.shape[1], dtype=np.int64)
+    counts = np.zeros(4 * most, dtype=np.int64)
+    memo = np.empty((2, _MEMO_ONE if bdeu else 0))
+    small = memo[:, :0]
+    for i in range(m):
+        ps = parent_sets[i, :sizes[i]]
+        if not _dense(qs[i], r, n):
+            out[i] = _score_family(cols, child, ps, arities, bdeu, ess, logfact)
+            continue
+        use = small
+        if bdeu and qs[i] * r > _MEMO_ONE:
+            memo[:] = np.nan
+            use = memo
+        out[i] = _score_dense_rows(ucols, w, child, ps, arities, bdeu, ess, logfact, qs[i], base, counts, use)
     return out
 
 
@@ -265,6 +299,11 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
             slot[arities[added[i]]] = n_slots
             n_slots += 1
     memo = np.full((n_slots, 2, _MEMO if bdeu else 0), np.nan)
+    most = 0       # one count table for every candidate: the scoring leaves it zero
+    for i in range(m):
+        if _dense(q_pa * arities[added[i]], r, n):
+            most = max(most, 4 * q_pa * arities[added[i]] * r)
+    table = np.zeros(most, dtype=np.int64)
     for i in range(m):
         u = added[i]
         a_u = arities[u]
@@ -274,7 +313,7 @@ def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfa
             q_hi *= arities[pa[pos]]
             pos += 1
         if _dense(q_pa * a_u, r, n):
-            counts = np.zeros(4 * q_pa * a_u * r, dtype=np.int64)
+            counts = table[:4 * q_pa * a_u * r]
             _count_cells(base, ucols[u], q_pa * r, w, counts, q_pa * a_u * r)
             ma = memo[slot[a_u]]
             out[i] = _score_split(counts, q_hi, a_u, q_pa // q_hi, r, bdeu, ess, logfact, ma[0], ma[1])
@@ -301,6 +340,8 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
     na = amax + 1 if share else 2
     cells = np.full((na, na, _MEMO if bdeu else 0), np.nan)
     configs = np.full((na, _MEMO if bdeu else 0), np.nan)
+    table = np.zeros(4 * amax * amax, dtype=np.int64)     # zero again after each pair
+    flipped = np.zeros(4 * amax * amax, dtype=np.int64)
     for u in range(p):
         for v in range(u + 1, p):
             if not (todo[u, v] or todo[v, u]):
@@ -308,7 +349,7 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
             au = arities[u]
             av = arities[v]
             Z = au * av
-            counts = np.zeros(4 * Z, dtype=np.int64)
+            counts = table[:4 * Z]
             _count_cells(ucols[v], ucols[u], av, w, counts, Z)
             if share:
                 cell_memo, memo_u, memo_v = cells[min(au, av), max(au, av)], configs[av], configs[au]
@@ -318,13 +359,15 @@ def _score_pairs(ucols, w, arities, todo, bdeu, ess, logfact, out):
                 cell_memo, memo_u, memo_v = cells[0, 0], configs[0], configs[1]
             if todo[v, u]:   # child u, parent v: configuration c_v, child state c_u, transposed
                 _merge_tables(counts, Z)
-                flip = np.zeros(4 * Z, dtype=np.int64)
+                flip = flipped[:4 * Z]
                 for cu in range(au):
                     for cv in range(av):
                         flip[cv * au + cu] = counts[cu * av + cv]
                 out[v, u] = _score_counts(flip, av, au, bdeu, ess, logfact, cell_memo, memo_u)
             if todo[u, v]:
                 out[u, v] = _score_counts(counts, au, av, bdeu, ess, logfact, cell_memo, memo_v)
+            else:           # merged above, not read: cleared for the next pair
+                counts[:Z] = 0
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -649,11 +692,16 @@ class LocalScore:
         return self.data.n_cols
 
     def _key(self, node, parents) -> tuple[int, tuple[int, ...]]:
-        index = self.data.index
         names = self.data._index            # a column name -> its position (what index() does for str)
         c = names.get(node) if type(node) is str else None
         if c is None:
-            c = index(node)
+            c = self.data.index(node)
+        return c, self._parent_key(c, parents)
+
+    def _parent_key(self, c: int, parents) -> tuple[int, ...]:
+        """The sorted positions of ``parents`` (names or indices) of the checked child ``c``."""
+        index = self.data.index
+        names = self.data._index
         ps = [names.get(p) if type(p) is str else None for p in parents]
         if None in ps:
             ps = [index(p) for p in parents]
@@ -662,7 +710,7 @@ class LocalScore:
             raise ValueError(f"{self.data.names[c]!r} cannot be its own parent")
         if len(ps) > 1 and len(set(ps)) != len(ps):
             raise ValueError(f"repeated parent in {list(parents)}")
-        return c, ps
+        return ps
 
     def _wide_keys(self, width: int) -> bool:
         """Whether ``width`` parents (and the child) of the largest arity could overflow
@@ -768,32 +816,34 @@ class LocalScore:
         Returns an array aligned with ``parent_sets``. Cached sets are not recomputed.
         """
         c = self.data.index(node)
-        keys = [self._key(c, ps) for ps in parent_sets]
-        out = np.empty(len(keys), dtype=np.float64)
-        todo = []
-        for i, key in enumerate(keys):
-            hit = self._cache.get(key) if self.use_cache else None
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
+        key_of = self._parent_key
+        sets = [key_of(c, ps) for ps in parent_sets]
+        if self.use_cache:
+            get = self._cache.get
+            hits = [get((c, ps)) for ps in sets]
+            todo = [i for i, val in enumerate(hits) if val is None]
+        else:
+            hits, todo = None, range(len(sets))
+        out = np.array(hits, dtype=np.float64) if hits is not None and not todo else np.empty(len(sets))
         if todo:
-            kmax = max(len(keys[i][1]) for i in todo)
-            arr = np.zeros((len(todo), max(kmax, 1)), dtype=np.int64)
-            sizes = np.empty(len(todo), dtype=np.int64)
-            for row, i in enumerate(todo):
-                ps = keys[i][1]
-                if len(ps) > self._safe_parents:   # only then can a configuration key overflow
-                    self._check_keys(ps)
-                arr[row, :len(ps)] = ps
-                sizes[row] = len(ps)
+            mine = [sets[i] for i in todo]
+            sizes = [len(ps) for ps in mine]
+            width = max(1, max(sizes))
+            if width > self._safe_parents:   # only then can a configuration key overflow
+                for ps in mine:
+                    if len(ps) > self._safe_parents:
+                        self._check_keys(ps)
+            pad = (0,) * width
+            arr = np.array([ps + pad[len(ps):] for ps in mine], dtype=np.int64)
             members = () if self.data.missing is None else np.unique(
-                [u for i in todo for u in keys[i][1]]).astype(np.int64)
-            vals = self._batch(c, members, arr, sizes)
-            for row, i in enumerate(todo):
-                out[i] = vals[row]
-                if self.use_cache:
-                    self._cache[keys[i]] = vals[row]
+                [u for ps in mine for u in ps]).astype(np.int64)
+            vals = self._batch(c, members, arr, np.array(sizes, dtype=np.int64))
+            if hits is None:
+                return vals
+            for i, val in zip(todo, vals.tolist()):
+                hits[i] = val
+            self._cache.update(zip([(c, ps) for ps in mine], vals.tolist()))
+            out = np.array(hits, dtype=np.float64)
         return out
 
     def score_array(self, node: int, parent_array: np.ndarray, sizes: np.ndarray | None = None) -> np.ndarray:

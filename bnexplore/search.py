@@ -7,6 +7,10 @@ the score (Castelo & Siebes count the latter, ``q``). The greedy thick-thin vari
 (GTT; Heckerman 1995, used by Dash & Cooper) first only adds arcs until no addition
 helps, then only removes arcs.
 
+On complete data with :class:`~bnexplore.scores.LocalScore`'s own family score the
+whole loop runs in one numba kernel (:mod:`bnexplore._climb`); with missing values, or a
+score of another kind, in Python over :class:`_State` (the same moves and floats).
+
 A move that would give a node a CPT of more cells than the table budget
 (:func:`bnexplore.data.set_table_budget`; parent configurations times states) is not a
 candidate: a network is only worth finding if its parameters can be fitted.
@@ -52,7 +56,9 @@ class SearchResult:
     final_candidates : int
         Candidates evaluated at the last (non-improving) iteration.
     n_families : int
-        Distinct family scores computed (cache size growth).
+        Distinct family scores computed: the growth of the score's cache, or on the
+        kernel path (complete data) the families the search scored in its own table
+        (which does not fill the score's cache).
     """
 
     dag: nx.DiGraph
@@ -356,7 +362,11 @@ class _State:
         self.refresh(v)
 
 
-def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps, tol) -> SearchResult:
+def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps, tol,
+         compiled: bool = True) -> SearchResult:
+    """The search: in one numba kernel (:mod:`bnexplore._climb`) on complete data with
+    this module's family score, else (or with ``compiled=False``, the reference the
+    tests compare the kernel with) the Python loop over :class:`_State`."""
     p = ls.n_nodes
     if max_indegree is None:
         max_indegree = p - 1
@@ -370,6 +380,8 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
         raise ValueError(f"start arc {ls.names[u]} -> {ls.names[v]} is not allowed by the order/mask")
     if (adj.sum(axis=0) > max_indegree).any():
         raise ValueError(f"start graph exceeds max_parents={max_indegree}")
+    if compiled and ls.data.missing is None and type(ls) is LocalScore:
+        return _run_compiled(ls, mask, adj, int(max_indegree), phases, max_steps, tol)
     n0 = len(ls._cache)
     if ls.data.missing is None:
         st = _State(ls, adj, int(max_indegree))
@@ -421,6 +433,62 @@ def _run(ls: LocalScore, order, max_indegree, start, allowed, phases, max_steps,
     dag.add_edges_from((ls.names[u], ls.names[v]) for u, v in zip(*np.nonzero(st.adj)))
     return SearchResult(dag=dag, score=float(st.fam.sum()), step_rows=rows, final_candidates=final_candidates,
                         n_families=len(ls._cache) - n0)
+
+
+def _workspace(p: int) -> tuple[int, int]:
+    """First sizes of :func:`_run_compiled`'s workspace for ``p`` nodes: family-table
+    slots (a power of two, twice the families of every pair and a few hundred moves)
+    and move records."""
+    return 1 << int(4 * (p * p + 16 * p + 256)).bit_length(), 4 * p + 64
+
+
+def _run_compiled(ls: LocalScore, mask, adj, max_indegree: int, phases, max_steps, tol) -> SearchResult:
+    """:func:`_run` on complete data, the loop in :func:`bnexplore._climb._climb`: the
+    same moves, scores and step rows as the Python loop."""
+    from ._climb import _climb
+    p = ls.n_nodes
+    ops = np.full((len(phases), len(_OPERATORS)), -1, dtype=np.int64)
+    n_ops = np.zeros(len(phases), dtype=np.int64)
+    for f, (_, names) in enumerate(phases):
+        codes = [i for i, op in enumerate(_OPERATORS) if op in names]
+        ops[f, :len(codes)] = codes
+        n_ops[f] = len(codes)
+    budget = min(int(get_table_budget()), 1 << 62)
+    k = min(max_indegree, max(p - 1, 0))
+    ucols, w = ls._rows()
+    pair = np.full((p, p), _NEG)
+    if k > 0:     # the first parent of every parentless node: each pair's table counted once
+        from .scores import _score_pairs
+        need = ~adj.any(axis=0)[None, :] & ~np.eye(p, dtype=bool)
+        _score_pairs(ucols, w, ls._arities, need, ls._bdeu, ls.ess, ls._logfact, pair)
+    slots, n_rows = _workspace(p)
+    while True:   # a workspace too small (reported by the kernel) is doubled
+        tab = np.full(slots, -1, dtype=np.int64)
+        pool = np.empty(slots // 2 * min(k + 2, 6), dtype=np.int64)
+        fill = np.zeros(3, dtype=np.int64)
+        moves = np.empty((n_rows, 6), dtype=np.int64)
+        trace = np.empty((n_rows, p + 1))
+        end = adj.copy()
+        fam, n_moves, final_candidates = _climb(
+            ucols, w, ls._cols, ls._arities, ls._bdeu, ls.ess, ls._logfact, ls._safe_parents, end, mask, k,
+            budget, ops, n_ops, -1 if max_steps is None else int(max_steps), float(tol), pair, tab,
+            np.empty(slots), pool, fill, moves, trace)
+        if n_moves >= 0:
+            break
+        slots, n_rows = (2 * slots, n_rows) if fill[2] else (slots, 2 * n_rows)
+    adj = end
+    moves, trace, n_families = moves[:n_moves], trace[:n_moves], fill[1]
+    names = ls.names
+    totals = np.ascontiguousarray(trace[:, 1:]).sum(axis=1).tolist()   # numpy's sum, as st.fam.sum()
+    rows = [{"step": i + 1, "phase": phases[f][0], "op": _OPERATORS[op], "edge": (names[u], names[v]),
+             "delta": gain, "score": total, "n_candidates": n_cand, "n_improving": n_impr}
+            for i, ((f, op, u, v, n_cand, n_impr), gain, total)
+            in enumerate(zip(moves.tolist(), trace[:, 0].tolist(), totals))]
+    dag = nx.DiGraph()
+    dag.add_nodes_from(names)
+    dag.add_edges_from((names[u], names[v]) for u, v in zip(*np.nonzero(adj)))
+    return SearchResult(dag=dag, score=float(fam.sum()), step_rows=rows, final_candidates=int(final_candidates),
+                        n_families=int(n_families))
 
 
 @renamed(max_indegree="max_parents")

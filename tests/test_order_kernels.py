@@ -64,6 +64,7 @@ def _check_all(df, level, k, prior, ess=1.0, sample=None, seed=0, got=None):
     (60, (2,) * 9, 5),                    # all binary, one word: K2's one-word binary split
     (100, (2,) * 10, 6),                  # all binary, two words, deep sets (Table 3's k = 6)
     (90, (2, 2, 3, 2, 2, 2, 2, 2), 5),    # binary parents, one three-state child
+    (300, (2,) * 12, 2),                  # pairs with no set below: only their children's rows packed
 ])
 def test_score_order_families_total_order(prior, n, arities, k):
     df = _frame(n, arities, seed=n, skew=0.6)

@@ -239,3 +239,44 @@ def test_distinct_rows_kept_when_few_repeat():
     many = np.ascontiguousarray(np.tile(base, 2000))
     ucols, w = sc._distinct_rows(many, np.full(70, 2))
     assert sorted(map(tuple, ucols.T)) == sorted(set(map(tuple, base.T))) and w.sum() == 6000
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+@pytest.mark.parametrize("n", [300, 6000])
+def test_batch_workspace_gives_the_single_family_floats(prior, n):
+    # score_many counts a child's families in one workspace: the floats of one family at a time,
+    # over small and large tables (BDeu memo or not), the sorted-key fallback and distinct rows
+    from bnexplore.scores import _score_family_rows
+    df = pd.concat([random_frame(n, 4, arity=(2, 3), seed=11),
+                    random_frame(n, 3, arity=(9,), seed=12).add_prefix("W")], axis=1)
+    ls = LocalScore(df, prior=prior, ess=3.0, cache=False)
+    names = list(df.columns)
+    rng = np.random.default_rng(n)
+    for child in ("V0", "WV1"):
+        others = [x for x in names if x != child]
+        sets = [list(rng.choice(others, size=s, replace=False)) for s in (0, 1, 2, 3, 4, 5, 3, 1) for _ in range(3)]
+        batch = ls.score_many(child, sets)
+        c = ls.data.index(child)
+        for s, b in zip(sets, batch):
+            ps = np.array(sorted(ls.data.indices(s)), dtype=np.int64)
+            one = _score_family_rows(*ls._rows(), ls._cols, c, ps, ls._arities, prior == "BDeu", 3.0, ls._logfact)
+            assert b == one, (child, s)
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+def test_pair_tables_one_direction_and_many_states(prior):
+    # the pair kernel reuses one count table: a pair scored in one direction only must
+    # leave it clear for the next (arities up to 20: memos per pair, not shared)
+    import bnexplore.scores as sc
+    df = pd.concat([random_frame(700, 4, arity=(2, 3), seed=21),
+                    random_frame(700, 3, arity=(20, 5), seed=22).add_prefix("W")], axis=1)
+    ls = LocalScore(df, prior=prior, ess=2.0, cache=False)
+    p = ls.n_nodes
+    todo = np.random.default_rng(5).random((p, p)) < 0.5
+    out = np.full((p, p), -np.inf)
+    sc._score_pairs(*ls._rows(), ls._arities, todo, ls._bdeu, ls.ess, ls._logfact, out)
+    for u in range(p):
+        for v in range(p):
+            if u != v and todo[u, v]:
+                assert out[u, v] == sc._score_family(ls._cols, v, np.array([u], dtype=np.int64), ls._arities,
+                                                     ls._bdeu, ls.ess, ls._logfact), (u, v)
