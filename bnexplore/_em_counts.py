@@ -287,8 +287,8 @@ def fit_parameters(code: np.ndarray, arities: np.ndarray, parents, prior: str = 
                    cpts=None, max_iter: int = 100, tol: float = 1e-6):
     """Parameter EM of a fixed structure (Eq. 1-4), exact E-step.
 
-    Starts from ``cpts`` (default: the posterior mean CPTs of the rows where each family
-    is observed) and stops when the objective (4) rises by less than ``tol`` per row, or
+    Starts from ``cpts`` (a table per node; a node given None or all of them by default:
+    the posterior mean CPT of the rows where its family is observed) and stops when the objective (4) rises by less than ``tol`` per row, or
     after ``max_iter`` iterations.  Returns ``(cpts, log_likelihoods, objectives)``: the
     final CPTs, and Eq. (2) summed over the rows and Eq. (4) of the CPTs each iteration
     started from, then of the final ones (so ``objectives`` never decreases).
@@ -304,16 +304,16 @@ def fit_parameters(code: np.ndarray, arities: np.ndarray, parents, prior: str = 
     from .scores import standard_parameters
     arities = np.asarray(arities, dtype=np.int64)
     code = np.ascontiguousarray(code, dtype=np.int64)
-    if cpts is None:
-        cpts = []
-        for v, pa in enumerate(parents):
+    cpts = [None] * len(parents) if cpts is None else list(cpts)
+    for v, pa in enumerate(parents):
+        if cpts[v] is None:
             rows = (code[:, [v, *pa]] >= 0).all(axis=1)
             q = int(np.prod([arities[u] for u in pa], dtype=np.int64))
             key = np.zeros(int(rows.sum()), dtype=np.int64)
             for u in pa:
                 key = key * arities[u] + code[rows, u]
             n = np.bincount(key * arities[v] + code[rows, v], minlength=q * int(arities[v]))
-            cpts.append(standard_parameters(n.reshape(q, -1), prior, ess))
+            cpts[v] = standard_parameters(n.reshape(q, -1), prior, ess)
     lls, objs = [], []
     for _ in range(max_iter + 1):
         counts, row_ll, _ = estep(code, arities, parents, cpts)
