@@ -85,8 +85,12 @@ from ._parallel import PARALLEL_LOCK
 __all__ = ["estep", "fit_parameters", "expected_family_score", "expected_weights", "MAX_COMPONENT_STATES"]
 
 #: largest number of joint states of one component of a row's missing cells that the exact
-#: E-step enumerates (Eq. 1); a row with a larger one is refused before any counting
+#: E-step enumerates (Eq. 1); a larger one is Gibbs-sampled (ALARM, 30% of cells missing:
+#: about 2% of the rows)
 MAX_COMPONENT_STATES = 1 << 16
+#: Gibbs sweeps of such a component dropped (burn-in), then kept
+GIBBS_BURN = 64
+GIBBS_KEEP = 256
 
 #: families with at most this many cells are counted in a dense table, others by sorting
 DENSE_CELLS = 1 << 16
@@ -143,12 +147,68 @@ def _components(code_i, p, pa_flat, pa_off, comp, fcomp):
 
 
 @numba.njit(cache=True, nogil=True)
-def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, counts, row_ll, draws):
+def _touches(f, v, pa_flat, pa_off):
+    """Whether factor ``f`` has ``v`` among its variables."""
+    if f == v:
+        return True
+    for t in range(pa_off[f], pa_off[f + 1]):
+        if pa_flat[t] == v:
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _gibbs_component(i, x, cvars, nc, facs, nf, arities, pa_flat, pa_off, logt, t_off, n_draws, counts,
+                     draws, lp):
+    """A component too large to enumerate: Gibbs sampling of its variables given the
+    row's observed cells (Geman & Geman 1984), :data:`GIBBS_BURN` sweeps dropped, then
+    :data:`GIBBS_KEEP` kept: the counts of its factors are their mean, the draws spread
+    over them."""
+    for t in range(nc):
+        x[cvars[t]] = np.random.randint(0, arities[cvars[t]])
+    keep = max(GIBBS_KEEP, n_draws)
+    stride = keep // n_draws if n_draws > 0 else keep + 1
+    for sweep in range(GIBBS_BURN + keep):
+        for t in range(nc):
+            v = cvars[t]
+            top = -np.inf
+            for k in range(arities[v]):
+                x[v] = k
+                acc = 0.0
+                for tf in range(nf):
+                    f = facs[tf]
+                    if _touches(f, v, pa_flat, pa_off):
+                        acc += logt[t_off[f] + _cell(x, f, pa_flat, pa_off, arities)]
+                lp[k] = acc
+                if acc > top:
+                    top = acc
+            z = 0.0
+            for k in range(arities[v]):
+                lp[k] = math.exp(lp[k] - top)
+                z += lp[k]
+            u = np.random.random() * z
+            k = 0
+            while k < arities[v] - 1 and u >= lp[k]:
+                u -= lp[k]
+                k += 1
+            x[v] = k
+        kk = sweep - GIBBS_BURN
+        if kk >= 0:
+            for tf in range(nf):
+                f = facs[tf]
+                counts[t_off[f] + _cell(x, f, pa_flat, pa_off, arities)] += 1.0 / keep
+            if kk % stride == 0 and kk // stride < n_draws:
+                for t in range(nc):
+                    draws[kk // stride, i, cvars[t]] = x[cvars[t]]
+
+
+@numba.njit(cache=True, nogil=True)
+def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, counts, row_ll, draws, sampled):
     """Eq. (1)-(3) over every row: ``counts`` (added to), ``row_ll`` (Eq. 2) and, for
-    ``n_draws > 0``, the draws of the missing cells into ``draws``.  Returns -1, or the
-    first row with a component of more than ``cap`` states (nothing is then complete)."""
-    if n_draws > 0:
-        np.random.seed(seed)
+    ``n_draws > 0``, the draws of the missing cells into ``draws``.  A component of more
+    than ``cap`` states is sampled (:func:`_gibbs_component`): its row is marked in
+    ``sampled`` and its ``row_ll`` left to the caller."""
+    np.random.seed(seed)
     n, p = code.shape
     x = np.empty(p, dtype=np.int64)
     comp = np.empty(p, dtype=np.int64)
@@ -156,6 +216,7 @@ def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, coun
     cvars = np.empty(p, dtype=np.int64)
     facs = np.empty(p, dtype=np.int64)
     buf = np.empty(cap, dtype=np.float64)
+    lp = np.empty(arities.max(), dtype=np.float64)
     for i in range(n):
         for v in range(p):
             x[v] = code[i, v]
@@ -170,29 +231,35 @@ def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, coun
             if code[i, root] >= 0 or _find(comp, root) != root:
                 continue
             nc = 0
-            states = 1
+            states = 1.0
             for v in range(p):
                 if code[i, v] < 0 and _find(comp, v) == root:
                     cvars[nc] = v
                     nc += 1
                     states *= arities[v]
-                    if states > cap:
-                        return i
             nf = 0
             for f in range(p):
                 if fcomp[f] == root:
                     facs[nf] = f
                     nf += 1
+            if states > cap:
+                sampled[i] = True
+                _gibbs_component(i, x, cvars, nc, facs, nf, arities, pa_flat, pa_off, logt, t_off, n_draws,
+                                 counts, draws, lp)
+                for t in range(nc):
+                    x[cvars[t]] = -1
+                continue
             top = -np.inf
-            for s in range(states):                 # Eq. (1), unnormalised, in log space
+            for s in range(int(states)):            # Eq. (1), unnormalised, in log space
                 _decode(s, cvars, nc, arities, x)
-                lp = 0.0
+                acc = 0.0
                 for t in range(nf):
                     f = facs[t]
-                    lp += logt[t_off[f] + _cell(x, f, pa_flat, pa_off, arities)]
-                buf[s] = lp
-                if lp > top:
-                    top = lp
+                    acc += logt[t_off[f] + _cell(x, f, pa_flat, pa_off, arities)]
+                buf[s] = acc
+                if acc > top:
+                    top = acc
+            states = int(states)
             z = 0.0
             for s in range(states):
                 buf[s] = math.exp(buf[s] - top)
@@ -215,7 +282,7 @@ def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, coun
             for t in range(nc):
                 x[cvars[t]] = -1
         row_ll[i] = ll
-    return -1
+    return int(sampled.sum())
 
 
 def _layout(parents, arities):
@@ -230,24 +297,34 @@ def _layout(parents, arities):
     return pa_flat, pa_off, t_off
 
 
-class ComponentTooLarge(ValueError):
-    """A row's missing cells form a component too large to enumerate exactly (Eq. 1)."""
+def _row_ll_eliminated(code: np.ndarray, arities: np.ndarray, parents, cpts) -> np.ndarray:
+    """Eq. (2) of some rows by variable elimination (:func:`bnexplore.classifiers._missing.cpt_log_joint`,
+    barren nodes pruned): the rows whose components are sampled."""
+    from .classifiers._missing import cpt_log_joint
+    factors = []
+    for v, pa in enumerate(parents):
+        shape = [int(arities[u]) for u in pa] + [int(arities[v])]
+        with np.errstate(divide="ignore"):
+            factors.append(((v, *pa), np.moveaxis(np.log(np.asarray(cpts[v])).reshape(shape), -1, 0)))
+    return cpt_log_joint(factors, code, [int(a) for a in arities] + [1], 1, who="structural EM")[:, 0]
 
 
 def estep(code: np.ndarray, arities: np.ndarray, parents, cpts, n_draws: int = 0, seed: int = 0,
           cap: int = MAX_COMPONENT_STATES):
-    """Eq. (1)-(3): ``(counts, row_ll, draws)`` of the network ``(parents, cpts)``.
+    """Eq. (1)-(3): ``(counts, row_ll, draws, n_sampled)`` of the network ``(parents, cpts)``.
 
     ``code`` (rows x columns) has -1 in the missing cells; ``counts`` is one (q, r) table per
     node (the expected counts of its family), ``row_ll`` each row's ``log P(x_observed)``,
     ``draws`` (n_draws, rows, columns) the observed cells and ``n_draws`` exact draws of
-    the missing ones (None without draws).
+    the missing ones (None without draws).  A component of more than ``cap`` states is
+    Gibbs-sampled instead (its counts are then estimates, its row's log-likelihood is
+    computed by variable elimination); ``n_sampled`` counts those rows (0: all exact).
 
     Examples
     --------
     >>> import numpy as np
     >>> cpts = [np.array([[0.5, 0.5]]), np.array([[0.9, 0.1], [0.2, 0.8]])]   # a -> b
-    >>> counts, ll, _ = estep(np.array([[0, 0], [-1, 1]]), np.array([2, 2]), [(), (0,)], cpts)
+    >>> counts, ll, _, _ = estep(np.array([[0, 0], [-1, 1]]), np.array([2, 2]), [(), (0,)], cpts)
     >>> counts[0].round(3).tolist()           # row 2: P(a | b = 1) = (1/9, 8/9)
     [[1.111, 0.889]]
     >>> bool(np.isclose(ll[1], np.log(0.5 * 0.1 + 0.5 * 0.8)))
@@ -260,13 +337,14 @@ def estep(code: np.ndarray, arities: np.ndarray, parents, cpts, n_draws: int = 0
         logt = np.concatenate([np.log(np.asarray(c, dtype=float)).ravel() for c in cpts]) if len(cpts) else np.empty(0)
     counts = np.zeros(int(t_off[-1]))
     row_ll = np.zeros(code.shape[0])
+    sampled = np.zeros(code.shape[0], dtype=np.bool_)
     draws = np.broadcast_to(code, (n_draws,) + code.shape).copy() if n_draws else np.empty((0, 0, 0), np.int64)
-    bad = _estep(code, arities, pa_flat, pa_off, logt, t_off, int(cap), int(n_draws), int(seed), counts, row_ll,
-                 draws)
-    if bad >= 0:
-        raise ComponentTooLarge(f"row {bad}: its missing cells form a component of more than {cap:,} joint states")
+    n_sampled = _estep(code, arities, pa_flat, pa_off, logt, t_off, int(cap), int(n_draws), int(seed), counts,
+                       row_ll, draws, sampled)
+    if n_sampled:
+        row_ll[sampled] = _row_ll_eliminated(code[sampled], arities, parents, cpts)
     tables = [counts[t_off[v]:t_off[v + 1]].reshape(-1, int(arities[v])) for v in range(len(parents))]
-    return tables, row_ll, (draws if n_draws else None)
+    return tables, row_ll, (draws if n_draws else None), n_sampled
 
 
 def _dirichlet_a(q: int, r: int, prior: str, ess: float) -> float:
@@ -316,7 +394,7 @@ def fit_parameters(code: np.ndarray, arities: np.ndarray, parents, prior: str = 
             cpts[v] = standard_parameters(n.reshape(q, -1), prior, ess)
     lls, objs = [], []
     for _ in range(max_iter + 1):
-        counts, row_ll, _ = estep(code, arities, parents, cpts)
+        counts, row_ll, _, n_sampled = estep(code, arities, parents, cpts)
         lls.append(float(row_ll.sum()))
         objs.append(objective(row_ll, cpts, prior, ess))
         if len(objs) > 1 and objs[-1] - objs[-2] < tol * code.shape[0]:

@@ -41,6 +41,8 @@ class EMInfo(dict):
     """What structural EM did: ``n_iter``, ``converged``, ``log_likelihood`` (the observed-data
     log-likelihood of the last network with its EM parameters), ``log_likelihoods`` (that of
     each iteration's network), ``em_steps`` (parameter-EM iterations of each), ``n_draws``,
+    ``sampled_rows`` (rows whose missing cells were Gibbs-sampled, not enumerated, in the
+    last E-step: :data:`bnexplore._em_counts.MAX_COMPONENT_STATES`),
     ``parents`` and ``cpts`` (the last E-step's network, node -> parent names and node ->
     (q, r) CPT, rows over the parents in column order, last fastest) and ``seed`` (of its
     draws: :func:`bnexplore._em_counts.estep` with them gives the draws again)."""
@@ -70,12 +72,13 @@ def order_em_weights(code: np.ndarray, arities: np.ndarray, names, cand_flat, ca
     for _ in range(max_iter):
         cpts, lls, _ = fit_parameters(code, arities, parents, prior, ess, cpts=cpts)
         seed = int(rng.integers(2**31))
-        _, _, draws = estep(code, arities, parents, cpts, n_draws=n_draws, seed=seed)
+        _, _, draws, n_sampled = estep(code, arities, parents, cpts, n_draws=n_draws, seed=seed)
         w = expected_weights(code, draws, arities, cand_flat, cand_off, max_parents, set_off, prior == "BDeu",
                              ess, threads=threads)
         info["n_iter"] += 1
         info["log_likelihoods"].append(lls[-1])
         info["em_steps"].append(len(lls) - 1)
+        info["sampled_rows"] = n_sampled
         used, used_cpts = parents, cpts
         new = _best_parents(w, lp, set_off, sets, sizes)
         if new == parents:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bnexplore as bx
-from bnexplore._em_counts import (ComponentTooLarge, _layout, estep, expected_family_score, expected_weights,
+from bnexplore._em_counts import (_layout, estep, expected_family_score, expected_weights,
                                   fit_parameters, objective)
 from bnexplore._order_posterior import lex_parent_sets
 from bnexplore._structural_em import observed_log_likelihood
@@ -71,7 +71,8 @@ def _brute(code, arities, parents, cpts):
 def test_expected_counts_and_row_likelihoods_equal_the_brute_force_sum():
     data, code, ar = _asia(40, 0.35, 3)
     cpts = _random_cpts(ASIA_PARENTS, ar, 0)
-    counts, ll, _ = estep(code, ar, ASIA_PARENTS, cpts)
+    counts, ll, _, n_sampled = estep(code, ar, ASIA_PARENTS, cpts)
+    assert n_sampled == 0
     want_counts, want_ll = _brute(code, ar, ASIA_PARENTS, cpts)
     np.testing.assert_allclose(ll, want_ll, rtol=1e-10)
     for got, want in zip(counts, want_counts):
@@ -83,7 +84,7 @@ def test_row_likelihood_equals_the_einsum_elimination():
     """Eq. (2) against observed_log_likelihood (cpt_log_joint: einsum per missing pattern)."""
     data, code, ar = _asia(300, 0.3, 5)
     cpts = _random_cpts(ASIA_PARENTS, ar, 1)
-    _, ll, _ = estep(code, ar, ASIA_PARENTS, cpts)
+    _, ll, _, _ = estep(code, ar, ASIA_PARENTS, cpts)
     assert ll.sum() == pytest.approx(observed_log_likelihood(data, ASIA_PARENTS, cpts), rel=1e-10)
 
 
@@ -91,7 +92,7 @@ def test_draws_follow_the_exact_posterior_and_keep_the_observed_cells():
     data, code, ar = _asia(6, 0.4, 11)
     cpts = _random_cpts(ASIA_PARENTS, ar, 2)
     S = 4000
-    counts, _, draws = estep(code, ar, ASIA_PARENTS, cpts, n_draws=S, seed=3)
+    counts, _, draws, _ = estep(code, ar, ASIA_PARENTS, cpts, n_draws=S, seed=3)
     seen = code >= 0
     assert (draws[:, seen] == code[seen]).all() and (draws >= 0).all()
     # the draws' family frequencies estimate the exact expected counts (3)
@@ -115,7 +116,7 @@ def test_em_objective_never_decreases_and_likelihood_rises():
         assert np.all(np.diff(objs) >= -1e-9 * abs(objs[0]))
         assert lls[-1] > lls[0]
         # the reported objective is that of the returned CPTs
-        _, ll, _ = estep(code, ar, ASIA_PARENTS, cpts)
+        _, ll, _, _ = estep(code, ar, ASIA_PARENTS, cpts)
         assert objective(ll, cpts, prior, ess) == pytest.approx(objs[-1], rel=1e-12)
 
 
@@ -155,7 +156,7 @@ def test_fractional_score_of_an_incomplete_row_is_the_mean_of_its_draws():
 def test_walk_over_parent_sets_equals_family_by_family_counting(prior):
     data, code, ar = _asia(150, 0.25, 13)
     cpts = _random_cpts(ASIA_PARENTS, ar, 5)
-    _, _, draws = estep(code, ar, ASIA_PARENTS, cpts, n_draws=8, seed=1)
+    _, _, draws, _ = estep(code, ar, ASIA_PARENTS, cpts, n_draws=8, seed=1)
     p, k = 8, 3
     cand = [np.arange(v, dtype=np.int64) for v in range(p)]                  # the column order
     cand_off = np.zeros(p + 1, dtype=np.int64)
@@ -176,14 +177,24 @@ def test_walk_over_parent_sets_equals_family_by_family_counting(prior):
                 assert w[set_off[v] + i] == pytest.approx(want, rel=1e-12, abs=1e-9)
 
 
-def test_a_component_too_large_is_refused_before_counting():
-    code = -np.ones((2, 6), dtype=np.int64)
+def test_a_component_too_large_to_enumerate_is_sampled():
+    """A chain of six missing 3-state cells (729 states): enumerated with cap 729, Gibbs-sampled
+    with cap 100, its counts then estimates and its row likelihood from variable elimination."""
+    code = np.array([[-1, -1, -1, -1, -1, -1], [0, -1, -1, -1, -1, 2], [1, 2, 0, 1, -1, 0]], dtype=np.int64)
     parents = [(), (0,), (1,), (2,), (3,), (4,)]
     ar = np.full(6, 3)
-    with pytest.raises(ComponentTooLarge, match="row 0"):
-        estep(code, ar, parents, _random_cpts(parents, ar, 0), cap=100)
-    counts, ll, _ = estep(code, ar, parents, _random_cpts(parents, ar, 0), cap=729)
-    assert np.allclose(ll, 0.0) and counts[5].sum() == pytest.approx(2.0)
+    cpts = _random_cpts(parents, ar, 0)
+    exact, ll, _, n0 = estep(code, ar, parents, cpts, cap=729)
+    approx, ll2, draws, n1 = estep(code, ar, parents, cpts, cap=100, n_draws=8, seed=2)
+    assert n0 == 0 and n1 == 1                    # row 1: 81 states, enumerated
+    want_counts, want_ll = _brute(code, ar, parents, cpts)
+    np.testing.assert_allclose(ll, want_ll, rtol=1e-10, atol=1e-12)        # row 0: log 1
+    np.testing.assert_allclose(ll2, want_ll, rtol=1e-10, atol=1e-12)
+    for a, e, w in zip(approx, exact, want_counts):
+        np.testing.assert_allclose(e, w, rtol=1e-10, atol=1e-12)
+        assert a.sum() == pytest.approx(3.0)
+        np.testing.assert_allclose(a, e, atol=0.25)
+    assert (draws[:, code >= 0] == code[code >= 0]).all() and (draws >= 0).all()
 
 
 def test_layout_of_a_structure():

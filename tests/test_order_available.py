@@ -192,7 +192,7 @@ def _em_brute_force(df, avg, k, prior, ess):
     code = np.where(d.missing, -1, d.codes).astype(np.int64)
     parents = [tuple(sorted(names.index(u) for u in avg.em["parents"][v])) for v in names]
     cpts = [avg.em["cpts"][v] for v in names]
-    _, _, draws = estep(code, d.arities, parents, cpts, n_draws=avg.em["n_draws"], seed=avg.em["seed"])
+    _, _, draws, _ = estep(code, d.arities, parents, cpts, n_draws=avg.em["n_draws"], seed=avg.em["seed"])
     options = []
     for i, v in enumerate(names):
         sets = [s for size in range(min(k, i) + 1) for s in itertools.combinations(range(i), size)]
