@@ -350,3 +350,39 @@ def test_incremental_search_with_missing_cells():
     ls = LocalScore(full)
     empty = ls.total(nx.empty_graph(list(full.columns), create_using=nx.DiGraph))
     assert ls.total(inc.dag) - empty >= 0.95 * (ref.score - empty)
+
+
+def test_expected_score_of_complete_draws_is_the_complete_data_search():
+    """ExpectedScore over draws that are the complete data scores every family as
+    LocalScore, and the searches on it (pairs, additions, batches through its own family
+    score) find the same structure."""
+    from bnexplore._structural_em import ExpectedScore
+    from bnexplore.search import hill_climb
+    full = bx.networks.load("asia").sample(800, random_state=3)
+    data = DiscreteData.from_frame(full)
+    code = data.codes.astype(np.int64)
+    for prior, ess in (("K2", 1.0), ("BDeu", 5.0)):
+        ls = LocalScore(data, prior=prior, ess=ess)
+        es = ExpectedScore(data, code, np.repeat(code[None], 2, 0), prior, ess)
+        assert es.score("dysp", ["bronc", "either"]) == pytest.approx(ls.score("dysp", ["bronc", "either"]),
+                                                                      rel=1e-12)
+        np.testing.assert_allclose(es.score_many("lung", [[], ["smoke"], ["smoke", "tub"]]),
+                                   ls.score_many("lung", [[], ["smoke"], ["smoke", "tub"]]), rtol=1e-12)
+        for run in (greedy_thick_thin, hill_climb):
+            a, b = run(score=es, max_parents=2), run(score=ls, max_parents=2)
+            assert sorted(a.dag.edges) == sorted(b.dag.edges)
+            assert a.score == pytest.approx(b.score, rel=1e-10)
+
+
+def test_structural_em_reports_every_iteration():
+    df = _masked(bx.networks.load("asia").sample(1000, random_state=4), 0.2, 5)
+    res = greedy_thick_thin(df, max_parents=2, missing="em", random_state=1, max_iter=4)
+    ex = res.extra
+    assert 1 <= ex["n_iter"] <= 4 and ex["missing"] == "em" and ex["sampled_rows"] == 0
+    assert len(ex["log_likelihoods"]) == ex["n_iter"] + (0 if ex["converged"] else 1)
+    assert ex["log_likelihood"] == ex["log_likelihoods"][-1]
+    data = DiscreteData.from_frame(df, missing="keep")
+    parents = [tuple(sorted(data.index(u) for u in res.dag.predecessors(v))) for v in data.names]
+    # the reported likelihood is that of the returned network with the returned parameters
+    assert observed_log_likelihood(data, parents, [ex["cpts"][v] for v in data.names]) == pytest.approx(
+        ex["log_likelihood"], rel=1e-10)
