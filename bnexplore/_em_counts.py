@@ -79,6 +79,7 @@ import math
 import numba
 import numpy as np
 
+from ._order_available import set_place
 from ._order_scores import _pascal
 from ._parallel import PARALLEL_LOCK
 
@@ -614,11 +615,7 @@ def _node_weights_em(code, draws, arities, v, cand, k, binom, bdeu, ess, out):
             i, dd = e_row[d, t], e_draw[d, t]
             keys[t] = e_cfg[d, t] * r + (code[i, v] if dd < 0 else draws[dd, i, v])
             wts[t] = 1.0 if dd < 0 else inv
-        rank = 0
-        for e in range(1, d + 1):
-            rank += binom[c - 1 - pos[e], d - e + 1]
-        place = first[d] + binom[c, d] - 1 - rank
-        out[place] = _score_weighted(keys, wts, m, r, q_at[d], bdeu, ess, dense, cfg, touched)
+        out[set_place(binom, first, c, d, pos)] = _score_weighted(keys, wts, m, r, q_at[d], bdeu, ess, dense, cfg, touched)
         if d < k:
             d += 1
             pos[d] = pos[d - 1] + 1

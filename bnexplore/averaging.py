@@ -112,9 +112,14 @@ class OrderedAveraging:
     budget : int, optional
         Largest number of cells the enumeration and each CPT of a summary network may
         use; default the package budget (:func:`bnexplore.data.get_table_budget`).
-    missing : {"raise", "drop", "keep"}
+    missing : {"raise", "drop", "keep", "em"}
         What to do with missing cells: refuse them (default), drop the incomplete rows
-        (with a warning), or keep them, as described in the Notes.
+        (with a warning), keep them (available case per family) or structural EM, as
+        described in the Notes.
+    max_iter : int, default 10
+        Largest number of structural-EM iterations (``missing="em"``).
+    random_state : None, int or numpy.random.Generator
+        The draws of structural EM's E-step (``missing="em"``).
 
     Notes
     -----
@@ -138,6 +143,19 @@ class OrderedAveraging:
     rows (available case).  See :class:`~bnexplore.data.DiscreteData` for the package's
     policy.
 
+    **Structural EM** (``missing="em"``, :mod:`bnexplore._order_em`).  Starting from the
+    weights above: the best DAG of the class, its parameters by EM (exact E-step: each
+    row's missing cells summed out), ``S = 16`` exact draws of every row's missing cells
+    from that network, and every family weighed by K2/BDeu of its *expected* counts over
+    all the rows (Friedman 1997); repeated until the best DAG stays the same
+    (``max_iter``).  :attr:`em` reports the iterations, the observed-data
+    log-likelihood of each iteration's network and its parameters.  On ALARM (5,000
+    rows, its order, k = 3) with 10% of the cells missing, 5 arc posteriors differ from
+    the complete data's by more than 0.05 (18 by available case), against 6 for the
+    complete data minus 10% of its rows.  Predictions and M* still count their
+    standard parameters by available case.  With no missing cell it is the
+    complete-data averaging.
+
     Attributes
     ----------
     data : DiscreteData
@@ -152,6 +170,11 @@ class OrderedAveraging:
         Number of (node, parent set) families scored.
     n_structures : int
         Number of DAGs in the class (exact integer).
+    em : dict or None
+        ``missing="em"`` on data with missing cells: ``n_iter``, ``converged``,
+        ``log_likelihood`` and ``log_likelihoods`` (observed-data, of each iteration's
+        network with its EM parameters), ``em_steps``, ``n_draws``, ``sampled_rows``,
+        ``parents``, ``cpts`` and ``seed`` (:class:`bnexplore._order_em.EMInfo`); else None.
 
     Examples
     --------
