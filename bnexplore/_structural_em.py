@@ -47,7 +47,7 @@ import numpy as np
 
 from ._em_counts import _family_score, _row_ll_eliminated, estep, fit_parameters
 from ._order_em import N_DRAWS
-from .data.core import DiscreteData
+from .data.core import DiscreteData, MemoryBudgetError, get_table_budget
 from .scores import LocalScore
 
 __all__ = ["structural_em", "em_parameters", "observed_log_likelihood", "ExpectedScore"]
@@ -138,6 +138,12 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     """
     from ._validation import check_random_state
     rng = check_random_state(random_state, "random_state")
+    cells = n_draws * data.n_rows * data.n_cols
+    if cells > get_table_budget():
+        raise MemoryBudgetError(
+            f"structural EM keeps {n_draws} draws of the {data.n_rows:,} x {data.n_cols:,} data, {cells:,} "
+            f"cells, over the budget of {get_table_budget():,}: use missing='keep', fewer rows or columns, "
+            f"or raise the budget (bnexplore.data.set_table_budget)")
     code = _code(data)
     res = search(LocalScore(data, prior=prior, ess=ess, missing="keep"), start)
     parents = _parents_of(res.dag, data)

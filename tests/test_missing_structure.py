@@ -386,3 +386,16 @@ def test_structural_em_reports_every_iteration():
     # the reported likelihood is that of the returned network with the returned parameters
     assert observed_log_likelihood(data, parents, [ex["cpts"][v] for v in data.names]) == pytest.approx(
         ex["log_likelihood"], rel=1e-10)
+
+
+def test_structural_em_checks_the_draws_against_the_budget():
+    from bnexplore.data import get_table_budget, set_table_budget
+    from bnexplore.data.core import MemoryBudgetError
+    df = _masked(bx.networks.load("asia").sample(300, random_state=4), 0.2, 5)
+    old = get_table_budget()
+    set_table_budget(16 * 300 * 8 - 1)
+    try:
+        with pytest.raises(MemoryBudgetError, match="missing='keep'"):
+            greedy_thick_thin(df, max_parents=2, missing="em", random_state=1)
+    finally:
+        set_table_budget(old)
