@@ -62,8 +62,9 @@ comp, fcomp
     Per row: each missing variable's union-find parent; each factor's component root (-1:
     no missing member).
 entries
-    Walk of the expected-count family weights: per level, (row, draw or -1, configuration):
-    draw -1 while every member so far is observed (weight 1), else the draw (weight 1 / S).
+    Walk of the expected-count family weights: per level, (row, draws, configuration, child
+    state), the draws a bit mask (all ``S`` while every member so far is observed); the
+    weight is the number of draws over ``S``.
 
 References
 ----------
@@ -92,6 +93,9 @@ MAX_COMPONENT_STATES = 1 << 16
 #: Gibbs sweeps of such a component dropped (burn-in), then kept
 GIBBS_BURN = 64
 GIBBS_KEEP = 256
+
+#: most draws the order walk takes (its entries keep their draws as the bits of an int64)
+MAX_DRAWS = 62
 
 #: families with at most this many cells are counted in a dense table, others by sorting
 DENSE_CELLS = 1 << 16
@@ -534,12 +538,33 @@ def expected_family_score(code: np.ndarray, draws: np.ndarray, v: int, parents, 
 
 
 @numba.njit(cache=True, nogil=True)
+def _split(i, mask, u, draws, part):
+    """Partition the draws ``mask`` (bit ``s``: draw ``s``) of row ``i`` by their value of
+    ``u`` into ``part`` (one mask per value)."""
+    part[:] = 0
+    for s in range(draws.shape[0]):
+        if (mask >> s) & 1:
+            part[draws[s, i, u]] |= 1 << s
+
+
+@numba.njit(cache=True, nogil=True)
+def _popcount(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
 def _node_weights_em(code, draws, arities, v, cand, k, binom, bdeu, ess, out):
     """Eq. (6) of the expected counts (5) of every parent set of ``v`` (subsets of
     ``cand``, size <= ``k``) into ``out``, in the order of
     :func:`bnexplore._order_posterior.lex_parent_sets`, walked depth first as
-    :func:`bnexplore._order_available._node_weights` (level ``d`` keeps the entries of
-    ``{v, u1 .. ud}``: a row splits into its draws at its first missing member)."""
+    :func:`bnexplore._order_available._node_weights`.  Level ``d`` keeps the entries of
+    ``{v, u1 .. ud}``: (row, draws, configuration, child state), the draws a bit mask
+    (``S <= 62``); a missing member splits an entry's draws by their value of it, so the
+    draws that agree on the family stay one entry of weight ``|draws| / S``."""
     n = code.shape[0]
     S = draws.shape[0]
     c = cand.shape[0]
@@ -547,12 +572,14 @@ def _node_weights_em(code, draws, arities, v, cand, k, binom, bdeu, ess, out):
     r = arities[v]
     cap = n * S
     e_row = np.empty((k + 1, cap), dtype=np.int64)
-    e_draw = np.empty((k + 1, cap), dtype=np.int64)
+    e_mask = np.empty((k + 1, cap), dtype=np.int64)
     e_cfg = np.zeros((k + 1, cap), dtype=np.int64)
+    x_at = np.empty((k + 1, cap), dtype=np.int64)
     n_at = np.zeros(k + 1, dtype=np.int64)
     q_at = np.ones(k + 1, dtype=np.int64)
     keys = np.empty(cap, dtype=np.int64)
     wts = np.empty(cap, dtype=np.float64)
+    part = np.zeros(arities.max(), dtype=np.int64)
     top = np.sort(arities[cand])[::-1]
     cells = r
     for t in range(k):
@@ -560,23 +587,23 @@ def _node_weights_em(code, draws, arities, v, cand, k, binom, bdeu, ess, out):
     dense = np.zeros(cells)
     cfg = np.zeros(cells)
     touched = np.empty(cells, dtype=np.int64)
+    full = (1 << S) - 1
     inv = 1.0 / S
     m = 0
     for i in range(n):
         if code[i, v] >= 0:
-            e_row[0, m] = i
-            e_draw[0, m] = -1
+            e_row[0, m], e_mask[0, m], x_at[0, m] = i, full, code[i, v]
             m += 1
         else:
-            for d in range(S):
-                e_row[0, m] = i
-                e_draw[0, m] = d
-                m += 1
+            _split(i, full, v, draws, part)
+            for x in range(r):
+                if part[x]:
+                    e_row[0, m], e_mask[0, m], x_at[0, m] = i, part[x], x
+                    m += 1
     n_at[0] = m
     for t in range(m):
-        i, d = e_row[0, t], e_draw[0, t]
-        keys[t] = code[i, v] if d < 0 else draws[d, i, v]
-        wts[t] = 1.0 if d < 0 else inv
+        keys[t] = x_at[0, t]
+        wts[t] = _popcount(e_mask[0, t]) * inv
     out[0] = _score_weighted(keys, wts, m, r, 1, bdeu, ess, dense, cfg, touched)
     if k == 0:
         return
@@ -595,27 +622,27 @@ def _node_weights_em(code, draws, arities, v, cand, k, binom, bdeu, ess, out):
         u = cand[pos[d]]
         a = arities[u]
         m = 0
-        for t in range(n_at[d - 1]):                # level d: a row splits at its first missing member
+        for t in range(n_at[d - 1]):                # level d: an entry splits its draws at a missing member
             i = e_row[d - 1, t]
-            dd = e_draw[d - 1, t]
+            mask = e_mask[d - 1, t]
             j = e_cfg[d - 1, t] * a
-            if dd >= 0:
-                e_row[d, m], e_draw[d, m], e_cfg[d, m] = i, dd, j + draws[dd, i, u]
-                m += 1
-            elif code[i, u] >= 0:
-                e_row[d, m], e_draw[d, m], e_cfg[d, m] = i, -1, j + code[i, u]
+            x = x_at[d - 1, t]
+            if code[i, u] >= 0:
+                e_row[d, m], e_mask[d, m], e_cfg[d, m], x_at[d, m] = i, mask, j + code[i, u], x
                 m += 1
             else:
-                for s in range(S):
-                    e_row[d, m], e_draw[d, m], e_cfg[d, m] = i, s, j + draws[s, i, u]
-                    m += 1
+                _split(i, mask, u, draws, part)
+                for b in range(a):
+                    if part[b]:
+                        e_row[d, m], e_mask[d, m], e_cfg[d, m], x_at[d, m] = i, part[b], j + b, x
+                        m += 1
         n_at[d] = m
         q_at[d] = q_at[d - 1] * a
         for t in range(m):
-            i, dd = e_row[d, t], e_draw[d, t]
-            keys[t] = e_cfg[d, t] * r + (code[i, v] if dd < 0 else draws[dd, i, v])
-            wts[t] = 1.0 if dd < 0 else inv
-        out[set_place(binom, first, c, d, pos)] = _score_weighted(keys, wts, m, r, q_at[d], bdeu, ess, dense, cfg, touched)
+            keys[t] = e_cfg[d, t] * r + x_at[d, t]
+            wts[t] = _popcount(e_mask[d, t]) * inv
+        out[set_place(binom, first, c, d, pos)] = _score_weighted(keys, wts, m, r, q_at[d], bdeu, ess, dense, cfg,
+                                                                  touched)
         if d < k:
             d += 1
             pos[d] = pos[d - 1] + 1
@@ -662,6 +689,8 @@ def expected_weights(code: np.ndarray, draws: np.ndarray, arities: np.ndarray, c
     """
     code = np.ascontiguousarray(code, dtype=np.int64)
     draws = np.ascontiguousarray(draws, dtype=np.int64)
+    if not 1 <= draws.shape[0] <= MAX_DRAWS:
+        raise ValueError(f"expected_weights takes 1 to {MAX_DRAWS} draws, got {draws.shape[0]}")
     cand_off = np.asarray(cand_off, dtype=np.int64)
     m_max = int(np.diff(cand_off).max(initial=0))
     binom = _pascal(m_max, min(int(max_parents), m_max) + 1)
