@@ -80,7 +80,7 @@ import math
 import numba
 import numpy as np
 
-from ._order_available import set_place
+from ._order_available import next_set, set_place
 from ._order_scores import _pascal
 from ._parallel import PARALLEL_LOCK
 
@@ -643,11 +643,7 @@ def _node_weights_em(code, draws, arities, v, cand, k, binom, bdeu, ess, out):
             wts[t] = _popcount(e_mask[d, t]) * inv
         out[set_place(binom, first, c, d, pos)] = _score_weighted(keys, wts, m, r, q_at[d], bdeu, ess, dense, cfg,
                                                                   touched)
-        if d < k:
-            d += 1
-            pos[d] = pos[d - 1] + 1
-        else:
-            pos[d] += 1
+        d = next_set(d, k, pos)
 
 
 @numba.njit(cache=True, nogil=True)
