@@ -155,9 +155,9 @@ class OrderedAveraging:
     complete data minus 10% of its rows; with 30% missing 9 (available case 41, the
     complete data minus 30% of its rows 11).  It costs parameter EM and a walk over
     every family per iteration (ALARM, loaded machine: 6 times the available-case weights
-    at 10% missing, 110 times at 30%, where 57 rows need Gibbs sampling).  Predictions and M* still count their
-    standard parameters by available case.  With no missing cell it is the
-    complete-data averaging.
+    at 10% missing, 110 times at 30%, where 57 rows need Gibbs sampling).  Predictions
+    and M* still count their standard parameters by available case.  With no missing
+    cell it is the complete-data averaging.
 
     Attributes
     ----------
