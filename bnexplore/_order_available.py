@@ -139,6 +139,28 @@ def _family_score(code, v, r, rows, cfgs, m, q, bdeu, ess, logfact, keys, tot, d
 
 
 @numba.njit(cache=True, nogil=True)
+def set_place(binom, first, c, d, pos):
+    """The place of the set of candidates at positions ``pos[1 .. d]`` among its node's
+    parent sets (the formula of the module docstring; ``first[d]`` the first place of size d)."""
+    rank = 0
+    for e in range(1, d + 1):
+        rank += binom[c - 1 - pos[e], d - e + 1]
+    return first[d] + binom[c, d] - 1 - rank
+
+
+@numba.njit(cache=True, nogil=True)
+def next_set(d, k, pos):
+    """The depth-first walk's step after the set at positions ``pos[1 .. d]``: one member
+    more while ``d < k``, else the next candidate at depth ``d``; returns the new depth."""
+    if d < k:
+        d += 1
+        pos[d] = pos[d - 1] + 1
+    else:
+        pos[d] += 1
+    return d
+
+
+@numba.njit(cache=True, nogil=True)
 def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, logfact, out):
     """Eq. (W) of every parent set of ``v`` (subsets of ``cand`` of size <= ``k``) into
     ``out``, in the order of :func:`bnexplore._order_posterior.lex_parent_sets`."""
@@ -197,17 +219,10 @@ def _node_weights(code, arities, v, cand, k, binom, bdeu, ess, logfact, out):
                 m += 1
         n_at[d] = m
         q_at[d] = q_at[d - 1] * a
-        rank = 0
-        for e in range(1, d + 1):
-            rank += binom[c - 1 - pos[e], d - e + 1]
-        place = first[d] + binom[c, d] - 1 - rank
-        out[place] = base + (_family_score(code, v, r, rows[d], cfgs[d], m, q_at[d], bdeu, ess, logfact, keys, tot,
-                                           dense, cfg, touched) if m else 0.0)
-        if d < k:
-            d += 1
-            pos[d] = pos[d - 1] + 1
-        else:
-            pos[d] += 1
+        gain = _family_score(code, v, r, rows[d], cfgs[d], m, q_at[d], bdeu, ess, logfact, keys, tot, dense, cfg,
+                             touched) if m else 0.0
+        out[set_place(binom, first, c, d, pos)] = base + gain
+        d = next_set(d, k, pos)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -64,6 +64,7 @@ from ._validation import Interval, check_int, check_random_state
 from ._procedure1 import procedure1, procedure1_all
 from ._averaged_query import AveragedModel, AveragedPosteriors, ask_averaged_model, averaged_posteriors, greedy_order
 from ._order_available import available_case_weights, uses_threads, walk_cells
+from ._order_em import em_cells, order_em_weights
 from ._order_scores import _pascal, _row_bitsets
 from .scores import _check_prior, _score_order_flat
 
@@ -111,9 +112,14 @@ class OrderedAveraging:
     budget : int, optional
         Largest number of cells the enumeration and each CPT of a summary network may
         use; default the package budget (:func:`bnexplore.data.get_table_budget`).
-    missing : {"raise", "drop", "keep"}
+    missing : {"raise", "drop", "keep", "em"}
         What to do with missing cells: refuse them (default), drop the incomplete rows
-        (with a warning), or keep them, as described in the Notes.
+        (with a warning), keep them (available case per family) or structural EM, as
+        described in the Notes.
+    max_iter : int, default 10
+        Largest number of structural-EM iterations (``missing="em"``).
+    random_state : None, int or numpy.random.Generator
+        The draws of structural EM's E-step (``missing="em"``).
 
     Notes
     -----
@@ -137,6 +143,22 @@ class OrderedAveraging:
     rows (available case).  See :class:`~bnexplore.data.DiscreteData` for the package's
     policy.
 
+    **Structural EM** (``missing="em"``, :mod:`bnexplore._order_em`).  Starting from the
+    weights above: the best DAG of the class, its parameters by EM (exact E-step: each
+    row's missing cells summed out), ``S = 16`` exact draws of every row's missing cells
+    from that network, and every family weighed by K2/BDeu of its *expected* counts over
+    all the rows (Friedman 1997); repeated until the best DAG stays the same
+    (``max_iter``).  :attr:`em` reports the iterations, the observed-data
+    log-likelihood of each iteration's network and its parameters.  On ALARM (5,000
+    rows, its order, k = 3) with 10% of the cells missing, 5 arc posteriors differ from
+    the complete data's by more than 0.05 (18 by available case), against 6 for the
+    complete data minus 10% of its rows; with 30% missing 9 (available case 41, the
+    complete data minus 30% of its rows 11).  It costs parameter EM and a walk over
+    every family per iteration (ALARM, loaded machine: 6 times the available-case weights
+    at 10% missing, 110 times at 30%, where 57 rows need Gibbs sampling).  Predictions
+    and M* still count their standard parameters by available case.  With no missing
+    cell it is the complete-data averaging.
+
     Attributes
     ----------
     data : DiscreteData
@@ -151,6 +173,11 @@ class OrderedAveraging:
         Number of (node, parent set) families scored.
     n_structures : int
         Number of DAGs in the class (exact integer).
+    em : dict or None
+        ``missing="em"`` on data with missing cells: ``n_iter``, ``converged``,
+        ``log_likelihood`` and ``log_likelihoods`` (observed-data, of each iteration's
+        network with its EM parameters), ``em_steps``, ``n_draws``, ``sampled_rows``,
+        ``parents``, ``cpts`` and ``seed`` (:class:`bnexplore._order_em.EMInfo`); else None.
 
     Examples
     --------
@@ -169,10 +196,15 @@ class OrderedAveraging:
                  levels: Sequence[Sequence[str]] | None = None, max_parents: int = 2,
                  prior: str = "K2", ess: float = 1.0,
                  structure_prior: Callable | np.ndarray | pd.DataFrame | None = None,
-                 budget: int | None = None, missing: str = "raise"):
+                 budget: int | None = None, missing: str = "raise", max_iter: int = 10, random_state=None):
         max_parents = check_int(max_parents, "max_parents", low=0)
         _check_prior(prior, ess)
-        self.data = as_discrete(data, missing=missing)
+        if missing not in ("raise", "drop", "keep", "em"):
+            raise ValueError(f"missing must be 'raise', 'drop', 'keep' or 'em', got {missing!r}")
+        if missing == "em":
+            max_iter = check_int(max_iter, "max_iter", low=1)
+        self.data = as_discrete(data, missing="keep" if missing == "em" else missing)
+        self.em: dict | None = None
         self.names = list(self.data.names)
         self.prior = prior
         self.ess = float(ess)
@@ -236,17 +268,35 @@ class OrderedAveraging:
                     f"working memory (a copy of the codes, and each thread's row lists for k={self.max_parents}), "
                     f"over the budget of {self.budget:,}: use a smaller max_parents (k), fewer rows, "
                     f"or raise the budget (budget= or bnexplore.data.set_table_budget)")
+            if missing == "em":
+                cells = em_cells(d.n_rows, p, self.max_parents, total)
+                if cells > self.budget:
+                    raise MemoryBudgetError(
+                        f"structural EM over {d.n_rows:,} rows keeps {cells:,} cells of working memory (the "
+                        f"draws of the missing cells and each thread's entries for k={self.max_parents}), over "
+                        f"the budget of {self.budget:,}: use a smaller max_parents (k), missing='keep', "
+                        f"or raise the budget (budget= or bnexplore.data.set_table_budget)")
             flat = available_case_weights(d.codes, d.missing, d.arities, cand_cols, cand_off, self.max_parents,
                                           off, prior == "BDeu", float(ess))
         # C(m, s) for m up to the most candidates, s <= k + 1: a parent set's index in its node's list
         m_max = int(n_cand.max(initial=0))
         self._binom = _pascal(m_max, min(self.max_parents, m_max) + 1)
+        lp = np.zeros(flat.size)
         if structure_prior is not None:
-            flat = flat.copy()
             sets, sizes = self._flat_sets, self._flat_sizes
             for v in range(p):
                 seg = slice(off[v], off[v + 1])
-                flat[seg] += self._structure_logprior(v, sets[seg], sizes[seg], structure_prior)
+                lp[seg] = self._structure_logprior(v, sets[seg], sizes[seg], structure_prior)
+        if missing == "em" and self.data.missing is not None:
+            d = self.data
+            flat, self.em = order_em_weights(np.where(d.missing, -1, d.codes).astype(np.int64), d.arities,
+                                             self.names, cand_cols, cand_off, self.max_parents, off,
+                                             self._flat_sets, self._flat_sizes, prior, float(ess), flat, lp,
+                                             max_iter, random_state)
+        if structure_prior is not None:
+            flat = flat + lp
+            for v in range(p):
+                seg = slice(off[v], off[v + 1])
                 if not np.isfinite(flat[seg]).any():
                     raise ValueError(f"the structure prior gives every parent set of {self.names[v]!r} "
                                      f"probability zero: allow at least one (e.g. the empty set)")

@@ -526,9 +526,10 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
         Missing cells (NaN) in ``data``.  ``"keep"``: every move is compared on the rows
         where all the variables of the two families it compares are observed (available
         case per comparison, :mod:`bnexplore._available_case`), so a missing cell costs
-        only the comparisons it touches; ``"em"``: structural EM (Friedman 1997), see
-        :mod:`bnexplore._structural_em`, with ``result.extra["n_iter"]`` and
-        ``["log_likelihood"]``; ``"drop"``: complete cases only; ``"raise"``: refuse.
+        only the comparisons it touches; ``"em"``: structural EM (Friedman 1997): parameter
+        EM with an exact E-step, then the search from the current structure on K2/BDeu
+        of expected counts, repeated (:mod:`bnexplore._structural_em`), with
+        ``result.extra["n_iter"]``, ``["log_likelihood"]`` and ``["log_likelihoods"]``; ``"drop"``: complete cases only; ``"raise"``: refuse.
         A ready ``score`` over data with missing cells is used as ``"keep"``.
     max_iter : int
         Largest number of structural-EM iterations (``missing="em"``).
