@@ -63,8 +63,8 @@ sfan.edge_posteriors().loc["__class__"].sort_values(ascending=False).head(8).rou
     ("md", "## The exclusion penalty on weak features (Figure 10, 5 repetitions here; the paper uses 100)"),
     ("code", """from bnexplore.experiments.ziebart import weak_trial
 res10 = pd.DataFrame([r for s in range(5) for r in weak_trial(100, 100, 10, 20, random_state=s)])
-nb = res10.loc[res10.alpha == -1, "accuracy"].mean()
-alpha_accuracy_plot(res10[res10.alpha >= 0], reference={"naive Bayes": nb})"""),
+nb = res10.loc[res10.penalty == -1, "accuracy"].mean()
+alpha_accuracy_plot(res10[res10.penalty >= 0], reference={"naive Bayes": nb})"""),
     ("md", "## Two-slice DBNs (Figure 4)"),
     ("code", """from bnexplore.experiments.ziebart import dbn_trial
 d = pd.DataFrame(dbn_trial(300, 8, random_state=0, n_test=500, bma_k2=False))

@@ -130,9 +130,35 @@ def test_cache_skips_finished_classifiers(iris):
     res = cmp.cross_validate_classifiers(
         iris, "class", ["SNN", "SFAN"], n_splits=2, penalty=3.0, cache=cache,
         progress_callback=lambda d, t, m: calls.append(m))
-    # only SFAN (which uses alpha) was refitted
+    # only SFAN (which uses penalty) was refitted
     assert all(m.startswith("SFAN") for m in calls if "fold" in m)
     assert len(cache) == 4 and list(res.proba) == ["SNN", "SFAN"]
+
+
+def test_cache_entries_of_before_0_2_0_are_found(iris):
+    """A cache (e.g. the Compare app's disk cache) filled when the shared parameters were
+    keyed k, alpha and w: its entries are found, not refitted, and stored again under
+    the new names."""
+    new = {}
+    first = cmp.cross_validate_classifiers(iris, "class", ["SNN", "SFAN", "GTT"], n_splits=2,
+                                           penalty=1.0, cache=new)
+    assert first.settings["penalty"] == 1.0 and first.settings["max_parents"] == 2
+    assert not {"k", "alpha", "w"} & set(first.settings)
+    old_names = {v: k for k, v in cmp.LEGACY_PARAMS.items()}
+    old = {}
+    for key, value in new.items():
+        if len(key) == 6:               # a classifier's entry: (.., clf, uses, ..)
+            key = key[:3] + (tuple((old_names.get(p, p), v) for p, v in key[3]),) + key[4:]
+        old[key] = value
+    assert any(p == "alpha" for key in old if len(key) == 6 for p, _ in key[3])
+    calls = []
+    again = cmp.cross_validate_classifiers(iris, "class", ["SNN", "SFAN", "GTT"], n_splits=2,
+                                           penalty=1.0, cache=old,
+                                           progress_callback=lambda d, t, m: calls.append(m))
+    assert not [m for m in calls if "fold" in m]          # nothing refitted
+    for clf in first.proba:
+        np.testing.assert_array_equal(again.proba[clf], first.proba[clf])
+    assert set(new) <= set(old)                           # stored under the new keys too
 
 
 def test_a_cached_run_computes_no_folds(iris, monkeypatch):

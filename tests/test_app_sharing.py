@@ -13,9 +13,9 @@ from bnexplore.apps import App
 from bnexplore.apps._base import guarded
 from bnexplore.experiments.compare import PARAM_RANGES
 
-#: the handle of the structure app's max in-degree slider (k's declared range)
+#: the handle of the structure app's max in-degree slider (max_parents' declared range)
 K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
-            .format(PARAM_RANGES["k"][1]))
+            .format(PARAM_RANGES["max_parents"][1]))
 
 REPO = Path(__file__).resolve().parents[1]
 APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")

@@ -44,7 +44,7 @@ def test_no_private_bnexplore_name(path):
 
 
 #: the apps' parameters that are the experiments' shared parameters (PARAM_RANGES' names).
-SHARED = {"max_parents": "k", "n": "n", "penalty": "alpha", "queue_width": "w"}
+SHARED = ("max_parents", "n", "penalty", "queue_width")
 #: parameters of those names that mean something else in one app.
 OWN_MEANING = {("forests", "max_parents")}    # class parents per feature: 0 or 1
 
@@ -62,10 +62,10 @@ def test_every_apps_shared_parameters_lie_in_the_one_declaration():
     seen = set()
     for name in bxa.APPS:
         cls = bxa.app_class(name)
-        for pname, key in SHARED.items():
+        for pname in SHARED:
             if pname not in cls.param or (name, pname) in OWN_MEANING:
                 continue
-            p, (lo, hi) = cls.param[pname], PARAM_RANGES[key]
+            p, (lo, hi) = cls.param[pname], PARAM_RANGES[pname]
             if isinstance(p, param.Selector):
                 values = [v for v in p.objects if v != math.inf]       # infinity: FAN
             else:
@@ -76,7 +76,7 @@ def test_every_apps_shared_parameters_lie_in_the_one_declaration():
             seen.add(pname)
     assert seen == set(SHARED)
     with pytest.raises(ValueError, match="out of range"):
-        check_params(max_parents=PARAM_RANGES["k"][1] + 1)
+        check_params(max_parents=PARAM_RANGES["max_parents"][1] + 1)
 
 
 def test_the_landing_page_imports_no_plotting_stack():

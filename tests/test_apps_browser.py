@@ -13,9 +13,9 @@ from browser_checks import assert_fits_and_no_error
 
 from bnexplore.experiments.compare import PARAM_RANGES
 
-#: the handle of the structure app's max in-degree slider (k's declared range)
+#: the handle of the structure app's max in-degree slider (max_parents' declared range)
 K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
-            .format(PARAM_RANGES["k"][1]))
+            .format(PARAM_RANGES["max_parents"][1]))
 
 REPO = Path(__file__).resolve().parents[1]
 APPS_DIR = REPO / "apps"

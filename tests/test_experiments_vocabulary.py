@@ -207,6 +207,31 @@ def test_upgrade_columns_renames_k_only_for_a_max_parents_grid():
     assert runner.upgrade_columns(current) is current        # nothing to rename: unchanged
 
 
+def test_upgrade_columns_renames_alpha_only_where_penalty_is_written():
+    old = pd.DataFrame({"alpha": [0.5], "accuracy": [0.7], "seed": [1], "trial_id": ["x"]})
+    assert list(runner.upgrade_columns(old).columns) == ["alpha", "accuracy", "random_state",
+                                                        "trial_id"]   # a user's own alpha
+    assert list(runner.upgrade_columns(old, settings=["penalty"]).columns)[0] == "penalty"
+
+
+def test_resume_an_old_ziebart_weak_file_renames_alpha_to_penalty(tmp_path):
+    """A ``ziebart_weak`` file of before 0.2.0 (result column ``alpha``, the exclusion
+    penalty) resumes: nothing is run again and the column is ``penalty``."""
+    exp = ex.get("ziebart_weak")
+    assert "penalty" in getattr(ziebart.weak_trial, runner.RESULT_COLUMNS_ATTR)
+    grid, states = exp.settings("reduced")
+    rows = [{**s, "seed": rs, "trial_id": ex.trial_id(s, rs), "alpha": a, "accuracy": -1.0,
+             "weak_in_mb": 0, "noise_in_mb": 0, "error": "", "elapsed_s": 0.0}
+            for s in ex.expand_grid(grid) for rs in states for a in (0.0, 2.5, -1.0)]
+    out = tmp_path / "ziebart_weak.csv"
+    pd.DataFrame(rows).to_csv(out, index=False)
+    df = ex.run_named("ziebart_weak", out=out, progress=False)
+    assert (df["accuracy"] == -1.0).all()                # nothing was run again
+    assert "alpha" not in df.columns and sorted(set(df["penalty"])) == [-1.0, 0.0, 2.5]
+    header = out.read_text().split("\n", 1)[0].split(",")
+    assert "penalty" in header and "alpha" not in header and "random_state" in header
+
+
 def test_summaries_read_old_and_new_tables():
     rows = pd.DataFrame({"table": ["2", "2"], "class_node": "random", "ties": "half", "n": 1,
                          "n_nodes": 15, "K": "uniform", "seed": [0, 1],
@@ -224,4 +249,4 @@ def test_the_committed_results_use_the_new_names():
     root = Path(__file__).resolve().parents[1] / "docs" / "reproduction" / "results"
     for path in root.glob("*.csv"):
         header = set(path.read_text().split("\n", 1)[0].split(","))
-        assert "random_state" in header and not header & {"seed", "k", "max_indegree"}, path.name
+        assert "random_state" in header and not header & set(runner.LEGACY_COLUMNS), path.name

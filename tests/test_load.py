@@ -30,9 +30,9 @@ from conftest import running_panel_server
 
 from bnexplore.experiments.compare import PARAM_RANGES
 
-#: the handle of the structure app's max in-degree slider (k's declared range)
+#: the handle of the structure app's max in-degree slider (max_parents' declared range)
 K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
-            .format(PARAM_RANGES["k"][1]))
+            .format(PARAM_RANGES["max_parents"][1]))
 
 REPO = Path(__file__).resolve().parents[1]
 N_SESSIONS = 10
@@ -101,7 +101,7 @@ def test_ten_sessions_moving_sliders(browser):
                     handle = pg.locator(K_HANDLE).first
                     handle.focus()
                     cur = int(float(handle.get_attribute("aria-valuenow") or 3))
-                    up = (moves // N_SESSIONS + i) % 2 == 0 and cur < PARAM_RANGES["k"][1]
+                    up = (moves // N_SESSIONS + i) % 2 == 0 and cur < PARAM_RANGES["max_parents"][1]
                     key = "ArrowRight" if up \
                         else ("ArrowLeft" if cur > 1 else "ArrowRight")
                     handle.press(key)

@@ -2,6 +2,7 @@
 import math
 
 import networkx as nx
+import pytest
 import pandas as pd
 
 
@@ -36,10 +37,11 @@ def test_forest_plot_keeps_full_names_in_the_hover():
     assert b.set_index("name")["y0"].idxmax() == "class"
 
 
-def test_alpha_plot_shows_the_reference_inside_the_y_range_and_in_the_legend():
+@pytest.mark.parametrize("column", ["penalty", "alpha"])     # alpha: results before 0.2.0
+def test_alpha_plot_shows_the_reference_inside_the_y_range_and_in_the_legend(column):
     from bnexplore.viz.forests import alpha_accuracy_plot
 
-    df = pd.DataFrame({"alpha": [0, 0, 1, 1, math.inf, math.inf],
+    df = pd.DataFrame({column: [0, 0, 1, 1, math.inf, math.inf],
                        "accuracy": [.90, .92, .93, .94, .91, .90]})
     fig = _render(alpha_accuracy_plot(df, reference={"naive Bayes": 0.80}, responsive=True))
     assert fig.y_range.start < 0.80 < fig.y_range.end

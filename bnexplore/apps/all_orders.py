@@ -95,7 +95,7 @@ class AllOrders(App):
     warm_settings = ({"max_parents": 2, "method": EXACT},
                      {"max_parents": 2, "method": MCMC, "n_iter": 2_000})
 
-    max_parents = param.Integer(default=2, bounds=PARAM_RANGES["k"], label="k (max parents)")
+    max_parents = param.Integer(default=2, bounds=PARAM_RANGES["max_parents"], label="k (max parents)")
     method = param.Selector(default=AUTO, objects=[AUTO, EXACT, MCMC], label="All orders by")
     n_iter = param.Integer(default=20_000, bounds=(2_000, 100_000), step=2_000,
                            label="MCMC iterations per chain")

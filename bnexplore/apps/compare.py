@@ -171,13 +171,13 @@ class CompareClassifiers(App):
     classifiers = param.ListSelector(default=[], objects=[], label="Classifiers")
     n_splits = param.Integer(default=5, bounds=(2, 10), label="Folds")
     random_state = param.Integer(default=0, bounds=(0, 20), label="Seed (folds)")
-    max_parents = param.Integer(default=DEFAULT_PARAMS["k"], bounds=PARAM_RANGES["k"],
+    max_parents = param.Integer(default=DEFAULT_PARAMS["max_parents"], bounds=PARAM_RANGES["max_parents"],
                                 label="k (max parents: AMA, GTT)")
     n = param.Integer(default=DEFAULT_PARAMS["n"], bounds=PARAM_RANGES["n"],
                       label="n (AMA summary-network parents)")
-    penalty = param.Number(default=DEFAULT_PARAMS["alpha"], bounds=PARAM_RANGES["alpha"],
+    penalty = param.Number(default=DEFAULT_PARAMS["penalty"], bounds=PARAM_RANGES["penalty"],
                            step=0.5, label="Exclusion penalty (STAN, SFAN)")
-    queue_width = param.Integer(default=DEFAULT_PARAMS["w"], bounds=PARAM_RANGES["w"],
+    queue_width = param.Integer(default=DEFAULT_PARAMS["queue_width"], bounds=PARAM_RANGES["queue_width"],
                                 label="ISMB queue width")
     metric = param.Selector(default="auc", objects=list(cmp.FOLD_METRICS),
                             label="Compared metric (error, auc, log_loss, squared_error)")

@@ -184,7 +184,7 @@ class EdgeConfidence(App):
     warm_settings = ({"max_parents": 2, "method": EXACT, "n_boot": 2},
                      {"max_parents": 2, "method": MCMC, "n_iter": 2_000, "n_boot": 2})
 
-    max_parents = param.Integer(default=2, bounds=PARAM_RANGES["k"], label="k (max parents)")
+    max_parents = param.Integer(default=2, bounds=PARAM_RANGES["max_parents"], label="k (max parents)")
     score = param.Selector(default="BDeu", objects=["BDeu", "K2"], label="Score")
     ess = param.Selector(default=1.0, objects=ESS_VALUES, label="ess (BDeu equivalent sample size)")
     method = param.Selector(default=AUTO, objects=[AUTO, EXACT, MCMC], label="Posteriors by")

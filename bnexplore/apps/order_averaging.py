@@ -114,7 +114,7 @@ class OrderAveraging(PinStructure, App):
     controls = ("max_parents", "n", "threshold")
     warm_settings = ({"max_parents": 2, "n": 3},)
 
-    max_parents = param.Integer(default=2, bounds=PARAM_RANGES["k"], label="k (max parents averaged)",
+    max_parents = param.Integer(default=2, bounds=PARAM_RANGES["max_parents"], label="k (max parents averaged)",
                                 doc="Most parents of a node in the averaged DAGs.")
     n = param.Integer(default=4, bounds=(1, PARAM_RANGES["n"][1]), label="n (max parents in M*)",
                       doc="Most parents of a node in the summary network M*.")

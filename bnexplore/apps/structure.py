@@ -72,7 +72,7 @@ class LearnStructure(PinStructure, App):
     score = param.Selector(default="K2", objects=["K2", "BDeu"], doc="The structure score.")
     ess = param.Number(default=1.0, bounds=(0.5, 50.0), step=0.5,
                        label="Equivalent sample size (BDeu)")
-    max_parents = param.Integer(default=3, bounds=PARAM_RANGES["k"], label="Max parents")
+    max_parents = param.Integer(default=3, bounds=PARAM_RANGES["max_parents"], label="Max parents")
 
     def _ess(self) -> float:
         return float(self.ess) if self.score == "BDeu" else 1.0   # K2 ignores it

@@ -101,8 +101,8 @@ class CVResult:
         True when the run was cancelled; unfinished classifiers are missing from
         ``proba``.
     settings : dict
-        n_splits, random_state, k, n, alpha, w, target (``k``, ``alpha`` and ``w`` are
-        the keys of :data:`PARAM_RANGES`: ``max_parents``, ``penalty``, ``queue_width``).
+        target, n_splits, random_state and the shared parameters, keyed as
+        :data:`PARAM_RANGES`: max_parents, n, penalty, queue_width.
     """
 
     y: np.ndarray

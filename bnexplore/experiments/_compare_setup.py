@@ -4,9 +4,10 @@ Every compared entry is a configuration of a class of the one classifier registr
 :mod:`bnexplore.classifiers` (or of a scikit-learn baseline): a key as the papers name
 it (``SNN``, ``GTT``, ``ISMB-MS``, ...), a label, the paper, and how the shared
 parameters map onto the constructor.  The shared parameters are ``max_parents``
-(AMA and GTT), ``n`` (AMA's summary-network size), ``penalty`` (exclusion penalty of
-STAN/SFAN) and ``queue_width`` (ISMB); :data:`PARAM_RANGES` is their one declaration,
-keyed by the apps' slider names ``k``, ``n``, ``alpha`` and ``w``.
+(AMA and GTT), ``n`` (AMA's summary-network size, its own name in Dash & Cooper),
+``penalty`` (exclusion penalty of STAN/SFAN) and ``queue_width`` (ISMB);
+:data:`PARAM_RANGES` is their one declaration, keyed by these names, which are also the
+apps' parameter names.
 
 Examples
 --------
@@ -23,15 +24,19 @@ from .._deprecation import renamed
 from .._validation import InvalidParameterError, check_number
 
 __all__ = ["ClassifierSpec", "CLASSIFIERS", "DEFAULT_CLASSIFIERS", "PARAM_RANGES",
-           "DEFAULT_PARAMS", "check_params", "make_classifier"]
+           "DEFAULT_PARAMS", "LEGACY_PARAMS", "check_params", "make_classifier"]
 
 #: allowed ranges of the shared parameters (inclusive): the one declaration, also of the
-#: apps' sliders. k stops at 4: exact averaging scores every parent set of at most k of
-#: the other variables (C(36, 4) = 58,905 per variable of ALARM), and order MCMC on ALARM
-#: already takes minutes at k = 4.
+#: apps' sliders. max_parents stops at 4: exact averaging scores every parent set of at
+#: most max_parents of the other variables (C(36, 4) = 58,905 per variable of ALARM), and
+#: order MCMC on ALARM already takes minutes at max_parents = 4.
 PARAM_RANGES: dict[str, tuple[float, float]] = {
-    "k": (1, 4), "n": (1, 60), "alpha": (0.0, 50.0), "w": (1, 10_000)}
-DEFAULT_PARAMS = {"k": 2, "n": 12, "alpha": 2.0, "w": 100}
+    "max_parents": (1, 4), "n": (1, 60), "penalty": (0.0, 50.0), "queue_width": (1, 10_000)}
+#: the shared parameters' defaults, keyed as :data:`PARAM_RANGES`.
+DEFAULT_PARAMS = {"max_parents": 2, "n": 12, "penalty": 2.0, "queue_width": 100}
+#: the keys of :data:`PARAM_RANGES` before 0.2.0 (the apps' old slider names) and now;
+#: a cache entry stored under the old keys is still found (``cross_validate_classifiers``).
+LEGACY_PARAMS = {"k": "max_parents", "alpha": "penalty", "w": "queue_width"}
 
 
 @dataclass(frozen=True)
@@ -41,8 +46,8 @@ class ClassifierSpec:
     key: str
     label: str
     family: str                        # paper / library it comes from
-    build: Callable[..., Any]          # build(k, n, alpha, w, random_state) -> estimator
-    uses: tuple[str, ...] = ()         # which of k, n, alpha, w it depends on
+    build: Callable[..., Any]          # build(max_parents, n, penalty, queue_width, random_state)
+    uses: tuple[str, ...] = ()         # which of PARAM_RANGES' keys it depends on
     slow: bool = False                 # instance-based search: minutes on big data
 
 
@@ -74,11 +79,12 @@ _SPECS = [
     ClassifierSpec("NMA", "NMA (naive model averaging)", "Dash & Cooper",
                    lambda **p: _c("NaiveAveraging")()),
     ClassifierSpec("GTT", "GTT (greedy thick-thin, k parents)", "Dash & Cooper",
-                   lambda k, **p: _c("GreedyThickThin")(max_parents=int(k)), ("k",)),
+                   lambda max_parents, **p: _c("GreedyThickThin")(max_parents=int(max_parents)),
+                   ("max_parents",)),
     ClassifierSpec("AMA", "AMA (approximate model averaging)", "Dash & Cooper",
-                   lambda k, n, random_state, **p: _c("AMA")(max_parents=int(k), n=int(n),
-                                                             random_state=random_state),
-                   ("k", "n")),
+                   lambda max_parents, n, random_state, **p: _c("AMA")(
+                       max_parents=int(max_parents), n=int(n), random_state=random_state),
+                   ("max_parents", "n")),
     ClassifierSpec("AODE", "AODE", "Cerquides & Lopez de Mantaras",
                    lambda **p: _c("AODE")()),
     ClassifierSpec("BMAAODE", "BMAAODE", "Cerquides & Lopez de Mantaras",
@@ -91,23 +97,24 @@ _SPECS = [
                    lambda **p: _c("NaiveBayes")(prior="BDeu", ess=10.0)),
     ClassifierSpec("TAN", "TAN", "Ziebart, Dey & Bagnell", lambda **p: _c("TAN")()),
     ClassifierSpec("FAN", "FAN", "Ziebart, Dey & Bagnell", lambda **p: _c("FAN")()),
-    ClassifierSpec("STAN", "STAN (penalty alpha)", "Ziebart, Dey & Bagnell",
-                   lambda alpha, **p: _c("STAN")(penalty=float(alpha)), ("alpha",)),
-    ClassifierSpec("SFAN", "SFAN (penalty alpha)", "Ziebart, Dey & Bagnell",
-                   lambda alpha, **p: _c("SFAN")(penalty=float(alpha)), ("alpha",)),
+    ClassifierSpec("STAN", "STAN (exclusion penalty)", "Ziebart, Dey & Bagnell",
+                   lambda penalty, **p: _c("STAN")(penalty=float(penalty)), ("penalty",)),
+    ClassifierSpec("SFAN", "SFAN (exclusion penalty)", "Ziebart, Dey & Bagnell",
+                   lambda penalty, **p: _c("SFAN")(penalty=float(penalty)), ("penalty",)),
     ClassifierSpec("TAN-BMA", "TAN, averaged over trees", "Ziebart, Dey & Bagnell",
                    lambda **p: _c("TAN")(averaging="bma")),
     ClassifierSpec("SFAN-BMA", "SFAN, averaged over forests", "Ziebart, Dey & Bagnell",
-                   lambda alpha, **p: _c("SFAN")(penalty=float(alpha), averaging="bma"),
-                   ("alpha",)),
-    ClassifierSpec("ISMB", "ISMB (queue width w)", "Visweswaran & Cooper",
-                   lambda w, **p: _c("ISMB")(queue_width=int(w)), ("w",), slow=True),
+                   lambda penalty, **p: _c("SFAN")(penalty=float(penalty), averaging="bma"),
+                   ("penalty",)),
+    ClassifierSpec("ISMB", "ISMB (queue width)", "Visweswaran & Cooper",
+                   lambda queue_width, **p: _c("ISMB")(queue_width=int(queue_width)),
+                   ("queue_width",), slow=True),
     ClassifierSpec("ISMB-MS", "ISMB-MS (best model)", "Visweswaran & Cooper",
-                   lambda w, **p: _c("ISMB")(queue_width=int(w), variant="ms"), ("w",),
-                   slow=True),
+                   lambda queue_width, **p: _c("ISMB")(queue_width=int(queue_width), variant="ms"),
+                   ("queue_width",), slow=True),
     ClassifierSpec("NISMB", "NISMB (non instance-specific)", "Visweswaran & Cooper",
-                   lambda w, **p: _c("ISMB")(queue_width=int(w), variant="nismb"), ("w",),
-                   slow=True),
+                   lambda queue_width, **p: _c("ISMB")(queue_width=int(queue_width), variant="nismb"),
+                   ("queue_width",), slow=True),
     ClassifierSpec("LogReg", "logistic regression (one-hot)", "scikit-learn", _logreg),
     ClassifierSpec("kNN", "k-nearest neighbours, 5 (one-hot)", "scikit-learn", _knn),
 ]
@@ -122,7 +129,7 @@ DEFAULT_CLASSIFIERS = ("SNN", "TAN", "AODE", "AMA", "LogReg", "kNN")
 def check_params(max_parents: int = 2, n: int = 12, penalty: float = 2.0,
                  queue_width: int = 100) -> dict:
     """Validate the shared parameters; return them as a dict of plain numbers keyed as
-    :data:`PARAM_RANGES` (``k``, ``n``, ``alpha``, ``w``: the apps' slider names).
+    :data:`PARAM_RANGES` (``max_parents``, ``n``, ``penalty``, ``queue_width``).
 
     ``k=``, ``alpha=`` and ``w=`` are the deprecated names of ``max_parents=``,
     ``penalty=`` and ``queue_width=``.
@@ -135,20 +142,20 @@ def check_params(max_parents: int = 2, n: int = 12, penalty: float = 2.0,
     Examples
     --------
     >>> check_params(max_parents=3, n=10, penalty=0.5, queue_width=50)
-    {'k': 3, 'n': 10, 'alpha': 0.5, 'w': 50}
+    {'max_parents': 3, 'n': 10, 'penalty': 0.5, 'queue_width': 50}
     """
     out = {}
-    for key, name, value, integer in (("k", "max_parents", max_parents, True), ("n", "n", n, True),
-                                      ("alpha", "penalty", penalty, False),
-                                      ("w", "queue_width", queue_width, True)):
-        lo, hi = PARAM_RANGES[key]
+    for name, value, integer in (("max_parents", max_parents, True), ("n", n, True),
+                                 ("penalty", penalty, False),
+                                 ("queue_width", queue_width, True)):
+        lo, hi = PARAM_RANGES[name]
         number = check_number(value, name)          # a finite number (slider floats too)
         if not lo <= number <= hi:
             raise InvalidParameterError(f"{name}={value!r} is out of range: choose a value "
                                         f"in [{lo:g}, {hi:g}]")
         if integer and number != int(number):
             raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-        out[key] = int(number) if integer else number
+        out[name] = int(number) if integer else number
     return out
 
 

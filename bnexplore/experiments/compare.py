@@ -30,9 +30,9 @@ classifier *wins* when the difference is significant at the chosen level and in 
 favour (lower error, higher AUC, ...), *loses* when significant against it, and
 *draws* otherwise.
 
-The main parameters of the papers are shared by all classifiers: ``k`` (maximum
-parents of AMA and GTT), ``n`` (AMA's summary-network size), ``alpha`` (exclusion
-penalty of STAN/SFAN) and ``w`` (ISMB's queue width).
+The main parameters of the papers are shared by all classifiers: ``max_parents``
+(maximum parents of AMA and GTT), ``n`` (AMA's summary-network size), ``penalty``
+(exclusion penalty of STAN/SFAN) and ``queue_width`` (ISMB's queue width).
 
 :func:`cross_validate_classifiers` runs inline (with a progress callback and a cancel
 event, for the apps) or through :func:`bnexplore.experiments.run` on local processes
@@ -65,7 +65,8 @@ from .._validation import check_int
 from ._compare_scores import (FOLD_METRICS, LOWER_IS_BETTER, METRICS, CVResult,  # noqa: F401
                               add_delta, metric_table, paired_test, win_draw_loss)
 from ._compare_setup import (CLASSIFIERS, DEFAULT_CLASSIFIERS, DEFAULT_PARAMS,  # noqa: F401
-                             PARAM_RANGES, ClassifierSpec, check_params, make_classifier)
+                             LEGACY_PARAMS, PARAM_RANGES, ClassifierSpec, check_params,
+                             make_classifier)
 from .registry import register
 
 __all__ = ["ClassifierSpec", "CLASSIFIERS", "DEFAULT_CLASSIFIERS", "PARAM_RANGES",
@@ -154,14 +155,14 @@ def _aligned_proba(model, X_test: pd.DataFrame, classes: np.ndarray) -> np.ndarr
 def _fit_predict(key: str, params: Mapping[str, Any], X: pd.DataFrame, y: pd.Series,
                  classes: np.ndarray, train: np.ndarray, test: np.ndarray,
                  random_state: int) -> np.ndarray:
-    model = make_classifier(key, params["k"], params["n"], params["alpha"], params["w"],
-                            random_state=random_state)
+    model = make_classifier(key, params["max_parents"], params["n"], params["penalty"],
+                            params["queue_width"], random_state=random_state)
     model.fit(X.iloc[train], y.iloc[train])
     return _aligned_proba(model, X.iloc[test], classes)
 
 
-def _fold_trial(classifier: str, fold: int, k: int, n: int, alpha: float, w: int,
-                random_state: int, *, X: pd.DataFrame, y: pd.Series, classes: tuple,
+def _fold_trial(classifier: str, fold: int, max_parents: int, n: int, penalty: float,
+                queue_width: int, random_state: int, *, X: pd.DataFrame, y: pd.Series, classes: tuple,
                 n_splits: int) -> list[dict]:
     """Runner trial: out-of-fold probabilities of one classifier on one fold.
 
@@ -169,7 +170,9 @@ def _fold_trial(classifier: str, fold: int, k: int, n: int, alpha: float, w: int
     (probabilities in the order of ``classes``); flat scalars, as the runner requires.
     """
     train, test = stratified_folds(y, n_splits, random_state)[fold]
-    proba = _fit_predict(classifier, {"k": k, "n": n, "alpha": alpha, "w": w}, X, y,
+    params = {"max_parents": max_parents, "n": n, "penalty": penalty,
+              "queue_width": queue_width}
+    proba = _fit_predict(classifier, params, X, y,
                          np.asarray(classes, dtype=object), train, test, random_state)
     return [{"row": int(r), **{f"p{j}": float(v) for j, v in enumerate(pr)}}
             for r, pr in zip(test, proba)]
@@ -224,7 +227,8 @@ def cross_validate_classifiers(
         the data, the target, the classifier, the parameters it uses, ``n_splits``
         and ``random_state``: a classifier found there is not refitted (moving the ``penalty``
         slider refits only STAN/SFAN), and the test fold of each row (a run whose
-        classifiers are all found there computes no folds). Any mapping with ``get``
+        classifiers are all found there computes no folds). An entry stored before
+        0.2.0, under the parameters' old names ``k``, ``alpha`` and ``w``, is found too. Any mapping with ``get``
         and item assignment works, e.g. a :class:`bnexplore.cache.DiskCache` that
         keeps them between runs.
     result_callback : callable, optional
@@ -261,11 +265,22 @@ def cross_validate_classifiers(
         classes = np.asarray(cats, dtype=object)
     fingerprint = _fingerprint(df) if cache is not None else ""
 
-    def _key(clf: str) -> tuple:
-        uses = tuple((p, params[p]) for p in CLASSIFIERS[clf].uses)
+    def _key(clf: str, names: Mapping[str, str] | None = None) -> tuple:
+        uses = tuple(((names or {}).get(p, p), params[p]) for p in CLASSIFIERS[clf].uses)
         return (fingerprint, str(target), clf, uses, int(n_splits), int(random_state))
 
-    hits = {} if cache is None else {key: cache.get(_key(key)) for key in classifiers}
+    def _lookup(clf: str):
+        """The cached probabilities of ``clf``, also under the keys of before 0.2.0."""
+        hit = cache.get(_key(clf))
+        if hit is None:
+            old = {new: o for o, new in LEGACY_PARAMS.items()}
+            if any(p in old for p in CLASSIFIERS[clf].uses):
+                hit = cache.get(_key(clf, old))
+                if hit is not None:
+                    cache[_key(clf)] = hit
+        return hit
+
+    hits = {} if cache is None else {key: _lookup(key) for key in classifiers}
     todo = [c for c in classifiers if hits.get(c) is None]
     # the test fold of each row: kept with the results, so that a run whose classifiers
     # are all cached needs no scikit-learn (its import is most of a cached run's time)

@@ -35,13 +35,18 @@ from .._deprecation import REMOVED_IN, RenamedParameterWarning, renamed
 from .._validation import InvalidParameterError, check_int
 
 __all__ = ["run", "expand_grid", "trial_id", "upgrade_columns", "RESERVED_COLUMNS",
-           "LEGACY_COLUMNS"]
+           "LEGACY_COLUMNS", "RESULT_COLUMNS_ATTR"]
 
 #: Columns the runner adds to every row; trial results may not use these names.
 RESERVED_COLUMNS = ("random_state", "trial_id", "error", "elapsed_s")
 #: Column names of results files written before 0.2.0 and their names now.  ``seed`` is
 #: reserved too (a grid parameter ``seed`` would collide with an old file's column).
-LEGACY_COLUMNS = {"seed": "random_state", "k": "max_parents", "max_indegree": "max_parents"}
+#: ``alpha`` was the exclusion penalty, a result column of ``ziebart_weak``.
+LEGACY_COLUMNS = {"seed": "random_state", "k": "max_parents", "max_indegree": "max_parents",
+                  "alpha": "penalty"}
+#: Attribute of a trial function naming the result columns it writes under a new name of
+#: :data:`LEGACY_COLUMNS` (an old file's column is renamed only for such a trial).
+RESULT_COLUMNS_ATTR = "__result_columns__"
 _RESERVED = RESERVED_COLUMNS + ("seed",)
 
 Grid = Mapping[str, Any] | Sequence[Mapping[str, Any]]
@@ -172,7 +177,9 @@ def upgrade_columns(df: pd.DataFrame, settings: Iterable[str] = ("max_parents",)
 
     ``seed`` becomes ``random_state``; ``k`` and ``max_indegree`` become ``max_parents``
     when ``max_parents`` is among ``settings`` (the grid parameters of the run: ``k`` may
-    be something else in a user's own experiment).  A column whose new name is already
+    be something else in a user's own experiment), and ``alpha`` becomes ``penalty``
+    when ``penalty`` is (a grid parameter, or a result column the trial declares in its
+    ``__result_columns__``, as ``ziebart_weak``'s).  A column whose new name is already
     present is left alone.
 
     Examples
@@ -691,9 +698,10 @@ def run(trial: Trial, grid: Grid, random_states: Iterable[int] = (0,),
     resume : bool
         Skip the trials whose ``trial_id`` is already in ``out``.  With
         ``resume=False`` an existing ``out`` is overwritten.  A file written before
-        0.2.0 is resumed too: its columns ``seed``, ``k`` and ``max_indegree`` are
-        renamed (:data:`LEGACY_COLUMNS`) and its trial ids of this grid rewritten to
-        the new ones, so its finished trials are not run again.
+        0.2.0 is resumed too: its columns ``seed``, ``k``, ``max_indegree`` and
+        ``alpha`` are renamed (:data:`LEGACY_COLUMNS`, :func:`upgrade_columns`) and its
+        trial ids of this grid rewritten to the new ones, so its finished trials are not
+        run again.
     retry_errors : bool
         When resuming, drop the error rows from ``out`` and run those trials again.
     desc : str, optional
@@ -752,6 +760,7 @@ def run(trial: Trial, grid: Grid, random_states: Iterable[int] = (0,),
     if numba_threads is not None:
         check_int(numba_threads, "numba_threads", low=1)
     settings = expand_grid(grid)
+    declared = set(getattr(trial, RESULT_COLUMNS_ATTR, ()))
     if not _takes_random_state(trial):
         name = getattr(trial, "__qualname__", "the trial")
         desc = desc or getattr(trial, "__name__", None)
@@ -768,7 +777,7 @@ def run(trial: Trial, grid: Grid, random_states: Iterable[int] = (0,),
                 order[tid] = len(order)
                 tasks.append((s, rs, tid))
                 legacy.update(dict.fromkeys(_legacy_ids(s, rs), tid))
-    legacy = _Legacy({key for s in settings for key in s}, legacy)
+    legacy = _Legacy({key for s in settings for key in s} | declared, legacy)
 
     connected = None
     if backend == "dask" and isinstance(scheduler, str):

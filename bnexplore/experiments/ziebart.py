@@ -6,8 +6,9 @@
   (Fayyad-Irani) discretisation learnt inside each training fold; three CV random states.
 * ``ziebart_weak`` (Figure 10): 10 binary features weakly tied to the class
   (``p(F_i = C) = 0.6``) and 20 irrelevant ones, 100 training and 100 test rows, SFAN
-  accuracy against the exclusion penalty alpha in 0..6 (and FAN = alpha infinite), for
-  BDeu prior weights 1, 3 and 10 (the paper states 10 only for its UCI experiments).
+  accuracy against the exclusion penalty (column ``penalty``) in 0..6 (and FAN =
+  penalty infinite), for BDeu prior weights 1, 3 and 10 (the paper states 10 only for
+  its UCI experiments).
 * ``ziebart_dbn`` (Figure 4): a random two-slice DBN (intra-slice forest, up to two
   inter-slice parents) generates 500 / 1000 training steps and 1000 test steps; the
   average withheld ``log P(X_t | X_{t-1})`` of No structure, Intra, Inter(k), MAP SCF(k)
@@ -27,6 +28,7 @@ Module-level imports are light; the trials import what they need.
 from __future__ import annotations
 
 from .registry import register
+from .runner import RESULT_COLUMNS_ATTR
 from .._deprecation import renamed
 from .._validation import check_random_state
 
@@ -172,7 +174,7 @@ def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, random_stat
     Examples
     --------
     >>> rows = weak_trial(100, 100, 10, 20, random_state=0)
-    >>> len(rows) == len(ALPHAS) + 1   # the last row is naive Bayes (alpha -1)
+    >>> len(rows) == len(ALPHAS) + 1   # the last row is naive Bayes (penalty -1)
     True
     """
     from bnexplore.classifiers import SFAN, NaiveBayes
@@ -183,13 +185,17 @@ def weak_trial(n_train: int, n_test: int, n_weak: int, n_noise: int, random_stat
     for a in ALPHAS:
         clf = SFAN(penalty=a, ess=ess).fit(Xtr, ytr)
         mb = clf.markov_blanket_
-        rows.append({"alpha": a, "accuracy": float((clf.predict(Xte) == yte).mean()),
+        rows.append({"penalty": a, "accuracy": float((clf.predict(Xte) == yte).mean()),
                      "weak_in_mb": sum(f.startswith("weak") for f in mb),
                      "noise_in_mb": sum(f.startswith("noise") for f in mb)})
     nb = NaiveBayes(prior="BDeu", ess=ess).fit(Xtr, ytr)
-    rows.append({"alpha": -1.0, "accuracy": float((nb.predict(Xte) == yte).mean()),
-                 "weak_in_mb": n_weak, "noise_in_mb": n_noise})  # alpha -1 marks naive Bayes
+    rows.append({"penalty": -1.0, "accuracy": float((nb.predict(Xte) == yte).mean()),
+                 "weak_in_mb": n_weak, "noise_in_mb": n_noise})  # penalty -1 marks naive Bayes
     return rows
+
+
+#: results files written before 0.2.0 call ``penalty`` ``alpha`` (renamed on resume).
+setattr(weak_trial, RESULT_COLUMNS_ATTR, ("penalty", "accuracy", "weak_in_mb", "noise_in_mb"))
 
 
 @renamed(seed="random_state")
@@ -332,7 +338,7 @@ register("ziebart_weak", weak_trial,
          reduced_grid={"n_train": [100], "n_test": [100], "n_weak": [10], "n_noise": [20],
                        "ess": [10.0]},
          random_states=range(100), reduced_random_states=range(5),
-         description="Figure 10: SFAN accuracy against the exclusion penalty alpha (weak features)")
+         description="Figure 10: SFAN accuracy against the exclusion penalty (weak features)")
 register("ziebart_dbn", dbn_trial,
          grid={"n_train": [500, 1000], "n_vars": [20]},
          reduced_grid=[{"n_train": 300, "n_vars": 6, "n_test": 300, "bma_k2": False}],

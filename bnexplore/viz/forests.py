@@ -8,7 +8,7 @@ Examples
 >>> import networkx as nx, pandas as pd
 >>> g = nx.DiGraph([("C", "a"), ("a", "b")])
 >>> p = forest_plot(g, class_node="C", edge_weights={("a", "b"): 0.7}, markov_blanket=["a"])
->>> q = alpha_accuracy_plot(pd.DataFrame({"alpha": [0, 1, float("inf")], "accuracy": [.6, .7, .65]}))
+>>> q = alpha_accuracy_plot(pd.DataFrame({"penalty": [0, 1, float("inf")], "accuracy": [.6, .7, .65]}))
 """
 from __future__ import annotations
 
@@ -114,30 +114,34 @@ def _alpha_positions(alphas: np.ndarray) -> tuple[np.ndarray, list]:
 def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exclusion penalty",
                         reference: Mapping[str, float] | None = None,
                         width: int = 600, height: int = 380, responsive: bool = False):
-    """Mean accuracy (with a +-1 standard error band when there are repeats) against alpha.
+    """Mean accuracy (with a +-1 standard error band when there are repeats) against the
+    exclusion penalty.
 
-    ``df`` has columns ``alpha`` and ``accuracy`` (several rows per alpha are averaged);
-    ``alpha = inf`` is drawn at the right end and labelled FAN.  ``reference`` adds
+    ``df`` has columns ``penalty`` and ``accuracy`` (several rows per penalty are
+    averaged; ``alpha``, the column's name in results of before 0.2.0, is read too);
+    ``penalty = inf`` is drawn at the right end and labelled FAN.  ``reference`` adds
     horizontal lines (e.g. ``{"naive Bayes": 0.71}``), always inside the y range.
     ``responsive=True`` lets the width follow the container.
     """
     _ensure_bokeh()
     import holoviews as hv
 
-    if not {"alpha", "accuracy"} <= set(df.columns):
-        raise ValueError("df needs columns 'alpha' and 'accuracy'")
-    g = df.groupby("alpha")["accuracy"]
+    if "penalty" not in df.columns and "alpha" in df.columns:
+        df = df.rename(columns={"alpha": "penalty"})
+    if not {"penalty", "accuracy"} <= set(df.columns):
+        raise ValueError("df needs columns 'penalty' and 'accuracy'")
+    g = df.groupby("penalty")["accuracy"]
     stats = pd.DataFrame({"mean": g.mean(), "sem": g.sem().fillna(0.0)}).reset_index()
-    pos, ticks = _alpha_positions(stats["alpha"].to_numpy(dtype=float))
+    pos, ticks = _alpha_positions(stats["penalty"].to_numpy(dtype=float))
     stats["x"] = pos
     stats["lo"] = stats["mean"] - stats["sem"]
     stats["hi"] = stats["mean"] + stats["sem"]
     stats = stats.sort_values("x")
     curve = hv.Curve(stats, "x", "mean", label="SFAN (mean, band: \u00b11 s.e.)").opts(
         color=PALETTE[0], line_width=2)
-    pts = hv.Scatter(stats, "x", ["mean", "alpha", "sem"]).opts(
+    pts = hv.Scatter(stats, "x", ["mean", "penalty", "sem"]).opts(
         color=PALETTE[0], size=7, tools=["hover"],
-        hover_tooltips=[("alpha", "@alpha"), ("accuracy", "@mean{0.000}"),
+        hover_tooltips=[("penalty", "@penalty"), ("accuracy", "@mean{0.000}"),
                         ("std. error", "@sem{0.000}")])
     band = hv.Area((stats["x"], stats["lo"], stats["hi"]),
                    vdims=["lo", "hi"]).opts(alpha=0.2, color=PALETTE[0], line_alpha=0)
@@ -153,7 +157,7 @@ def alpha_accuracy_plot(df: pd.DataFrame, title: str = "Accuracy against the exc
     lo, hi = float(np.nanmin(vals)), float(np.nanmax(vals))
     pad = 0.08 * (hi - lo if hi > lo else 0.05)
     size = {"responsive": True} if responsive else {"width": width}
-    return layers.opts(title=literal_title(title), height=height, xlabel="exclusion penalty alpha",
+    return layers.opts(title=literal_title(title), height=height, xlabel="exclusion penalty",
                        ylabel="accuracy (fraction correct)", xticks=ticks,
                        xlim=(x0, x1), ylim=(lo - pad, hi + 2.5 * pad),
                        legend_position="bottom_right",
