@@ -28,14 +28,21 @@ def test_landing_page_is_in_lecture_order(panel_server, page):
 
 
 def _row(page, node: str, state: str) -> list[str]:
-    """The cells of the posterior table's row (node, state)."""
+    """The cells of the posterior table's row (node, state), once the table shows it (a
+    table being replaced after a move shows none for a moment)."""
     rows = page.locator(".tabulator-row")
-    for i in range(rows.count()):
-        cells = [c.strip() for c in rows.nth(i).locator(".tabulator-cell").all_inner_texts()]
-        at = cells.index(node) if node in cells else -1    # after a row-number cell, if any
-        if at >= 0 and cells[at + 1:at + 2] == [state]:
-            return cells[at:]
-    raise AssertionError(f"no row {node} = {state} in " + repr([rows.nth(i).locator(".tabulator-cell").all_inner_texts() for i in range(min(rows.count(), 4))]))
+    deadline = time.monotonic() + 60
+    while True:
+        for i in range(rows.count()):
+            try:
+                cells = [c.strip() for c in rows.nth(i).locator(".tabulator-cell").all_inner_texts()]
+            except Exception:  # noqa: BLE001 - the row went with its table: look again
+                break
+            at = cells.index(node) if node in cells else -1    # after a row-number cell, if any
+            if at >= 0 and cells[at + 1:at + 2] == [state]:
+                return cells[at:]
+        assert time.monotonic() < deadline, f"no row {node} = {state} in the table"
+        page.wait_for_timeout(250)
 
 
 @pytest.mark.browser
@@ -93,3 +100,70 @@ def test_presentation_boxes_hold_their_labels():
 
     app = LearnStructure("alarm", sample_size=500, max_parents=2, presentation=True)
     assert_boxes_apart(app.step_plot(10_000))
+
+
+#: the page position of a node's box centre in the picture whose boxes name it (BokehJS's
+#: own view query and the frame's scales: the box's data coordinates to canvas pixels).
+_NODE_POSITION = """name => {
+    for (const v of Bokeh.index.all_views()) {
+        if (!v.frame || !v.renderer_views) continue;
+        for (const rv of v.renderer_views.values()) {
+            const d = rv.model.data_source && rv.model.data_source.data;
+            if (!d || !d.x0 || !d.name) continue;
+            const i = Array.from(d.name).indexOf(name);
+            if (i < 0) continue;
+            const sx = v.frame.x_scale.compute((d.x0[i] + d.x1[i]) / 2);
+            const sy = v.frame.y_scale.compute((d.y0[i] + d.y1[i]) / 2);
+            const r = v.canvas_view.el.getBoundingClientRect();
+            return [r.left + sx, r.top + sy];
+        }
+    }
+    return null; }"""
+
+
+def _click_node(page, name: str) -> None:
+    page.locator(".bnx-ask-network canvas, .bnx-ask-network .bk-Canvas").first.wait_for(
+        timeout=FIRST_RENDER_MS)
+    deadline = time.monotonic() + 60
+    while (xy := page.evaluate(_NODE_POSITION, name)) is None:
+        assert time.monotonic() < deadline, f"no box named {name!r} in the network picture"
+        page.wait_for_timeout(250)
+    page.mouse.click(*xy)
+
+
+def _wait_evidence(page, text: str) -> None:
+    deadline = time.monotonic() + 60
+    while text not in (page.locator(".bnx-evidence-text").first.text_content() or ""):
+        assert time.monotonic() < deadline, f"{text!r} did not reach the summary"
+        page.wait_for_timeout(250)
+
+
+@pytest.mark.browser
+def test_clicking_a_node_cycles_its_evidence_and_moves_the_posteriors(panel_server, page):
+    from test_app_ask_model import brute_force
+
+    from bnexplore.apps import AskModel
+    from bnexplore.apps.ask_model import averaged_model
+
+    app = AskModel("asia", sample_size=500, max_parents=1)
+    model = averaged_model(app.data, 1, "order", 0)
+    first, second = app.states()["smoke"]
+    yes = list(model.best.states["lung"]).index("yes")
+    expect = brute_force(model.best, {"smoke": first})["lung"][yes]
+    expect_avg = brute_force(model.averaged, {"smoke": first})["lung"][yes]
+
+    page.goto(f"{panel_server}/{ASK}", timeout=120_000)
+    _click_node(page, "smoke")                    # not observed -> its first state
+    _wait_evidence(page, f"smoke = {first}")
+    deadline = time.monotonic() + 60
+    while True:
+        cells = _row(page, "lung", "yes")
+        if float(cells[2]) == pytest.approx(expect, abs=6e-5):
+            break
+        assert time.monotonic() < deadline, f"GTT's P(lung=yes | smoke={first}) shown {cells[2]}"
+        page.wait_for_timeout(250)
+    assert float(cells[3]) == pytest.approx(expect_avg, abs=6e-5)
+    assert page.locator(".bnx-evidence select").nth(2).input_value() == first   # widgets follow
+    _click_node(page, f"smoke = {first}")         # the redrawn picture names it so
+    _wait_evidence(page, f"smoke = {second}")
+    assert page.console_errors == []
