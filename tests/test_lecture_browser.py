@@ -167,3 +167,37 @@ def test_clicking_a_node_cycles_its_evidence_and_moves_the_posteriors(panel_serv
     _click_node(page, f"smoke = {first}")         # the redrawn picture names it so
     _wait_evidence(page, f"smoke = {second}")
     assert page.console_errors == []
+
+
+#: the arcs drawn by every graph in the page (BokehJS's view query).
+_ARCS_DRAWN = """() => Array.from(Bokeh.index.all_views())
+    .filter(v => v.model.edge_renderer)
+    .map(v => v.model.edge_renderer.data_source.data.start.length)"""
+
+
+@pytest.mark.browser
+def test_step_player_plays_hill_climbing_to_the_final_structure(panel_server, page):
+    import bnexplore as bx
+    from bnexplore.apps import LearnStructure
+
+    app = LearnStructure("asia", sample_size=500, max_parents=2, search="hill climbing")
+    res = bx.search.hill_climb(app.data.frame, prior="K2", max_parents=2)
+    n, arcs = len(res.step_rows), res.dag.number_of_edges()
+
+    page.goto(f"{panel_server}/apps?app=structure&source=network+sample&network=asia"
+              f"&sample_size=500&max_parents=2&search=hill+climbing", timeout=120_000)
+    player = page.locator(".bnx-step-player").first
+    player.wait_for(timeout=FIRST_RENDER_MS)
+    caption = page.locator(".bnx-step-caption").first
+    player.locator("button.first").click()
+    caption.filter(has_text=f"Step 0 of {n}: the empty network").wait_for(timeout=60_000)
+    player.locator("button.play").click()
+    # the caption's text lives in its shadow root, which has_text reads
+    caption.filter(has_text=re.compile(f"Step {n} of {n}: .* the final structure")).wait_for(
+        timeout=90_000)
+    deadline = time.monotonic() + 30
+    while set(drawn := page.evaluate(_ARCS_DRAWN)) != {arcs}:
+        assert time.monotonic() < deadline, f"arcs drawn {drawn}, the search found {arcs}"
+        page.wait_for_timeout(250)
+    page.locator(".bnx-summary", has_text=f"{arcs} arcs").wait_for(timeout=10_000)
+    assert page.console_errors == []
