@@ -8,7 +8,7 @@ import re
 import time
 
 import pytest
-from browser_checks import assert_boxes_apart, assert_fits_and_no_error
+from browser_checks import assert_boxes_apart, assert_fits_and_no_error, assert_selected_is_strong
 
 ASK = "apps?app=ask_model&source=network+sample&network=asia&sample_size=500&max_parents=1"
 FIRST_RENDER_MS = 240_000           # learning + first compilation on a loaded machine
@@ -188,6 +188,7 @@ def test_step_player_plays_hill_climbing_to_the_final_structure(panel_server, pa
               f"&sample_size=500&max_parents=2&search=hill+climbing", timeout=120_000)
     player = page.locator(".bnx-step-player").first
     player.wait_for(timeout=FIRST_RENDER_MS)
+    assert_selected_is_strong(page)       # the search, the score and the data source
     caption = page.locator(".bnx-step-caption").first
     player.locator("button.first").click()
     caption.filter(has_text=f"Step 0 of {n}: the empty network").wait_for(timeout=60_000)
@@ -200,4 +201,7 @@ def test_step_player_plays_hill_climbing_to_the_final_structure(panel_server, pa
         assert time.monotonic() < deadline, f"arcs drawn {drawn}, the search found {arcs}"
         page.wait_for_timeout(250)
     page.locator(".bnx-summary", has_text=f"{arcs} arcs").wait_for(timeout=10_000)
+    page.locator(".bnx-presentation button").click()         # a toggle, switched on
+    page.locator(".bnx-presentation .bk-active").wait_for(timeout=30_000)
+    assert_selected_is_strong(page)
     assert page.console_errors == []
