@@ -53,16 +53,6 @@ DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bi
 #: the page text in presentation mode (the FAST design's base size is a CSS variable,
 #: inherited by every pane's shadow root).
 PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"}
-#: button groups whose selected button is the strong one: outlined, the selected ones
-#: filled with the accent colour and lettered white (Panel's solid groups show the
-#: selected one lighter; its outline style letters it dark on the fill).
-SELECTED_STRONG = ", ".join(f":host(.outline) {group}.bk-btn.bk-btn-primary.bk-active{hover}"
-                            for group in ("", ".bk-btn-group ") for hover in ("", ":hover")
-                            ) + " { color: #ffffff; }"
-TOGGLE_STYLE = {kind: {"color": "primary", "variant": "outline",
-                       "stylesheets": [SELECTED_STRONG]}
-                for kind in (pn.widgets.RadioButtonGroup, pn.widgets.CheckButtonGroup,
-                             pn.widgets.Toggle)}
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
@@ -131,6 +121,18 @@ def guarded(view: Callable) -> Callable:
             return _in_worker(view, self, *args, **kwargs)
         return _shown(view, self, *args, **kwargs)
     return wrapper
+
+
+#: button groups whose selected button is the strong one: outlined, the selected ones
+#: filled with the accent colour and lettered white (Panel's solid groups show the
+#: selected one lighter; its outline style letters it dark on the fill).
+SELECTED_STRONG = ", ".join(f":host(.outline) {group}.bk-btn.bk-btn-primary.bk-active{hover}"
+                            for group in ("", ".bk-btn-group ") for hover in ("", ":hover")
+                            ) + " { color: #ffffff; }"
+TOGGLE_STYLE = {kind: {"color": "primary", "variant": "outline",
+                       "stylesheets": [SELECTED_STRONG]}
+                for kind in (pn.widgets.RadioButtonGroup, pn.widgets.CheckButtonGroup,
+                             pn.widgets.Toggle)}
 
 
 class App(pn.viewable.Viewer):
