@@ -45,6 +45,19 @@ def _row(page, node: str, state: str) -> list[str]:
         page.wait_for_timeout(250)
 
 
+def wait_gtt_posterior(page, node: str, state: str, expect: float) -> list[str]:
+    """The table's row (node, state) once its GTT posterior shows ``expect`` (the page
+    computes after a move)."""
+    deadline = time.monotonic() + 60
+    while True:
+        cells = _row(page, node, state)
+        if float(cells[2]) == pytest.approx(expect, abs=6e-5):
+            return cells
+        assert time.monotonic() < deadline, (f"GTT's P({node}={state} | evidence) shown "
+                                             f"{cells[2]}, expected {expect:.4f}")
+        page.wait_for_timeout(250)
+
+
 @pytest.mark.browser
 def test_evidence_set_in_the_page_gives_the_brute_force_posterior(panel_server, page):
     from test_app_ask_model import brute_force
@@ -66,13 +79,7 @@ def test_evidence_set_in_the_page_gives_the_brute_force_posterior(panel_server, 
     while "smoke" not in (page.locator(".bnx-evidence-text").first.text_content() or ""):
         assert time.monotonic() < deadline, "the evidence did not reach the summary"
         page.wait_for_timeout(250)
-    deadline = time.monotonic() + 60
-    while True:
-        cells = _row(page, "lung", "yes")
-        if float(cells[2]) == pytest.approx(expect, abs=6e-5):
-            break
-        assert time.monotonic() < deadline, f"GTT's P(lung=yes | smoke=yes) shown {cells[2]}, expected {expect:.4f}"
-        page.wait_for_timeout(250)
+    cells = wait_gtt_posterior(page, "lung", "yes", expect)
     assert float(cells[3]) == pytest.approx(expect_avg, abs=6e-5)
     assert "evidence=" in page.url and "smoke" in page.url       # the link carries it
     assert page.console_errors == []

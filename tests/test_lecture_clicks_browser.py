@@ -9,7 +9,7 @@ import re
 import time
 
 import pytest
-from test_lecture_browser import ASK, FIRST_RENDER_MS, _row
+from test_lecture_browser import ASK, FIRST_RENDER_MS, wait_gtt_posterior
 from test_toggles import assert_selected_is_strong
 
 
@@ -66,13 +66,7 @@ def test_clicking_a_node_cycles_its_evidence_and_moves_the_posteriors(panel_serv
     page.goto(f"{panel_server}/{ASK}", timeout=120_000)
     _click_node(page, "smoke")                    # not observed -> its first state
     _wait_evidence(page, f"smoke = {first}")
-    deadline = time.monotonic() + 60
-    while True:
-        cells = _row(page, "lung", "yes")
-        if float(cells[2]) == pytest.approx(expect, abs=6e-5):
-            break
-        assert time.monotonic() < deadline, f"GTT's P(lung=yes | smoke={first}) shown {cells[2]}"
-        page.wait_for_timeout(250)
+    cells = wait_gtt_posterior(page, "lung", "yes", expect)
     assert float(cells[3]) == pytest.approx(expect_avg, abs=6e-5)
     assert page.locator(".bnx-evidence select").nth(2).input_value() == first   # widgets follow
     _click_node(page, f"smoke = {first}")         # the redrawn picture names it so
