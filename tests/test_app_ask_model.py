@@ -94,3 +94,39 @@ def test_abbreviations_spelled_out_with_a_hover_and_a_glossary_card():
     assert "SNN" in card[0][0].value["abbreviation"].tolist()
     a.presentation = True
     assert a.main().styles.get("font-size") == "19px"
+
+
+def test_a_click_on_a_node_cycles_its_evidence_through_the_tap_stream():
+    """The picture's Tap stream (what a click in the page sends) observes the clicked
+    node's states in turn, then clears it; the posteriors shown follow (brute force)."""
+    import holoviews as hv
+
+    from bnexplore.viz.graphs import node_boxes
+
+    a = AskModel("asia", sample_size=500, max_parents=1)
+    model = averaged_model(a.data, 1, "order", 0)
+
+    def click(node):
+        plot = a.network_view()[1].object
+        b = node_boxes(plot).set_index("name")
+        name = f"{node} = {a.evidence[node]}" if node in a.evidence else node
+        x, y = (b.loc[name, "x0"] + b.loc[name, "x1"]) / 2, (b.loc[name, "y0"] + b.loc[name, "y1"]) / 2
+        boxes = next(iter(plot.traverse(lambda e: e, [hv.Rectangles])))
+        (tap,) = hv.streams.Stream.registry[boxes]
+        tap.event(x=x, y=y)
+
+    seen = []
+    for _ in range(3):
+        click("xray")
+        seen.append(a.evidence.get("xray"))
+        if seen[-1] is not None:
+            expect = brute_force(model.best, a.evidence)["lung"]
+            np.testing.assert_allclose(shown(a, "best")["lung"], expect, atol=1e-9)
+    assert seen == [*a.states()["xray"], None]
+    # a click beside every box changes nothing; the picture names the observed node
+    a.click_node("smoke")
+    plot = a.network_view()[1].object
+    assert a.node_at(plot, 1e6, 1e6) is None
+    assert f"smoke = {a.evidence['smoke']}" in node_boxes(plot)["name"].tolist()
+    with pytest.raises(ValueError, match="unknown node 'nope'"):
+        a.click_node("nope")

@@ -9,7 +9,7 @@ import panel as pn
 import param
 import pytest
 
-from bnexplore.apps import App
+from bnexplore.apps import PAGES, App
 from bnexplore.apps._base import guarded
 from bnexplore.experiments.compare import PARAM_RANGES
 
@@ -18,8 +18,8 @@ K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0
             .format(PARAM_RANGES["max_parents"][1]))
 
 REPO = Path(__file__).resolve().parents[1]
-APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
-              if p.stem != "main" and not p.name.startswith("_"))
+APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")     # the glossary has no settings
+              if p.stem not in {"main", *PAGES} and not p.name.startswith("_"))
 
 
 def test_the_template_adds_the_share_section():

@@ -81,3 +81,35 @@ def test_presentation_mode_sets_projector_fonts():
         return {k: float(str(v).rstrip("px")) for k, v in kw.items()}
     assert min(fonts(big).values()) >= 18
     assert fonts(big)["title"] > fonts(small).get("title", 0)
+
+
+def test_hill_climbing_has_the_same_player_caption_steps_and_compare():
+    app = LearnStructure("asia", sample_size=500, max_parents=2, search="hill climbing")
+    res = bx.search.hill_climb(app.data.frame, prior="K2", max_parents=2)
+    n = len(res.step_rows)
+    assert set(app.current_structure()[1].edges) == set(res.dag.edges)
+    assert "hill climbing" in app.summary_view().object and f"{res.score:.3f}" in app.summary_view().object
+    player = app.graph_view()[0]
+    assert (player.start, player.end, player.value) == (0, n, n)
+    assert app.step_plot(n).opts.get().kwargs["title"].startswith("hill climbing structure")
+    for k in range(1, n + 1):
+        row = res.step_rows[k - 1]
+        u, v = row["edge"]
+        caption = app.step_caption(k)
+        assert f"{u} \u2192 {v}" in caption and f"{row['delta']:+.2f}" in caption
+        assert "(hc)" not in caption
+        graph = app.step_plot(k).get(0)            # the picture draws the step's DAG
+        drawn = set(zip(graph.dimension_values("source"), graph.dimension_values("target")))
+        assert drawn == set(res.dag_at(k).edges)
+    assert "the final structure" in app.step_caption(n)
+    steps = app.steps_view()[1][0].value
+    assert len(steps) == n and "phase" not in steps
+    # compare with the greedy thick-thin structure of the same setting
+    app.search = "greedy thick-thin"
+    app.pin()
+    app.search = "hill climbing"
+    gtt = bx.search.greedy_thick_thin(app.data.frame, prior="K2", max_parents=2).dag
+    assert app.pinned[0].startswith("GTT") and set(app.pinned[1].edges) == set(gtt.edges)
+    d = app.diff()
+    assert d.counts["kept"] + d.counts["added"] + d.counts["reversed"] == res.dag.number_of_edges()
+    assert "hill climbing" in app.compare_view()[2][0].object

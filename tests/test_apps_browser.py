@@ -22,7 +22,10 @@ APPS_DIR = REPO / "apps"
 
 
 def app_files() -> list[Path]:
-    return sorted(p for p in APPS_DIR.glob("*.py") if p.stem != "main" and not p.name.startswith("_"))
+    from bnexplore.apps import PAGES      # pages without settings (the glossary): no card
+
+    return sorted(p for p in APPS_DIR.glob("*.py") if p.stem not in {"main", *PAGES}
+                  and not p.name.startswith("_"))
 
 
 # ------------------------------------------------------------------ landing page (no browser)

@@ -140,8 +140,10 @@ def open_app(page, base: str, query: str) -> None:
 
 def app_names() -> list[str]:
     """Every app of ``apps/`` (as the landing page finds them)."""
+    from bnexplore.apps import PAGES      # pages without settings (the glossary)
+
     apps = Path(__file__).resolve().parents[1] / "apps"
-    return sorted(p.stem for p in apps.glob("*.py") if p.stem != "main"
+    return sorted(p.stem for p in apps.glob("*.py") if p.stem not in {"main", *PAGES}
                   and not p.name.startswith("_"))
 
 

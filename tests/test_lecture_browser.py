@@ -28,14 +28,34 @@ def test_landing_page_is_in_lecture_order(panel_server, page):
 
 
 def _row(page, node: str, state: str) -> list[str]:
-    """The cells of the posterior table's row (node, state)."""
+    """The cells of the posterior table's row (node, state), once the table shows it (a
+    table being replaced after a move shows none for a moment)."""
     rows = page.locator(".tabulator-row")
-    for i in range(rows.count()):
-        cells = [c.strip() for c in rows.nth(i).locator(".tabulator-cell").all_inner_texts()]
-        at = cells.index(node) if node in cells else -1    # after a row-number cell, if any
-        if at >= 0 and cells[at + 1:at + 2] == [state]:
-            return cells[at:]
-    raise AssertionError(f"no row {node} = {state} in " + repr([rows.nth(i).locator(".tabulator-cell").all_inner_texts() for i in range(min(rows.count(), 4))]))
+    deadline = time.monotonic() + 60
+    while True:
+        for i in range(rows.count()):
+            try:
+                cells = [c.strip() for c in rows.nth(i).locator(".tabulator-cell").all_inner_texts()]
+            except Exception:  # noqa: BLE001 - the row went with its table: look again
+                break
+            at = cells.index(node) if node in cells else -1    # after a row-number cell, if any
+            if at >= 0 and cells[at + 1:at + 2] == [state]:
+                return cells[at:]
+        assert time.monotonic() < deadline, f"no row {node} = {state} in the table"
+        page.wait_for_timeout(250)
+
+
+def wait_gtt_posterior(page, node: str, state: str, expect: float) -> list[str]:
+    """The table's row (node, state) once its GTT posterior shows ``expect`` (the page
+    computes after a move)."""
+    deadline = time.monotonic() + 60
+    while True:
+        cells = _row(page, node, state)
+        if float(cells[2]) == pytest.approx(expect, abs=6e-5):
+            return cells
+        assert time.monotonic() < deadline, (f"GTT's P({node}={state} | evidence) shown "
+                                             f"{cells[2]}, expected {expect:.4f}")
+        page.wait_for_timeout(250)
 
 
 @pytest.mark.browser
@@ -59,13 +79,7 @@ def test_evidence_set_in_the_page_gives_the_brute_force_posterior(panel_server, 
     while "smoke" not in (page.locator(".bnx-evidence-text").first.text_content() or ""):
         assert time.monotonic() < deadline, "the evidence did not reach the summary"
         page.wait_for_timeout(250)
-    deadline = time.monotonic() + 60
-    while True:
-        cells = _row(page, "lung", "yes")
-        if float(cells[2]) == pytest.approx(expect, abs=6e-5):
-            break
-        assert time.monotonic() < deadline, f"GTT's P(lung=yes | smoke=yes) shown {cells[2]}, expected {expect:.4f}"
-        page.wait_for_timeout(250)
+    cells = wait_gtt_posterior(page, "lung", "yes", expect)
     assert float(cells[3]) == pytest.approx(expect_avg, abs=6e-5)
     assert "evidence=" in page.url and "smoke" in page.url       # the link carries it
     assert page.console_errors == []

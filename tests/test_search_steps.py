@@ -63,3 +63,22 @@ def test_dag_at_refuses_a_step_out_of_range():
     for bad in (-1, n + 1, 1.5, "1", True):
         with pytest.raises(ValueError, match=f"0 to {n}"):
             res.dag_at(bad)
+
+
+@pytest.mark.parametrize("search", [greedy_thick_thin, hill_climb])
+def test_score_changes_sum_to_the_final_score_minus_the_empty_networks(search):
+    """Each step's recorded score change is the rescored change of its move, and they
+    add up to the final score minus the empty network's (both rescored independently)."""
+    df = _data()
+    ls = LocalScore(df)
+    res = search(score=ls, max_parents=2)
+    empty = nx.DiGraph()
+    empty.add_nodes_from(df.columns)
+    deltas = [row["delta"] for row in res.step_rows]
+    assert sum(deltas) == pytest.approx(ls.total(res.dag) - ls.total(empty), abs=1e-6)
+    assert res.score == pytest.approx(ls.total(res.dag), abs=1e-6)
+    before = ls.total(empty)
+    for row, g in res.iter_steps():
+        after = ls.total(g)
+        assert row["delta"] == pytest.approx(after - before, abs=1e-6) and row["delta"] > 0
+        before = after

@@ -81,8 +81,14 @@ APPS: dict[str, tuple[str, str]] = {
     "ask_model": ("ask_model", "AskModel"),
 }
 
-_CLASSES = {cls: module for module, cls in APPS.values()}
-__all__ = ["APPS", "App", "show", "serve", "app_class", *_CLASSES]
+#: pages that are no app (no data, no settings): name of the served page -> (module,
+#: class); linked from the landing page, not given a card.
+PAGES: dict[str, tuple[str, str]] = {
+    "glossary": ("glossary", "GlossaryPage"),
+}
+
+_CLASSES = {cls: module for module, cls in [*APPS.values(), *PAGES.values()]}
+__all__ = ["APPS", "PAGES", "App", "show", "serve", "app_class", *_CLASSES]
 
 
 def app_class(name: str) -> type:
@@ -94,7 +100,8 @@ def app_class(name: str) -> type:
 
 
 def serve(name: str, **params: Any):
-    """Serve app ``name`` in this ``panel serve`` session (the files of ``apps/``)."""
+    """Serve app (or page) ``name`` in this ``panel serve`` session (the files of
+    ``apps/``)."""
     from ._dashboard import serve_app
     return serve_app(name, **params)
 

@@ -122,6 +122,18 @@ def guarded(view: Callable) -> Callable:
     return wrapper
 
 
+#: button groups whose selected button is the strong one: outlined, the selected ones
+#: filled with the accent colour and lettered white (Panel's solid groups show the
+#: selected one lighter; its outline style letters it dark on the fill).
+SELECTED_STRONG = ", ".join(f":host(.outline) {group}.bk-btn.bk-btn-primary.bk-active{hover}"
+                            for group in ("", ".bk-btn-group ") for hover in ("", ":hover")
+                            ) + " { color: #ffffff; }"
+TOGGLE_STYLE = {kind: {"color": "primary", "variant": "outline",
+                       "stylesheets": [SELECTED_STRONG]}
+                for kind in (pn.widgets.RadioButtonGroup, pn.widgets.CheckButtonGroup,
+                             pn.widgets.Toggle)}
+
+
 class App(pn.viewable.Viewer):
     """An app over one data set: parameters, views, and the page around them.
 
@@ -373,12 +385,13 @@ class App(pn.viewable.Viewer):
         p = self.param[name]
         if kind is None:
             return pn.panel(p, sizing_mode="stretch_width")
-        return kind.from_param(p, sizing_mode="stretch_width")
+        return kind.from_param(p, sizing_mode="stretch_width", **TOGGLE_STYLE.get(kind, {}))
 
     def data_controls(self) -> pn.Column:
         """The data's widgets and the file input."""
         src = self.param.source.rx()
-        source = pn.widgets.RadioButtonGroup.from_param(self.param.source, color="primary",
+        radio = TOGGLE_STYLE[pn.widgets.RadioButtonGroup]
+        source = pn.widgets.RadioButtonGroup.from_param(self.param.source, **radio,
                                                         sizing_mode="stretch_width")
         dataset = pn.widgets.Select.from_param(self.param.dataset, visible=src == DATASET,
                                                sizing_mode="stretch_width")
@@ -389,7 +402,7 @@ class App(pn.viewable.Viewer):
                                                     sizing_mode="stretch_width")
         target = pn.widgets.Select.from_param(self.param.target, sizing_mode="stretch_width")
         binning = pn.widgets.RadioButtonGroup.from_param(self.param.binning, visible=src == USER,
-                                                         sizing_mode="stretch_width")
+                                                         **radio, sizing_mode="stretch_width")
         bins = pn.widgets.IntSlider.from_param(
             self.param.bins, sizing_mode="stretch_width",
             visible=(src == USER) & (self.param.binning.rx() == "equal-frequency"))
@@ -426,8 +439,8 @@ class App(pn.viewable.Viewer):
 
     def display_controls(self) -> pn.Column:
         """The presentation-mode toggle and the reset button."""
-        toggle = pn.widgets.Toggle.from_param(self.param.presentation, color="primary",
-                                              button_style="outline",   # on: filled
+        toggle = pn.widgets.Toggle.from_param(self.param.presentation,   # on: filled
+                                              **TOGGLE_STYLE[pn.widgets.Toggle],
                                               css_classes=["bnx-presentation"],
                                               sizing_mode="stretch_width")
         reset = pn.widgets.Button(label="Reset settings", color="default",

@@ -8,7 +8,7 @@ from typing import Any
 import panel as pn
 import param
 
-from . import APPS, app_class
+from . import APPS, PAGES, app_class
 from .page import template
 
 #: what the apps' views import, imported by the thread that builds the first page: two
@@ -40,7 +40,12 @@ def preload() -> None:
 
 
 def serve_app(name: str, **params: Any):
-    """Serve app ``name`` in the current ``panel serve`` session; returns the app."""
+    """Serve app ``name`` (or page, :data:`~bnexplore.apps.PAGES`) in the current
+    ``panel serve`` session; returns the app."""
+    if name in PAGES:
+        pn.extension(sizing_mode="stretch_width", notifications=False)
+        module, cls = PAGES[name]
+        return getattr(import_module(f".{module}", __package__), cls)(**params).servable()
     preload()
     from bnexplore import warmup
     warmup.start_warm_up()      # once a process: kernels compile (or load) in the background

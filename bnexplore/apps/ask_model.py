@@ -20,6 +20,10 @@ from .text import md_strong, md_text
 
 #: what a node's select shows when the node is not observed.
 NOT_OBSERVED = "(not observed)"
+#: what the network picture says a click does.
+CLICK_TEXT = ("### Click a node to observe its next state\n\nEach click observes the node's "
+              "next state; after its last state the node is not observed again. Observed "
+              "nodes are red; hover a node for its posterior under GTT and BMA.")
 #: the averages offered: method -> what the sidebar says.
 METHODS = {"order": "one order (M*, exact)", "mcmc": "order MCMC (sampled DAGs)"}
 
@@ -125,6 +129,17 @@ class AskModel(App):
             ev[node] = str(state)
         self.evidence = ev
 
+    def click_node(self, node: str) -> None:
+        """What a click on ``node`` in the network picture does: observe its next state
+        (not observed, then each state in turn, then not observed again)."""
+        states = self.states()
+        if node not in states:
+            raise ValueError(f"unknown node {node!r}; nodes are {list(states)}")
+        cycle = [None, *states[node]]
+        now = self.evidence.get(node)
+        self.set_evidence(node, cycle[(cycle.index(now) + 1) % len(cycle)]
+                          if now in cycle else None)
+
     def clear_evidence(self, *_) -> None:
         """Observe nothing."""
         self.evidence = {}
@@ -150,7 +165,8 @@ class AskModel(App):
 
     # ------------------------------------------------------------------ views
     def views(self) -> list:
-        return [self.summary_view, self.evidence_view, self.posterior_view, self.table_view]
+        return [self.summary_view, self.network_view, self.evidence_view, self.posterior_view,
+                self.table_view]
 
     @param.depends("data", "max_parents", "method", "evidence")
     @guarded
@@ -173,6 +189,61 @@ class AskModel(App):
         return pn.pane.Markdown(text, css_classes=["bnx-ask-summary"], margin=(0, 10),
                                 sizing_mode="stretch_width")
 
+    def network_plot(self):
+        """The single best network (GTT) with the observed nodes highlighted and named
+        ``node = state``; the hover shows each node's posterior under GTT and BMA."""
+        import networkx as nx
+
+        from bnexplore.viz import dag_plot
+
+        dag = nx.DiGraph(self._model().best.dag)
+        for v, g in self.table().groupby("node", sort=False):
+            for col, name in (("best", "GTT"), ("averaged", "BMA")):
+                dag.nodes[v][f"P ({name})"] = ", ".join(
+                    f"{s} {p:.3f}" for s, p in zip(g["state"], g[col]))
+        ev = {k: v for k, v in self.evidence.items() if k in dag}
+        return dag_plot(dag, states=self.states(), highlight=list(ev),
+                        names={k: f"{k} = {v}" for k, v in ev.items()},
+                        title="Single best network (GTT)",
+                        width=900, height=360, responsive=True, presentation=self.presentation)
+
+    def node_at(self, plot, x: float | None, y: float | None) -> str | None:
+        """The node whose box in ``plot`` (a :meth:`network_plot`) holds point (x, y)."""
+        from bnexplore.viz.graphs import node_boxes
+
+        if x is None or y is None:
+            return None
+        b = node_boxes(plot)
+        hit = b[(b.x0 <= x) & (x <= b.x1) & (b.y0 <= y) & (y <= b.y1)]
+        if hit.empty:
+            return None
+        names = {self._shown_name(n): n for n in self.states()}
+        return names.get(hit["name"].iloc[0])
+
+    def _shown_name(self, node: str) -> str:
+        return f"{node} = {self.evidence[node]}" if node in self.evidence else node
+
+    @param.depends("data", "max_parents", "method", "evidence", "presentation")
+    @guarded
+    def network_view(self):
+        """The network picture; a click (HoloViews' ``Tap`` stream on the node boxes)
+        cycles the clicked node's evidence."""
+        import holoviews as hv
+
+        plot = self.network_plot()
+        boxes = next(iter(plot.traverse(lambda e: e, [hv.Rectangles])))
+        tap = hv.streams.Tap(source=boxes, transient=True)
+
+        def _on_tap(x=None, y=None):
+            node = self.node_at(plot, x, y)
+            if node is not None:
+                self.click_node(node)
+        tap.add_subscriber(_on_tap)
+        return pn.Column(pn.pane.Markdown(CLICK_TEXT, margin=(10, 10, 0, 10)),
+                         pn.pane.HoloViews(plot, sizing_mode="stretch_width",
+                                           css_classes=["bnx-ask-network"]),
+                         sizing_mode="stretch_width")
+
     @param.depends("data")
     @guarded
     def evidence_view(self):
@@ -192,7 +263,7 @@ class AskModel(App):
         clear = pn.widgets.Button(label="Clear evidence", color="primary", width=160,
                                   css_classes=["bnx-clear-evidence"], margin=(8, 10))
         clear.on_click(self.clear_evidence)
-        return pn.Column(pn.pane.Markdown("### Evidence: choose a node's observed state",
+        return pn.Column(pn.pane.Markdown("### Evidence: click a node above, or choose its observed state",
                                           margin=(10, 10, 0, 10)),
                          pn.FlexBox(*widgets), clear, sizing_mode="stretch_width")
 

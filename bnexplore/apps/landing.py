@@ -23,7 +23,7 @@ from pathlib import Path
 
 import panel as pn
 
-from . import APPS, app_class
+from . import APPS, PAGES, app_class
 from .page import ACCENT, on_session, template
 from .text import md_text
 
@@ -111,7 +111,7 @@ def is_directory_mode() -> bool:
     """Whether the apps are served as ``panel serve apps/`` (one page, ``?app=NAME``)
     rather than ``panel serve apps/*.py`` (a page ``/NAME`` per app)."""
     last = _request_path().rstrip("/").rsplit("/", 1)[-1]
-    return last not in {"", "main", *APPS}
+    return last not in {"", "main", *APPS, *PAGES}
 
 
 def app_url(name: str) -> str:
@@ -172,9 +172,22 @@ def card_pane(card: Card, thumbnails: Path | None = None) -> pn.pane.HTML:
     return pn.pane.HTML(body, width=300, height=height + 17, margin=10, sizing_mode="fixed")
 
 
+def glossary_link() -> pn.pane.Markdown:
+    """The link to the glossary page (every abbreviation spelled out).
+
+    Examples
+    --------
+    >>> 'href="./glossary"' in glossary_link().object
+    True
+    """
+    return pn.pane.Markdown(f'<a class="bnx-glossary-link" href="{html.escape(app_url("glossary"))}">'
+                            f'Glossary</a>: every abbreviation the apps use (GTT, BMA, M\\*, '
+                            f'ISMB-MS, ...) spelled out and defined.', margin=(0, 10))
+
+
 def landing_page(thumbnails: Path | None = None) -> pn.template.FastListTemplate:
     """The landing page: an introduction and one card per app (see :func:`cards`)."""
-    main = pn.Column(pn.pane.Markdown(INTRO, margin=(0, 10)),
+    main = pn.Column(pn.pane.Markdown(INTRO, margin=(0, 10)), glossary_link(),
                      pn.FlexBox(*[card_pane(c, thumbnails) for c in cards()]))
     return template("Apps", main=[main], sidebar=[], description=DESCRIPTION, share=False,
                     home=False)
@@ -192,7 +205,7 @@ def serve(thumbnails: Path | None = None) -> None:
     else the landing page, whose showing starts the kernels' warm-up (a first start
     compiles them while the visitor picks an app)."""
     name = routed_app()
-    if name in APPS:
+    if name in APPS or name in PAGES:
         from ._dashboard import serve_app
         serve_app(name)
         return
@@ -206,5 +219,5 @@ def serve(thumbnails: Path | None = None) -> None:
         pn.state.onload(warmup.start_warm_up)
 
 
-__all__ = ["LECTURE", "Card", "app_url", "card_pane", "cards", "is_directory_mode",
+__all__ = ["LECTURE", "Card", "app_url", "card_pane", "cards", "glossary_link", "is_directory_mode",
            "landing_page", "lecture_order", "routed_app", "serve", "unknown_app_page"]

@@ -1,4 +1,5 @@
-"""Learn a structure: greedy thick-thin search, its DAG and every accepted step."""
+"""Learn a structure: greedy thick-thin search or hill climbing, its DAG and every
+accepted step."""
 from __future__ import annotations
 
 import panel as pn
@@ -13,23 +14,32 @@ from .data import Data
 from .text import md_text
 
 
+#: the searches offered: name -> (function of bnexplore.search, short name).
+SEARCHES = {"greedy thick-thin": ("greedy_thick_thin", "GTT"),
+            "hill climbing": ("hill_climb", "hill climbing")}
+
+
 @cached(max_items=64)
-def learn(data: Data, score: str, ess: float, max_parents: int):
-    """Greedy thick-thin search over all columns: ``(result, states)``."""
+def learn(data: Data, score: str, ess: float, max_parents: int,
+          search: str = "greedy thick-thin"):
+    """``search`` (a key of :data:`SEARCHES`) over all columns: ``(result, states)``."""
     import bnexplore as bx
 
     df = data.frame
-    res = bx.search.greedy_thick_thin(df, prior=score, ess=float(ess), order=None,
-                                      max_parents=int(max_parents))
+    run = getattr(bx.search, SEARCHES[search][0])
+    res = run(df, prior=score, ess=float(ess), order=None, max_parents=int(max_parents))
     states = {c: [str(s) for s in df[c].cat.categories] if hasattr(df[c], "cat")
               else sorted(map(str, df[c].unique())) for c in df.columns}
     return res, states
 
 
-def steps_table(data: Data, score: str, ess: float, max_parents: int):
-    """The accepted steps of the search (a table)."""
-    res, _ = learn(data, score, ess, max_parents)
+def steps_table(data: Data, score: str, ess: float, max_parents: int,
+                search: str = "greedy thick-thin"):
+    """The accepted steps of the search (a table; hill climbing has one phase, not shown)."""
+    res, _ = learn(data, score, ess, max_parents, search)
     steps = res.steps.copy()
+    if search != "greedy thick-thin":
+        steps = steps.drop(columns="phase", errors="ignore")
     if "edge" in steps:
         steps["edge"] = [f"{e[0]} \u2192 {e[1]}" if isinstance(e, tuple) and len(e) == 2
                          else str(e) for e in steps["edge"]]
@@ -41,12 +51,16 @@ def steps_table(data: Data, score: str, ess: float, max_parents: int):
 
 
 class LearnStructure(PinStructure, App):
-    """Greedy thick-thin search with a K2 or BDeu score: the DAG and every accepted step.
+    """Greedy thick-thin search or hill climbing with a K2 or BDeu score: the DAG and
+    every accepted step.
 
     Parameters
     ----------
     data : DataFrame or str, optional
         Your table, or a bundled data set or network (default ``"vote"``).
+    search : {"greedy thick-thin", "hill climbing"}
+        Greedy thick-thin (additions, then removals) or hill climbing (the best of every
+        addition, removal and reversal at each step).
     score : {"K2", "BDeu"}
         The structure score.
     ess : float
@@ -63,12 +77,15 @@ class LearnStructure(PinStructure, App):
     """
 
     title = "Learn a structure"
-    description = ("Greedy thick-thin search with a K2 or BDeu score on bundled data, network "
-                   "samples or your data. See the learned DAG, its score and every accepted step.")
-    controls = ("score", "ess", "max_parents")
-    widget_types = {"score": pn.widgets.RadioButtonGroup}
-    warm_settings = ({"score": "K2"}, {"score": "BDeu"})
+    description = ("Greedy thick-thin search or hill climbing with a K2 or BDeu score on bundled "
+                   "data, network samples or your data. See the learned DAG, its score and "
+                   "every accepted step.")
+    controls = ("search", "score", "ess", "max_parents")
+    widget_types = {"score": pn.widgets.RadioButtonGroup, "search": pn.widgets.RadioButtonGroup}
+    warm_settings = ({"score": "K2"}, {"score": "BDeu"}, {"search": "hill climbing"})
 
+    search = param.Selector(default="greedy thick-thin", objects=list(SEARCHES),
+                            doc="The search: greedy thick-thin or hill climbing.")
     score = param.Selector(default="K2", objects=["K2", "BDeu"], doc="The structure score.")
     ess = param.Number(default=1.0, bounds=(0.5, 50.0), step=0.5,
                        label="Equivalent sample size (BDeu)")
@@ -77,8 +94,11 @@ class LearnStructure(PinStructure, App):
     def _ess(self) -> float:
         return float(self.ess) if self.score == "BDeu" else 1.0   # K2 ignores it
 
+    def _learn(self):
+        return learn(self.data, self.score, self._ess(), self.max_parents, self.search)
+
     def results(self) -> list:
-        return [learn(self.data, self.score, self._ess(), self.max_parents)]
+        return [self._learn()]
 
     def widget(self, name: str) -> pn.widgets.Widget:
         w = super().widget(name)
@@ -90,30 +110,34 @@ class LearnStructure(PinStructure, App):
         return [self.summary_view, self.graph_view, self.compare_view, self.steps_view]
 
     def current_structure(self):
-        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
+        res, _ = self._learn()
         ess = f", ess {self._ess():g}" if self.score == "BDeu" else ""
-        return f"{self.score}{ess}, max parents {self.max_parents}", res.dag
+        return (f"{SEARCHES[self.search][1]}, {self.score}{ess}, max parents {self.max_parents}",
+                res.dag)
 
     def step_caption(self, step: int) -> str:
         """What accepted step ``step`` did (0: the empty start network), as Markdown (the
         column names as text)."""
-        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
+        res, _ = self._learn()
         n = len(res.step_rows)
         if step == 0:
             return f"Step 0 of {n}: the empty network"
         row = res.step_rows[step - 1]
         u, v = row["edge"]
         verb = {"add": "added", "remove": "removed", "reverse": "reversed"}.get(row["op"], row["op"])
-        phase = f" ({row['phase']})" if row.get("phase") else ""
-        return (f"Step {step} of {n}{phase}: {verb} {md_text(u)} \u2192 {md_text(v)}, score change "
+        phase = (f" ({row['phase']})" if self.search == "greedy thick-thin" and row.get("phase")
+                 else "")
+        now = f" to {md_text(v)} \u2192 {md_text(u)}" if row["op"] == "reverse" else ""
+        return (f"Step {step} of {n}{phase}: {verb} {md_text(u)} \u2192 {md_text(v)}{now}, score change "
                 f"{row['delta']:+.2f}, score {row['score']:.2f}"
                 + (" · the final structure" if step == n else ""))
 
-    @param.depends("data", "score", "ess", "max_parents")
+    @param.depends("data", "search", "score", "ess", "max_parents")
     @guarded
     def summary_view(self):
-        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
-        text = (f"**log score ({self.score})**: <span class='bnx-score'>{res.score:.3f}</span>"
+        res, _ = self._learn()
+        text = (f"**{md_text(self.search)}** · **log score ({self.score})**: "
+                f"<span class='bnx-score'>{res.score:.3f}</span>"
                 f" · **{res.dag.number_of_edges()} arcs** over {res.dag.number_of_nodes()} "
                 f"variables · {len(res.steps)} accepted steps")
         return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
@@ -122,22 +146,23 @@ class LearnStructure(PinStructure, App):
         """The network after accepted step ``step`` (the final one: the learned DAG)."""
         from bnexplore.viz import dag_plot
 
-        res, states = learn(self.data, self.score, self._ess(), self.max_parents)
+        res, states = self._learn()
         target = self.data.target
         n = len(res.step_rows)
         step = min(max(int(step), 0), n)
-        what = "GTT structure" if step == n else f"after step {step} of {n}"
+        what = (f"{SEARCHES[self.search][1]} structure" if step == n
+                else f"after step {step} of {n}")
         return dag_plot(res.dag_at(step), states=states,
                         highlight=[target] if target in res.dag else None, class_node=target,
                         title=f"{what}, at most {self.max_parents} parents", width=1000,
                         height=520, responsive=True, presentation=self.presentation)
 
-    @param.depends("data", "score", "ess", "max_parents", "presentation")
+    @param.depends("data", "search", "score", "ess", "max_parents", "presentation")
     @guarded
     def graph_view(self):
         """The learned structure with a step player: play, pause or step through every
         accepted move of the search; it starts (and ends) at the final structure."""
-        res, _ = learn(self.data, self.score, self._ess(), self.max_parents)
+        res, _ = self._learn()
         n = len(res.step_rows)
         player = pn.widgets.Player(label="Accepted step", start=0, end=max(n, 1), value=n,
                                    interval=900, loop_policy="once", show_loop_controls=False,
@@ -149,10 +174,10 @@ class LearnStructure(PinStructure, App):
                                                       sizing_mode="stretch_width"), player)
         return pn.Column(player, caption, picture, sizing_mode="stretch_width")
 
-    @param.depends("data", "score", "ess", "max_parents", "pinned", "presentation")
+    @param.depends("data", "search", "score", "ess", "max_parents", "pinned", "presentation")
     @guarded
     def compare_view(self):
-        _, states = learn(self.data, self.score, self._ess(), self.max_parents)
+        _, states = self._learn()
         return pn.Column(pn.pane.Markdown("### Compare with another setting",
                                           margin=(10, 10, 0, 10)),
                          self.pin_controls(),
@@ -160,9 +185,9 @@ class LearnStructure(PinStructure, App):
                                            responsive=True),
                          sizing_mode="stretch_width")
 
-    @param.depends("data", "score", "ess", "max_parents")
+    @param.depends("data", "search", "score", "ess", "max_parents")
     @guarded
     def steps_view(self):
-        steps = steps_table(self.data, self.score, self._ess(), self.max_parents)
+        steps = steps_table(self.data, self.score, self._ess(), self.max_parents, self.search)
         return pn.Column(pn.pane.Markdown("### Accepted steps", margin=(10, 10, 0, 10)),
                          self.csv_table(steps, "steps"), sizing_mode="stretch_width")
