@@ -1,5 +1,7 @@
-"""Every app in a real browser at 1400 px and 800 px wide: screenshots into
-docs/screenshots/, no horizontal scroll, no error box, no responsive-mode warnings.
+"""Every app in a real browser at 1400 px and at a projector's 1024 px, and in
+presentation mode at 1024 px: screenshots into docs/screenshots/ (``NAME.png``,
+``NAME_1024.png``, ``NAME_1024_presentation.png``), no horizontal scroll, no error box,
+no responsive-mode warnings.
 
 Slow (every app computes its first results): ``pytest -m slow tests/test_app_screenshots.py``
 refreshes the README's screenshots. The fast suite checks the same things on the
@@ -11,13 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_checks import assert_fits_and_no_error
+from browser_checks import assert_fits_and_no_error, assert_structures_not_squeezed
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = REPO / "docs" / "screenshots"
 APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
               if p.stem != "main" and not p.name.startswith("_"))
-WIDTHS = (1400, 800)
+WIDTHS = (1400, 1024)
 HEIGHT = 1500  # the template scrolls inside the page: a tall window shows more
 
 
@@ -38,22 +40,31 @@ def _settled(page, timeout_s: float = 240.0) -> None:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_every_app_at_two_widths(panel_server, page):
+def test_every_app_at_two_widths_and_in_presentation_mode(panel_server, page):
     SHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
+
+    def shoot(name: str) -> None:
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        try:
+            assert_fits_and_no_error(page)
+            assert_structures_not_squeezed(page)
+        except AssertionError as exc:  # look at every app before failing
+            problems.append(f"{name}: {exc}")
+
     for app in ["main", *APPS]:
+        url = f"{panel_server}/apps" + ("" if app == "main" else f"?app={app}")
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
-        page.goto(f"{panel_server}/apps" + ("" if app == "main" else f"?app={app}"))
+        page.goto(url)
         _settled(page)
         for w in WIDTHS:
             page.set_viewport_size({"width": w, "height": HEIGHT})
             page.wait_for_timeout(1500)  # let the layout follow the new width
-            suffix = "" if w == WIDTHS[0] else f"_{w}"
-            page.screenshot(path=str(SHOTS / f"{app}{suffix}.png"), full_page=True)
-            try:
-                assert_fits_and_no_error(page)
-            except AssertionError as exc:  # look at every app before failing
-                problems.append(f"{app} at {w}px: {exc}")
+            shoot(app if w == WIDTHS[0] else f"{app}_{w}")
+        if app != "main":
+            page.goto(f"{url}&presentation=true")
+            _settled(page)
+            shoot(f"{app}_{WIDTHS[1]}_presentation")
     log = Path(panel_server.log_path).read_text(errors="replace")
     if "responsive mode could not be enabled" in log:
         problems.append("the server log has HoloViews responsive-mode warnings")

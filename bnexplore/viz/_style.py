@@ -151,9 +151,17 @@ def presentation(plot, font: float = PRESENTATION_FONT_PX):
             except ValueError:
                 px = 0.0
             el = el.opts(text_font_size=f"{max(px, float(font)):g}px", clone=True, backend="bokeh")
-        return el.opts(fontsize=sizes, clone=True, backend="bokeh")
+        return el.opts(fontsize=sizes, **legend(el), clone=True, backend="bokeh")
+
+    def legend(el) -> dict:
+        # a legend made from a colour mapping (grouped bars) ignores fontsize["legend"]
+        allowed = hv.Store.options(backend="bokeh")[type(el).__name__].groups["plot"]
+        if "legend_opts" not in allowed.allowed_keywords:
+            return {}
+        now = hv.Store.lookup_options("bokeh", el, "plot").kwargs.get("legend_opts") or {}
+        return {"legend_opts": {**now, "label_text_font_size": size}}
 
     out = plot.map(bigger, [hv.Element])
     if isinstance(out, (hv.Overlay, hv.NdOverlay)):
-        out = out.opts(fontsize=sizes, clone=True, backend="bokeh")
+        out = out.opts(fontsize=sizes, **legend(out), clone=True, backend="bokeh")
     return out

@@ -169,7 +169,8 @@ def heatmap(
         Least cell size in pixels; default 14 beyond 15 rows or columns.
     presentation : bool, default False
         Projector sizes: every tick, title and cell label at least 18 px, and cells
-        large enough to hold their labels.
+        large enough to hold their labels; cells that round to 0.00 keep their colour
+        but lose their label.
     threshold : float, optional
         Leave blank the cells whose absolute value is below it (e.g. arc posteriors
         under 0.2), to thin a dense matrix.
@@ -255,6 +256,8 @@ def heatmap(
     if not annotate:
         return hm
     lab = long.dropna(subset=["value"]).assign(text=lambda d: d["value"].map("{:.2f}".format))
+    if presentation:  # from the back of the room only the cells that say something
+        lab = lab[~lab["text"].isin(["0.00", "-0.00"])]
     lo, hi = clim if clim is not None else (lab["value"].min(), lab["value"].max())
     # dark text on pale cells, light text on dark ones, by contrast with the cell's colour
     lab["text_color"] = label_colors(lab["value"].to_numpy(), cmap, (lo, hi)) if len(lab) else []
