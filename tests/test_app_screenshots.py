@@ -23,8 +23,8 @@ WIDTHS = (1400, 1024)
 HEIGHT = 1500  # the template scrolls inside the page: a tall window shows more
 
 
-def _settled(page, timeout_s: float = 240.0) -> None:
-    """Wait until nothing is computing and the number of plots stays put for 3 s."""
+def _settled(page, timeout_s: float = 240.0, quiet_s: float = 3.0) -> None:
+    """Wait until nothing is computing and the number of plots stays put for ``quiet_s``."""
     deadline = time.monotonic() + timeout_s
     last, since = -1, time.monotonic()
     while time.monotonic() < deadline:
@@ -32,7 +32,7 @@ def _settled(page, timeout_s: float = 240.0) -> None:
         n = page.locator("canvas").count()
         if n != last or busy:
             last, since = n, time.monotonic()
-        elif time.monotonic() - since > 3.0:
+        elif time.monotonic() - since > quiet_s:
             return
         page.wait_for_timeout(500)
     raise AssertionError(f"the page did not settle within {timeout_s:.0f} s")
@@ -55,15 +55,15 @@ def test_every_app_at_two_widths_and_in_presentation_mode(panel_server, page):
     for app in ["main", *APPS]:
         url = f"{panel_server}/apps" + ("" if app == "main" else f"?app={app}")
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
-        page.goto(url)
-        _settled(page)
+        page.goto(url, timeout=180_000)
+        _settled(page, quiet_s=10.0)      # a loaded machine: views come one by one
         for w in WIDTHS:
             page.set_viewport_size({"width": w, "height": HEIGHT})
             page.wait_for_timeout(1500)  # let the layout follow the new width
             shoot(app if w == WIDTHS[0] else f"{app}_{w}")
         if app != "main":
-            page.goto(f"{url}&presentation=true")
-            _settled(page)
+            page.goto(f"{url}&presentation=true", timeout=180_000)
+            _settled(page, quiet_s=10.0)
             shoot(f"{app}_{WIDTHS[1]}_presentation")
     log = Path(panel_server.log_path).read_text(errors="replace")
     if "responsive mode could not be enabled" in log:

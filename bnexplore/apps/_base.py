@@ -581,8 +581,12 @@ class App(pn.viewable.Viewer):
         from bnexplore.viz.graphs import plot_size
 
         least, _ = plot_size(plot)
-        return pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width", min_width=least),
-                         scroll="x-auto", sizing_mode="stretch_width", css_classes=["bnx-dag"])
+        # a CSS least width: Panel would pass a min_width on to every enclosing layout,
+        # which would widen the page instead of scrolling here
+        return pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width",
+                                           styles={"min-width": f"{least}px"}),
+                         scroll="x-auto", sizing_mode="stretch_width",
+                         styles={"max-width": "100%"}, css_classes=["bnx-dag"])
 
     def dag_width(self, normal: int = 1000) -> int:
         """The width a structure drawing aims at: ``normal``, or in presentation mode

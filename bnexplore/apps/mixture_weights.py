@@ -182,6 +182,7 @@ class MixtureWeights(App):
                              "of bars per attribute, one bar per method; each method's weights "
                              "sum to 1.", margin=(10, 10, 0, 10)),
             pn.pane.HoloViews(weights_bars(w, height=420, responsive=True, title=(
+                f"Weights ({self.n_train} training rows)" if self.presentation else
                 f"Weight of each super-parent ({self.n_train} training rows)"),
                 legend_position="bottom" if self.presentation else "right",
                 presentation=self.presentation),
@@ -200,10 +201,11 @@ class MixtureWeights(App):
                              "weight of the eight heaviest super-parents (the rest summed as "
                              "*others*); the dashed line is the current training size.",
                              margin=(10, 10, 0, 10)),
-            pn.pane.HoloViews(self.look(bma_collapse_plot(
+            pn.pane.HoloViews(bma_collapse_plot(
                 path, current=self.n_train, height=440, responsive=True,
-                title="BMA weight of each super-parent against the sample size",
-                legend_position="bottom" if self.presentation else "right")),
+                title=("BMA weights against the sample size" if self.presentation else
+                       "BMA weight of each super-parent against the sample size"),
+                presentation=self.presentation),
                 sizing_mode="stretch_width"),
             self.csv(path, "bma-weights-by-size"), sizing_mode="stretch_width")
 
@@ -223,7 +225,8 @@ class MixtureWeights(App):
         return pn.Column(
             pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
             pn.FlexBox(pn.pane.HoloViews(self.look(roc_plot(
-                curves, title=f"ROC on the test rows, positive class {positive!r}", height=460,
+                curves, title=(f"ROC, positive class {positive!r}" if self.presentation else
+                               f"ROC on the test rows, positive class {positive!r}"), height=460,
                 responsive=True).opts(min_width=320, max_width=560)),
                 styles={"flex": "1 1 360px"}, sizing_mode="stretch_width"),
                 pn.pane.Markdown(ROC_TEXT, margin=(10, 20), styles={"flex": "1 1 300px"}),

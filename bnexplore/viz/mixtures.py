@@ -75,7 +75,7 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
         names = short_labels(list(dict.fromkeys(long["attribute"])), PRESENTATION_NAME_CHARS)
         long = long.assign(name=long["attribute"], attribute=long["attribute"].map(names))
         height = max(height, 110 + 26 * len(names) + 40 * (legend_position == "bottom"))
-        lying = dict(invert_axes=True)
+        lying = dict(invert_axes=True, legend_opts={"ncols": 2})   # two columns fit 620 px
     else:
         long = long.assign(name=long["attribute"])
     bars = hv.Bars(long, ["attribute", "method"], ["weight", "name"]).opts(
@@ -97,7 +97,8 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
 def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
                       title: str = "BMA root posterior as the sample grows",
                       width: int = 800, height: int = 380, top: int = 8,
-                      responsive: bool = False, legend_position: str = "right"):
+                      responsive: bool = False, legend_position: str = "right",
+                      presentation: bool = False):
     """Posterior weight of each root (BMAAODE) against the training size (log x axis).
 
     Parameters
@@ -113,6 +114,9 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
         Width follows the container (``width`` ignored).
     legend_position : str
         Where the legend goes, as in :func:`weights_bars`.
+    presentation : bool
+        Projector sizes (18 px text) with the legend below in three columns, names cut
+        to :data:`PRESENTATION_NAME_CHARS` characters (the hover shows them whole).
 
     Returns
     -------
@@ -133,13 +137,21 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
         keep.append("others")
     curves = []
     xs = wide.index.to_numpy(float)
+    shown = {a: str(a) for a in keep}
+    if presentation:
+        from .forests import short_labels
+
+        shown = short_labels(keep, PRESENTATION_NAME_CHARS)
+        legend_position = "bottom"
     for i, a in enumerate(keep):
         col = PALETTE[i % len(PALETTE)]
         frame = pd.DataFrame({"training_size": xs, "weight": wide[a].to_numpy(float),
                               "super_parent": str(a)})
-        curves.append(hv.Curve(frame, "training_size", ["weight", "super_parent"], label=str(a))
+        curves.append(hv.Curve(frame, "training_size", ["weight", "super_parent"],
+                               label=shown[a])
                       .opts(color=col, line_width=2, backend="bokeh"))
-        curves.append(hv.Scatter(frame, "training_size", ["weight", "super_parent"], label=str(a))
+        curves.append(hv.Scatter(frame, "training_size", ["weight", "super_parent"],
+                                 label=shown[a])
                       .opts(color=col, size=5, tools=["hover"],
                             hover_tooltips=[("super-parent", "@super_parent"),
                                             ("training rows", "@training_size{0}"),
@@ -150,10 +162,15 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
     ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000)
              if xs.min() * 0.9 <= t <= xs.max() * 1.1]
     size = {"responsive": True} if responsive else {"width": width}
-    return hv.Overlay(curves).opts(title=literal_title(title), height=height, logx=True, xticks=ticks or None,
-                                   xlabel="training rows (log scale)",
-                                   ylabel="BMA posterior weight", ylim=(0, 1.02), show_grid=True,
-                                   legend_position=legend_position, backend="bokeh", **size)
+    out = hv.Overlay(curves).opts(title=literal_title(title), height=height, logx=True, xticks=ticks or None,
+                                  xlabel="training rows (log scale)",
+                                  ylabel="BMA posterior weight", ylim=(0, 1.02), show_grid=True,
+                                  legend_position=legend_position, backend="bokeh", **size)
+    if presentation:
+        from ._style import presentation as projector
+
+        out = projector(out.opts(legend_cols=3, height=height + 120, backend="bokeh"))
+    return out
 
 
 def weights_heatmap(weights: pd.DataFrame, title: str = "Weights", cmap: str = "Blues"):
