@@ -21,6 +21,7 @@ APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
               if p.stem != "main" and not p.name.startswith("_"))
 WIDTHS = (1400, 1024)
 HEIGHT = 1500  # the template scrolls inside the page: a tall window shows more
+MAX_HEIGHT = 7000  # the tallest screenshot (the whole page of every app)
 
 
 def _settled(page, timeout_s: float = 240.0, quiet_s: float = 3.0) -> None:
@@ -39,13 +40,22 @@ def _settled(page, timeout_s: float = 240.0, quiet_s: float = 3.0) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # every app thrice, on a loaded machine
 @pytest.mark.browser
 def test_every_app_at_two_widths_and_in_presentation_mode(panel_server, page):
     SHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
 
     def shoot(name: str) -> None:
+        # the template scrolls inside its main area: a window as tall as the page
+        # shows all of it
+        w = page.viewport_size["width"]
+        tall = page.evaluate("() => { const m = document.querySelector('#main');"
+                             " return m ? m.scrollHeight + 80 : 0; }")
+        page.set_viewport_size({"width": w, "height": int(min(max(HEIGHT, tall), MAX_HEIGHT))})
+        page.wait_for_timeout(1000)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+        page.set_viewport_size({"width": w, "height": HEIGHT})
         try:
             assert_fits_and_no_error(page)
             assert_structures_not_squeezed(page)

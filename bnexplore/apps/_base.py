@@ -588,6 +588,14 @@ class App(pn.viewable.Viewer):
                          scroll="x-auto", sizing_mode="stretch_width",
                          styles={"max-width": "100%"}, css_classes=["bnx-dag"])
 
+    def wide_pane(self, plot: Any) -> pn.Column:
+        """A fixed-size picture (e.g. a heat map of many variables) that scrolls
+        sideways in its own panel when the window is narrower than it. The panel has
+        no Panel sizing of its own (a CSS width), so the picture's width is not passed
+        on to the enclosing layouts, which would widen the page."""
+        return pn.Column(pn.pane.HoloViews(plot), sizing_mode=None, css_classes=["bnx-fixed"],
+                         styles={"width": "100%", "overflow-x": "auto"})
+
     def dag_width(self, normal: int = 1000) -> int:
         """The width a structure drawing aims at: ``normal``, or in presentation mode
         :data:`PROJECTOR_MAIN_PX` (the main area of a 1024 px window beside the sidebar),

@@ -260,7 +260,9 @@ class Clustering(App):
         return pn.pane.HoloViews(dendrogram_plot(
             tree(self.data), inc.clusters, height=420, responsive=True,
             presentation=self.presentation,
-            title=(f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
+            title=(f"Hierarchy; coloured: {what.split(' (')[0]} of {self.cluster_size}"
+                   if self.presentation else    # a projector's width holds a short title
+                   f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
                    f"cluster size {self.cluster_size}")), sizing_mode="stretch_width")
 
     @param.depends(*SEARCH)

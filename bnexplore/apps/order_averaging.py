@@ -196,7 +196,7 @@ class OrderAveraging(PinStructure, App):
         from bnexplore.viz.averaging import arc_posterior_heatmap
 
         post, order = arc_posteriors(self.data, self.max_parents)
-        return pn.Column(pn.pane.HoloViews(arc_posterior_heatmap(
+        return pn.Column(self.wide_pane(arc_posterior_heatmap(
             # at projector sizes the cells grow: narrower, so that a small network
             # fits a 1024 px window beside the sidebar
             post, order=order, width=540 if self.presentation else 860, height=620,

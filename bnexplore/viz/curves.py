@@ -170,7 +170,7 @@ def heatmap(
     presentation : bool, default False
         Projector sizes: every tick, title and cell label at least 18 px, and cells
         large enough to hold their labels; cells that round to 0.00 keep their colour
-        but lose their label.
+        but lose their label, and labels drop the leading zero (``.26``, ``-.41``).
     threshold : float, optional
         Leave blank the cells whose absolute value is below it (e.g. arc posteriors
         under 0.2), to thin a dense matrix.
@@ -256,8 +256,10 @@ def heatmap(
     if not annotate:
         return hm
     lab = long.dropna(subset=["value"]).assign(text=lambda d: d["value"].map("{:.2f}".format))
-    if presentation:  # from the back of the room only the cells that say something
+    if presentation:  # from the back of the room only the cells that say something,
+        # without the leading zero (".26", "-.41") so that a label fits its cell
         lab = lab[~lab["text"].isin(["0.00", "-0.00"])]
+        lab["text"] = lab["text"].str.replace(r"^(-?)0\.", r"\1.", regex=True)
     lo, hi = clim if clim is not None else (lab["value"].min(), lab["value"].max())
     # dark text on pale cells, light text on dark ones, by contrast with the cell's colour
     lab["text_color"] = label_colors(lab["value"].to_numpy(), cmap, (lo, hi)) if len(lab) else []
