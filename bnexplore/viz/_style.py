@@ -13,11 +13,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["PRESENTATION_FONT_PX", "PRESENTATION_ARC_SCALE", "DARK_TEXT", "LIGHT_TEXT", "TABLE_CSS", "font_px", "presentation",
+__all__ = ["PRESENTATION_FONT_PX", "PRESENTATION_NAME_CHARS", "PRESENTATION_ARC_SCALE", "DARK_TEXT", "LIGHT_TEXT", "TABLE_CSS", "font_px", "presentation",
            "relative_luminance", "contrast_ratio", "text_color_for", "cell_colors", "label_colors"]
 
 #: least font size (pixels) of every axis, tick, label and table text in presentation mode
 PRESENTATION_FONT_PX = 18.0
+#: longest name (characters) on a heat map's or a bar chart's axis in presentation mode
+#: (longer names are cut with an ellipsis; the hover shows them whole)
+PRESENTATION_NAME_CHARS = 16
 #: arcs are this many times thicker in presentation mode
 PRESENTATION_ARC_SCALE = 2.0
 #: text colours a label chooses between

@@ -17,13 +17,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._style import PRESENTATION_NAME_CHARS
 from .curves import PALETTE
 from .graphs import _ensure_bokeh, literal_title
 
 __all__ = ["weights_bars", "bma_collapse_plot", "weights_heatmap"]
-
-#: longest attribute name (characters) of the bars at projector sizes
-PRESENTATION_NAME_CHARS = 16
 
 
 def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each super-parent",
@@ -46,7 +44,7 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
     presentation : bool
         Projector sizes (18 px text, :func:`bnexplore.viz.presentation`) with the bars
         lying down: one row per attribute, the height growing with them, names cut to
-        :data:`PRESENTATION_NAME_CHARS` characters (the hover shows them whole), so
+        :data:`~bnexplore.viz._style.PRESENTATION_NAME_CHARS` characters (the hover shows them whole), so
         that long names never crush the bars.
 
     Returns
@@ -116,7 +114,7 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
         Where the legend goes, as in :func:`weights_bars`.
     presentation : bool
         Projector sizes (18 px text) with the legend below in three columns, names cut
-        to :data:`PRESENTATION_NAME_CHARS` characters (the hover shows them whole).
+        to :data:`~bnexplore.viz._style.PRESENTATION_NAME_CHARS` characters (the hover shows them whole).
 
     Returns
     -------
