@@ -50,3 +50,67 @@ def assert_boxes_apart(plot) -> None:
             assert apart, f"the boxes of {b['name'][i]!r} and {b['name'][j]!r} overlap"
     for lab, w, f in zip(b["label"], x1 - x0, b["font_px"]):
         assert w >= text_width_px(lab, f), f"label {lab!r} is wider than its box"
+
+
+def _px(size) -> float:
+    s = str(size)
+    if s.endswith("pt"):
+        return float(s[:-2]) * 4 / 3
+    if s.endswith("px"):
+        return float(s[:-2])
+    if s.endswith("em"):
+        return float(s[:-2]) * 16
+    return float(s)
+
+
+def small_texts(fig, least: float = 18.0) -> list[str]:
+    """The texts of a rendered Bokeh figure (title, axis labels and ticks, legend,
+    colour bar, text glyphs such as node and cell labels) drawn smaller than ``least``
+    pixels; a text that is not shown (no title, a hidden axis) does not count."""
+    from bokeh.models import (Axis, CategoricalAxis, ColorBar, GlyphRenderer, Legend, Text,
+                              Title)
+
+    out = []
+
+    def check(what, size):
+        if isinstance(size, dict):
+            size = size.get("value")
+        if size is not None and not isinstance(size, str) or (isinstance(size, str) and size[:1].isdigit()):
+            if _px(size) < least:
+                out.append(f"{what}: {size}")
+
+    for m in fig.references():
+        if isinstance(m, Title) and m.text:
+            check("title", m.text_font_size)
+        elif isinstance(m, Axis) and m.visible:
+            if m.axis_label:
+                check("axis label", m.axis_label_text_font_size)
+            if _px(m.major_label_text_font_size) > 1:      # 1 px: labels hidden on purpose
+                check("ticks", m.major_label_text_font_size)
+            if isinstance(m, CategoricalAxis) and m.group_text_font_size and any(
+                    isinstance(f, tuple) for f in getattr(m.ticker, "factors", None) or []):
+                check("group ticks", m.group_text_font_size)
+        elif isinstance(m, Legend) and m.items:
+            check("legend", m.label_text_font_size)
+        elif isinstance(m, ColorBar):
+            check("colour bar", m.major_label_text_font_size)
+            if m.title:
+                check("colour bar title", m.title_text_font_size)
+        elif isinstance(m, GlyphRenderer) and isinstance(m.glyph, Text) and m.visible:
+            check("text", m.glyph.text_font_size)
+    return out
+
+
+def assert_structures_not_squeezed(page) -> None:
+    """No structure drawing (:func:`bnexplore.viz.dag_plot`, a Bokeh graph in pixel
+    coordinates) is drawn narrower than its layout: a squeezed drawing keeps its text
+    size while its boxes shrink, so labels would spill out of their boxes."""
+    drawn = page.evaluate("""() => Array.from(Bokeh.index.query(v => v.model != null
+            && Array.isArray(v.model.renderers) && v.frame !== undefined
+            && v.model.renderers.some(r => r.type === 'GraphRenderer')))
+        .filter(v => v.el && v.el.isConnected && v.frame.bbox.width > 0)
+        .map(v => [v.model.title ? v.model.title.text : '', v.frame.bbox.width,
+                   v.model.x_range.end - v.model.x_range.start])""")
+    for title, frame, span in drawn:
+        assert frame >= span - 2, (f"the structure {title!r} is squeezed: {frame:.0f}px for a "
+                                   f"layout {span:.0f}px wide")

@@ -65,3 +65,28 @@ def test_threshold_blanks_weak_cells_and_rows_follow_the_greedy_order():
     app.param.update(threshold=0.5, presentation=True)
     thin = app.heatmaps_view()[1].object.get(0).data["value"].to_numpy(float)
     assert np.nanmin(thin) >= 0.5 and np.isnan(thin).sum() > cells["value"].isna().sum()
+
+
+def test_threshold_thins_the_difference_map_by_the_arc_posteriors():
+    """The difference map is thinned as the posterior maps beside it: a cell is blank
+    exactly when the arc's posterior is below the threshold under both averages."""
+    import numpy as np
+
+    from bnexplore.apps import AllOrders
+    from bnexplore.apps.all_orders import fixed_order
+
+    app = AllOrders("asia", sample_size=500, max_parents=1, threshold=0.3)
+    _, post, *_ = app._run()
+    _, fixed = fixed_order(app.data, 1)
+    cells = app.heatmaps_view()[2].object.get(0).data.set_index(["parent", "child"])["value"]
+    strong = np.maximum(post, fixed)
+    shown = kept = 0
+    for (u, v), value in cells.items():
+        if u == v:
+            continue
+        if strong.loc[u, v] >= 0.3:
+            kept += 1
+            assert value == (post - fixed).loc[u, v]
+        else:
+            shown += not np.isnan(value)
+    assert shown == 0 and 0 < kept < len(post) * (len(post) - 1)

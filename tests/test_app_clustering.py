@@ -30,7 +30,7 @@ def test_views_follow_the_parameters_and_the_player():
     assert player.end == max(len(inc.subspaces), 2)
     player.value = 2                                # the player moves the sub-space shown
     assert app.subspace == 2 and "Sub-space 2 of" in app.subspace_view()[0].object
-    assert_boxes_apart(app.subspace_view()[1].object)
+    assert_boxes_apart(app.subspace_view()[1][0].object)
     app.use_order = False
     assert "no order" in app.summary_view().object
     app.param.update(strategy="random groups", random_state=3, cluster_size=2)

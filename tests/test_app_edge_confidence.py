@@ -136,3 +136,26 @@ def test_views_render_and_export(frame):
     download = table[-1][-1]
     csv = pd.read_csv(download.callback())
     assert list(csv.columns) == list(app.table().columns) and len(csv) == 20
+
+
+def test_threshold_leaves_weak_arcs_out_of_the_pictures(frame):
+    """Arcs whose posterior is below the threshold under both priors are blank in the
+    heat map and not drawn in the scatter plot; the table keeps every arc."""
+    import holoviews as hv
+
+    app = EdgeConfidence(frame, max_parents=1, n_boot=4)
+    table = app.table()
+    u, o = _col(table, f"P(arc), {UNIFORM_PRIOR}"), _col(table, f"P(arc), {ORDER_PRIOR}")
+    strong = table[np.maximum(table[u], table[o]) >= 0.4]
+    assert 0 < len(strong) < len(table)
+    app.threshold = 0.4
+    heat, scatter = (p.object for p in app.plots_view())
+    cells = heat.get(0).data.dropna(subset=["value"])
+    drawn = set(zip(cells["parent"], cells["child"]))
+    assert drawn <= set(zip(strong["parent"], strong["child"]))
+    points = [el for el in scatter.traverse(lambda e: e, [hv.Scatter])]
+    arcs = {a for el in points for a in el.dimension_values("arc")}
+    assert arcs == {f"{a} → {b}" for a, b in zip(strong["parent"], strong["child"])}
+    assert len(app.table()) == len(table)
+    with pytest.raises(ValueError):
+        app.threshold = 1.5

@@ -1,14 +1,18 @@
 """Issue 36's lecture features in a real browser (headless Debian Chromium against
 ``panel serve apps/``): the landing page's lecture order, setting evidence in "Ask the
 averaged model" (the posterior shown equals brute-force inference), and presentation
-mode at a projector's 1024 x 768 (no horizontal scroll, nothing cut off, no error)."""
+mode at a projector's 1024 x 768 in every app (no horizontal scroll, nothing cut off, no
+error, texts of at least 18 px in the page and in the figures rendered server-side)."""
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.parse
 
 import pytest
-from browser_checks import assert_boxes_apart, assert_fits_and_no_error
+from browser_checks import (assert_boxes_apart, assert_fits_and_no_error,
+                            assert_structures_not_squeezed)
 
 ASK = "apps?app=ask_model&source=network+sample&network=asia&sample_size=500&max_parents=1"
 FIRST_RENDER_MS = 240_000           # learning + first compilation on a loaded machine
@@ -85,18 +89,135 @@ def test_evidence_set_in_the_page_gives_the_brute_force_posterior(panel_server, 
     assert page.console_errors == []
 
 
+#: every app on small bundled data, as a link's query (the projector tests)
+PROJECTOR = {
+    "structure": {"source": "network sample", "network": "asia", "max_parents": 2},
+    "order_averaging": {"source": "network sample", "network": "asia", "sample_size": 500,
+                        "max_parents": 1, "n": 2},
+    "all_orders": {"network": "asia", "sample_size": 500, "max_parents": 1},
+    "mixture_weights": {"dataset": "iris"},
+    "forests": {"dataset": "iris"},
+    "ismb_trace": {"queue_width": 50},
+    "clustering": {"source": "network sample", "network": "asia", "sample_size": 500},
+    "compare": {"dataset": "iris", "classifiers": ["SNN", "TAN", "LogReg"], "n_splits": 2},
+    "edge_confidence": {"network": "asia", "sample_size": 500, "max_parents": 1,
+                        "n_boot": 10},
+    "ask_model": {"source": "network sample", "network": "asia", "sample_size": 500,
+                  "max_parents": 1},
+}
+
+#: the texts of the page's Bokeh figures smaller than 18 px (the rules of
+#: browser_checks.small_texts, read from the models the browser draws)
+SMALL_TEXTS_JS = """() => {
+  const px = s => { s = String(s); if (s.endsWith('pt')) return parseFloat(s) * 4 / 3;
+                    if (s.endsWith('em')) return parseFloat(s) * 16; return parseFloat(s); };
+  const val = x => (x && typeof x === 'object' && 'value' in x) ? x.value : x;
+  const out = [];
+  for (const doc of Bokeh.documents) for (const m of doc._all_models.values()) {
+    const t = m.type;
+    const bad = (what, s) => { s = val(s);
+      if (typeof s === 'string' && /^[0-9.]/.test(s) && px(s) < 18) out.push(`${t} ${what}: ${s}`); };
+    if (t === 'Title' && m.text) bad('title', m.text_font_size);
+    else if (/Axis$/.test(t) && m.visible) {
+      if (m.axis_label) bad('axis label', m.axis_label_text_font_size);
+      if (px(val(m.major_label_text_font_size)) > 1) bad('ticks', m.major_label_text_font_size);
+    } else if (t === 'Legend' && m.items.length) bad('legend', m.label_text_font_size);
+    else if (t === 'ColorBar') {
+      bad('colour bar', m.major_label_text_font_size);
+      if (m.title) bad('colour bar title', m.title_text_font_size);
+    } else if (t === 'GlyphRenderer' && m.glyph.type === 'Text' && m.visible)
+      bad('text', m.glyph.text_font_size);
+  }
+  return out; }"""
+
+
+def _link(app: str, **extra) -> str:
+    q = {"app": app, **{k: v if isinstance(v, str) else json.dumps(v)
+                        for k, v in {**PROJECTOR[app], **extra}.items()}}
+    return "apps?" + urllib.parse.urlencode(q)
+
+
+def _projector_app(name: str):
+    """App ``name`` in presentation mode with the link's settings of :data:`PROJECTOR`."""
+    from bnexplore.apps import app_class
+
+    app = app_class(name)()
+    app.apply_query({**PROJECTOR[name], "presentation": True})
+    if name == "compare":
+        app.run()
+    return app
+
+
+def _pictures(obj):
+    """The HoloViews pictures in a view's Panel object (and Bokeh figures rendered)."""
+    import panel as pn
+
+    if isinstance(obj, pn.pane.HoloViews):
+        yield obj.object
+    elif isinstance(obj, pn.pane.Bokeh):
+        yield obj.object
+    elif isinstance(obj, pn.param.ParamFunction):      # a pn.bind (e.g. a step player's)
+        yield from _pictures(obj.object())
+    for child in getattr(obj, "objects", None) or []:
+        yield from _pictures(child)
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTOR))
+def test_presentation_pictures_have_projector_texts_and_roomy_boxes(name):
+    """Server side, every picture of every app in presentation mode: no text under
+    18 px (titles, axes, ticks, legends, colour bars, cell and node labels) and, in
+    the structure drawings, no label wider than its box and no two boxes overlapping."""
+    import holoviews as hv
+    import panel as pn
+    from browser_checks import small_texts
+
+    from bnexplore.apps import APPS
+
+    assert set(PROJECTOR) == set(APPS)
+    app = _projector_app(name)
+    assert app.presentation and app.data.frame is not None
+    seen = 0
+    for view in app.views():
+        if not callable(view) or isinstance(view, pn.viewable.Viewable):
+            continue
+        out = view()
+        assert not isinstance(out, pn.pane.Alert), f"{view.__name__}: {out.object}"
+        for pic in _pictures(out):
+            seen += 1
+            fig = pic if not isinstance(pic, hv.core.Dimensioned) else hv.render(pic, backend="bokeh")
+            assert small_texts(fig) == [], (view.__name__, small_texts(fig))
+            if isinstance(pic, hv.core.Dimensioned) and pic.traverse(lambda e: e, [hv.Graph]):
+                assert_boxes_apart(pic)
+    assert seen, f"{name} drew no picture"
+
+
 @pytest.mark.browser
-@pytest.mark.parametrize("app", ["ask_model", "structure"])
-def test_presentation_mode_fits_a_projector(panel_server, page, app):
+@pytest.mark.parametrize("name", list(PROJECTOR))
+def test_presentation_mode_fits_a_projector(panel_server, page, name):
+    """Every app at a projector's 1024 x 768 in presentation mode: no horizontal scroll,
+    every picture inside the window, no structure drawn narrower than its boxes need
+    (labels would spill out), no error, and every text of the figures the browser
+    draws, of the tables and of the page at least 18 px."""
+    from test_app_screenshots import _settled
+
     page.set_viewport_size({"width": 1024, "height": 768})
-    url = (f"{panel_server}/{ASK}" if app == "ask_model" else
-           f"{panel_server}/apps?app=structure&source=network+sample&network=asia&max_parents=2")
-    page.goto(url + "&presentation=true", timeout=120_000)
+    page.goto(f"{panel_server}/{_link(name, presentation=True)}", timeout=120_000)
     page.locator(".bk-Canvas, canvas").first.wait_for(timeout=FIRST_RENDER_MS)
-    page.wait_for_timeout(3000)
+    if name == "compare":
+        page.locator(".bnx-wdl").first.wait_for(timeout=FIRST_RENDER_MS)
+    _settled(page, timeout_s=FIRST_RENDER_MS / 1000)
     assert_fits_and_no_error(page)
+    boxes = page.locator("canvas").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })")
+    width = page.evaluate("() => window.innerWidth")
+    assert boxes and all(0 <= left and right <= width + 1 for left, right in boxes), boxes
+    assert page.evaluate(SMALL_TEXTS_JS) == []
+    assert_structures_not_squeezed(page)
     size = page.locator(".bnx-view").first.evaluate("e => getComputedStyle(e).fontSize")
     assert float(size.rstrip("px")) >= 18, size
+    cells = page.locator(".tabulator-cell").evaluate_all(
+        "els => els.filter(e => e.offsetParent).map(e => parseFloat(getComputedStyle(e).fontSize))")
+    assert min(cells, default=18) >= 18, cells
     assert page.console_errors == []
 
 

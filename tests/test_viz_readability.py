@@ -190,3 +190,30 @@ def test_posterior_plot_draws_each_model_and_the_spread():
         posterior_plot(table.drop(columns=["best"]))
     with pytest.raises(ValueError, match="nodes"):
         posterior_plot(table, nodes=["nope"])
+
+
+def test_every_heat_map_of_viz_labels_pale_cells_dark_and_dark_cells_light():
+    """Each heat map the apps draw (arc posteriors, their difference, mixture weights,
+    one-vs-rest AUC) labels its cells by contrast with the cell's own colour."""
+    from bnexplore.viz.averaging import arc_posterior_heatmap
+    from bnexplore.viz.compare import ovr_auc_heatmap
+    from bnexplore.viz.mixtures import weights_heatmap
+    from bnexplore.viz.orders import posterior_difference_heatmap
+
+    names = list("ABC")
+    post = pd.DataFrame([[np.nan, 0.97, 0.03], [0.5, np.nan, 0.9], [0.1, 0.02, np.nan]],
+                        index=names, columns=names)
+    diff = pd.DataFrame([[np.nan, 0.94, 0.02], [0.3, np.nan, -0.5], [0.1, 0.6, np.nan]],
+                        index=names, columns=names)
+    cases = [  # (picture, a pale cell's label, a dark cell's label)
+        (arc_posterior_heatmap(post), "0.03", "0.97"),
+        (posterior_difference_heatmap(diff), "0.02", "0.94"),
+        (posterior_difference_heatmap(-diff), "-0.02", "-0.94"),
+        (weights_heatmap(pd.DataFrame({"BMA": [0.98, 0.02], "AODE": [0.5, 0.5]},
+                                      index=["x", "y"])), "0.02", "0.98"),
+        (ovr_auc_heatmap(pd.DataFrame({"a": [0.52, 0.99]}, index=["NB", "TAN"])), "0.52", "0.99"),
+    ]
+    for plot, pale, dark in cases:
+        labels = [el for el in plot.traverse(lambda e: e, [hv.Labels])][0]
+        colour = dict(zip(labels.dimension_values("text"), labels.dimension_values("text_color")))
+        assert colour[pale] == _style.DARK_TEXT and colour[dark] == _style.LIGHT_TEXT, colour

@@ -52,6 +52,9 @@ DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bi
 #: the page text in presentation mode (the FAST design's base size is a CSS variable,
 #: inherited by every pane's shadow root).
 PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"}
+#: the width (px) a picture aims at in presentation mode: the main area of a 1024 px
+#: projector window beside the sidebar, less the panes' margins
+PROJECTOR_MAIN_PX = 620
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
@@ -367,7 +370,8 @@ class App(pn.viewable.Viewer):
         collapsed card at the foot of the page)."""
         from bnexplore.glossary import glossary_table
 
-        return pn.Card(table(glossary_table(), "glossary", page_size=50), title="Glossary",
+        return pn.Card(table(glossary_table(), "glossary", page_size=50,
+                             stylesheets=self.table_styles()), title="Glossary",
                        collapsed=True, css_classes=["bnx-glossary"], sizing_mode="stretch_width")
 
     def main(self) -> pn.Column:
@@ -567,5 +571,56 @@ class App(pn.viewable.Viewer):
         return download_csv(frame, self._filename(name))
 
     def csv_table(self, frame: pd.DataFrame, name: str, **kwargs: Any) -> pn.Column:
-        """A read-only table of ``frame`` with its CSV download."""
+        """A read-only table of ``frame`` with its CSV download (projector text in
+        presentation mode)."""
+        kwargs["stylesheets"] = self.table_styles(kwargs.get("stylesheets", ()))
         return table(frame, self._filename(name), **kwargs)
+
+    def table_styles(self, extra: Any = ()) -> Any:
+        """A table's stylesheets, ``extra`` and the projector text size
+        (:data:`bnexplore.viz.TABLE_CSS`) in presentation mode: a reactive value, so the
+        table follows the toggle without its view being computed again."""
+        from bnexplore.viz import TABLE_CSS
+
+        extra = list(extra)
+        return self.param.presentation.rx().rx.where([*extra, TABLE_CSS], extra)
+
+    def dag_pane(self, plot: Any) -> pn.Column:
+        """A responsive structure drawing (:func:`bnexplore.viz.dag_plot`) that follows
+        the window's width but is never squeezed narrower than its boxes need
+        (:func:`~bnexplore.viz.graphs.plot_size`), which would push labels out of their
+        boxes: on a narrower window it scrolls sideways in its own panel."""
+        from bnexplore.viz.graphs import plot_size
+
+        least, _ = plot_size(plot)
+        # a CSS least width: Panel would pass a min_width on to every enclosing layout,
+        # which would widen the page instead of scrolling here
+        return pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width",
+                                           styles={"min-width": f"{least}px"}),
+                         scroll="x-auto", sizing_mode="stretch_width",
+                         styles={"max-width": "100%"}, css_classes=["bnx-dag"])
+
+    def wide_pane(self, plot: Any) -> pn.Column:
+        """A fixed-size picture (e.g. a heat map of many variables) that scrolls
+        sideways in its own panel when the window is narrower than it. The panel has
+        no Panel sizing of its own (a CSS width), so the picture's width is not passed
+        on to the enclosing layouts, which would widen the page."""
+        return pn.Column(pn.pane.HoloViews(plot), sizing_mode=None, css_classes=["bnx-fixed"],
+                         styles={"width": "100%", "overflow-x": "auto"})
+
+    def dag_width(self, normal: int = 1000) -> int:
+        """The width a structure drawing aims at: ``normal``, or in presentation mode
+        :data:`PROJECTOR_MAIN_PX` (the main area of a 1024 px window beside the sidebar),
+        long labels cut to fit (the hover shows them whole)."""
+        return PROJECTOR_MAIN_PX if self.presentation else normal
+
+    def look(self, plot: Any) -> Any:
+        """``plot`` with projector fonts in presentation mode
+        (:func:`bnexplore.viz.presentation`), else unchanged: for pictures that do not
+        lay out boxes from their labels (curves, bars); views calling it depend on
+        ``presentation``."""
+        if not self.presentation:
+            return plot
+        from bnexplore.viz import presentation
+
+        return presentation(plot)

@@ -102,7 +102,8 @@ class AllOrders(App):
     random_state = param.Integer(default=0, bounds=(0, 2**31 - 1), label="Random state (MCMC)")
     threshold = param.Number(default=0.0, bounds=(0.0, 0.95), step=0.05,
                              label="Arc-posterior threshold",
-                             doc="Cells of the heat maps below it are left blank.")
+                             doc="Arcs whose posterior is below it are left blank in the "
+                                 "heat maps (in the difference map: below it under both).")
 
     def _run(self):
         return all_orders(self.data, self.max_parents, self.method, self.n_iter,
@@ -156,11 +157,11 @@ class AllOrders(App):
             pn.pane.HoloViews(arc_posterior_heatmap(post, title=f"All orders ({label})",
                                                     **look)),
             pn.pane.HoloViews(posterior_difference_heatmap(
-                diff, title="All orders minus one order", **look)),
+                diff, title="All orders minus one order", posteriors=(post, fixed), **look)),
             self.csv(post.reset_index(names="parent"), "arc-posteriors-all-orders"),
             self.csv(table, "difference"), sizing_mode="stretch_width")
 
-    @param.depends("data", "max_parents", "method", "n_iter", "random_state")
+    @param.depends("data", "max_parents", "method", "n_iter", "random_state", "presentation")
     @guarded
     def chains_view(self):
         from bnexplore.viz.orders import arc_error_bars, log_score_traces
@@ -173,8 +174,8 @@ class AllOrders(App):
         return pn.Column(
             pn.pane.Markdown(f"R-hat max {res.rhat_max:.3f}", css_classes=["bnx-orders-chains"],
                              margin=(0, 10)),
-            pn.pane.HoloViews(log_score_traces(res.traces, thin=res.thin, burn_in=res.burn_in,
-                                               width=560)),
-            pn.pane.HoloViews(arc_error_bars(res.summary(), top=20, width=560)),
+            pn.pane.HoloViews(self.look(log_score_traces(
+                res.traces, thin=res.thin, burn_in=res.burn_in, width=560))),
+            pn.pane.HoloViews(self.look(arc_error_bars(res.summary(), top=20, width=560))),
             self.csv_table(res.summary().reset_index(), "order-mcmc-summary"),
             sizing_mode="stretch_width")

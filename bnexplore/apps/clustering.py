@@ -249,7 +249,7 @@ class Clustering(App):
                 f"{inc.score - g.score:+.2f})")
         return pn.pane.Markdown(text, css_classes=["bnx-summary"], margin=(0, 10))
 
-    @param.depends(*SEARCH)
+    @param.depends(*SEARCH, "presentation")
     @guarded
     def dendrogram_view(self):
         from bnexplore.viz.clustering import dendrogram_plot
@@ -259,7 +259,10 @@ class Clustering(App):
                 else "random groups (they cut across the tree)")
         return pn.pane.HoloViews(dendrogram_plot(
             tree(self.data), inc.clusters, height=420, responsive=True,
-            title=(f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
+            presentation=self.presentation,
+            title=(f"Hierarchy; coloured: {what.split(' (')[0]} of {self.cluster_size}"
+                   if self.presentation else    # a projector's width holds a short title
+                   f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
                    f"cluster size {self.cluster_size}")), sizing_mode="stretch_width")
 
     @param.depends(*SEARCH)
@@ -272,7 +275,7 @@ class Clustering(App):
                               widths={"variables": "45%"}, css_classes=["bnx-strategy"],
                               stylesheets=[":host { max-width: 100%; }"])
 
-    @param.depends(*SEARCH, "subspace")
+    @param.depends(*SEARCH, "subspace", "presentation")
     @guarded
     def subspace_view(self):
         """Sub-space ``subspace`` (from 1, as on the player) and the model found so far."""
@@ -286,14 +289,14 @@ class Clustering(App):
         return pn.Column(
             pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                              f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10)),
-            pn.pane.HoloViews(subspace_plot(inc.model_at(i), sub,
-                                            layout=layout(self.data, self.use_order),
-                                            clusters=inc.clusters, title=title, width=1000,
-                                            height=520, responsive=True),
-                              sizing_mode="stretch_width"),
+            self.dag_pane(subspace_plot(inc.model_at(i), sub,
+                                        layout=layout(self.data, self.use_order),
+                                        clusters=inc.clusters, title=title,
+                                        width=self.dag_width(), height=520, responsive=True,
+                                        presentation=self.presentation)),
             sizing_mode="stretch_width")
 
-    @param.depends(*SEARCH)
+    @param.depends(*SEARCH, "presentation")
     @guarded
     def timeline_view(self):
         from bnexplore.viz.clustering import q_timeline_plot
@@ -308,9 +311,9 @@ class Clustering(App):
         def timeline(cumulative: bool):
             title = ("q along the time line (running total)" if cumulative
                      else "Improving models per step")
-            return pn.pane.HoloViews(q_timeline_plot(
+            return pn.pane.HoloViews(self.look(q_timeline_plot(
                 traces, cumulative=cumulative, normalize_by=norm, boundaries=starts, title=title,
-                height=380, responsive=True), sizing_mode="stretch_width",
+                height=380, responsive=True)), sizing_mode="stretch_width",
                 styles={"flex": "1 1 420px"})
         # side by side on a wide window, one below the other on a narrow one
         return pn.FlexBox(timeline(False), timeline(True), sizing_mode="stretch_width")

@@ -335,9 +335,9 @@ class CompareClassifiers(App):
         """The progress bar, the cancel and run buttons (progress polled when served)."""
         bar = pn.indicators.Progress(value=0, max=100, active=False, bar_color="primary",
                                      sizing_mode="stretch_width", css_classes=["bnx-progress"])
-        cancel = pn.widgets.Button(name="Cancel", button_type="warning", width=110, height=36,
+        cancel = pn.widgets.Button(name="Cancel", button_type="warning", width=130, height=40,
                                    sizing_mode="fixed")
-        again = pn.widgets.Button(name="Run again", button_type="primary", width=110, height=36,
+        again = pn.widgets.Button(name="Run again", button_type="primary", width=130, height=40,
                                   sizing_mode="fixed")
         cancel.on_click(self.cancel)
         again.on_click(lambda *_: self._on_run_settings(force=True))
@@ -392,7 +392,7 @@ class CompareClassifiers(App):
         keys = list(self.result.proba)
         return self.baseline if self.baseline in keys else keys[0]
 
-    @param.depends("result", "metric", "baseline", "level", "test")
+    @param.depends("result", "metric", "baseline", "level", "test", "presentation")
     @guarded
     def tests_view(self):
         """W/D/L summary, per-fold spread and the metrics table with the paired test."""
@@ -413,7 +413,8 @@ class CompareClassifiers(App):
                 f"**{wdl['win']} win / {wdl['draw']} draw / {wdl['loss']} loss** (a win is a "
                 f"significant difference in the classifier's favour).",
                 css_classes=["bnx-wdl"], margin=(0, 10)),
-            picture(vc.fold_spread_plot(folds, self.metric, tests=tests, responsive=True),
+            picture(self.look(vc.fold_spread_plot(folds, self.metric, tests=tests,
+                                                  responsive=True)),
                     sizing_mode="stretch_width", height=max(220, 70 + 42 * len(tests)) + 10),
             pn.pane.Markdown("### Metrics (pooled out-of-fold predictions, \u00b1 sd over folds)",
                              margin=(10, 10, 0, 10)),
@@ -425,11 +426,12 @@ class CompareClassifiers(App):
                                            disabled=True, layout="fit_data_stretch",
                                            sizing_mode="stretch_width",
                                            css_classes=["bnx-metrics"],
-                                           stylesheets=[":host { max-width: 100%; }"]),
+                                           stylesheets=self.table_styles(
+                                               [":host { max-width: 100%; }"])),
                       self.csv(table, "metrics"), sizing_mode="stretch_width"),
             sizing_mode="stretch_width")
 
-    @param.depends("result", "positive")
+    @param.depends("result", "positive", "presentation")
     @guarded
     def roc_view(self):
         from bnexplore.viz import compare as vc
@@ -439,11 +441,11 @@ class CompareClassifiers(App):
         classes = [str(c) for c in self.result.classes]
         pos = (self.positive if self.positive in classes
                else classes[-1 if len(classes) == 2 else 0])
-        return picture(vc.roc_comparison(self.result.roc(pos), pos, width=None, height=480,
-                                         responsive=True),
+        return picture(self.look(vc.roc_comparison(self.result.roc(pos), pos, width=None,
+                                                   height=480, responsive=True)),
                        sizing_mode="stretch_width", height=490, min_width=320)
 
-    @param.depends("result")
+    @param.depends("result", "presentation")
     @guarded
     def heat_view(self):
         from bnexplore.viz import compare as vc
@@ -451,6 +453,7 @@ class CompareClassifiers(App):
         if not self._shown():
             return pn.pane.Markdown("", margin=0)
         ovr = self.result.ovr_auc()
-        return pn.Column(picture(vc.ovr_auc_heatmap(ovr, width=520, height=360)),
+        return pn.Column(picture(vc.ovr_auc_heatmap(ovr, width=520, height=360,
+                                                    presentation=self.presentation)),
                          self.csv(ovr.reset_index(names="classifier"), "one-vs-rest-auc"),
                          sizing_mode="stretch_width")

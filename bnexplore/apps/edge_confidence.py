@@ -165,6 +165,9 @@ class EdgeConfidence(App):
         17, MCMC beyond), ``"exact"`` or ``"MCMC"`` (order MCMC and partition MCMC).
     n_iter, n_boot, random_state : int
         MCMC iterations per chain (4 chains), bootstrap resamples, and the seed of both.
+    threshold : float
+        Arcs whose posterior is below it under both priors are left out of the pictures
+        (blank in the heat map, not drawn in the scatter plot); the table keeps every arc.
 
     Examples
     --------
@@ -179,7 +182,8 @@ class EdgeConfidence(App):
                    "prior over DAGs side by side, their difference, the bootstrap arc frequency "
                    "with its significance threshold, and the arcs where Bayes and bootstrap disagree.")
     default_source = NETWORK
-    controls = ("max_parents", "score", "ess", "method", "n_iter", "n_boot", "random_state")
+    controls = ("max_parents", "score", "ess", "method", "n_iter", "n_boot", "random_state",
+                "threshold")
     widget_types = {"random_state": pn.widgets.IntInput, "ess": pn.widgets.DiscreteSlider}
     warm_settings = ({"max_parents": 2, "method": EXACT, "n_boot": 2},
                      {"max_parents": 2, "method": MCMC, "n_iter": 2_000, "n_boot": 2})
@@ -192,6 +196,10 @@ class EdgeConfidence(App):
                            label="MCMC iterations per chain")
     n_boot = param.Integer(default=200, bounds=(2, 1_000), step=10, label="Bootstrap resamples")
     random_state = param.Integer(default=0, bounds=(0, 2**31 - 1), label="Random state")
+    threshold = param.Number(default=0.0, bounds=(0.0, 0.95), step=0.05,
+                             label="Arc-posterior threshold",
+                             doc="Arcs whose posterior is below it under both priors are left "
+                                 "out of the pictures (the table keeps them).")
 
     # ------------------------------------------------------------------ results
     def _ess(self) -> float:
@@ -258,7 +266,7 @@ class EdgeConfidence(App):
                                 sizing_mode="stretch_width")
 
     @param.depends("data", "max_parents", "score", "ess", "method", "n_iter", "n_boot",
-                   "random_state")
+                   "random_state", "threshold", "presentation")
     @guarded
     def plots_view(self):
         import holoviews as hv
@@ -266,27 +274,33 @@ class EdgeConfidence(App):
         from bnexplore.viz.orders import posterior_difference_heatmap
 
         order, uniform, boot = self._results()
+        side = 560 if self.presentation else 430
         heat = posterior_difference_heatmap(
-            uniform["post"] - order["post"], width=430, height=400,
-            title=f"{UNIFORM_PRIOR} minus {ORDER_PRIOR}")
+            uniform["post"] - order["post"], width=side, height=side - 30,
+            title=f"{UNIFORM_PRIOR} minus {ORDER_PRIOR}", threshold=self.threshold or None,
+            posteriors=(uniform["post"], order["post"]), presentation=self.presentation)
         frame = edge_table(order, uniform, boot)
         u_col = next(c for c in frame.columns if c.startswith(f"P(arc), {UNIFORM_PRIOR}"))
+        o_col = next(c for c in frame.columns if c.startswith(f"P(arc), {ORDER_PRIOR}"))
         b_col = f"arc frequency ({NO_PRIOR})"
+        frame = frame[np.maximum(frame[u_col], frame[o_col]) >= self.threshold]
         pts = pd.DataFrame({"bayes": frame[u_col], "boot": frame[b_col],
                             "flagged": frame[FLAG],
                             "arc": frame["parent"] + " → " + frame["child"]})
-        opts = dict(size=7, tools=["hover"], xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
+        opts = dict(size=10 if self.presentation else 7, tools=["hover"],
+                    xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
         scatter = (hv.Scatter(pts[~pts.flagged], "bayes", ["boot", "arc"], label="agree")
                    .opts(color="#1f5f8b", **opts)
                    * hv.Scatter(pts[pts.flagged], "bayes", ["boot", "arc"], label="flagged")
                    .opts(color="#c0392b", marker="triangle", **opts)
                    * hv.Curve([(0, DISAGREE), (1 - DISAGREE, 1)]).opts(color="grey", line_dash="dashed")
                    * hv.Curve([(DISAGREE, 0), (1, 1 - DISAGREE)]).opts(color="grey", line_dash="dashed")
-                   ).opts(width=430, height=400, title="Bayes (uniform over DAGs) vs bootstrap",
+                   ).opts(width=side, height=side - 30,
+                          title="Bayes (uniform over DAGs) vs bootstrap",
                           xlabel=f"P(arc), {UNIFORM_PRIOR}", ylabel="bootstrap arc frequency",
                           legend_position="bottom_right")
         # side by side when the window is wide enough, one below the other otherwise
-        return pn.FlexBox(pn.pane.HoloViews(heat), pn.pane.HoloViews(scatter),
+        return pn.FlexBox(pn.pane.HoloViews(heat), pn.pane.HoloViews(self.look(scatter)),
                           sizing_mode="stretch_width", css_classes=["bnx-edge-plots"])
 
     @param.depends("data", "max_parents", "score", "ess", "method", "n_iter", "n_boot",

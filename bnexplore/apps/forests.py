@@ -188,7 +188,7 @@ class Forests(App):
                 f"of the MAP structure {clf.result_.score:.2f}</span>")
         return pn.pane.Markdown(text, margin=(0, 10), css_classes=["bnx-summary"])
 
-    @param.depends("data", "penalty", "max_parents", "averaging", "threshold")
+    @param.depends("data", "penalty", "max_parents", "averaging", "threshold", "presentation")
     @guarded
     def forest_view(self):
         """The MAP forest, or the BMA arcs with posterior >= ``threshold``; the class's
@@ -209,14 +209,14 @@ class Forests(App):
                    if u in post.index and v in post.columns}
         arcs = post.rename(index={cls: "class"}, columns={cls: "class"})
         return pn.Column(
-            pn.pane.HoloViews(forest_plot(g, class_node=cls, edge_weights=weights,
-                                          markov_blanket=mb, rename={cls: "class"}, title=title,
-                                          width=1000, height=520, responsive=True),
-                              sizing_mode="stretch_width"),
+            self.dag_pane(forest_plot(g, class_node=cls, edge_weights=weights,
+                                      markov_blanket=mb, rename={cls: "class"}, title=title,
+                                      width=self.dag_width(), height=520, responsive=True,
+                                      presentation=self.presentation)),
             self.csv(arcs.reset_index(names="parent"), "arc-posteriors"),
             sizing_mode="stretch_width")
 
-    @param.depends("data", "penalty", "max_parents", "averaging")
+    @param.depends("data", "penalty", "max_parents", "averaging", "presentation")
     @guarded
     def accuracy_view(self):
         from bnexplore.viz import roc_plot
@@ -234,6 +234,7 @@ class Forests(App):
         table.insert(1, "fold", table.groupby("penalty").cumcount() + 1)
         return pn.Column(
             # side by side on a wide window, one below the other on a narrow one
-            pn.FlexBox(pn.pane.HoloViews(acc, **flex), pn.pane.HoloViews(roc, **flex),
+            pn.FlexBox(pn.pane.HoloViews(self.look(acc), **flex),
+                       pn.pane.HoloViews(self.look(roc), **flex),
                        sizing_mode="stretch_width"),
             self.csv(table, "accuracy-by-penalty"), sizing_mode="stretch_width")

@@ -193,30 +193,38 @@ class ISMBTrace(App):
                          self.csv_table(frame, f"instance-{self.instance}"),
                          sizing_mode="stretch_width")
 
-    @param.depends("data", "instance", "queue_width", "epsilon")
+    @param.depends("data", "instance", "queue_width", "epsilon", "presentation")
     @guarded
     def trace_view(self):
         from bnexplore.viz.ismb import trace_plot
 
         x, res, nis = self._run()
         truth = x[self.data.target]
+        # two 420 px pictures side by side on a wide window, one below the other on a
+        # narrow one; at projector sizes each is wider, so they stack at 1024 px
+        w, h = (560, 280) if self.presentation else (420, 220)
         flex = {"styles": {"flex": "0 1 auto"}, "margin": (0, 10)}
-        # side by side on a wide window, one below the other on a narrow one
         return pn.FlexBox(
-            pn.pane.HoloViews(trace_plot(res.trace(), truth, title="ISMB (instance-specific)",
-                                         width=420, height=220), **flex),
-            pn.pane.HoloViews(trace_plot(nis.trace(), truth,
-                                         title="NISMB (non-instance-specific)",
-                                         width=420, height=220), **flex),
-            sizing_mode="stretch_width")
+            pn.pane.HoloViews(self.look(trace_plot(res.trace(), truth,
+                                                   title="ISMB (instance-specific)",
+                                                   width=w, height=h)), **flex),
+            pn.pane.HoloViews(self.look(trace_plot(nis.trace(), truth,
+                                                   title="NISMB (non-instance-specific)",
+                                                   width=w, height=h)), **flex),
+            sizing_mode="stretch_width", css_classes=["bnx-ismb-traces"])
 
-    @param.depends("data", "instance", "queue_width", "epsilon", "n_blankets")
+    @param.depends("data", "instance", "queue_width", "epsilon", "n_blankets", "presentation")
     @guarded
     def blankets_view(self):
         from bnexplore.viz.ismb import blanket_plot
 
         _, res, _ = self._run()
         top = res.top_models(min(int(self.n_blankets), len(res.models)))
-        return pn.FlexBox(*[pn.pane.HoloViews(blanket_plot(mb, weight, rank=i + 1, size=250))
+        size = 300 if self.presentation else 250
+        # as many in a row as the window holds (each keeps its own size)
+        return pn.FlexBox(*[pn.pane.HoloViews(blanket_plot(mb, weight, rank=i + 1, size=size,
+                                                           presentation=self.presentation),
+                                              margin=(0, 10), styles={"flex": "0 0 auto"})
                             for i, (mb, _, weight) in enumerate(top)],
-                          sizing_mode="stretch_width")
+                          flex_wrap="wrap", sizing_mode="stretch_width",
+                          css_classes=["bnx-ismb-blankets"])

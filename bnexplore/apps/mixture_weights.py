@@ -171,7 +171,7 @@ class MixtureWeights(App):
                + ", ".join(f"{m} {a:.3f}" for m, a in aucs.items()))
         return pn.pane.Markdown(txt, css_classes=["bnx-mix-summary"], margin=(0, 10))
 
-    @param.depends("data", "n_train", "random_state")
+    @param.depends("data", "n_train", "random_state", "presentation")
     @guarded
     def weights_view(self):
         from bnexplore.viz.mixtures import weights_bars
@@ -182,12 +182,15 @@ class MixtureWeights(App):
                              "of bars per attribute, one bar per method; each method's weights "
                              "sum to 1.", margin=(10, 10, 0, 10)),
             pn.pane.HoloViews(weights_bars(w, height=420, responsive=True, title=(
-                f"Weight of each super-parent ({self.n_train} training rows)")),
+                f"Weights ({self.n_train} training rows)" if self.presentation else
+                f"Weight of each super-parent ({self.n_train} training rows)"),
+                legend_position="bottom" if self.presentation else "right",
+                presentation=self.presentation),
                 sizing_mode="stretch_width"),
             self.csv(w.reset_index(names="super-parent"), "weights"),
             sizing_mode="stretch_width")
 
-    @param.depends("data", "n_train", "random_state")
+    @param.depends("data", "n_train", "random_state", "presentation")
     @guarded
     def collapse_view(self):
         from bnexplore.viz.mixtures import bma_collapse_plot
@@ -200,11 +203,13 @@ class MixtureWeights(App):
                              margin=(10, 10, 0, 10)),
             pn.pane.HoloViews(bma_collapse_plot(
                 path, current=self.n_train, height=440, responsive=True,
-                title="BMA weight of each super-parent against the sample size"),
+                title=("BMA weights against the sample size" if self.presentation else
+                       "BMA weight of each super-parent against the sample size"),
+                presentation=self.presentation),
                 sizing_mode="stretch_width"),
             self.csv(path, "bma-weights-by-size"), sizing_mode="stretch_width")
 
-    @param.depends("data", "n_train", "random_state", "positive")
+    @param.depends("data", "n_train", "random_state", "positive", "presentation")
     @guarded
     def roc_view(self):
         from bnexplore.metrics import auc, roc_curve
@@ -219,9 +224,10 @@ class MixtureWeights(App):
             curves[m] = (fpr, tpr, auc(y == positive, score))
         return pn.Column(
             pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
-            pn.FlexBox(pn.pane.HoloViews(roc_plot(
-                curves, title=f"ROC on the test rows, positive class {positive!r}", height=460,
-                responsive=True).opts(min_width=320, max_width=560),
+            pn.FlexBox(pn.pane.HoloViews(self.look(roc_plot(
+                curves, title=(f"ROC, positive class {positive!r}" if self.presentation else
+                               f"ROC on the test rows, positive class {positive!r}"), height=460,
+                responsive=True).opts(min_width=320, max_width=560)),
                 styles={"flex": "1 1 360px"}, sizing_mode="stretch_width"),
                 pn.pane.Markdown(ROC_TEXT, margin=(10, 20), styles={"flex": "1 1 300px"}),
                 sizing_mode="stretch_width"),

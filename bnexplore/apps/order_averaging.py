@@ -183,11 +183,12 @@ class OrderAveraging(PinStructure, App):
         net, *_ = summary(self.data, self.max_parents, self.n)
         post, _ = arc_posteriors(self.data, self.max_parents)
         dag = nx.relabel_nodes(net.dag, {_class_node(): self.data.target})
-        return pn.pane.HoloViews(summary_network_plot(
-            dag, post, target=self.data.target, width=1000, responsive=True,
+        return self.dag_pane(summary_network_plot(
+            dag, post, target=self.data.target, width=self.dag_width(), responsive=True,
             threshold=self.threshold or None, presentation=self.presentation,
-            title=f"Summary network M* (n = {self.n}); arc width = posterior"),
-            sizing_mode="stretch_width")
+            # a shorter title at projector sizes leaves room for the toolbar
+            title=(f"M* (n = {self.n}), arc width = posterior" if self.presentation else
+                   f"Summary network M* (n = {self.n}); arc width = posterior")))
 
     @param.depends("data", "max_parents", "threshold", "presentation")
     @guarded
@@ -195,13 +196,16 @@ class OrderAveraging(PinStructure, App):
         from bnexplore.viz.averaging import arc_posterior_heatmap
 
         post, order = arc_posteriors(self.data, self.max_parents)
-        return pn.Column(pn.pane.HoloViews(arc_posterior_heatmap(
-            post, order=order, width=860, height=620, threshold=self.threshold or None,
+        return pn.Column(self.wide_pane(arc_posterior_heatmap(
+            # at projector sizes the cells grow: narrower, so that a small network
+            # fits a 1024 px window beside the sidebar
+            post, order=order, width=540 if self.presentation else 860, height=620,
+            threshold=self.threshold or None,
             presentation=self.presentation,
             title=f"Arc posteriors over L_{self.max_parents}(pi), in the order pi")),
             self.csv(post.reset_index(names="parent"), "arc-posteriors"))
 
-    @param.depends("data", "max_parents", "n")
+    @param.depends("data", "max_parents", "n", "presentation")
     @guarded
     def roc_view(self):
         from bnexplore.metrics import auc, roc_curve
@@ -215,9 +219,9 @@ class OrderAveraging(PinStructure, App):
         for m, p in probas.items():
             fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
             curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
-        return pn.pane.HoloViews(roc_plot(
+        return pn.pane.HoloViews(self.look(roc_plot(
             curves, title=f"Held-out ROC, positive class {self.data.target} = {pos}",
-            height=460, responsive=True).opts(min_width=300, max_width=700),
+            height=460, responsive=True).opts(min_width=300, max_width=700)),
             sizing_mode="stretch_width")
 
     @param.depends("data", "max_parents", "n")

@@ -13,11 +13,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["PRESENTATION_FONT_PX", "PRESENTATION_ARC_SCALE", "DARK_TEXT", "LIGHT_TEXT", "TABLE_CSS", "font_px", "presentation",
+__all__ = ["PRESENTATION_FONT_PX", "PRESENTATION_NAME_CHARS", "PRESENTATION_ARC_SCALE", "DARK_TEXT", "LIGHT_TEXT", "TABLE_CSS", "font_px", "presentation",
            "relative_luminance", "contrast_ratio", "text_color_for", "cell_colors", "label_colors"]
 
 #: least font size (pixels) of every axis, tick, label and table text in presentation mode
 PRESENTATION_FONT_PX = 18.0
+#: longest name (characters) on a heat map's or a bar chart's axis in presentation mode
+#: (longer names are cut with an ellipsis; the hover shows them whole)
+PRESENTATION_NAME_CHARS = 16
 #: arcs are this many times thicker in presentation mode
 PRESENTATION_ARC_SCALE = 2.0
 #: text colours a label chooses between
@@ -151,9 +154,17 @@ def presentation(plot, font: float = PRESENTATION_FONT_PX):
             except ValueError:
                 px = 0.0
             el = el.opts(text_font_size=f"{max(px, float(font)):g}px", clone=True, backend="bokeh")
-        return el.opts(fontsize=sizes, clone=True, backend="bokeh")
+        return el.opts(fontsize=sizes, **legend(el), clone=True, backend="bokeh")
+
+    def legend(el) -> dict:
+        # a legend made from a colour mapping (grouped bars) ignores fontsize["legend"]
+        allowed = hv.Store.options(backend="bokeh")[type(el).__name__].groups["plot"]
+        if "legend_opts" not in allowed.allowed_keywords:
+            return {}
+        now = hv.Store.lookup_options("bokeh", el, "plot").kwargs.get("legend_opts") or {}
+        return {"legend_opts": {**now, "label_text_font_size": size}}
 
     out = plot.map(bigger, [hv.Element])
     if isinstance(out, (hv.Overlay, hv.NdOverlay)):
-        out = out.opts(fontsize=sizes, clone=True, backend="bokeh")
+        out = out.opts(fontsize=sizes, **legend(out), clone=True, backend="bokeh")
     return out

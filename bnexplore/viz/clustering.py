@@ -21,12 +21,15 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from ._style import PRESENTATION_FONT_PX
 from .graphs import _ensure_bokeh, dag_plot, layered_layout, literal_title, node_boxes
 
 __all__ = ["cluster_colors", "dendrogram_segments", "dendrogram_plot", "strategy_frame",
            "honeycomb_layout", "subspace_plot", "q_timeline_plot"]
 
 _GREY = "#9a9a9a"
+#: pixels between two leaves of a sideways dendrogram (projector-size names never overlap)
+LEAF_ROW_PX = 26
 _OUTLINE = "#d62728"
 
 
@@ -99,7 +102,8 @@ def dendrogram_segments(root, clusters: Sequence[Sequence[str]] | None = None):
 
 
 def dendrogram_plot(root, clusters: Sequence[Sequence[str]] | None = None, title: str = "",
-                    width: int = 900, height: int = 420, responsive: bool = False):
+                    width: int = 900, height: int = 420, responsive: bool = False,
+                    presentation: bool = False):
     """Dendrogram of the variable hierarchy with the cluster radius on the y axis.
 
     Branches inside an extracted cluster are drawn in that cluster's colour, the rest
@@ -116,6 +120,10 @@ def dendrogram_plot(root, clusters: Sequence[Sequence[str]] | None = None, title
     width, height : int
         Size in pixels; with ``responsive=True`` the width follows the container
         (``width`` is ignored) and the height stays fixed.
+    presentation : bool
+        Projector sizes: every text at least 18 px and the tree drawn sideways (the
+        leaves one below the other, :data:`LEAF_ROW_PX` apart, so that their names
+        never overlap however many there are; the height grows with them).
 
     Examples
     --------
@@ -131,26 +139,39 @@ def dendrogram_plot(root, clusters: Sequence[Sequence[str]] | None = None, title
     seg = seg.assign(color=[colors[k] if k >= 0 else _GREY for k in seg["cluster"]],
                      width=[3.0 if k >= 0 else 1.5 for k in seg["cluster"]],
                      cluster_no=[str(k + 1) if k >= 0 else "none" for k in seg["cluster"]])
+    lcol = [colors[k] if k >= 0 else _GREY for k in leaves["cluster"]]
+    lno = [str(k + 1) if k >= 0 else "none" for k in leaves["cluster"]]
+    leaves = leaves.assign(color=lcol, cluster_no=lno)
+    ticks = list(zip(leaves["x"], leaves["name"]))
+    ymin = float(min(seg["y1"].min(), 1.0)) if len(seg) else 0.0
+    leaf_lim = (-0.7, max(len(leaves) - 0.3, 0.7))
+    radius_lim = (max(ymin - 0.05, -0.02), 1.02)
+    radius_label = "cluster radius (smallest Cramér's V inside)"
+    if presentation:
+        # sideways: the leaves down the y axis (the first at the top), radius along x
+        seg = seg.rename(columns={"x0": "y0", "y0": "x0", "x1": "y1", "y1": "x1"})
+        leaves = leaves.rename(columns={"x": "y", "y": "x"})
     segments = hv.Segments(seg, kdims=["x0", "y0", "x1", "y1"],
                            vdims=["color", "width", "size", "radius", "cluster_no"]).opts(
         color="color", line_width="width", tools=["hover"],
         hover_tooltips=[("variables below", "@size"), ("radius", "@radius{0.000}"),
                         ("cluster", "@cluster_no")], backend="bokeh")
-    lcol = [colors[k] if k >= 0 else _GREY for k in leaves["cluster"]]
-    lno = [str(k + 1) if k >= 0 else "none" for k in leaves["cluster"]]
-    points = hv.Points(leaves.assign(color=lcol, cluster_no=lno), kdims=["x", "y"],
-                       vdims=["name", "color", "cluster_no"]).opts(
+    points = hv.Points(leaves, kdims=["x", "y"], vdims=["name", "color", "cluster_no"]).opts(
         color="color", size=7, tools=["hover"],
         hover_tooltips=[("variable", "@name"), ("cluster", "@cluster_no")], backend="bokeh")
-    ticks = list(zip(leaves["x"], leaves["name"]))
-    ymin = float(min(seg["y1"].min(), 1.0)) if len(seg) else 0.0
     size = {"responsive": True} if responsive else {"width": width}
+    if presentation:
+        font = f"{PRESENTATION_FONT_PX:g}px"
+        return (segments * points).opts(
+            title=literal_title(title), height=int(LEAF_ROW_PX * len(ticks) + 120),
+            invert_yaxis=True, invert_xaxis=True, yticks=ticks, ylim=leaf_lim, xlim=radius_lim,
+            ylabel="", xlabel=radius_label,
+            fontsize={k: font for k in ("title", "labels", "xticks", "yticks")},
+            backend="bokeh", **size)
     return (segments * points).opts(
         title=literal_title(title), height=height, invert_yaxis=True, xticks=ticks, xrotation=60,
-        fontsize={"xticks": "8pt" if len(leaves) > 30 else "9pt"},
-        xlim=(-0.7, max(len(leaves) - 0.3, 0.7)),
-        ylim=(max(ymin - 0.05, -0.02), 1.02), xlabel="",
-        ylabel="cluster radius (smallest Cramér's V inside)", backend="bokeh", **size)
+        fontsize={"xticks": "8pt" if len(ticks) > 30 else "9pt"},
+        xlim=leaf_lim, ylim=radius_lim, xlabel="", ylabel=radius_label, backend="bokeh", **size)
 
 
 def strategy_frame(clusters: Sequence[Sequence[str]], groups: Sequence[Sequence[str]] | None = None
@@ -225,7 +246,7 @@ def _encloses(poly: np.ndarray, points: np.ndarray) -> bool:
 def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | str = "layered",
                   clusters: Sequence[Sequence[str]] | None = None, title: str = "",
                   width: int = 800, height: int = 520, states: Mapping | None = None,
-                  responsive: bool = False):
+                  responsive: bool = False, presentation: bool = False):
     """The network known so far, with the sub-space being explored outlined (Figure 6).
 
     Parameters
@@ -240,7 +261,7 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
         Fixed positions (keep them fixed across steps so the picture does not jump).
     clusters : list of list of str, optional
         Colours the other variables by cluster.
-    width, height, responsive
+    width, height, responsive, presentation
         As in :func:`bnexplore.viz.dag_plot`.
 
     Examples
@@ -257,7 +278,8 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
     colors = cluster_colors(max(len(clusters or []), 1))
     node_colors = {v: colors[k] for v, k in _cluster_of(clusters).items() if v in model}
     plot = dag_plot(model, states=states, node_colors=node_colors, highlight=list(subspace),
-                    layout=pos, title=title, width=width, height=height, responsive=responsive)
+                    layout=pos, title=title, width=width, height=height, responsive=responsive,
+                    presentation=presentation)
     # the outline is drawn in the plot's pixel coordinates, around the node boxes
     boxes = node_boxes(plot).set_index("name")
     sub_names = [str(v) for v in subspace if v in model]
@@ -277,11 +299,12 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
                            [boxes.at[v, "x0"] - pad, boxes.at[v, "y0"] - pad]]) for v in sub_names]
     else:
         paths = [poly] if len(poly) else []
-    outline = hv.Path(paths).opts(color=_OUTLINE, line_dash="dashed", line_width=2, backend="bokeh")
+    outline = hv.Path(paths).opts(color=_OUTLINE, line_dash="dashed",
+                                  line_width=3 if presentation else 2, backend="bokeh")
     # the product is a new overlay: carry over the picture's size (responsive or fixed)
     size = {k: v for k, v in hv.Store.lookup_options("bokeh", plot, "plot").kwargs.items()
             if k in ("responsive", "width", "height", "frame_width", "frame_height",
-                     "min_width", "max_width", "active_tools", "toolbar")}
+                     "min_width", "max_width", "active_tools", "toolbar", "fontsize")}
     return (plot * outline).opts(title=literal_title(title), **size, backend="bokeh")
 
 

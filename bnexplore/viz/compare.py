@@ -229,13 +229,16 @@ def fold_spread_plot(folds: pd.DataFrame, metric: str, tests: pd.DataFrame | Non
     return out.opts(**opts, backend="bokeh")
 
 
-def ovr_auc_heatmap(ovr: pd.DataFrame, width: int = 560, height: int = 360):
-    """One-vs-rest ROC area per classifier (rows) and class (columns)."""
+def ovr_auc_heatmap(ovr: pd.DataFrame, width: int = 560, height: int = 360,
+                    presentation: bool = False):
+    """One-vs-rest ROC area per classifier (rows) and class (columns); ``presentation``
+    gives projector sizes (:func:`bnexplore.viz.heatmap`)."""
     df = ovr.copy()
     df.index.name = df.index.name or "classifier"
     df.columns.name = df.columns.name or "class"
     return heatmap(df, title="one-vs-rest AUC per class", cmap="Greens", clim=(0.5, 1.0),
-                   annotate=True, width=width, height=height, clabel="AUC")
+                   annotate=True, width=width, height=height, clabel="AUC",
+                   presentation=presentation)
 
 
 def format_metric_table(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ._style import font_px, label_colors
+from ._style import PRESENTATION_NAME_CHARS, font_px, label_colors
 from .graphs import _ensure_bokeh, literal_title
 
 __all__ = ["roc_plot", "heatmap", "PALETTE"]
@@ -168,8 +168,10 @@ def heatmap(
     cell : int, optional
         Least cell size in pixels; default 14 beyond 15 rows or columns.
     presentation : bool, default False
-        Projector sizes: every tick, title and cell label at least 18 px, and cells
-        large enough to hold their labels.
+        Projector sizes: every tick, title and cell label at least 18 px, names cut to
+        :data:`~bnexplore.viz._style.PRESENTATION_NAME_CHARS` characters, and cells large enough to hold
+        their labels; cells that round to 0.00 keep their colour
+        but lose their label, and labels drop the leading zero (``.26``, ``-.41``).
     threshold : float, optional
         Leave blank the cells whose absolute value is below it (e.g. arc posteriors
         under 0.2), to thin a dense matrix.
@@ -218,6 +220,11 @@ def heatmap(
         cname = f"{cname} "
     rows = [str(r) for r in df.index]
     cols = [str(c) for c in df.columns]
+    if presentation:  # long names would take the room of the cells: cut (with an ellipsis)
+        from .forests import short_labels
+
+        cut = short_labels(dict.fromkeys(rows + cols), PRESENTATION_NAME_CHARS)
+        rows, cols = [cut[r] for r in rows], [cut[c] for c in cols]
     long = pd.DataFrame({
         cname: np.tile(cols, len(rows)),
         rname: np.repeat(rows, len(cols)),
@@ -231,8 +238,10 @@ def heatmap(
     tick_px = font_px(base_tick, presentation)
     label_px = font_px(11.0, presentation)
     cell_px = int(cell if cell is not None else (14 if big else 0))
-    if presentation:  # a cell holds its "0.00" label
-        cell_px = max(cell_px, int(2.6 * label_px))
+    if annotate is None:
+        annotate = 0 < len(rows) <= 15 and 0 < len(cols) <= 15
+    if presentation:  # a cell holds its ".26" label, or else one line of tick text
+        cell_px = max(cell_px, int(2.6 * label_px if annotate else 1.3 * tick_px))
     font = f"{tick_px:g}px"
     longest = max((len(s) for s in rows), default=1)
     char_px = (7.0 if big else 8.0) * tick_px / base_tick  # room per character of a name
@@ -250,11 +259,13 @@ def heatmap(
     if clim is not None:
         opts["clim"] = tuple(clim)
     hm = hm.opts(**opts)
-    if annotate is None:
-        annotate = 0 < len(rows) <= 15 and 0 < len(cols) <= 15
     if not annotate:
         return hm
     lab = long.dropna(subset=["value"]).assign(text=lambda d: d["value"].map("{:.2f}".format))
+    if presentation:  # from the back of the room only the cells that say something,
+        # without the leading zero (".26", "-.41") so that a label fits its cell
+        lab = lab[~lab["text"].isin(["0.00", "-0.00"])]
+        lab["text"] = lab["text"].str.replace(r"^(-?)0\.", r"\1.", regex=True)
     lo, hi = clim if clim is not None else (lab["value"].min(), lab["value"].max())
     # dark text on pale cells, light text on dark ones, by contrast with the cell's colour
     lab["text_color"] = label_colors(lab["value"].to_numpy(), cmap, (lo, hi)) if len(lab) else []

@@ -58,7 +58,8 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
                 edge_weights: Mapping[tuple, float] | None = None,
                 markov_blanket: Iterable[Hashable] | None = None, rename: Mapping | None = None,
                 title: str = "", width: int = 800, height: int = 520, layout=None,
-                max_label: int | None = None, responsive: bool = False):
+                max_label: int | None = None, responsive: bool = False,
+                presentation: bool = False):
     """An SCF / augmented naive Bayes structure: arc width by posterior, the class's
     Markov blanket highlighted, the class on top.
 
@@ -80,7 +81,7 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
         Longest node label in characters. By default names are cut (with an ellipsis)
         only as far as the widest layer needs to fit ``width``; the hover tool always
         shows the full name.
-    width, height, responsive
+    width, height, responsive, presentation
         As in :func:`bnexplore.viz.dag_plot`.
     """
     rename = dict(rename or {})
@@ -98,7 +99,8 @@ def forest_plot(graph: nx.DiGraph, class_node: Hashable | None = None,
     mb = [n for n in (markov_blanket or []) if n in graph]
     return dag_plot(g, edge_weights=weights, node_colors=colors, highlight=mb or None,
                     title=title, width=width, height=height, layout=layout, class_node=top,
-                    names=names, max_label=max_label, responsive=responsive)
+                    names=names, max_label=max_label, responsive=responsive,
+                    presentation=presentation)
 
 
 def _alpha_positions(alphas: np.ndarray) -> tuple[np.ndarray, list]:

@@ -90,7 +90,8 @@ def trace_pair(ismb_trace: pd.DataFrame, nismb_trace: pd.DataFrame, label, width
     return hv.Layout([left[0], right[0], left[1], right[1]]).cols(2)
 
 
-def blanket_plot(mb, weight: float | None = None, rank: int = 1, size: int = 260):
+def blanket_plot(mb, weight: float | None = None, rank: int = 1, size: int = 260,
+                 presentation: bool = False):
     """A small DAG drawing of one Markov blanket, the target highlighted, titled with its
     rank (and its weight).
 
@@ -103,6 +104,9 @@ def blanket_plot(mb, weight: float | None = None, rank: int = 1, size: int = 260
         The number in the title (``#rank``).
     size : int
         Width in pixels; the height grows with the blanket's layers.
+    presentation : bool
+        Projector sizes (labels and title at least 18 px, thicker arcs), as in
+        :func:`bnexplore.viz.dag_plot`.
 
     Examples
     --------
@@ -117,8 +121,9 @@ def blanket_plot(mb, weight: float | None = None, rank: int = 1, size: int = 260
     g = mb.to_networkx()
     # room for the layers of a tall blanket (a chain of five needs more than 250 px)
     depth = len(set(y for _, y in layered_layout(g).values())) if g.number_of_nodes() else 1
+    row = 62 + (12 if presentation else 0)
     return dag_plot(g, highlight=[mb.target], title=title, width=size,
-                    height=max(size, 40 + 62 * depth))
+                    height=max(size, 40 + row * depth), presentation=presentation)
 
 
 def blanket_grid(models: Sequence, weights: Sequence[float] | None = None, cols: int = 3,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._style import PRESENTATION_NAME_CHARS
 from .curves import PALETTE
 from .graphs import _ensure_bokeh, literal_title
 
@@ -24,7 +25,8 @@ __all__ = ["weights_bars", "bma_collapse_plot", "weights_heatmap"]
 
 
 def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each super-parent",
-                 width: int = 800, height: int = 380, responsive: bool = False):
+                 width: int = 800, height: int = 380, responsive: bool = False,
+                 legend_position: str = "right", presentation: bool = False):
     """Grouped bars: one group per super-parent attribute, one bar per method.
 
     Parameters
@@ -36,6 +38,14 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
     width, height : int
     responsive : bool
         Width follows the container (``width`` ignored).
+    legend_position : str
+        Where the legend goes (``"bottom"`` leaves the width to the bars on a
+        narrow window).
+    presentation : bool
+        Projector sizes (18 px text, :func:`bnexplore.viz.presentation`) with the bars
+        lying down: one row per attribute, the height growing with them, names cut to
+        :data:`~bnexplore.viz._style.PRESENTATION_NAME_CHARS` characters (the hover shows them whole), so
+        that long names never crush the bars.
 
     Returns
     -------
@@ -56,20 +66,37 @@ def weights_bars(weights: pd.DataFrame, title: str = "Mixture weight of each sup
     cmap = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(methods)}
     size = {"responsive": True} if responsive else {"width": width}
     top = float(long["weight"].max()) if len(long) else 1.0
-    return hv.Bars(long, ["attribute", "method"], "weight").opts(
+    lying = {}
+    if presentation:
+        from .forests import short_labels
+
+        names = short_labels(list(dict.fromkeys(long["attribute"])), PRESENTATION_NAME_CHARS)
+        long = long.assign(name=long["attribute"], attribute=long["attribute"].map(names))
+        height = max(height, 110 + 26 * len(names) + 40 * (legend_position == "bottom"))
+        lying = dict(invert_axes=True, legend_opts={"ncols": 2})   # two columns fit 620 px
+    else:
+        long = long.assign(name=long["attribute"])
+    bars = hv.Bars(long, ["attribute", "method"], ["weight", "name"]).opts(
         title=literal_title(title), height=height, color="method", cmap=cmap,
-        xrotation=45, tools=["hover"], show_grid=True, ylim=(0, min(1.0, top) * 1.05 or 1.0),
-        hover_tooltips=[("super-parent", "@attribute"), ("method", "@method"),
+        xrotation=0 if presentation else 45, tools=["hover"], show_grid=True,
+        ylim=(0, min(1.0, top) * 1.05 or 1.0),
+        hover_tooltips=[("super-parent", "@name"), ("method", "@method"),
                         ("weight", "@weight{0.000}")],
         xlabel="super-parent attribute", ylabel="mixture weight",
-        multi_level=False, show_legend=True, legend_position="right",
-        backend="bokeh", **size)
+        multi_level=False, show_legend=True, legend_position=legend_position,
+        backend="bokeh", **size, **lying)
+    if presentation:
+        from ._style import presentation as projector
+
+        bars = projector(bars)
+    return bars
 
 
 def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
                       title: str = "BMA root posterior as the sample grows",
                       width: int = 800, height: int = 380, top: int = 8,
-                      responsive: bool = False):
+                      responsive: bool = False, legend_position: str = "right",
+                      presentation: bool = False):
     """Posterior weight of each root (BMAAODE) against the training size (log x axis).
 
     Parameters
@@ -83,6 +110,11 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
         into ``"others"``.
     responsive : bool
         Width follows the container (``width`` ignored).
+    legend_position : str
+        Where the legend goes, as in :func:`weights_bars`.
+    presentation : bool
+        Projector sizes (18 px text) with the legend below in three columns, names cut
+        to :data:`~bnexplore.viz._style.PRESENTATION_NAME_CHARS` characters (the hover shows them whole).
 
     Returns
     -------
@@ -103,13 +135,21 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
         keep.append("others")
     curves = []
     xs = wide.index.to_numpy(float)
+    shown = {a: str(a) for a in keep}
+    if presentation:
+        from .forests import short_labels
+
+        shown = short_labels(keep, PRESENTATION_NAME_CHARS)
+        legend_position = "bottom"
     for i, a in enumerate(keep):
         col = PALETTE[i % len(PALETTE)]
         frame = pd.DataFrame({"training_size": xs, "weight": wide[a].to_numpy(float),
                               "super_parent": str(a)})
-        curves.append(hv.Curve(frame, "training_size", ["weight", "super_parent"], label=str(a))
+        curves.append(hv.Curve(frame, "training_size", ["weight", "super_parent"],
+                               label=shown[a])
                       .opts(color=col, line_width=2, backend="bokeh"))
-        curves.append(hv.Scatter(frame, "training_size", ["weight", "super_parent"], label=str(a))
+        curves.append(hv.Scatter(frame, "training_size", ["weight", "super_parent"],
+                                 label=shown[a])
                       .opts(color=col, size=5, tools=["hover"],
                             hover_tooltips=[("super-parent", "@super_parent"),
                                             ("training rows", "@training_size{0}"),
@@ -120,10 +160,15 @@ def bma_collapse_plot(path: pd.DataFrame, current: float | None = None,
     ticks = [t for t in (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000)
              if xs.min() * 0.9 <= t <= xs.max() * 1.1]
     size = {"responsive": True} if responsive else {"width": width}
-    return hv.Overlay(curves).opts(title=literal_title(title), height=height, logx=True, xticks=ticks or None,
-                                   xlabel="training rows (log scale)",
-                                   ylabel="BMA posterior weight", ylim=(0, 1.02), show_grid=True,
-                                   legend_position="right", backend="bokeh", **size)
+    out = hv.Overlay(curves).opts(title=literal_title(title), height=height, logx=True, xticks=ticks or None,
+                                  xlabel="training rows (log scale)",
+                                  ylabel="BMA posterior weight", ylim=(0, 1.02), show_grid=True,
+                                  legend_position=legend_position, backend="bokeh", **size)
+    if presentation:
+        from ._style import presentation as projector
+
+        out = projector(out.opts(legend_cols=3, height=height + 120, backend="bokeh"))
+    return out
 
 
 def weights_heatmap(weights: pd.DataFrame, title: str = "Weights", cmap: str = "Blues"):

@@ -26,15 +26,35 @@ CHAIN_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
 
 def posterior_difference_heatmap(diff: pd.DataFrame, title: str = "All orders minus one order",
                                  width: int = 620, height: int = 560, order: Sequence | None = None,
-                                 threshold: float | None = None, presentation: bool = False):
+                                 threshold: float | None = None, presentation: bool = False,
+                                 posteriors: Sequence[pd.DataFrame] | None = None):
     """Heat map of a difference of two arc-posterior matrices, colours fixed to [-1, 1]
     (red: more probable over all orders, blue: more probable under the fixed order).
 
     ``order``: rows and columns in this order (give the printed greedy order, so the
     picture reads along it); ``threshold`` leaves blank the differences smaller than it
-    in absolute value; ``presentation`` gives projector sizes. Cell labels are dark on
-    the pale middle of the colour map and light at both ends.
+    in absolute value, or, when the two arc-posterior matrices are given as
+    ``posteriors``, the arcs whose posterior is below it in both (so the difference map
+    is thinned as the posterior maps beside it are); ``presentation`` gives projector
+    sizes. Cell labels are dark on the pale middle of the colour map and light at both
+    ends.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame([[0, 0.9], [0.1, 0]], index=list("AB"), columns=list("AB"))
+    >>> b = pd.DataFrame([[0, 0.6], [0.2, 0]], index=list("AB"), columns=list("AB"))
+    >>> h = posterior_difference_heatmap(a - b, threshold=0.5, posteriors=(a, b))
+    >>> h.get(0).data["value"].round(2).tolist()
+    [nan, 0.3, nan, nan]
     """
+    if posteriors is not None and threshold is not None:
+        threshold = float(threshold)
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be an arc posterior in [0, 1], got {threshold!r}")
+        strong = np.maximum.reduce([p.reindex(index=diff.index, columns=diff.columns)
+                                    .fillna(0.0).to_numpy(dtype=float) for p in posteriors])
+        diff, threshold = diff.where(strong >= threshold), None
     return heatmap(diff, title=title, cmap="RdBu_r", clim=(-1.0, 1.0), width=width, height=height,
                    clabel="difference in P(arc)", order=order, threshold=threshold,
                    presentation=presentation)
