@@ -205,7 +205,8 @@ class AskModel(App):
         return dag_plot(dag, states=self.states(), highlight=list(ev),
                         names={k: f"{k} = {v}" for k, v in ev.items()},
                         title="Single best network (GTT)",
-                        width=900, height=360, responsive=True, presentation=self.presentation)
+                        width=self.dag_width(900), height=360, responsive=True,
+                        presentation=self.presentation)
 
     def node_at(self, plot, x: float | None, y: float | None) -> str | None:
         """The node whose box in ``plot`` (a :meth:`network_plot`) holds point (x, y)."""

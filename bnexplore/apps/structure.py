@@ -154,8 +154,9 @@ class LearnStructure(PinStructure, App):
                 else f"after step {step} of {n}")
         return dag_plot(res.dag_at(step), states=states,
                         highlight=[target] if target in res.dag else None, class_node=target,
-                        title=f"{what}, at most {self.max_parents} parents", width=1000,
-                        height=520, responsive=True, presentation=self.presentation)
+                        title=f"{what}, at most {self.max_parents} parents",
+                        width=self.dag_width(), height=520, responsive=True,
+                        presentation=self.presentation)
 
     @param.depends("data", "search", "score", "ess", "max_parents", "presentation")
     @guarded
@@ -170,8 +171,7 @@ class LearnStructure(PinStructure, App):
         caption = pn.bind(lambda k: pn.pane.Markdown(self.step_caption(min(k, n)),
                                                      css_classes=["bnx-step-caption"],
                                                      margin=(0, 10)), player)
-        picture = pn.bind(lambda k: pn.pane.HoloViews(self.step_plot(k),
-                                                      sizing_mode="stretch_width"), player)
+        picture = pn.bind(lambda k: self.dag_pane(self.step_plot(k)), player)
         return pn.Column(player, caption, picture, sizing_mode="stretch_width")
 
     @param.depends("data", "search", "score", "ess", "max_parents", "pinned", "presentation")
