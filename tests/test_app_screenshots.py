@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from bnexplore.apps import PAGES
 from browser_checks import assert_fits_and_no_error, assert_structures_not_squeezed
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = REPO / "docs" / "screenshots"
 APPS = sorted(p.stem for p in (REPO / "apps").glob("*.py")
-              if p.stem != "main" and not p.name.startswith("_"))
+              if p.stem != "main" and not p.name.startswith("_"))   # with the glossary page
 WIDTHS = (1400, 1024)
 HEIGHT = 1500  # the template scrolls inside the page: a tall window shows more
 MAX_HEIGHT = 7000  # the tallest screenshot (the whole page of every app)
@@ -71,7 +72,7 @@ def test_every_app_at_two_widths_and_in_presentation_mode(panel_server, page):
             page.set_viewport_size({"width": w, "height": HEIGHT})
             page.wait_for_timeout(1500)  # let the layout follow the new width
             shoot(app if w == WIDTHS[0] else f"{app}_{w}")
-        if app != "main":
+        if app != "main" and app not in PAGES:    # pages (the glossary) have no settings
             page.goto(f"{url}&presentation=true", timeout=180_000)
             try:
                 _settled(page, quiet_s=10.0)
