@@ -114,6 +114,8 @@ def test_a_view_computed_for_a_served_page_holds_no_session_document(monkeypatch
     handled in between makes Bokeh count the session's new models as sent, and the page
     fails with "reference ... isn't known" (seen in the series of uploads)."""
     import asyncio
+    import concurrent.futures
+    import contextvars
 
     from bokeh.document import Document
 
@@ -126,7 +128,11 @@ def test_a_view_computed_for_a_served_page_holds_no_session_document(monkeypatch
     try:
         view = app.view()
         assert asyncio.iscoroutine(view)       # computed in a worker, awaited on the loop
-        out = asyncio.run(view)
+        # a loop of its own in another thread (an earlier test may leave this thread's
+        # loop running), in this context: the session document is current there
+        context = contextvars.copy_context()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            out = pool.submit(context.run, asyncio.run, view).result()
     finally:
         pn.state.curdoc = None
     assert Probe.seen["doc"] is not session_doc
