@@ -141,6 +141,57 @@ def test_a_view_computed_for_a_served_page_holds_no_session_document(monkeypatch
     assert isinstance(out, pn.Column) and out[0].value == 1
 
 
+class Pictured(App):
+    """A view with a static picture and a picture with a stream (tap to pick)."""
+
+    @param.depends("data")
+    @guarded
+    def view(self):
+        import holoviews as hv
+        import holoviews.plotting.bokeh  # noqa: F401 - options of the bokeh backend
+
+        static = hv.Curve([1, 3, 2]).opts(responsive=True, height=200)
+        tapped = hv.DynamicMap(lambda x, y: hv.Points([(x or 0, y or 0)]),
+                               streams=[hv.streams.Tap()])
+        return pn.Column(pn.pane.HoloViews(static, sizing_mode="stretch_width"),
+                         pn.pane.HoloViews(tapped))
+
+
+def test_a_served_view_draws_its_static_pictures_in_the_worker(monkeypatch):
+    """The worker renders a view's static HoloViews pictures to their Bokeh plots, so the
+    event loop (every other session) only attaches them; a picture with a stream stays
+    a HoloViews object that Panel updates on the loop. The pane keeps the plot: the
+    picture is sized as Panel sizes a HoloViews object (stretching here)."""
+    import asyncio
+    import concurrent.futures
+    import contextvars
+
+    import holoviews as hv
+    from bokeh.document import Document
+    from holoviews.plotting.plot import Plot
+
+    from bnexplore.apps import _base
+
+    monkeypatch.setattr(_base, "on_session", lambda: True)
+    app = Pictured()
+    pn.state.curdoc = Document()
+    try:
+        context = contextvars.copy_context()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            out = pool.submit(context.run, asyncio.run, app.view()).result()
+    finally:
+        pn.state.curdoc = None
+    static, tapped = out.select(pn.pane.HoloViews)
+    assert isinstance(static.object, Plot) and static.object.state.title is not None
+    assert isinstance(tapped.object, hv.DynamicMap)
+    model = static.get_root(Document())
+    assert model.sizing_mode == "stretch_width"
+    # in place (a notebook) nothing is drawn ahead
+    monkeypatch.undo()
+    inline = Pictured().view()
+    assert isinstance(inline.select(pn.pane.HoloViews)[0].object, hv.Curve)
+
+
 # ------------------------------------------------------------------ browser
 def _query(page) -> dict:
     return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}

@@ -1,7 +1,8 @@
 """While one session computes and draws, another session's page answers (issue 37).
 
 The apps' views compute in worker threads (a served view is a coroutine awaiting
-``asyncio.to_thread``), never on the server's event loop: a long computation and its pictures in one session leave the
+``asyncio.to_thread``), and draw their static pictures there too, never on the server's
+event loop: a long computation and its pictures in one session leave the
 landing page and another app's page of other visitors answering. Behaviour, not speed:
 the bound is wide (2 s, plus what the same request took before the computation).
 """
@@ -28,12 +29,6 @@ def _get(url: str) -> float:
     return time.monotonic() - t0
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "open (issue 34): HoloViews renders the 37-node pictures on the event loop when Panel "
-    "attaches them; the landing page answered in 8.5 s (0.65 s before) during the heavy "
-    "session at load 3.5. Drawing every static picture in the worker (as Compare does) "
-    "brought it to 5.2 s at load 13, but a drawn figure kept its fixed width where the "
-    "HoloViews pane shrank (Ask a model overflowed 1024 px in presentation mode)"))
 def test_other_sessions_answer_while_one_computes_and_draws(browser):
     with running_panel_server() as base:
         pages = [f"{base}/apps", f"{base}/apps?app=structure"]

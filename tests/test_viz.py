@@ -290,3 +290,25 @@ def test_heatmap_orders_rows_and_columns_and_titles_the_colour_bar():
         assert abs(rows.index(u) - rows.index(v)) == 1
     with pytest.raises(ValueError, match="order"):
         heatmap(block, order="random")
+
+
+def test_layered_layout_is_memoised_per_graph_and_widths():
+    """The layout is memoised (every visitor's page redraws the same structures): the
+    same graph and box widths give the same positions from the memo, a caller's changes
+    to the returned dict do not reach the next caller, and other widths or another arc
+    are laid out afresh."""
+    import networkx as nx
+
+    from bnexplore.viz.graphs import _layout_of, layered_layout
+
+    g = nx.DiGraph([("a", "b"), ("a", "c"), ("c", "d")])
+    _layout_of.cache_clear()
+    first = layered_layout(g, node_widths={"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0})
+    first["a"] = (99.0, 99.0)
+    again = layered_layout(g, node_widths={"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0})
+    assert _layout_of.cache_info().hits == 1 and again["a"] != (99.0, 99.0)
+    wide = layered_layout(g, node_widths={"a": 1.0, "b": 5.0, "c": 5.0, "d": 1.0})
+    assert abs(wide["b"][0] - wide["c"][0]) > abs(again["b"][0] - again["c"][0])
+    g.add_edge("b", "d")
+    assert layered_layout(g, node_widths={"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}) != again
+    assert _layout_of.cache_info().misses == 3

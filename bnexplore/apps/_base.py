@@ -539,7 +539,14 @@ class App(pn.viewable.Viewer):
     def servable(self, title: str | None = None, location: bool = True,
                  area: str = "main", target: str | None = None) -> "App":
         """Serve the app in its template (``panel serve``); returns the app."""
-        self.template().servable(title=title or self.title)
+        doc = pn.state.curdoc
+        if doc is None:
+            self.template().servable(title=title or self.title)
+            return self
+        # Bokeh recomputes the document's set of models on every JS callback added to a
+        # model of it (Panel's links, one per slider label); frozen, it does so once
+        with doc.models.freeze():
+            self.template().servable(title=title or self.title)
         return self
 
     # ------------------------------------------------------------------ warm-up

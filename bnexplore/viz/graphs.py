@@ -14,6 +14,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -104,8 +105,6 @@ def layered_layout(
     >>> count_crossings(nx.DiGraph([("a", "b"), ("a", "c")]), pos)
     0
     """
-    from ._layered import sugiyama
-
     if not isinstance(dag, nx.DiGraph):
         raise TypeError(f"dag must be a networkx.DiGraph, got {type(dag).__name__}")
     if not nx.is_directed_acyclic_graph(dag):
@@ -114,8 +113,24 @@ def layered_layout(
     if class_node is not None and class_node not in dag:
         raise ValueError(f"class_node {class_node!r} is not a node of the graph")
     widths = {n: float((node_widths or {}).get(n, 0.75)) for n in dag.nodes}
-    pos = sugiyama(dag, top=class_node, widths=widths, gap=float(gap), sweeps=int(sweeps),
-                   polish=_polish)
+    key = (tuple(dag.nodes), tuple(dag.edges), class_node, tuple(widths.values()), float(gap),
+           int(sweeps), bool(_polish))
+    return dict(_layout_of(key))
+
+
+@functools.lru_cache(maxsize=512)
+def _layout_of(key: tuple) -> tuple:
+    """:func:`layered_layout` of the graph that ``key`` spells out, as ``(node, (x, y))``
+    pairs. Memoised: a page redraws the same structure for every visitor and at every
+    change of a setting that keeps it, and the layout is the dearest part of a drawing."""
+    from ._layered import sugiyama
+
+    nodes, edges, class_node, width_values, gap, sweeps, polish = key
+    dag = nx.DiGraph()
+    dag.add_nodes_from(nodes)
+    dag.add_edges_from(edges)
+    widths = dict(zip(nodes, width_values))
+    pos = sugiyama(dag, top=class_node, widths=widths, gap=gap, sweeps=sweeps, polish=polish)
     pos = {n: (float(x) + 0.0, float(y) + 0.0) for n, (x, y) in pos.items()}
     isolated = sorted((n for n in dag.nodes if n not in pos), key=_sort_key)
     if isolated:
@@ -130,7 +145,7 @@ def layered_layout(
         for n, step in zip(isolated, steps):
             xn += step
             pos[n] = (xn + 0.0, y)
-    return pos
+    return tuple(pos.items())
 
 
 def count_crossings(dag: nx.DiGraph, pos: Mapping[Hashable, tuple[float, float]]) -> int:
