@@ -373,6 +373,38 @@ def test_structural_em_reports_every_iteration():
         ex["log_likelihood"], rel=1e-10)
 
 
+def test_structural_em_m_step_never_lowers_the_expected_score():
+    """Friedman's condition: each M-step starts from G_t and takes only moves that raise
+    the expected score Q on the E-step's draws, so Q(G_t+1) >= Q(G_t) on the same draws;
+    iterations stop when a structure is kept, and the last iteration's structure is the
+    one returned."""
+    df = _masked(bx.networks.load("asia").sample(2000, random_state=0), 0.1, 100)
+    res = greedy_thick_thin(df, max_parents=2, missing="em", random_state=0, max_iter=6)
+    its = res.extra["iterations"]
+    assert len(its) == res.extra["n_iter"] >= 2          # this sample moves once, then stays
+    for it in its:
+        assert it["expected_score"] >= it["expected_score_start"] - 1e-9
+    assert any(it["expected_score"] > it["expected_score_start"] + 1e-6 for it in its)
+    assert its[-1]["edges"] == sorted(res.dag.edges)
+    assert res.extra["converged"] and its[-1]["edges"] == its[-2]["edges"]
+    assert its[-1]["expected_score"] == pytest.approx(its[-1]["expected_score_start"], abs=1e-9)
+    assert [it["log_likelihood"] for it in its] == res.extra["log_likelihoods"]
+
+
+def test_structural_em_ends_near_the_complete_data_search_from_its_start():
+    """At 10% missing the structural-EM structure is within SHD 1 of the complete-data
+    search started where structural EM starts (the available-case structure), and scores
+    on the complete data at least as well as the available-case structure."""
+    full = bx.networks.load("asia").sample(2000, random_state=0)
+    df = _masked(full, 0.1, 100)
+    ls = LocalScore(full)
+    keep = greedy_thick_thin(df, max_parents=2)
+    em = greedy_thick_thin(df, max_parents=2, missing="em", random_state=0, max_iter=6)
+    ref = greedy_thick_thin(score=ls, max_parents=2, start=keep.dag)
+    assert _shd(em.dag, ref.dag) <= 1 < _shd(keep.dag, ref.dag)
+    assert ls.total(em.dag) >= ls.total(keep.dag)
+
+
 def test_structural_em_checks_the_draws_against_the_budget():
     from bnexplore.data import get_table_budget, set_table_budget
     from bnexplore.data.core import MemoryBudgetError
