@@ -70,9 +70,10 @@ def order_em_weights(code: np.ndarray, arities: np.ndarray, names, cand_flat, ca
     cpts = None
     info = EMInfo(n_iter=0, converged=False, log_likelihoods=[], em_steps=[], n_draws=n_draws)
     for _ in range(max_iter):
-        cpts, lls, _ = fit_parameters(code, arities, parents, prior, ess, cpts=cpts)
+        plans: dict = {}     # G_t's eliminations of the rows whose components are sampled
+        cpts, lls, _ = fit_parameters(code, arities, parents, prior, ess, cpts=cpts, plans=plans)
         seed = int(rng.integers(2**31))
-        _, _, draws, n_sampled = estep(code, arities, parents, cpts, n_draws=n_draws, seed=seed)
+        _, _, draws, n_sampled = estep(code, arities, parents, cpts, n_draws=n_draws, seed=seed, plans=plans)
         w = expected_weights(code, draws, arities, cand_flat, cand_off, max_parents, set_off, prior == "BDeu",
                              ess, threads=threads)
         info["n_iter"] += 1

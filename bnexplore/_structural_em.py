@@ -166,10 +166,11 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     n_iter = n_sampled = 0
     for it in range(max_iter):
         n_iter = it + 1
-        cpts, fit_lls, _ = fit_parameters(code, data.arities, parents, prior, ess, cpts=cpts)
+        plans: dict = {}     # G_t's eliminations of the rows whose components are sampled
+        cpts, fit_lls, _ = fit_parameters(code, data.arities, parents, prior, ess, cpts=cpts, plans=plans)
         lls.append(fit_lls[-1])
         _, _, draws, n_sampled = estep(code, data.arities, parents, cpts, n_draws=n_draws,
-                                       seed=int(rng.integers(2**31)))
+                                       seed=int(rng.integers(2**31)), plans=plans)
         es = ExpectedScore(data, code, draws, prior, ess)
         q_start = es.total(res.dag)
         res = search(es, res.dag)        # from G_t: every move raises (Q)
