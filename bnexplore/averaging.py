@@ -152,10 +152,10 @@ class OrderedAveraging:
     log-likelihood of each iteration's network and its parameters.  On ALARM (5,000
     rows, its order, k = 3) with 10% of the cells missing, 5 arc posteriors differ from
     the complete data's by more than 0.05 (18 by available case), against 6 for the
-    complete data minus 10% of its rows; with 30% missing 9 (available case 41, the
+    complete data minus 10% of its rows; with 30% missing 8 (available case 30, the
     complete data minus 30% of its rows 11).  It costs parameter EM and a walk over
-    every family per iteration (ALARM, loaded machine: 6 times the available-case weights
-    at 10% missing, 110 times at 30%, where 57 rows need Gibbs sampling).  Predictions
+    every family per iteration, the walk most of it (ALARM, loaded machine: 16 times the
+    available-case weights at 10% missing, over 100 times at 30%).  Predictions
     and M* still count their standard parameters by available case.  With no missing
     cell it is the complete-data averaging.
 
