@@ -208,6 +208,80 @@ def _gibbs_component(i, x, cvars, nc, facs, nf, arities, pa_flat, pa_off, logt, 
 
 
 @numba.njit(cache=True, nogil=True)
+def _advance(digit, cvars, nc, arities, touch_off, touch, stride, cell):
+    """Next state of a component (odometer, last variable fastest, as :func:`_decode`):
+    each factor's cell moves by its stride for every digit that changes."""
+    t = nc - 1
+    while t >= 0:
+        a = arities[cvars[t]]
+        step = 1 if digit[t] + 1 < a else 1 - a
+        digit[t] += step
+        for e in range(touch_off[t], touch_off[t + 1]):
+            cell[touch[e]] += step * stride[e]
+        if step == 1:
+            return
+        t -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _enumerate_component(x, cvars, nc, facs, nf, arities, pa_flat, pa_off, logt, t_off, states, counts, buf,
+                         ws):
+    """Eq. (1) of one component over its ``states`` joint states: ``log Z_C`` returned,
+    the posterior's cumulative sums in ``buf[:states]`` and Eq. (3)'s weights added to
+    ``counts``.  Factor ``facs[tf]``'s cell is linear in each member's state, so it is
+    kept up to date by strides as the states are walked in order (:func:`_advance`)
+    rather than computed from every member at every state.  ``ws``: int64 scratch of
+    at least ``2 nc + 2 nf + 1 + 2 nf nc`` cells."""
+    digit = ws[:nc]
+    cell0 = ws[nc:nc + nf]
+    cell = ws[nc + nf:nc + 2 * nf]
+    touch_off = ws[nc + 2 * nf:2 * nc + 2 * nf + 1]
+    touch = ws[2 * nc + 2 * nf + 1:2 * nc + 2 * nf + 1 + nf * nc]
+    stride = ws[2 * nc + 2 * nf + 1 + nf * nc:2 * nc + 2 * nf + 1 + 2 * nf * nc]
+    for t in range(nc):
+        x[cvars[t]] = 0
+    for tf in range(nf):
+        cell0[tf] = t_off[facs[tf]] + _cell(x, facs[tf], pa_flat, pa_off, arities)
+    m = 0
+    for t in range(nc):                             # the stride of every (member, factor)
+        touch_off[t] = m
+        x[cvars[t]] = 1
+        for tf in range(nf):
+            d = t_off[facs[tf]] + _cell(x, facs[tf], pa_flat, pa_off, arities) - cell0[tf]
+            if d != 0:
+                touch[m] = tf
+                stride[m] = d
+                m += 1
+        x[cvars[t]] = 0
+    touch_off[nc] = m
+    top = -np.inf
+    digit[:] = 0
+    cell[:] = cell0
+    for s in range(states):                         # Eq. (1), unnormalised, in log space
+        acc = 0.0
+        for tf in range(nf):
+            acc += logt[cell[tf]]
+        buf[s] = acc
+        if acc > top:
+            top = acc
+        _advance(digit, cvars, nc, arities, touch_off, touch, stride, cell)
+    z = 0.0
+    for s in range(states):
+        buf[s] = math.exp(buf[s] - top)
+        z += buf[s]
+    digit[:] = 0
+    cell[:] = cell0
+    for s in range(states):                         # Eq. (3) and the posterior's cumulative sums
+        w = buf[s] / z
+        if w > 0.0:
+            for tf in range(nf):
+                counts[cell[tf]] += w
+        buf[s] = w if s == 0 else buf[s - 1] + w
+        _advance(digit, cvars, nc, arities, touch_off, touch, stride, cell)
+    return top + math.log(z)
+
+
+@numba.njit(cache=True, nogil=True)
 def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, counts, row_ll, draws, sampled):
     """Eq. (1)-(3) over every row: ``counts`` (added to), ``row_ll`` (Eq. 2) and, for
     ``n_draws > 0``, the draws of the missing cells into ``draws``.  A component of more
@@ -221,6 +295,7 @@ def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, coun
     cvars = np.empty(p, dtype=np.int64)
     facs = np.empty(p, dtype=np.int64)
     buf = np.empty(cap, dtype=np.float64)
+    ws = np.empty(2 * p + 2 + 3 * p + 2 * p * p, dtype=np.int64)
     lp = np.empty(arities.max(), dtype=np.float64)
     for i in range(n):
         for v in range(p):
@@ -254,30 +329,9 @@ def _estep(code, arities, pa_flat, pa_off, logt, t_off, cap, n_draws, seed, coun
                 for t in range(nc):
                     x[cvars[t]] = -1
                 continue
-            top = -np.inf
-            for s in range(int(states)):            # Eq. (1), unnormalised, in log space
-                _decode(s, cvars, nc, arities, x)
-                acc = 0.0
-                for t in range(nf):
-                    f = facs[t]
-                    acc += logt[t_off[f] + _cell(x, f, pa_flat, pa_off, arities)]
-                buf[s] = acc
-                if acc > top:
-                    top = acc
             states = int(states)
-            z = 0.0
-            for s in range(states):
-                buf[s] = math.exp(buf[s] - top)
-                z += buf[s]
-            ll += top + math.log(z)
-            for s in range(states):                 # Eq. (3) and the posterior's cumulative sums
-                w = buf[s] / z
-                if w > 0.0:
-                    _decode(s, cvars, nc, arities, x)
-                    for t in range(nf):
-                        f = facs[t]
-                        counts[t_off[f] + _cell(x, f, pa_flat, pa_off, arities)] += w
-                buf[s] = w if s == 0 else buf[s - 1] + w
+            ll += _enumerate_component(x, cvars, nc, facs, nf, arities, pa_flat, pa_off, logt, t_off, states,
+                                       counts, buf, ws)
             for d in range(n_draws):
                 u = np.random.random() * buf[states - 1]
                 s = np.searchsorted(buf[:states], u, side="right")
@@ -302,20 +356,22 @@ def _layout(parents, arities):
     return pa_flat, pa_off, t_off
 
 
-def _row_ll_eliminated(code: np.ndarray, arities: np.ndarray, parents, cpts) -> np.ndarray:
+def _row_ll_eliminated(code: np.ndarray, arities: np.ndarray, parents, cpts, plans: dict | None = None
+                       ) -> np.ndarray:
     """Eq. (2) of some rows by variable elimination (:func:`bnexplore.classifiers._missing.cpt_log_joint`,
-    barren nodes pruned): the rows whose components are sampled."""
+    barren nodes pruned): the rows whose components are sampled.  ``plans``: the
+    eliminations' memo of a caller that keeps ``parents`` (EM's iterations)."""
     from .classifiers._missing import cpt_log_joint
     factors = []
     for v, pa in enumerate(parents):
         shape = [int(arities[u]) for u in pa] + [int(arities[v])]
         with np.errstate(divide="ignore"):
             factors.append(((v, *pa), np.moveaxis(np.log(np.asarray(cpts[v])).reshape(shape), -1, 0)))
-    return cpt_log_joint(factors, code, [int(a) for a in arities] + [1], 1, who="structural EM")[:, 0]
+    return cpt_log_joint(factors, code, [int(a) for a in arities] + [1], 1, who="structural EM", plans=plans)[:, 0]
 
 
 def estep(code: np.ndarray, arities: np.ndarray, parents, cpts, n_draws: int = 0, seed: int = 0,
-          cap: int = MAX_COMPONENT_STATES):
+          cap: int = MAX_COMPONENT_STATES, plans: dict | None = None):
     """Eq. (1)-(3): ``(counts, row_ll, draws, n_sampled)`` of the network ``(parents, cpts)``.
 
     ``code`` (rows x columns) has -1 in the missing cells; ``counts`` is one (q, r) table per
@@ -323,7 +379,8 @@ def estep(code: np.ndarray, arities: np.ndarray, parents, cpts, n_draws: int = 0
     ``draws`` (n_draws, rows, columns) the observed cells and ``n_draws`` exact draws of
     the missing ones (None without draws).  A component of more than ``cap`` states is
     Gibbs-sampled instead (its counts are then estimates, its row's log-likelihood is
-    computed by variable elimination); ``n_sampled`` counts those rows (0: all exact).
+    computed by variable elimination, whose plans a caller that keeps ``parents`` may
+    memoise in ``plans``); ``n_sampled`` counts those rows (0: all exact).
 
     Examples
     --------
@@ -347,7 +404,7 @@ def estep(code: np.ndarray, arities: np.ndarray, parents, cpts, n_draws: int = 0
     n_sampled = _estep(code, arities, pa_flat, pa_off, logt, t_off, int(cap), int(n_draws), int(seed), counts,
                        row_ll, draws, sampled)
     if n_sampled:
-        row_ll[sampled] = _row_ll_eliminated(code[sampled], arities, parents, cpts)
+        row_ll[sampled] = _row_ll_eliminated(code[sampled], arities, parents, cpts, plans)
     tables = [counts[t_off[v]:t_off[v + 1]].reshape(-1, int(arities[v])) for v in range(len(parents))]
     return tables, row_ll, (draws if n_draws else None), n_sampled
 
@@ -367,12 +424,13 @@ def objective(row_ll: np.ndarray, cpts, prior: str, ess: float) -> float:
 
 
 def fit_parameters(code: np.ndarray, arities: np.ndarray, parents, prior: str = "K2", ess: float = 1.0,
-                   cpts=None, max_iter: int = 100, tol: float = 1e-6):
+                   cpts=None, max_iter: int = 100, tol: float = 1e-6, plans: dict | None = None):
     """Parameter EM of a fixed structure (Eq. 1-4), exact E-step.
 
     Starts from ``cpts`` (a table per node; a node given None or all of them by default:
     the posterior mean CPT of the rows where its family is observed) and stops when the objective (4) rises by less than ``tol`` per row, or
-    after ``max_iter`` iterations.  Returns ``(cpts, log_likelihoods, objectives)``: the
+    after ``max_iter`` iterations (``plans``: as :func:`estep`'s, one memo per structure).
+    Returns ``(cpts, log_likelihoods, objectives)``: the
     final CPTs, and Eq. (2) summed over the rows and Eq. (4) of the CPTs each iteration
     started from, then of the final ones (so ``objectives`` never decreases).
 
@@ -388,6 +446,7 @@ def fit_parameters(code: np.ndarray, arities: np.ndarray, parents, prior: str = 
     arities = np.asarray(arities, dtype=np.int64)
     code = np.ascontiguousarray(code, dtype=np.int64)
     cpts = [None] * len(parents) if cpts is None else list(cpts)
+    plans = {} if plans is None else plans
     for v, pa in enumerate(parents):
         if cpts[v] is None:
             rows = (code[:, [v, *pa]] >= 0).all(axis=1)
@@ -399,7 +458,7 @@ def fit_parameters(code: np.ndarray, arities: np.ndarray, parents, prior: str = 
             cpts[v] = standard_parameters(n.reshape(q, -1), prior, ess)
     lls, objs = [], []
     for _ in range(max_iter + 1):
-        counts, row_ll, _, n_sampled = estep(code, arities, parents, cpts)
+        counts, row_ll, _, n_sampled = estep(code, arities, parents, cpts, plans=plans)
         lls.append(float(row_ll.sum()))
         objs.append(objective(row_ll, cpts, prior, ess))
         if len(objs) > 1 and objs[-1] - objs[-2] < tol * code.shape[0]:

@@ -169,9 +169,14 @@ class MixtureSpec:
         Their normalised weights.
     prior, ess
         The Dirichlet prior of the standard parameters (``"K2"`` or ``"BDeu"``).
+    scale : float, default 1
+        The columns hold ``scale`` copies of every row, completed differently (structural
+        EM's draws of the missing cells): the prior's ``alpha`` is scaled with the counts,
+        so ``theta_hat`` is the posterior mean of the counts over ``scale``.
     """
 
-    def __init__(self, columns, observed, arities, child: int, star, sets, weights, prior: str, ess: float):
+    def __init__(self, columns, observed, arities, child: int, star, sets, weights, prior: str, ess: float,
+                 scale: float = 1.0):
         self.columns = columns
         self.observed = (np.zeros((0, 0), dtype=np.bool_) if observed is None
                          else np.ascontiguousarray(observed, dtype=np.bool_))
@@ -187,7 +192,7 @@ class MixtureSpec:
             self.members[i, :len(g)] = g
             q[i] = float(math.prod(int(self.arities[self.star[e]]) for e in g))
         self.weights = np.ascontiguousarray(weights, dtype=np.float64)
-        self.alphas = ess / (q * self.r) if prior == "BDeu" else np.ones(len(sets))
+        self.alphas = float(scale) * (ess / (q * self.r) if prior == "BDeu" else np.ones(len(sets)))
         n = columns.shape[1]
         # dense count tables while they are no larger than a few times the rows
         self.dense_cells = int(max(4096, 4 * n))

@@ -60,9 +60,11 @@ def _best_parents(w: np.ndarray, lp: np.ndarray, set_off: np.ndarray, sets: np.n
 
 def order_em_weights(code: np.ndarray, arities: np.ndarray, names, cand_flat, cand_off, max_parents: int,
                      set_off, sets, sizes, prior: str, ess: float, w0: np.ndarray, lp: np.ndarray,
-                     max_iter: int, random_state, n_draws: int = N_DRAWS) -> tuple[np.ndarray, EMInfo]:
+                     max_iter: int, random_state, n_draws: int = N_DRAWS
+                     ) -> tuple[np.ndarray, EMInfo, np.ndarray]:
     """Structural EM's family weights (module docstring) from the available-case weights
-    ``w0``; ``code`` has -1 in the missing cells.  Returns ``(w, info)``."""
+    ``w0``; ``code`` has -1 in the missing cells.  Returns ``(w, info, draws)``: ``draws``
+    (S, rows, columns) are the last E-step's, on which ``w`` was scored."""
     rng = check_random_state(random_state, "random_state")
     threads = uses_threads(int(set_off[-1]), code.shape[0] * n_draws)
     w = w0
@@ -70,16 +72,17 @@ def order_em_weights(code: np.ndarray, arities: np.ndarray, names, cand_flat, ca
     cpts = None
     info = EMInfo(n_iter=0, converged=False, log_likelihoods=[], em_steps=[], n_draws=n_draws)
     for _ in range(max_iter):
-        cpts, lls, _ = fit_parameters(code, arities, parents, prior, ess, cpts=cpts)
+        plans: dict = {}     # G_t's eliminations of the rows whose components are sampled
+        cpts, lls, _ = fit_parameters(code, arities, parents, prior, ess, cpts=cpts, plans=plans)
         seed = int(rng.integers(2**31))
-        _, _, draws, n_sampled = estep(code, arities, parents, cpts, n_draws=n_draws, seed=seed)
+        _, _, draws, n_sampled = estep(code, arities, parents, cpts, n_draws=n_draws, seed=seed, plans=plans)
         w = expected_weights(code, draws, arities, cand_flat, cand_off, max_parents, set_off, prior == "BDeu",
                              ess, threads=threads)
         info["n_iter"] += 1
         info["log_likelihoods"].append(lls[-1])
         info["em_steps"].append(len(lls) - 1)
         info["sampled_rows"] = n_sampled
-        used, used_cpts = parents, cpts
+        used, used_cpts, used_draws = parents, cpts, draws
         new = _best_parents(w, lp, set_off, sets, sizes)
         if new == parents:
             info["converged"] = True
@@ -90,7 +93,7 @@ def order_em_weights(code: np.ndarray, arities: np.ndarray, names, cand_flat, ca
     info["parents"] = {names[v]: [names[u] for u in pa] for v, pa in enumerate(used)}
     info["cpts"] = {names[v]: c for v, c in enumerate(used_cpts)}
     info["seed"] = seed
-    return w, info
+    return w, info, used_draws
 
 
 def em_cells(n_rows: int, n_cols: int, max_parents: int, n_families: int, n_draws: int = N_DRAWS) -> int:

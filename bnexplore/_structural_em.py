@@ -13,9 +13,18 @@ available case (:mod:`bnexplore._available_case`):
   other ``1 / S`` at each draw);
 * **M-step**: the search, started from ``G_t``, scores every family by K2/BDeu of its
   expected counts (Eq. 6 there, :class:`ExpectedScore`): Friedman's expected score at the
-  expected sufficient statistics;
+  expected sufficient statistics,
 
-until an M-step keeps its structure (``converged``) or after ``max_iter`` iterations.
+      Q(G : G_t, theta_t) = sum_v score(v | pa_G(v); counts of Eq. 5 there),                       (Q)
+
+  and takes only moves that raise (Q), so ``Q(G_{t+1}) >= Q(G_t)`` on the same draws
+  (Friedman's condition for the score to improve; a search restarted from the empty
+  graph does not have it);
+
+until an M-step keeps its structure (no move raises (Q) by more than the search's
+``tol``: ``converged``) or after ``max_iter`` iterations.  A kept structure's parameters
+are already EM's fixed point, so another iteration would change only the draws.
+
 The result reports the observed-data log-likelihood
 
       LL_t = sum_r log P(x_{r, observed} | G_t, theta_t)                                          (3)
@@ -134,7 +143,10 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     ``log_likelihoods`` (of each iteration's network), ``converged`` (an M-step kept its
     structure), ``cpts`` (node -> table, parents in sorted column order),
     ``sampled_rows`` (rows of the last E-step whose missing cells were Gibbs-sampled,
-    not enumerated) and ``missing = "em"``.
+    not enumerated), ``iterations`` (per iteration: ``log_likelihood`` and ``em_steps`` of
+    ``G_t``'s parameter EM, ``expected_score_start`` = (Q) of ``G_t`` and
+    ``expected_score`` = (Q) of the M-step's structure on the same draws, its ``edges``)
+    and ``missing = "em"``.
     """
     from ._validation import check_random_state
     rng = check_random_state(random_state, "random_state")
@@ -149,16 +161,22 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
     parents = _parents_of(res.dag, data)
     cpts = None
     lls: list[float] = []
+    history: list[dict] = []
     converged = False
     n_iter = n_sampled = 0
     for it in range(max_iter):
         n_iter = it + 1
-        cpts, fit_lls, _ = fit_parameters(code, data.arities, parents, prior, ess, cpts=cpts)
+        plans: dict = {}     # G_t's eliminations of the rows whose components are sampled
+        cpts, fit_lls, _ = fit_parameters(code, data.arities, parents, prior, ess, cpts=cpts, plans=plans)
         lls.append(fit_lls[-1])
         _, _, draws, n_sampled = estep(code, data.arities, parents, cpts, n_draws=n_draws,
-                                       seed=int(rng.integers(2**31)))
-        res = search(ExpectedScore(data, code, draws, prior, ess), res.dag)
+                                       seed=int(rng.integers(2**31)), plans=plans)
+        es = ExpectedScore(data, code, draws, prior, ess)
+        q_start = es.total(res.dag)
+        res = search(es, res.dag)        # from G_t: every move raises (Q)
         new = _parents_of(res.dag, data)
+        history.append({"log_likelihood": fit_lls[-1], "em_steps": len(fit_lls) - 1, "expected_score_start": q_start,
+                        "expected_score": res.score, "edges": sorted(res.dag.edges)})
         if new == parents:
             converged = True
             break
@@ -168,5 +186,6 @@ def structural_em(data: DiscreteData, search: Callable[[LocalScore, nx.DiGraph |
         cpts, fit_lls, _ = fit_parameters(code, data.arities, parents, prior, ess, cpts=cpts)
         lls.append(fit_lls[-1])
     res.extra.update({"missing": "em", "n_iter": n_iter, "log_likelihood": lls[-1], "log_likelihoods": lls,
-                      "converged": converged, "cpts": _as_named(data, cpts), "sampled_rows": n_sampled})
+                      "converged": converged, "cpts": _as_named(data, cpts), "sampled_rows": n_sampled,
+                      "iterations": history})
     return res

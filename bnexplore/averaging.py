@@ -152,12 +152,15 @@ class OrderedAveraging:
     log-likelihood of each iteration's network and its parameters.  On ALARM (5,000
     rows, its order, k = 3) with 10% of the cells missing, 5 arc posteriors differ from
     the complete data's by more than 0.05 (18 by available case), against 6 for the
-    complete data minus 10% of its rows; with 30% missing 9 (available case 41, the
+    complete data minus 10% of its rows; with 30% missing 8 (available case 30, the
     complete data minus 30% of its rows 11).  It costs parameter EM and a walk over
-    every family per iteration (ALARM, loaded machine: 6 times the available-case weights
-    at 10% missing, 110 times at 30%, where 57 rows need Gibbs sampling).  Predictions
-    and M* still count their standard parameters by available case.  With no missing
-    cell it is the complete-data averaging.
+    every family per iteration, the walk most of it (ALARM, loaded machine: 16 times the
+    available-case weights at 10% missing, over 100 times at 30%).  The standard
+    parameters of predictions (Eq. 13) and of M* (Eq. 15) are then the posterior means of
+    the expected counts the weights were scored on (Eq. 5 of :mod:`bnexplore._em_counts`:
+    the last E-step's ``S`` draws of every row's missing cells, each weighing ``1 / S``),
+    counted on first use over ``S`` times the rows.  With no missing cell it is the
+    complete-data averaging.
 
     Attributes
     ----------
@@ -251,6 +254,7 @@ class OrderedAveraging:
                             f"index: use a smaller max_parents (k) or merge states")
         # ---- enumerate, score, keep log space
         self._specs: dict = {}  # Eq. 13 mixtures of each node with missing values (on first use)
+        self._em_columns = None  # structural EM's last draws, (p, S N): the mixtures count on them
         self._cand_flat = cand_cols
         self._cand_off = cand_off
         self._set_arrays: tuple | None = None  # the parent sets, listed on first use (_listed)
@@ -289,10 +293,11 @@ class OrderedAveraging:
                 lp[seg] = self._structure_logprior(v, sets[seg], sizes[seg], structure_prior)
         if missing == "em" and self.data.missing is not None:
             d = self.data
-            flat, self.em = order_em_weights(np.where(d.missing, -1, d.codes).astype(np.int64), d.arities,
-                                             self.names, cand_cols, cand_off, self.max_parents, off,
-                                             self._flat_sets, self._flat_sizes, prior, float(ess), flat, lp,
-                                             max_iter, random_state)
+            flat, self.em, draws = order_em_weights(np.where(d.missing, -1, d.codes).astype(np.int64), d.arities,
+                                                    self.names, cand_cols, cand_off, self.max_parents, off,
+                                                    self._flat_sets, self._flat_sizes, prior, float(ess), flat,
+                                                    lp, max_iter, random_state)
+            self._em_columns = np.ascontiguousarray(np.moveaxis(draws, 2, 0).reshape(p, -1), dtype=d.columns.dtype)
         if structure_prior is not None:
             flat = flat + lp
             for v in range(p):
@@ -547,6 +552,9 @@ class OrderedAveraging:
         lw = self._logw[v][lex_set_index(cp, len(cand), self.max_parents)]
         w = np.exp(lw - lw.max())
         w /= w.sum()
+        if self._em_columns is not None:   # Eq. 5's expected counts: the S draws of every row
+            return MixtureSpec(self._em_columns, None, self.data.arities, v, star, sets, w, self.prior, self.ess,
+                               scale=self.em["n_draws"])
         return MixtureSpec(self.data.columns, self._observed, self.data.arities, v, star, sets, w,
                            self.prior, self.ess)
 

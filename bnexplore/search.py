@@ -529,7 +529,10 @@ def hill_climb(data: DiscreteData | pd.DataFrame | None = None, score: LocalScor
         only the comparisons it touches; ``"em"``: structural EM (Friedman 1997): parameter
         EM with an exact E-step, then the search from the current structure on K2/BDeu
         of expected counts, repeated (:mod:`bnexplore._structural_em`), with
-        ``result.extra["n_iter"]``, ``["log_likelihood"]`` and ``["log_likelihoods"]``; ``"drop"``: complete cases only; ``"raise"``: refuse.
+        ``result.extra["n_iter"]``, ``["log_likelihood"]``, ``["log_likelihoods"]``,
+        ``["converged"]``, ``["cpts"]`` (the returned structure's EM parameters) and
+        ``["iterations"]`` (each iteration's expected scores and structure); ``"drop"``:
+        complete cases only; ``"raise"``: refuse.
         A ready ``score`` over data with missing cells is used as ``"keep"``.
     max_iter : int
         Largest number of structural-EM iterations (``missing="em"``).

@@ -201,3 +201,30 @@ def test_layout_of_a_structure():
     pa_flat, pa_off, t_off = _layout([(), (0,), (0, 1)], np.array([2, 3, 4]))
     assert pa_flat.tolist() == [0, 0, 1] and pa_off.tolist() == [0, 0, 1, 3]
     assert t_off.tolist() == [0, 2, 2 + 6, 2 + 6 + 24]
+
+
+def test_mixed_arities_expected_counts_and_draws_equal_the_brute_force_sum():
+    """Components of several 2-, 3- and 4-state variables (the states walked in order,
+    each factor's cell moved by its stride): counts, row likelihoods and draws against the
+    sum over every completion."""
+    ar = np.array([3, 2, 4, 3, 2, 4], dtype=np.int64)
+    parents = [(), (0,), (0, 1), (2,), (1, 3), (2, 4)]
+    cpts = _random_cpts(parents, ar, 7)
+    rng = np.random.default_rng(8)
+    code = np.stack([rng.integers(0, a, 25) for a in ar], axis=1)
+    code[rng.random(code.shape) < 0.5] = -1
+    code[0] = -1                                           # one row missing everything
+    counts, ll, draws, n_sampled = estep(code, ar, parents, cpts, n_draws=20000, seed=9)
+    assert n_sampled == 0
+    want_counts, want_ll = _brute(code, ar, parents, cpts)
+    np.testing.assert_allclose(ll, want_ll, rtol=1e-10)
+    for got, want in zip(counts, want_counts):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    est = [np.zeros_like(c) for c in counts]
+    for v, pa in enumerate(parents):
+        j = np.zeros(draws.shape[:2], dtype=np.int64)
+        for u in pa:
+            j = j * ar[u] + draws[:, :, u]
+        np.add.at(est[v], (j.ravel(), draws[:, :, v].ravel()), 1.0 / draws.shape[0])
+    for got, want in zip(est, counts):
+        np.testing.assert_allclose(got, want, atol=0.05)

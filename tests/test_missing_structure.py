@@ -291,6 +291,11 @@ def test_greedy_thick_thin_classifier_em(vote_blanked, nb_auc):
     X, y = vote_blanked
     clf = GreedyThickThin(missing="em", max_iter=3, random_state=0).fit(X, y)
     assert 1 <= clf.n_iter_ <= 3 and np.isfinite(clf.log_likelihood_)
+    # the fitted network carries structural EM's parameters: its observed-data log-likelihood
+    data, net = clf.data_, clf.network_
+    parents = [tuple(data.index(u) for u in net.parents(v)) for v in data.names]
+    assert observed_log_likelihood(data, parents, [net.cpts[v] for v in data.names]) == pytest.approx(
+        clf.log_likelihood_, rel=1e-10)
     plain = GreedyThickThin().fit(X, y)
     assert plain.n_iter_ == 1 and plain.log_likelihood_ is None
     p = clf.predict_proba(X)
@@ -373,6 +378,38 @@ def test_structural_em_reports_every_iteration():
         ex["log_likelihood"], rel=1e-10)
 
 
+def test_structural_em_m_step_never_lowers_the_expected_score():
+    """Friedman's condition: each M-step starts from G_t and takes only moves that raise
+    the expected score Q on the E-step's draws, so Q(G_t+1) >= Q(G_t) on the same draws;
+    iterations stop when a structure is kept, and the last iteration's structure is the
+    one returned."""
+    df = _masked(bx.networks.load("asia").sample(2000, random_state=0), 0.1, 100)
+    res = greedy_thick_thin(df, max_parents=2, missing="em", random_state=0, max_iter=6)
+    its = res.extra["iterations"]
+    assert len(its) == res.extra["n_iter"] >= 2          # this sample moves once, then stays
+    for it in its:
+        assert it["expected_score"] >= it["expected_score_start"] - 1e-9
+    assert any(it["expected_score"] > it["expected_score_start"] + 1e-6 for it in its)
+    assert its[-1]["edges"] == sorted(res.dag.edges)
+    assert res.extra["converged"] and its[-1]["edges"] == its[-2]["edges"]
+    assert its[-1]["expected_score"] == pytest.approx(its[-1]["expected_score_start"], abs=1e-9)
+    assert [it["log_likelihood"] for it in its] == res.extra["log_likelihoods"]
+
+
+def test_structural_em_ends_near_the_complete_data_search_from_its_start():
+    """At 10% missing the structural-EM structure is within SHD 1 of the complete-data
+    search started where structural EM starts (the available-case structure), and scores
+    on the complete data at least as well as the available-case structure."""
+    full = bx.networks.load("asia").sample(2000, random_state=0)
+    df = _masked(full, 0.1, 100)
+    ls = LocalScore(full)
+    keep = greedy_thick_thin(df, max_parents=2)
+    em = greedy_thick_thin(df, max_parents=2, missing="em", random_state=0, max_iter=6)
+    ref = greedy_thick_thin(score=ls, max_parents=2, start=keep.dag)
+    assert _shd(em.dag, ref.dag) <= 1 < _shd(keep.dag, ref.dag)
+    assert ls.total(em.dag) >= ls.total(keep.dag)
+
+
 def test_structural_em_checks_the_draws_against_the_budget():
     from bnexplore.data import get_table_budget, set_table_budget
     from bnexplore.data.core import MemoryBudgetError
@@ -384,3 +421,76 @@ def test_structural_em_checks_the_draws_against_the_budget():
             greedy_thick_thin(df, max_parents=2, missing="em", random_state=1)
     finally:
         set_table_budget(old)
+
+
+# --------------------------------------------------------------------------- EM parameters
+def _brute_em(code, arities, parents, cpts, n_iter, prior="K2", ess=1.0):
+    """``n_iter`` EM updates by summing every completion of each row (test_em_counts._brute)."""
+    from test_em_counts import _brute
+    from bnexplore.scores import standard_parameters
+    for _ in range(n_iter):
+        counts, _ = _brute(code, arities, parents, cpts)
+        cpts = [standard_parameters(c, prior, ess) for c in counts]
+    return cpts, float(_brute(code, arities, parents, cpts)[1].sum())
+
+
+def test_bayesnet_fit_em_equals_brute_force_em():
+    """BayesNet.fit(missing="em") takes the same EM steps as EM by enumeration, from the
+    available-case CPTs; a parent order other than the columns' gives the same network."""
+    net = bx.networks.load("asia")
+    df = _masked(net.sample(120, random_state=21), 0.25, 22)
+    data = DiscreteData.from_frame(df, missing="keep")
+    code = np.where(data.missing, -1, data.codes).astype(np.int64)
+    ar = [int(a) for a in data.arities]
+    given = {v: list(net.dag.predecessors(v))[::-1] for v in data.names}     # reversed parent order
+    for prior, ess in (("K2", 1.0), ("BDeu", 4.0)):
+        keep = bx.networks.BayesNet.fit(given, df, prior=prior, ess=ess, missing="keep")
+        em = bx.networks.BayesNet.fit(given, df, prior=prior, ess=ess, missing="em", max_iter=4, tol=0.0)
+        assert keep.em is None and em.em["n_iter"] == 4 and len(em.em["log_likelihoods"]) == 5
+        parents = [tuple(sorted(data.index(u) for u in given[v])) for v in data.names]
+        start = bx.networks.BayesNet.fit({v: sorted(given[v], key=data.index) for v in data.names}, df,
+                                         prior=prior, ess=ess, missing="keep")
+        want, want_ll = _brute_em(code, ar, parents, [start.cpts[v] for v in data.names], 4, prior, ess)
+        assert em.em["log_likelihood"] == pytest.approx(want_ll, rel=1e-10)
+        sorted_em = bx.networks.BayesNet.fit({v: sorted(given[v], key=data.index) for v in data.names}, df,
+                                             prior=prior, ess=ess, missing="em", max_iter=4, tol=0.0)
+        for v, w in zip(data.names, want):
+            np.testing.assert_allclose(sorted_em.cpts[v], w, rtol=1e-10)
+        full = df.dropna()
+        np.testing.assert_allclose(em.log_prob(full), sorted_em.log_prob(full), rtol=1e-10)
+
+
+def test_bayesnet_fit_em_raises_the_observed_likelihood_over_available_case():
+    net = bx.networks.load("asia")
+    df = _masked(net.sample(1500, random_state=23), 0.3, 24)
+    data = DiscreteData.from_frame(df, missing="keep")
+    nets = {m: bx.networks.BayesNet.fit(net.dag, df, prior="K2", missing=m) for m in ("keep", "em")}
+    parents = [tuple(data.index(u) for u in nets["em"].parents(v)) for v in data.names]    # the CPTs' order
+    ll = {m: observed_log_likelihood(data, parents, [nets[m].cpts[v] for v in data.names]) for m in nets}
+    assert nets["em"].em["converged"] and ll["em"] == pytest.approx(nets["em"].em["log_likelihood"], rel=1e-10)
+    assert ll["em"] > ll["keep"] + 1.0
+    assert nets["em"].em["log_likelihoods"][0] == pytest.approx(ll["keep"], rel=1e-10)
+
+
+def test_bayesnet_fit_em_without_missing_cells_is_the_complete_data_fit():
+    net = bx.networks.load("asia")
+    df = net.sample(500, random_state=25)
+    a = bx.networks.BayesNet.fit(net.dag, df, prior="K2")
+    b = bx.networks.BayesNet.fit(net.dag, df, prior="K2", missing="em")
+    assert b.em is None
+    for v in a.cpts:
+        np.testing.assert_array_equal(a.cpts[v], b.cpts[v])
+
+
+@pytest.mark.parametrize("kw, err, match", [({"missing": "impute"}, ValueError, "missing must be"),
+                                            ({"missing": "em", "max_iter": 0}, ValueError, "max_iter"),
+                                            ({"missing": "em", "tol": -1.0}, ValueError, "tol"),
+                                            ({"missing": "em", "prior": "mle"}, ValueError, "prior='K2'"),
+                                            ({}, ValueError, "missing values")])
+def test_bayesnet_fit_refuses_bad_missing_parameters(kw, err, match):
+    net = bx.networks.load("asia")
+    df = _masked(net.sample(100, random_state=0), 0.1, 0)
+    with pytest.raises(err, match=match):
+        bx.networks.BayesNet.fit(net.dag, df, **kw)
+    with pytest.raises(err, match=match):
+        bx.networks.BayesNet.fit(net.dag, DiscreteData.from_frame(df, missing="keep"), **kw)

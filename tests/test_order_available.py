@@ -279,3 +279,44 @@ def test_em_on_alarm_at_ten_percent_missing_is_near_the_row_drop_floor():
     assert int((diff > 0.05).sum().sum()) <= int((floor > 0.05).sum().sum()) < int((keep > 0.05).sum().sum())
     assert diff.to_numpy().sum() < keep.to_numpy().sum() / 2
     assert em.em["converged"] and em.em["sampled_rows"] == 0
+
+
+@pytest.mark.parametrize("prior, ess", [("K2", 1.0), ("BDeu", 3.0)])
+def test_em_predictions_use_the_expected_counts_of_the_last_draws(prior, ess):
+    """With structural EM the standard parameters of Eq. 13 are the posterior means of the
+    expected counts of Eq. 5 on the last E-step's draws (made again here from its network
+    and seed), not available-case counts: predict_log_joint equals the mixture computed
+    here family by family, and M* gives the same."""
+    from bnexplore._em_counts import estep
+    net = bx.networks.load("asia")
+    df = net.sample(400, random_state=31)
+    df = df.mask(np.random.default_rng(32).random(df.shape) < 0.2)
+    avg = OrderedAveraging(df, max_parents=2, prior=prior, ess=ess, missing="em", random_state=0)
+    data, names = avg.data, avg.names
+    ar = data.arities.astype(np.int64)
+    code = np.where(data.missing, -1, data.codes).astype(np.int64)
+    parents = [tuple(sorted(data.index(u) for u in avg.em["parents"][v])) for v in names]
+    draws = estep(code, ar, parents, [avg.em["cpts"][v] for v in names], n_draws=avg.em["n_draws"],
+                  seed=avg.em["seed"])[2]
+    S = draws.shape[0]
+    X = net.sample(30, random_state=33)[names]
+    xc = data.encode(X).astype(np.int64)
+    want = np.zeros(len(X))
+    for v, name in enumerate(names):
+        post = avg.parent_set_posteriors(name)
+        mix = np.zeros(len(X))
+        for g, w in zip(post["parents"], post["posterior"]):
+            idx = [data.index(u) for u in g]
+            r, q = int(ar[v]), int(np.prod(ar[idx], dtype=np.int64))
+            j, jx = np.zeros(draws.shape[:2], dtype=np.int64), np.zeros(len(X), dtype=np.int64)
+            for u in idx:
+                j, jx = j * ar[u] + draws[:, :, u], jx * ar[u] + xc[:, u]
+            n = np.bincount((j * r + draws[:, :, v]).ravel(), minlength=q * r).reshape(q, r) / S
+            a = 1.0 if prior == "K2" else ess / (q * r)
+            theta = (n + a) / (n.sum(axis=1, keepdims=True) + r * a)
+            mix += w * theta[jx, xc[:, v]]
+        want += np.log(mix)
+    np.testing.assert_allclose(avg.predict_log_joint(X), want, rtol=1e-9)
+    np.testing.assert_allclose(avg.summary_network(None).log_prob(X), want, rtol=1e-9)
+    keep = OrderedAveraging(df, max_parents=2, prior=prior, ess=ess, missing="keep")
+    assert np.abs(keep.predict_log_joint(X) - want).max() > 1e-3

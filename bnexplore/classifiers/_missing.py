@@ -84,8 +84,8 @@ def _barren_pruned(factors, missing: set, cls: int) -> list[int]:
 
 
 def cpt_log_joint(factors: Sequence[tuple[Sequence[int], np.ndarray]], codes: np.ndarray,
-                  arities: Sequence[int], n_classes: int, who: str = "this classifier"
-                  ) -> np.ndarray:
+                  arities: Sequence[int], n_classes: int, who: str = "this classifier",
+                  plans: dict | None = None) -> np.ndarray:
     """``log P(x_observed, c)`` of a Bayesian network given by its CPT factors.
 
     Exact for every row whose missing features can be summed out within
@@ -112,6 +112,10 @@ def cpt_log_joint(factors: Sequence[tuple[Sequence[int], np.ndarray]], codes: np
     n_classes : int
     who : str
         Named in the warning.
+    plans : dict, optional
+        A memo of the elimination plans by pattern of missing values (einsum path
+        search dominates small eliminations), for a caller that calls again with factors
+        over the same variables and of the same kinds (other tables: EM's iterations).
 
     Returns
     -------
@@ -149,7 +153,11 @@ def cpt_log_joint(factors: Sequence[tuple[Sequence[int], np.ndarray]], codes: np
     for g, pat in enumerate(patterns):  # every cost is known before any table is read
         rows = idx[inverse == g]
         missing = set(np.flatnonzero(pat).tolist())
-        plan = _plan(factors, missing, cls, arities)
+        plan = None if plans is None else plans.get(pat.tobytes())
+        if plan is None:
+            plan = _plan(factors, missing, cls, arities)
+            if plans is not None:
+                plans[pat.tobytes()] = plan
         if plan.cells > MAX_CELLS:
             over.append((rows, missing, plan))
             continue

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .._deprecation import REMOVED_IN, RenamedParameterWarning, renamed
 from .._validation import check_ess, check_positive_int, check_prior, check_random_state
-from ..data.core import DiscreteData, check_table_size, config_index
+from ..data.core import DiscreteData, as_discrete, check_table_size, config_index
 from ._graph import _lexicographic_topological_order, markov_blanket
 
 #: tolerance on CPT row sums accepted by :class:`BayesNet` (rows are then renormalised).
@@ -101,6 +101,10 @@ class BayesNet:
     nodes : list of str
         A topological order (ties broken by declaration order); ``sample`` uses it
         for its columns.
+    em : dict or None
+        What EM did when :meth:`fit` estimated the CPTs with ``missing="em"`` on data
+        with missing cells (``n_iter``, ``converged``, ``log_likelihood``,
+        ``log_likelihoods``); None otherwise.
 
     Examples
     --------
@@ -158,6 +162,7 @@ class BayesNet:
         self.dag = nx.DiGraph()
         self.dag.add_nodes_from(node_names)
         self.name = name
+        self.em: dict | None = None
         self.states: dict[str, list] = {}
         self.cpts: dict[str, np.ndarray] = {}
         self._parents: dict[str, list[str]] = {}
@@ -214,6 +219,7 @@ class BayesNet:
         declared = list(parents)
         self._dag = None  # built on first use
         self.name = name
+        self.em: dict | None = None
         self.states = {v: list(states[v]) for v in declared}
         self._parents = {v: list(parents[v]) for v in declared}
         self.cpts = {}
@@ -652,8 +658,9 @@ class BayesNet:
     # --------------------------------------------------------------- estimation
     @classmethod
     def fit(cls, dag: nx.DiGraph | Mapping[str, Sequence[str]] | "BayesNet", data,
-            prior: str = "BDeu", ess: float = 1.0, name: str | None = None) -> "BayesNet":
-        """Estimate the CPTs of ``dag`` from complete discrete data.
+            prior: str = "BDeu", ess: float = 1.0, name: str | None = None, missing: str = "raise",
+            max_iter: int = 100, tol: float = 1e-6) -> "BayesNet":
+        """Estimate the CPTs of ``dag`` from discrete data.
 
         Parameters
         ----------
@@ -666,10 +673,26 @@ class BayesNet:
             a uniform row for parent configurations never seen.
         ess : float
             Equivalent sample size for BDeu (> 0).
+        name : str, optional
+        missing : {"raise", "drop", "keep", "em"}, default "raise"
+            Missing cells: refuse them, drop the incomplete rows (with a warning), count
+            each family on the rows where it is observed (available case), or EM
+            (Dempster, Laird & Rubin 1977) from those available-case CPTs, with the exact
+            E-step of :mod:`bnexplore._em_counts` (every row's missing cells summed out):
+            the CPTs maximise the observed-data log-likelihood plus the prior's log
+            density (``"mle"``: the log-likelihood alone).
+        max_iter : int, default 100
+            Largest number of EM iterations (``missing="em"``).
+        tol : float, default 1e-6
+            EM stops when its objective rises by less than ``tol`` per row.
 
         Returns
         -------
         BayesNet
+            With ``missing="em"`` on data with missing cells, its :attr:`em` holds
+            ``n_iter``, ``converged``, ``log_likelihood`` (observed-data, of the returned
+            CPTs) and ``log_likelihoods`` (of the starting CPTs, then after each
+            iteration); otherwise :attr:`em` is None.
 
         Examples
         --------
@@ -678,6 +701,11 @@ class BayesNet:
         >>> fitted = bx.networks.BayesNet.fit(asia.dag, asia.sample(5000, random_state=0), prior="K2")
         >>> fitted.cpts["smoke"].round(1).tolist()
         [[0.5, 0.5]]
+        >>> df = asia.sample(2000, random_state=1)
+        >>> df = df.mask(np.random.default_rng(2).random(df.shape) < 0.2)
+        >>> em = bx.networks.BayesNet.fit(asia.dag, df, prior="K2", missing="em")
+        >>> em.em["converged"], em.em["log_likelihood"] >= em.em["log_likelihoods"][0]
+        (True, True)
         """
         prior = check_prior(prior, allowed=("BDeu", "K2", "mle"), ignore_case=True)
         if prior == "BDeu":
@@ -694,9 +722,21 @@ class BayesNet:
         else:
             raise TypeError(f"dag must be a networkx.DiGraph, a mapping name -> parents or a BayesNet, "
                             f"got {type(dag).__name__}")
+        if missing not in ("raise", "drop", "keep", "em"):
+            raise ValueError(f"missing must be 'raise', 'drop', 'keep' or 'em', got {missing!r}")
+        if missing == "em":
+            max_iter = check_positive_int(max_iter, "max_iter")
+            if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol >= 0):
+                raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+            if prior == "mle":
+                raise ValueError("missing='em' needs a Dirichlet prior (prior='K2' or 'BDeu'): maximum-"
+                                 "likelihood CPTs can give an observed row probability 0")
+        how = "keep" if missing == "em" else missing
         if isinstance(data, pd.DataFrame):
-            data = DiscreteData.from_frame(data, target=None, check_target=False)
-        elif not isinstance(data, DiscreteData):
+            data = DiscreteData.from_frame(data, target=None, check_target=False, missing=how)
+        elif isinstance(data, DiscreteData):
+            data = as_discrete(data, missing=how)
+        else:
             raise TypeError(f"data must be a DataFrame or DiscreteData, got {type(data).__name__}")
         miss = [v for v in parents if v not in data.names]
         if miss:
@@ -716,10 +756,17 @@ class BayesNet:
             par = [len(states[p]) for p in ps]
             size = check_table_size(par + [r], ps + [v], what=f"CPT of {v!r}")
             q = size // r
-            cfg = config_index([data.column(p) for p in ps], par, data.n_rows)
-            counts = np.bincount(cfg * r + data.column(v), minlength=q * r).reshape(q, r)
+            rows = (np.ones(data.n_rows, dtype=bool) if data.missing is None       # available case
+                    else ~data.missing[:, data.indices([v, *ps])].any(axis=1))
+            cfg = config_index([data.column(p)[rows] for p in ps], par, int(rows.sum()))
+            counts = np.bincount(cfg * r + data.column(v)[rows], minlength=q * r).reshape(q, r)
             cpts[v] = standard_parameters(counts, prior, ess)
-        return cls(parents, states, cpts, name=name)
+        info = None
+        if missing == "em" and data.missing is not None:
+            cpts, info = _em_cpts(data, parents, cpts, prior, ess, max_iter, tol)
+        net = cls(parents, states, cpts, name=name)
+        net.em = info
+        return net
 
     # ------------------------------------------------------------- conversion
     def to_networkx(self) -> nx.DiGraph:
@@ -823,3 +870,32 @@ class BayesNet:
             states[str(var)] = list(cpd.state_names[var]) if cpd.state_names else list(range(r))
             cpts[str(var)] = vals.reshape(r, -1).T
         return cls(parents, states, cpts, name=name)
+
+
+def _reorder_cpt(t: np.ndarray, arity: dict, frm: Sequence[str], to: Sequence[str], r: int) -> np.ndarray:
+    """A (q, r) CPT whose rows run over the parents ``frm`` (mixed radix, last fastest)
+    with its rows over the parents ``to`` (the same set)."""
+    if list(frm) == list(to):
+        return np.asarray(t)
+    cube = np.asarray(t).reshape([arity[u] for u in frm] + [r])
+    return np.transpose(cube, [list(frm).index(u) for u in to] + [len(frm)]).reshape(-1, r)
+
+
+def _em_cpts(data: DiscreteData, parents: Mapping[str, list[str]], start: Mapping[str, np.ndarray], prior: str,
+             ess: float, max_iter: int, tol: float) -> tuple[dict, dict]:
+    """CPTs of ``parents`` by EM from ``start`` (:func:`bnexplore._em_counts.fit_parameters`,
+    exact E-step; the columns outside the network are left out) and its report."""
+    from .._em_counts import fit_parameters
+    nodes = list(parents)
+    cols = data.indices(nodes)
+    code = np.where(data.missing[:, cols], -1, data.codes[:, cols]).astype(np.int64)
+    pos = {v: i for i, v in enumerate(nodes)}
+    arity = {v: int(data.arities[c]) for v, c in zip(nodes, cols)}
+    ordered = {v: sorted(parents[v], key=pos.__getitem__) for v in nodes}
+    init = [_reorder_cpt(start[v], arity, parents[v], ordered[v], arity[v]) for v in nodes]
+    fitted, lls, objs = fit_parameters(code, data.arities[cols], [tuple(pos[u] for u in ordered[v]) for v in nodes],
+                                       prior, ess, cpts=init, max_iter=max_iter, tol=tol)
+    cpts = {v: _reorder_cpt(fitted[i], arity, ordered[v], parents[v], arity[v]) for i, v in enumerate(nodes)}
+    converged = len(objs) >= 2 and objs[-1] - objs[-2] < tol * code.shape[0]
+    return cpts, {"n_iter": len(lls) - 1, "converged": bool(converged), "log_likelihood": lls[-1],
+                  "log_likelihoods": lls}
