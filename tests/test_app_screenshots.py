@@ -4,11 +4,13 @@ presentation mode at 1024 px: screenshots into docs/screenshots/ (``NAME.png``,
 no responsive-mode warnings.
 
 Slow (every app computes its first results): ``pytest -m slow tests/test_app_screenshots.py``
-refreshes the README's screenshots. The fast suite checks the same things on the
-apps its other browser tests open (``browser_checks``).
+refreshes the README's screenshots; ``BNX_SCREENSHOTS=forests,clustering`` (app names,
+``main`` for the landing page) shoots only those. The fast suite checks the same things
+on the apps its other browser tests open (``browser_checks``).
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -63,7 +65,10 @@ def test_every_app_at_two_widths_and_in_presentation_mode(panel_server, page):
         except AssertionError as exc:  # look at every app before failing
             problems.append(f"{name}: {exc}")
 
-    for app in ["main", *APPS]:
+    only = {a.strip() for a in os.environ.get("BNX_SCREENSHOTS", "").split(",") if a.strip()}
+    unknown = only - {"main", *APPS}
+    assert not unknown, f"BNX_SCREENSHOTS names no app {sorted(unknown)}; apps: {APPS}"
+    for app in [a for a in ["main", *APPS] if not only or a in only]:
         url = f"{panel_server}/apps" + ("" if app == "main" else f"?app={app}")
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
         page.goto(url, timeout=180_000)
