@@ -89,9 +89,10 @@ def _record(names: list[str]) -> None:
     MANIFEST.write_text(json.dumps(manifest, indent=1) + "\n")
 
 
-def _settle(page, timeout_s: float, quiet_s: float = 5.0) -> None:
+def settle(page, timeout_s: float, quiet_s: float = 5.0) -> None:
     """Wait until no view is computing and the number of plots stays put for
-    ``quiet_s`` (a thumbnail of a spinner shows nothing)."""
+    ``quiet_s`` (a thumbnail of a spinner shows nothing); TimeoutError after
+    ``timeout_s``. The browser tests wait the same way."""
     deadline = time.monotonic() + timeout_s
     last, since = -1, time.monotonic()
     while time.monotonic() < deadline:
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                     page.goto(f"{base}?app={name}", timeout=args.timeout * 1000)
                     page.locator(".bk-Canvas, canvas").first.wait_for(
                         timeout=args.timeout * 1000)
-                    _settle(page, args.timeout)
+                    settle(page, args.timeout)
                     shot = page.screenshot(clip={"x": 330, "y": 70, "width": 940,
                                                  "height": 490})
                     (OUT / f"{name}.png").write_bytes(_shrink(shot))

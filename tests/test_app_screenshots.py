@@ -11,7 +11,6 @@ on the apps its other browser tests open (``browser_checks``).
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -28,18 +27,14 @@ MAX_HEIGHT = 7000  # the tallest screenshot (the whole page of every app)
 
 
 def _settled(page, timeout_s: float = 240.0, quiet_s: float = 3.0) -> None:
-    """Wait until nothing is computing and the number of plots stays put for ``quiet_s``."""
-    deadline = time.monotonic() + timeout_s
-    last, since = -1, time.monotonic()
-    while time.monotonic() < deadline:
-        busy = page.locator("text=Computing").count() + page.locator(".pn-loading").count()
-        n = page.locator("canvas").count()
-        if n != last or busy:
-            last, since = n, time.monotonic()
-        elif time.monotonic() - since > quiet_s:
-            return
-        page.wait_for_timeout(500)
-    raise AssertionError(f"the page did not settle within {timeout_s:.0f} s")
+    """Wait until nothing is computing and the number of plots stays put for ``quiet_s``
+    (``scripts/make_thumbnails.py``'s wait, failing as an assertion)."""
+    from test_thumbnails import load_script
+
+    try:
+        load_script().settle(page, timeout_s, quiet_s)
+    except TimeoutError as exc:
+        raise AssertionError(str(exc)) from exc
 
 
 @pytest.mark.slow

@@ -234,7 +234,8 @@ def test_bounded_isotonic_fit_is_the_constrained_optimum():
         lo = float(rng.normal(-3, 1))
         hi = lo + sum(sep) + float(rng.uniform(0, 6))
         got = np.array(_isotonic_with_gaps(d, w, sep, (lo, hi)))
-        cons = [{"type": "ineq", "fun": lambda x, j=j: x[j] - x[j - 1] - sep[j]} for j in range(1, n)]
+        cons = [{"type": "ineq", "fun": lambda x, j=j: x[j] - x[j - 1] - sep[j]}
+                for j in range(1, n)]
         cons += [{"type": "ineq", "fun": lambda x: x[0] - lo},
                  {"type": "ineq", "fun": lambda x: hi - x[-1]}]
         ref = minimize(lambda x: float(np.sum(w * (x - d) ** 2)),
@@ -274,3 +275,15 @@ def test_a_width_bound_makes_a_wide_drawing_taller_not_wider():
     from browser_checks import assert_boxes_apart
 
     assert_boxes_apart(plot)
+
+
+def test_heatmap_colour_bar_below_leaves_the_width_to_the_cells():
+    from bokeh.models import ColorBar
+
+    m = pd.DataFrame(np.eye(3), index=list("abc"), columns=list("abc"))
+    fig = hv.render(heatmap(m, colorbar_position="bottom"), backend="bokeh")
+    assert any(isinstance(r, ColorBar) for r in fig.below)
+    assert not any(isinstance(r, ColorBar) for r in fig.right)
+    assert fig.toolbar_location == "above"
+    with pytest.raises(ValueError, match="colorbar_position"):
+        heatmap(m, colorbar_position="left")

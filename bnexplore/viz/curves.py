@@ -199,7 +199,8 @@ def heatmap(
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
     if colorbar_position not in ("right", "bottom"):
-        raise ValueError(f"colorbar_position must be 'right' or 'bottom', got {colorbar_position!r}")
+        raise ValueError(f"colorbar_position must be 'right' or 'bottom', "
+                         f"got {colorbar_position!r}")
     values = df.apply(pd.to_numeric, errors="coerce")
     if values.notna().sum().sum() < df.notna().sum().sum():
         raise ValueError("heatmap needs a numeric matrix: some entries are not numbers")
