@@ -197,10 +197,11 @@ class OrderAveraging(PinStructure, App):
 
         post, order = arc_posteriors(self.data, self.max_parents)
         return pn.Column(self.wide_pane(arc_posterior_heatmap(
-            # the colour bar below leaves the main area of a 1024 px window to the
-            # names and the cells (which grow at projector sizes)
+            # at projector sizes the cells grow: the colour bar goes below, so that
+            # the names and the cells have the main area of a 1024 px window
             post, order=order, width=self.dag_width(540 if self.presentation else 860),
-            height=620, threshold=self.threshold or None, colorbar_position="bottom",
+            height=620, threshold=self.threshold or None,
+            colorbar_position="bottom" if self.presentation else "right",
             presentation=self.presentation,
             # a shorter title at projector sizes fits the picture's width
             title=(f"Arc posteriors, order pi (k = {self.max_parents})" if self.presentation
