@@ -114,3 +114,27 @@ def assert_structures_not_squeezed(page) -> None:
     for title, frame, span in drawn:
         assert frame >= span - 2, (f"the structure {title!r} is squeezed: {frame:.0f}px for a "
                                    f"layout {span:.0f}px wide")
+
+
+def assert_pictures_fit_main(page) -> None:
+    """No picture panel (:data:`SCROLL_PANELS`) scrolls sideways and no figure is
+    wider than the template's main area: every picture fits the window as it is."""
+    found = page.evaluate("""() => {
+        const main = document.querySelector('#main');
+        const room = main ? main.clientWidth : window.innerWidth;
+        const panels = [];
+        const walk = root => root.querySelectorAll('*').forEach(e => {
+            if (e.matches && e.matches('%s') && e.offsetParent !== null)
+                panels.push([e.scrollWidth, e.clientWidth]);
+            if (e.shadowRoot) walk(e.shadowRoot); });
+        walk(document);
+        const figures = Bokeh.index.query(v => v.model && v.model.type === 'Figure')
+            .filter(v => v.el && v.el.isConnected && v.bbox && v.bbox.width > 0)
+            .map(v => [v.model.title ? v.model.title.text : '', Math.round(v.bbox.width)]);
+        return {room, panels, figures}; }""" % SCROLL_PANELS)
+    for scroll, client in found["panels"]:
+        assert scroll <= client + 1, (f"a picture scrolls sideways in its panel: {scroll}px "
+                                      f"of picture in {client}px")
+    for title, width in found["figures"]:
+        assert width <= found["room"] + 1, (f"the figure {title!r} is {width}px wide, the main "
+                                            f"area {found['room']}px")

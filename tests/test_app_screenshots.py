@@ -4,12 +4,13 @@ presentation mode at 1024 px: screenshots into docs/screenshots/ (``NAME.png``,
 no responsive-mode warnings.
 
 Slow (every app computes its first results): ``pytest -m slow tests/test_app_screenshots.py``
-refreshes the README's screenshots. The fast suite checks the same things on the
-apps its other browser tests open (``browser_checks``).
+refreshes the README's screenshots; ``BNX_SCREENSHOTS=forests,clustering`` (app names,
+``main`` for the landing page) shoots only those. The fast suite checks the same things
+on the apps its other browser tests open (``browser_checks``).
 """
 from __future__ import annotations
 
-import time
+import os
 from pathlib import Path
 
 import pytest
@@ -26,18 +27,14 @@ MAX_HEIGHT = 7000  # the tallest screenshot (the whole page of every app)
 
 
 def _settled(page, timeout_s: float = 240.0, quiet_s: float = 3.0) -> None:
-    """Wait until nothing is computing and the number of plots stays put for ``quiet_s``."""
-    deadline = time.monotonic() + timeout_s
-    last, since = -1, time.monotonic()
-    while time.monotonic() < deadline:
-        busy = page.locator("text=Computing").count() + page.locator(".pn-loading").count()
-        n = page.locator("canvas").count()
-        if n != last or busy:
-            last, since = n, time.monotonic()
-        elif time.monotonic() - since > quiet_s:
-            return
-        page.wait_for_timeout(500)
-    raise AssertionError(f"the page did not settle within {timeout_s:.0f} s")
+    """Wait until nothing is computing and the number of plots stays put for ``quiet_s``
+    (``scripts/make_thumbnails.py``'s wait, failing as an assertion)."""
+    from test_thumbnails import load_script
+
+    try:
+        load_script().settle(page, timeout_s, quiet_s)
+    except TimeoutError as exc:
+        raise AssertionError(str(exc)) from exc
 
 
 @pytest.mark.slow
@@ -63,7 +60,10 @@ def test_every_app_at_two_widths_and_in_presentation_mode(panel_server, page):
         except AssertionError as exc:  # look at every app before failing
             problems.append(f"{name}: {exc}")
 
-    for app in ["main", *APPS]:
+    only = {a.strip() for a in os.environ.get("BNX_SCREENSHOTS", "").split(",") if a.strip()}
+    unknown = only - {"main", *APPS}
+    assert not unknown, f"BNX_SCREENSHOTS names no app {sorted(unknown)}; apps: {APPS}"
+    for app in [a for a in ["main", *APPS] if not only or a in only]:
         url = f"{panel_server}/apps" + ("" if app == "main" else f"?app={app}")
         page.set_viewport_size({"width": WIDTHS[0], "height": HEIGHT})
         page.goto(url, timeout=180_000)

@@ -12,7 +12,7 @@ import urllib.parse
 
 import pytest
 from browser_checks import (assert_boxes_apart, assert_fits_and_no_error,
-                            assert_structures_not_squeezed)
+                            assert_pictures_fit_main, assert_structures_not_squeezed)
 
 ASK = "apps?app=ask_model&source=network+sample&network=asia&sample_size=500&max_parents=1"
 FIRST_RENDER_MS = 240_000           # learning + first compilation on a loaded machine
@@ -195,7 +195,8 @@ def test_presentation_pictures_have_projector_texts_and_roomy_boxes(name):
 @pytest.mark.parametrize("name", list(PROJECTOR))
 def test_presentation_mode_fits_a_projector(panel_server, page, name):
     """Every app at a projector's 1024 x 768 in presentation mode: no horizontal scroll,
-    every picture inside the window, no structure drawn narrower than its boxes need
+    every picture inside the window and none scrolling sideways in its own panel or
+    wider than the main area, no structure drawn narrower than its boxes need
     (labels would spill out), no error, and every text of the figures the browser
     draws, of the tables and of the page at least 18 px."""
     from test_app_screenshots import _settled
@@ -207,6 +208,7 @@ def test_presentation_mode_fits_a_projector(panel_server, page, name):
         page.locator(".bnx-wdl").first.wait_for(timeout=FIRST_RENDER_MS)
     _settled(page, timeout_s=FIRST_RENDER_MS / 1000)
     assert_fits_and_no_error(page)
+    assert_pictures_fit_main(page)
     boxes = page.locator("canvas").evaluate_all(
         "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })")
     width = page.evaluate("() => window.innerWidth")
@@ -218,6 +220,26 @@ def test_presentation_mode_fits_a_projector(panel_server, page, name):
     cells = page.locator(".tabulator-cell").evaluate_all(
         "els => els.filter(e => e.offsetParent).map(e => parseFloat(getComputedStyle(e).fontSize))")
     assert min(cells, default=18) >= 18, cells
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", ["forests", "clustering", "order_averaging"])
+def test_default_pictures_fit_a_projector(panel_server, page, name):
+    """The pages whose pictures are widest on their default data (Forests' vote
+    forest, Clustering's ALARM sub-space, Order averaging's vote M* and arc-posterior
+    heat map with its colour bar) at 1024 x 768 in presentation mode: no picture
+    scrolls in its own panel, no figure is wider than the main area, and no structure
+    is squeezed (its labels would leave their boxes)."""
+    from test_app_screenshots import _settled
+
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{panel_server}/apps?app={name}&presentation=true", timeout=120_000)
+    page.locator(".bnx-dag canvas").first.wait_for(timeout=FIRST_RENDER_MS)
+    _settled(page, timeout_s=FIRST_RENDER_MS / 1000, quiet_s=5.0)
+    assert_fits_and_no_error(page)
+    assert_pictures_fit_main(page)
+    assert_structures_not_squeezed(page)
     assert page.console_errors == []
 
 

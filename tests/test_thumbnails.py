@@ -1,5 +1,7 @@
 """The landing page's thumbnails: the script that makes them lists exactly the apps of
-the landing page (in its lecture order), and every app has a current thumbnail."""
+the landing page (in its lecture order), and every app has a thumbnail made from its
+current page (the layout recorded in apps/thumbnails/manifest.json when the thumbnail
+was made is the layout the app class declares now)."""
 import importlib.util
 from pathlib import Path
 
@@ -33,3 +35,43 @@ def test_every_app_has_a_thumbnail_made_from_its_current_page():
         assert path.exists(), f"no thumbnail for {name}: run scripts/make_thumbnails.py {name}"
         assert Image.open(path).size[0] >= 300
         assert path.stat().st_size > 2000, f"{name}'s thumbnail is blank"
+
+
+def test_every_thumbnail_shows_the_current_layout_of_its_page():
+    script = load_script()
+    made = script.read_manifest()
+    stale = []
+    for name in script._apps():
+        now = script.page_layout(name)
+        then = made.get(name)
+        if then is None or then["fingerprint"] != now["fingerprint"]:
+            what = "no record" if then is None else "; ".join(
+                [f"parameters added or removed: "
+                 f"{sorted(set(now['parameters']) ^ set(then['parameters']))}"] * (
+                    now["parameters"] != then["parameters"])
+                + [f"views now {now['views']}, then {then['views']}"] * (
+                    now["views"] != then["views"]))
+            stale.append(f"{name} changed since its thumbnail ({what}): run "
+                         f"scripts/make_thumbnails.py {name}")
+    assert not stale, "\n".join(stale)
+
+
+def test_the_layout_fingerprint_follows_a_new_parameter_and_a_new_view(monkeypatch):
+    """The check can fail: one more parameter or one more view changes the page."""
+    import param
+
+    from bnexplore.apps import app_class
+
+    script = load_script()
+    before = script.page_layout("forests")["fingerprint"]
+    cls = app_class("forests")
+    views = cls.views
+    monkeypatch.setattr(cls, "views", lambda self: [*views(self), self.summary_view])
+    assert script.page_layout("forests")["fingerprint"] != before
+    monkeypatch.undo()
+
+    class Wider(cls):
+        extra = param.Integer(1)
+
+    monkeypatch.setattr("bnexplore.apps.app_class", lambda name: Wider)
+    assert script.page_layout("forests")["fingerprint"] != before

@@ -217,3 +217,73 @@ def test_every_heat_map_of_viz_labels_pale_cells_dark_and_dark_cells_light():
         labels = [el for el in plot.traverse(lambda e: e, [hv.Labels])][0]
         colour = dict(zip(labels.dimension_values("text"), labels.dimension_values("text_color")))
         assert colour[pale] == _style.DARK_TEXT and colour[dark] == _style.LIGHT_TEXT, colour
+
+
+def test_bounded_isotonic_fit_is_the_constrained_optimum():
+    """x_j - x_{j-1} >= sep_j and lo <= x_0, x_last <= hi: the clipped pool-adjacent-
+    violators fit equals a general constrained solver's on random instances."""
+    from scipy.optimize import minimize
+
+    from bnexplore.viz._layered import _isotonic_with_gaps
+
+    rng = np.random.default_rng(0)
+    for _ in range(25):
+        n = int(rng.integers(1, 7))
+        d, w = rng.normal(0, 5, n), rng.uniform(0.05, 4, n)
+        sep = [0.0, *rng.uniform(0.5, 2, n - 1)]
+        lo = float(rng.normal(-3, 1))
+        hi = lo + sum(sep) + float(rng.uniform(0, 6))
+        got = np.array(_isotonic_with_gaps(d, w, sep, (lo, hi)))
+        cons = [{"type": "ineq", "fun": lambda x, j=j: x[j] - x[j - 1] - sep[j]}
+                for j in range(1, n)]
+        cons += [{"type": "ineq", "fun": lambda x: x[0] - lo},
+                 {"type": "ineq", "fun": lambda x: hi - x[-1]}]
+        ref = minimize(lambda x: float(np.sum(w * (x - d) ** 2)),
+                       np.linspace(lo, lo + sum(sep), n), constraints=cons, method="SLSQP",
+                       options={"ftol": 1e-12, "maxiter": 500}).x
+        assert np.sum(w * (got - d) ** 2) <= np.sum(w * (ref - d) ** 2) + 1e-6
+        assert got[0] >= lo - 1e-9 and got[-1] <= hi + 1e-9
+        assert np.all(np.diff(got) >= np.array(sep[1:]) - 1e-9)
+
+
+def test_a_width_bound_makes_a_wide_drawing_taller_not_wider():
+    """A star of 12 long-named children (one layer) and 5 isolated nodes: unbounded it
+    is one wide layer and one wide row; with max_width every layer and row fits it,
+    the arcs still point down, and dag_plot at a narrow width keeps every box apart
+    and inside the width asked for (labels cut first, then the layers wrap)."""
+    from bnexplore.viz.graphs import box_widths, layered_layout, plot_size
+
+    g = nx.DiGraph([("hub", f"child-with-a-long-name-{i:02d}") for i in range(12)])
+    g.add_nodes_from(f"isolated-{i}" for i in range(5))
+    w = box_widths(g)
+    free = layered_layout(g, node_widths=w, gap=14)
+    bound = 600.0
+    pos = layered_layout(g, node_widths=w, gap=14, max_width=bound)
+
+    def extent(p, nodes):
+        return max(p[n][0] + w[n] / 2 for n in nodes) - min(p[n][0] - w[n] / 2 for n in nodes)
+
+    assert extent(free, g.nodes) > 2 * bound
+    rows: dict = {}
+    for n, (_, y) in pos.items():
+        rows.setdefault(y, []).append(n)
+    assert len(rows) > len({y for _, y in free.values()})
+    assert all(extent(pos, members) <= bound + 1e-6 for members in rows.values())
+    assert all(pos[u][1] > pos[v][1] for u, v in g.edges)
+    plot = dag_plot(g, width=620, responsive=True, presentation=True)
+    assert plot_size(plot)[0] <= 620
+    from browser_checks import assert_boxes_apart
+
+    assert_boxes_apart(plot)
+
+
+def test_heatmap_colour_bar_below_leaves_the_width_to_the_cells():
+    from bokeh.models import ColorBar
+
+    m = pd.DataFrame(np.eye(3), index=list("abc"), columns=list("abc"))
+    fig = hv.render(heatmap(m, colorbar_position="bottom"), backend="bokeh")
+    assert any(isinstance(r, ColorBar) for r in fig.below)
+    assert not any(isinstance(r, ColorBar) for r in fig.right)
+    assert fig.toolbar_location == "above"
+    with pytest.raises(ValueError, match="colorbar_position"):
+        heatmap(m, colorbar_position="left")

@@ -53,7 +53,7 @@ DATA_PARAMETERS = ("source", "dataset", "network", "sample_size", "binning", "bi
 #: inherited by every pane's shadow root).
 PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"}
 #: the width (px) a picture aims at in presentation mode: the main area of a 1024 px
-#: projector window beside the sidebar, less the panes' margins
+#: projector window beside the sidebar (677 px in Chromium), less the panes' margins
 PROJECTOR_MAIN_PX = 620
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
@@ -616,10 +616,12 @@ class App(pn.viewable.Viewer):
                          styles={"width": "100%", "overflow-x": "auto"})
 
     def dag_width(self, normal: int = 1000) -> int:
-        """The width a structure drawing aims at: ``normal``, or in presentation mode
-        :data:`PROJECTOR_MAIN_PX` (the main area of a 1024 px window beside the sidebar),
-        long labels cut to fit (the hover shows them whole)."""
-        return PROJECTOR_MAIN_PX if self.presentation else normal
+        """The width a structure drawing or heat map aims at: ``normal``, or in
+        presentation mode :data:`PROJECTOR_MAIN_PX` (the main area of a 1024 px window
+        beside the sidebar) if narrower. Long labels are cut to fit (the hover shows
+        them whole), then wide layers wrap onto new ones; on a wider window the drawing
+        stretches (:meth:`dag_pane`)."""
+        return min(int(normal), PROJECTOR_MAIN_PX) if self.presentation else int(normal)
 
     def look(self, plot: Any) -> Any:
         """``plot`` with projector fonts in presentation mode

@@ -11,7 +11,7 @@ import functools
 import panel as pn
 import param
 
-from ._base import NETWORK, App, guarded
+from ._base import NETWORK, PROJECTOR_MAIN_PX, App, guarded
 from ._cache import cached
 from .data import Data, network_names
 from .text import md_join, md_strong
@@ -107,16 +107,19 @@ def incremental(data: Data, use_order: bool, cluster_size: int, strategy: str,
 
 
 @cached(max_items=16)
-def layout(data: Data, use_order: bool):
-    """Node positions of the sub-space pictures (the honeycomb's cells, else layers)."""
+def layout(data: Data, use_order: bool, width: int = PROJECTOR_MAIN_PX,
+           presentation: bool = False) -> tuple[dict, int | None]:
+    """Node positions of the sub-space pictures (the honeycomb's cells, else the
+    greedy network's layers fitted to ``width``) and the label length they need
+    (:func:`bnexplore.viz.graphs.fitted_layout`)."""
     from bnexplore.viz.clustering import honeycomb_layout
-    from bnexplore.viz.graphs import box_widths, layered_layout
+    from bnexplore.viz.graphs import fitted_layout
 
     cells = _truth(data.key)[1]
     if cells is not None:
-        return honeycomb_layout(cells)
-    dag = greedy(data, use_order).dag
-    return layered_layout(dag, node_widths=box_widths(dag), gap=14)
+        return honeycomb_layout(cells), None
+    return fitted_layout(greedy(data, use_order).dag, width=int(width),
+                         presentation=bool(presentation))
 
 
 def strategy_table(data: Data, use_order: bool, cluster_size: int, strategy: str,
@@ -216,7 +219,8 @@ class Clustering(App):
         return inc
 
     def results(self) -> list:
-        return [self._inc(), greedy(self.data, self.use_order), layout(self.data, self.use_order)]
+        return [self._inc(), greedy(self.data, self.use_order),
+                layout(self.data, self.use_order, self.dag_width(), self.presentation)]
 
     def views(self) -> list:
         def head(text):
@@ -284,13 +288,13 @@ class Clustering(App):
         inc = self._inc()
         i = max(0, min(int(self.subspace) - 1, len(inc.subspaces) - 1))
         sub = inc.subspaces[i]
+        pos, cut = layout(self.data, self.use_order, self.dag_width(), self.presentation)
         title = (f"Sub-space {i + 1} of {len(inc.subspaces)} ({inc.kinds[i]}, {len(sub)} "
                  f"variables, q = {int(inc.subspace_q[i])})")
         return pn.Column(
             pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                              f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10)),
-            self.dag_pane(subspace_plot(inc.model_at(i), sub,
-                                        layout=layout(self.data, self.use_order),
+            self.dag_pane(subspace_plot(inc.model_at(i), sub, layout=pos, max_label=cut,
                                         clusters=inc.clusters, title=title,
                                         width=self.dag_width(), height=520, responsive=True,
                                         presentation=self.presentation)),

@@ -197,12 +197,15 @@ class OrderAveraging(PinStructure, App):
 
         post, order = arc_posteriors(self.data, self.max_parents)
         return pn.Column(self.wide_pane(arc_posterior_heatmap(
-            # at projector sizes the cells grow: narrower, so that a small network
-            # fits a 1024 px window beside the sidebar
-            post, order=order, width=540 if self.presentation else 860, height=620,
-            threshold=self.threshold or None,
+            # at projector sizes the cells grow: the colour bar goes below, so that
+            # the names and the cells have the main area of a 1024 px window
+            post, order=order, width=self.dag_width(540 if self.presentation else 860),
+            height=620, threshold=self.threshold or None,
+            colorbar_position="bottom" if self.presentation else "right",
             presentation=self.presentation,
-            title=f"Arc posteriors over L_{self.max_parents}(pi), in the order pi")),
+            # a shorter title at projector sizes fits the picture's width
+            title=(f"Arc posteriors, order pi (k = {self.max_parents})" if self.presentation
+                   else f"Arc posteriors over L_{self.max_parents}(pi), in the order pi"))),
             self.csv(post.reset_index(names="parent"), "arc-posteriors"))
 
     @param.depends("data", "max_parents", "n", "presentation")

@@ -17,7 +17,13 @@ graphs").
    moves up; repeated until nothing moves. Short arcs cross fewer layers and so fewer
    other arcs. A given class node is pinned alone on top (layer 0): its incoming arcs
    are reversed for the layout only, which cannot create a cycle (the node becomes a
-   source).
+   source). Given a width bound :math:`W` (the room of a narrow window), a layer whose
+   boxes, gaps and passing arcs need more than :math:`W` sends nodes one layer down,
+   top layer first, until every layer with two real nodes or more fits (the idea of
+   Coffman & Graham's width-bounded layering, 1972): nodes whose children are at least
+   two layers lower go first (nothing else moves), then those with the most children
+   below and the fewest parents above (the arcs lengthen least), the widest first;
+   children that would no longer be below their parent follow it down.
 2. **Virtual nodes.** An arc spanning :math:`k > 1` layers is split by :math:`k - 1`
    virtual nodes, one per layer crossed, so every arc joins adjacent layers and the
    virtual nodes reserve room for the arc in the layers it passes.
@@ -37,7 +43,10 @@ graphs").
    both ways pull parents over children. Arcs are drawn as straight segments between
    the real nodes, so a virtual node's target is the point of its arc's straight
    segment on its layer (weighted more): the separation constraints then keep the
-   other boxes of that layer off the arc.
+   other boxes of that layer off the arc. With a width bound :math:`W`, every layer
+   also keeps its boxes within :math:`[-W/2, W/2]`: bounds on :math:`x_0` and
+   :math:`x_{last}` are the same bounds on every :math:`y_j`, and the isotonic fit
+   under them is the unbounded one clipped.
 
 The ordering finally kept is the candidate (several starts, then swaps of neighbours)
 with the least badness: crossings of the straight segments (:func:`count_crossings`)
@@ -95,6 +104,48 @@ def assign_layers(g: nx.DiGraph, top: Hashable | None = None) -> dict[Hashable, 
     return {v: k - low for v, k in layer.items()}
 
 
+def bound_layer_widths(g: nx.DiGraph, layer: Mapping[Hashable, int],
+                       width: Mapping[Hashable, float], gap: float, max_width: float,
+                       virtual_width: float, top: Hashable | None = None) -> dict[Hashable, int]:
+    """``layer`` with nodes moved down until no layer of two real nodes or more needs
+    more than ``max_width`` (boxes, gaps, and the virtual nodes of the arcs passing
+    through it; module docstring, step 1). ``top`` never moves."""
+    layer = dict(layer)
+    movable = [v for v in layer if v != top]
+
+    def load() -> dict[int, float]:
+        need: dict[int, float] = {}
+        count: dict[int, int] = {}
+        for v, k in layer.items():
+            need[k] = need.get(k, -gap) + width[v] + gap
+            count[k] = count.get(k, 0) + (v != top)
+        for u, v in g.edges:
+            for k in range(layer[u] + 1, layer[v]):
+                need[k] = need.get(k, -gap) + virtual_width + gap / 2.0
+        return {k: w for k, w in need.items() if w > max_width and count.get(k, 0) > 1}
+
+    for _ in range(len(layer) ** 2 + 1):
+        over = load()
+        if not over:
+            break
+        k = min(over)
+
+        def cost(v: Hashable) -> tuple:
+            free = all(layer[w] > k + 1 for w in g.successors(v))
+            return (not free, g.in_degree(v) - g.out_degree(v), -width[v], _sort_key(v))
+
+        v = min((u for u in movable if layer[u] == k), key=cost)
+        layer[v] = k + 1
+        stack = [v]
+        while stack:  # children stay below their parents
+            u = stack.pop()
+            for w in g.successors(u):
+                if layer[w] <= layer[u]:
+                    layer[w] = layer[u] + 1
+                    stack.append(w)
+    return layer
+
+
 # ---------------------------------------------------------- 2. virtual nodes (proper graph)
 class _Proper:
     """The layered graph with virtual nodes: integer ids, neighbours in adjacent layers.
@@ -114,6 +165,8 @@ class _Proper:
         self.up: list[list[int]] = [[] for _ in self.names]
         self.down: list[list[int]] = [[] for _ in self.names]
         self.chains: dict[tuple[Hashable, Hashable], list[int]] = {}
+        #: widest drawing wanted (x coordinates keep the boxes within it), or None
+        self.max_width: float | None = None
         #: virtual id -> (upper real id, lower real id, fraction of the way down)
         self.along: dict[int, tuple[int, int, float]] = {}
         for u, v in sorted(g.edges, key=lambda e: (_sort_key(e[0]), _sort_key(e[1]))):
@@ -271,10 +324,15 @@ def order_layers(p: _Proper, start: str, use_median: bool, sweeps: int) -> list[
 
 # ------------------------------------------------------------------- 4. coordinates
 def _isotonic_with_gaps(target: Sequence[float], weight: Sequence[float],
-                        sep: Sequence[float]) -> list[float]:
-    """Minimise sum w_j (x_j - d_j)^2 subject to x_j - x_{j-1} >= sep_j (PAVA).
+                        sep: Sequence[float],
+                        within: tuple[float, float] | None = None) -> list[float]:
+    """Minimise sum w_j (x_j - d_j)^2 subject to x_j - x_{j-1} >= sep_j (PAVA), and
+    with ``within = (lo, hi)`` also to lo <= x_0 and x_last <= hi.
 
-    ``sep[0]`` is ignored. See the module docstring, step 4.
+    ``sep[0]`` is ignored. See the module docstring, step 4: in y the bounds are
+    the same for every j (lo <= y_j <= hi - c_last), and the isotonic fit under
+    such bounds is the unbounded fit clipped to them. A layer too wide for the
+    bounds is packed and centred between them.
     """
     c = [0.0]
     for s in sep[1:]:
@@ -291,6 +349,11 @@ def _isotonic_with_gaps(target: Sequence[float], weight: Sequence[float],
     y: list[float] = []
     for s, w, n in blocks:
         y.extend([s / w] * int(n))
+    if within is not None and y:
+        lo, hi = within[0], within[1] - c[-1]
+        if hi < lo:
+            lo = hi = (lo + hi) / 2.0
+        y = [min(max(yj, lo), hi) for yj in y]
     return [yj + cj for yj, cj in zip(y, c)]
 
 
@@ -332,7 +395,11 @@ def assign_x(p: _Proper, layers: Sequence[Sequence[int]], gap: float,
             else:
                 targets.append(x[i])
                 weights.append(_FREE_WEIGHT)
-        for i, xi in zip(layer, _isotonic_with_gaps(targets, weights, seps[k])):
+        within = None
+        if p.max_width is not None:  # box edges inside [-max_width / 2, max_width / 2]
+            half = p.max_width / 2.0
+            within = (-half + p.width[layer[0]] / 2.0, half - p.width[layer[-1]] / 2.0)
+        for i, xi in zip(layer, _isotonic_with_gaps(targets, weights, seps[k], within)):
             x[i] = xi
 
     for _ in range(passes):
@@ -421,13 +488,14 @@ def count_crossings(dag: nx.DiGraph, pos: Mapping[Hashable, tuple[float, float]]
 # ----------------------------------------------------------------------------- all
 def sugiyama(dag: nx.DiGraph, *, top: Hashable | None = None,
              widths: Mapping[Hashable, float] | None = None, gap: float = 0.25,
-             default_width: float = 0.75, sweeps: int = 24, polish: bool = True
-             ) -> dict[Hashable, tuple[float, float]]:
+             default_width: float = 0.75, sweeps: int = 24, polish: bool = True,
+             max_width: float | None = None) -> dict[Hashable, tuple[float, float]]:
     """Positions ``node -> (x, -layer)`` of the non-isolated nodes of ``dag``.
 
     ``top`` (optional) is pinned alone on layer 0. ``widths`` are box widths in the
     unit of x; ``gap`` the free space between neighbouring boxes. ``polish=False``
     skips the last local search (about ten times faster, a few more crossings).
+    ``max_width`` bounds the width of the layers (:func:`bound_layer_widths`).
     """
     g = nx.DiGraph()
     g.add_nodes_from(n for n in dag.nodes if dag.degree(n) > 0)
@@ -440,7 +508,12 @@ def sugiyama(dag: nx.DiGraph, *, top: Hashable | None = None,
         return {}
     width = {n: float((widths or {}).get(n, default_width)) for n in g.nodes}
     layer = assign_layers(g, top if top in g else None)
-    p = _Proper(g, layer, width, virtual_width=min(width.values()) / 4.0)
+    virtual_width = min(width.values()) / 4.0
+    if max_width is not None:
+        layer = bound_layer_widths(g, layer, width, gap, float(max_width), virtual_width,
+                                   top if top in g else None)
+    p = _Proper(g, layer, width, virtual_width=virtual_width)
+    p.max_width = None if max_width is None else float(max_width)
     best = None
     for start in ("dfs", "name"):
         for use_median in (True, False):

@@ -24,16 +24,18 @@ __all__ = ["arc_posterior_heatmap", "summary_network_plot", "parent_set_bars", "
 def arc_posterior_heatmap(post: pd.DataFrame, title: str = "Arc posteriors P(parent \u2192 child | D)",
                           width: int = 620, height: int = 560,
                           order: Sequence | str | None = None, threshold: float | None = None,
-                          presentation: bool = False):
+                          presentation: bool = False, colorbar_position: str = "right"):
     """Heat map of an arc-posterior matrix (rows parent, columns child), colours fixed to [0, 1].
 
     ``order``: the order of the averaging (then every arc lies above the diagonal,
     parents before children) or ``"cluster"``; ``threshold`` leaves blank the arcs
-    whose posterior is below it; ``presentation`` gives projector sizes. See
+    whose posterior is below it; ``presentation`` gives projector sizes;
+    ``colorbar_position`` "bottom" leaves the width to the cells. See
     :func:`bnexplore.viz.heatmap`.
     """
     return heatmap(post, title=title, cmap="Blues", clim=(0.0, 1.0), width=width, height=height,
-                   order=order, clabel="P(arc)", threshold=threshold, presentation=presentation)
+                   order=order, clabel="P(arc)", threshold=threshold, presentation=presentation,
+                   colorbar_position=colorbar_position)
 
 
 def thin_arcs(dag: nx.DiGraph, post: pd.DataFrame, threshold: float | None) -> nx.DiGraph:

@@ -246,7 +246,8 @@ def _encloses(poly: np.ndarray, points: np.ndarray) -> bool:
 def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | str = "layered",
                   clusters: Sequence[Sequence[str]] | None = None, title: str = "",
                   width: int = 800, height: int = 520, states: Mapping | None = None,
-                  responsive: bool = False, presentation: bool = False):
+                  responsive: bool = False, presentation: bool = False,
+                  max_label: int | None = None):
     """The network known so far, with the sub-space being explored outlined (Figure 6).
 
     Parameters
@@ -261,8 +262,9 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
         Fixed positions (keep them fixed across steps so the picture does not jump).
     clusters : list of list of str, optional
         Colours the other variables by cluster.
-    width, height, responsive, presentation
-        As in :func:`bnexplore.viz.dag_plot`.
+    width, height, responsive, presentation, max_label
+        As in :func:`bnexplore.viz.dag_plot` (a layout and label length that fit a
+        width: :func:`bnexplore.viz.graphs.fitted_layout`).
 
     Examples
     --------
@@ -279,7 +281,7 @@ def subspace_plot(model: nx.DiGraph, subspace: Sequence[str], layout: Mapping | 
     node_colors = {v: colors[k] for v, k in _cluster_of(clusters).items() if v in model}
     plot = dag_plot(model, states=states, node_colors=node_colors, highlight=list(subspace),
                     layout=pos, title=title, width=width, height=height, responsive=responsive,
-                    presentation=presentation)
+                    presentation=presentation, max_label=max_label)
     # the outline is drawn in the plot's pixel coordinates, around the node boxes
     boxes = node_boxes(plot).set_index("name")
     sub_names = [str(v) for v in subspace if v in model]

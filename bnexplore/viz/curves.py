@@ -133,6 +133,7 @@ def heatmap(
     cell: int | None = None,
     presentation: bool = False,
     threshold: float | None = None,
+    colorbar_position: str = "right",
 ):
     """Draw a matrix such as arc posteriors (rows parent, columns child) as a heat map.
 
@@ -175,6 +176,9 @@ def heatmap(
     threshold : float, optional
         Leave blank the cells whose absolute value is below it (e.g. arc posteriors
         under 0.2), to thin a dense matrix.
+    colorbar_position : {"right", "bottom"}, default "right"
+        Where the colour bar goes: "bottom" (with the toolbar above) leaves the width
+        to the cells and the row names (a narrow window).
 
     Returns
     -------
@@ -194,6 +198,9 @@ def heatmap(
     _ensure_bokeh()
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if colorbar_position not in ("right", "bottom"):
+        raise ValueError(f"colorbar_position must be 'right' or 'bottom', "
+                         f"got {colorbar_position!r}")
     values = df.apply(pd.to_numeric, errors="coerce")
     if values.notna().sum().sum() < df.notna().sum().sum():
         raise ValueError("heatmap needs a numeric matrix: some entries are not numbers")
@@ -245,12 +252,16 @@ def heatmap(
     font = f"{tick_px:g}px"
     longest = max((len(s) for s in rows), default=1)
     char_px = (7.0 if big else 8.0) * tick_px / base_tick  # room per character of a name
-    # room for the row names on the left and the colour bar on the right
-    side_px = int(min(longest, 40) * char_px) + 110
-    top_px = int(min(max((len(s) for s in cols), default=1), 40) * (char_px if big else 0)) + 70
+    # room for the row names on the left and the colour bar on the right (or below)
+    below = colorbar_position == "bottom"
+    side_px = int(min(longest, 40) * char_px) + (30 if below else 110)
+    top_px = (int(min(max((len(s) for s in cols), default=1), 40) * (char_px if big else 0))
+              + 70 + (3 * tick_px if below else 0))
     frame_w = max(width - side_px, cell_px * len(cols), 120)
     frame_h = max(height - top_px, cell_px * len(rows), 120)
-    opts = dict(cmap=cmap, colorbar=True, tools=["hover"], xrotation=90 if big else 45,
+    opts = dict(cmap=cmap, colorbar=True, colorbar_position=colorbar_position,
+                # a narrow layout: the toolbar goes above too
+                tools=["hover"], xrotation=90 if big else 45, toolbar="above" if below else "right",
                 frame_width=int(frame_w), frame_height=int(frame_h),
                 title=literal_title(title), clipping_colors={"NaN": "#f4f4f4"},
                 xaxis="top" if big else "bottom", clabel=clabel,
@@ -272,4 +283,5 @@ def heatmap(
     labels = hv.Labels(lab, kdims=[cname, rname], vdims=["text", "text_color"]).opts(
         text_font_size=f"{label_px:g}px", text_color="text_color", backend="bokeh")
     return (hm * labels).opts(title=literal_title(title), frame_width=int(frame_w),
-                              frame_height=int(frame_h), backend="bokeh")
+                              frame_height=int(frame_h), toolbar=opts["toolbar"],
+                              backend="bokeh")

@@ -27,7 +27,7 @@ from ._style import font_px as _font_px
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["layered_layout", "count_crossings", "dag_plot", "node_boxes", "plot_size", "box_widths", "literal_title", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
+__all__ = ["layered_layout", "count_crossings", "dag_plot", "node_boxes", "plot_size", "box_widths", "fitted_layout", "literal_title", "NODE_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
 
 #: default fill colour of a node.
 NODE_COLOR = "#a6cee3"
@@ -53,6 +53,7 @@ def layered_layout(
     node_widths: Mapping[Hashable, float] | None = None,
     gap: float = 0.25,
     sweeps: int = 24,
+    max_width: float | None = None,
     _polish: bool = True,
 ) -> dict[Hashable, tuple[float, float]]:
     """Place the nodes of a DAG on horizontal layers with few arc crossings (Sugiyama).
@@ -66,7 +67,9 @@ def layered_layout(
     kept is the one whose straight arcs cross least (:func:`count_crossings`). Details
     and references in :mod:`bnexplore.viz._layered`. Isolated nodes (no arcs at all)
     get their own bottom row. There is no randomness: the same graph always gives the
-    same positions.
+    same positions. With ``max_width``, a layer wider than that sends nodes down to
+    new layers, and isolated nodes wrap onto several rows, so that a narrow window
+    gets a taller drawing rather than a wider one.
 
     Parameters
     ----------
@@ -82,6 +85,9 @@ def layered_layout(
         With the defaults neighbours are at least 1 apart.
     sweeps : int, default 24
         Most crossing-reduction sweeps (it stops earlier when nothing improves).
+    max_width : float, optional
+        Widest layer (boxes and gaps, in the unit of x) wanted; a single box wider
+        than it stays on its row.
 
     Returns
     -------
@@ -114,7 +120,7 @@ def layered_layout(
         raise ValueError(f"class_node {class_node!r} is not a node of the graph")
     widths = {n: float((node_widths or {}).get(n, 0.75)) for n in dag.nodes}
     key = (tuple(dag.nodes), tuple(dag.edges), class_node, tuple(widths.values()), float(gap),
-           int(sweeps), bool(_polish))
+           int(sweeps), bool(_polish), None if max_width is None else float(max_width))
     return dict(_layout_of(key))
 
 
@@ -125,12 +131,13 @@ def _layout_of(key: tuple) -> tuple:
     change of a setting that keeps it, and the layout is the dearest part of a drawing."""
     from ._layered import sugiyama
 
-    nodes, edges, class_node, width_values, gap, sweeps, polish = key
+    nodes, edges, class_node, width_values, gap, sweeps, polish, max_width = key
     dag = nx.DiGraph()
     dag.add_nodes_from(nodes)
     dag.add_edges_from(edges)
     widths = dict(zip(nodes, width_values))
-    pos = sugiyama(dag, top=class_node, widths=widths, gap=gap, sweeps=sweeps, polish=polish)
+    pos = sugiyama(dag, top=class_node, widths=widths, gap=gap, sweeps=sweeps, polish=polish,
+                   max_width=max_width)
     pos = {n: (float(x) + 0.0, float(y) + 0.0) for n, (x, y) in pos.items()}
     isolated = sorted((n for n in dag.nodes if n not in pos), key=_sort_key)
     if isolated:
@@ -139,13 +146,29 @@ def _layout_of(key: tuple) -> tuple:
             pos = {n: (x, y - 1.0) for n, (x, y) in pos.items()}
             pos[class_node] = (0.0, 0.0)
         y = min((yy for _, yy in pos.values()), default=1.0) - 1.0
-        steps = [0.0] + [(widths[a] + widths[b]) / 2 + gap for a, b in zip(isolated, isolated[1:])]
-        total = sum(steps)
-        xn = -total / 2
-        for n, step in zip(isolated, steps):
-            xn += step
-            pos[n] = (xn + 0.0, y)
+        for row in _rows(isolated, widths, gap, max_width):
+            steps = [0.0] + [(widths[a] + widths[b]) / 2 + gap for a, b in zip(row, row[1:])]
+            xn = -sum(steps) / 2
+            for n, step in zip(row, steps):
+                xn += step
+                pos[n] = (xn + 0.0, y)
+            y -= 1.0
     return tuple(pos.items())
+
+
+def _rows(nodes: Sequence[Hashable], widths: Mapping[Hashable, float], gap: float,
+          max_width: float | None) -> list[list[Hashable]]:
+    """``nodes`` in order, cut into rows of boxes and gaps at most ``max_width`` wide
+    (one row without a bound; a box wider than the bound gets a row of its own)."""
+    rows: list[list[Hashable]] = [[]]
+    used = -gap
+    for n in nodes:
+        if rows[-1] and max_width is not None and used + gap + widths[n] > max_width:
+            rows.append([])
+            used = -gap
+        rows[-1].append(n)
+        used += gap + widths[n]
+    return rows
 
 
 def count_crossings(dag: nx.DiGraph, pos: Mapping[Hashable, tuple[float, float]]) -> int:
@@ -316,8 +339,10 @@ _FONT_PX = (15.0, 12.0)
 #: horizontal padding inside a node box and least free space between boxes (pixels).
 _BOX_PAD_PX = 12.0
 _BOX_GAP_PX = 14.0
-#: shortest label a node keeps before the picture grows wider instead (characters).
+#: shortest label a node keeps before the picture grows taller instead (characters).
 _MIN_LABEL_CHARS = 7
+#: most layers of a drawing made taller to fit its width (beyond, it grows wider).
+_MAX_WRAPPED_LAYERS = 16
 #: least vertical distance between layers (pixels), as a multiple of the box height.
 _LAYER_STEP = 2.6
 #: figure space outside the frame: title and toolbar above, borders (pixels).
@@ -331,13 +356,17 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
     """Labels, box widths (px) and a pixel layout that fits ``frame_width`` if it can.
 
     Labels are cut (with an ellipsis) only as much as needed: the longest common
-    label length that fits is found by bisection (below :data:`_MIN_LABEL_CHARS` the
-    picture grows wider instead); then the layers that would fit with their full
-    names get them back, if the whole picture still fits.
+    label length that fits is found by bisection (down to :data:`_MIN_LABEL_CHARS`);
+    then the layers that would fit with their full names get them back, if the whole
+    picture still fits. When even the shortest labels do not fit, the widest layers
+    send nodes down to new layers (``layered_layout``'s ``max_width``), so that the
+    picture grows taller rather than wider, up to :data:`_MAX_WRAPPED_LAYERS` layers;
+    beyond that it grows wider.
     """
     nodes = sorted(dag.nodes, key=_sort_key)
 
-    def attempt(limits: Mapping[Hashable, int | None], polish: bool = False):
+    def attempt(limits: Mapping[Hashable, int | None], polish: bool = False,
+                bound: float | None = None):
         labels: dict = {}
         used: set[str] = set()
         for n in nodes:
@@ -350,11 +379,9 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
             used.add(lab)
             labels[n] = lab
         widths = {n: text_width_px(labels[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
-        if polish:
-            pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX)
-        else:  # trials of a label length: the quick layout without the last local search
-            pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX,
-                                 _polish=False)
+        # trials of a label length: the quick layout without the last local search
+        pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX,
+                             max_width=bound, _polish=polish)
         xs = [pos[n][0] - widths[n] / 2 for n in nodes] + [pos[n][0] + widths[n] / 2 for n in nodes]
         extent = (max(xs) - min(xs) + 2 * _BOX_GAP_PX) if xs else 0.0  # with margins
         return labels, widths, pos, extent
@@ -372,7 +399,8 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
     first = top if top < longest else None
     best = uniform(first)
     if best[3] <= frame_width or top <= _MIN_LABEL_CHARS:
-        return final(best, {n: first for n in nodes})
+        return _wrapped(final(best, {n: first for n in nodes}), attempt, nodes, first,
+                        frame_width)
     lo, hi = _MIN_LABEL_CHARS, top - 1  # the longest common limit that fits
     found, limit = None, _MIN_LABEL_CHARS
     while lo <= hi:
@@ -383,7 +411,8 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
         else:
             hi = mid - 1
     if found is None:
-        return final(uniform(_MIN_LABEL_CHARS), {n: _MIN_LABEL_CHARS for n in nodes})
+        return _wrapped(final(uniform(_MIN_LABEL_CHARS), {n: _MIN_LABEL_CHARS for n in nodes}),
+                        attempt, nodes, _MIN_LABEL_CHARS, frame_width)
     # give full names back to the layers that have room for them
     layer_of = {n: y for n, (_, y) in found[2].items()}
     full_w = {n: text_width_px(names[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
@@ -400,6 +429,58 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
     if mixed[3] <= frame_width:
         return final(mixed, limits)
     return final(found, {n: limit for n in nodes})
+
+
+def _wrapped(drawn, attempt, nodes, limit, frame_width: float):
+    """``drawn`` (labels, widths, layout, extent), or when it is wider than
+    ``frame_width`` the narrowest layout whose layers are bounded (taller) with at most
+    :data:`_MAX_WRAPPED_LAYERS` layers. A bound is what the boxes, gaps and passing arcs
+    of a layer need at least; the coordinates that pull parents over children spread
+    them further, so the bound tightens until the drawing fits (a few tries)."""
+    if drawn[3] <= frame_width:
+        return drawn
+    limits = {n: limit for n in nodes}
+    best, best_bound = drawn, None
+    bound = frame_width - 2 * _BOX_GAP_PX
+    for _ in range(4):  # quick layouts, the one kept is polished
+        taller = attempt(limits, bound=bound)
+        if len({y for _, y in taller[2].values()}) > _MAX_WRAPPED_LAYERS:
+            break
+        if taller[3] < best[3]:
+            best, best_bound = taller, bound
+        if taller[3] <= frame_width:
+            break
+        bound *= min(frame_width / taller[3], 0.95)
+    if best_bound is None:
+        return drawn
+    done = attempt(limits, polish=True, bound=best_bound)
+    return done if done[3] <= max(frame_width, best[3]) else best
+
+
+def fitted_layout(dag: nx.DiGraph, width: int = 700, class_node: Hashable | None = None,
+                  presentation: bool = False) -> tuple[dict, int | None]:
+    """A layered layout in pixels that :func:`dag_plot` draws ``width`` wide, and the
+    label length it needs.
+
+    The layout :func:`dag_plot` would compute for ``dag`` (labels cut only as much as
+    needed, then wide layers wrapped onto new ones), to keep fixed across pictures of
+    the same nodes (e.g. the steps of a search): pass both on,
+    ``dag_plot(g, layout=pos, max_label=max_label, width=width)``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.DiGraph([("r", f"a-rather-long-name-{i}") for i in range(8)])
+    >>> pos, cut = fitted_layout(g, width=500)
+    >>> cut is not None and plot_size(dag_plot(g, layout=pos, max_label=cut, width=500,
+    ...                                        responsive=True))[0] <= 500
+    True
+    """
+    full = {n: str(n) for n in dag.nodes}
+    labels, _, pos, _ = _fit_labels(dag, full, _label_font_px(dag, presentation), class_node,
+                                    max(float(width) - _CHROME_W, 120.0), None)
+    cut = [len(lab) for n, lab in labels.items() if lab != full[n]]
+    return pos, (max(cut) if cut else None)
 
 
 def dag_plot(
