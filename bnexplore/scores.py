@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import threading
 from typing import Iterable, Mapping, Sequence
 
 import numba
@@ -226,29 +227,82 @@ def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfa
     base = np.empty(ucols.shape[1], dtype=np.int64)
     counts = np.zeros(4 * q * r, dtype=np.int64)
     memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
-    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo)
+    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts,
+                             memo[0], memo[1])
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo):
+def _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo_a, memo_aj):
     """:func:`_score_family_rows` of a dense table of ``q`` parent configurations in a
     workspace: ``base`` one entry per distinct row, ``counts`` at least ``4 q r`` zeros
-    (zero again on exit), ``memo`` the two lgamma memos (NaN; BDeu, ``q r`` cells over
-    :data:`_MEMO_ONE`), so a batch allocates them once."""
+    (zero again on exit), ``memo_a``, ``memo_aj`` the lgamma memos of ``a = ess / (q r)``
+    and ``aj = ess / q`` (BDeu; NaN where not yet computed), so a batch allocates them once."""
     r = arities[child]
     if parents.shape[0] == 0:
         _family_base(ucols, child, parents, arities, base)
         _count_cells(base, ucols[child], 0, w, counts, r)
-        return _score_counts(counts, 1, r, bdeu, ess, logfact, memo[0], memo[1])
+        return _score_counts(counts, 1, r, bdeu, ess, logfact, memo_a, memo_aj)
     q_lo = _family_base(ucols, child, parents[1:], arities, base)
     _count_cells(base, ucols[parents[0]], q_lo * r, w, counts, q * r)
-    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo[0], memo[1])
+    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo_a, memo_aj)
+
+
+#: the memo of K2 (none: K2 reads its log-factorials from a table)
+_NO_MEMO = (np.empty(0, dtype=np.int64), np.empty((1, 0)))
+
+#: a thread's BDeu lgamma memo: rows for this many values of ``x`` (``a = ess / x``), each
+#: holding ``lgamma(a + c)`` for the counts ``c`` below its length
+_MEMO_SLOTS = 64
+_MEMO_LONG = 1024
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, ess, logfact):
+def _memo_row(keys, vals, x):
+    """The row of the lgamma memo ``vals`` for ``a = ess / x`` (``x`` = ``q r`` for the
+    cells of a BDeu family, ``q`` for its configurations: families of the same ``x``
+    share ``a``, so their values), found or claimed in the open-addressing table
+    ``keys`` (-1: free).  A full table, or none (K2: ``keys`` empty), gives a fresh row."""
+    n_slots = keys.shape[0]
+    if n_slots == 0:
+        return vals[0, :0]
+    h = x % n_slots
+    for _ in range(n_slots):
+        k = keys[h]
+        if k == x:
+            return vals[h]
+        if k < 0:
+            keys[h] = x
+            return vals[h]
+        h = h + 1 if h + 1 < n_slots else 0
+    return np.full(vals.shape[1], np.nan)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_family_memo(ucols, w, cols, fam, arities, bdeu, ess, logfact, keys, vals):
+    """:func:`_score_family_rows` of the family ``fam`` = ``(child, *sorted parents)`` (a
+    tuple: no array to build per call), BDeu's lgamma values kept in the caller's memo
+    ``keys``, ``vals`` (:func:`_memo_row`) across calls: the same values, so the same
+    score."""
+    child = fam[0]
+    parents = np.empty(len(fam) - 1, dtype=np.int64)
+    q = 1
+    for i in range(1, len(fam)):
+        parents[i - 1] = fam[i]
+        q *= arities[fam[i]]
+    r = arities[child]
+    if not _dense(q, r, cols.shape[1]):
+        return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
+    base = np.empty(ucols.shape[1], dtype=np.int64)
+    counts = np.zeros(4 * q * r, dtype=np.int64)
+    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts,
+                             _memo_row(keys, vals, q * r), _memo_row(keys, vals, q))
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, ess, logfact, keys, vals):
     """:func:`_score_family_rows` of every parent set ``parent_sets[i, :sizes[i]]``, the
-    dense tables counted in one workspace (the same kernel, so the same floats)."""
+    dense tables counted in one workspace, BDeu's lgamma values from the caller's memo
+    ``keys``, ``vals`` (:func:`_memo_row`; the same kernel, so the same floats)."""
     m = parent_sets.shape[0]
     out = np.empty(m, dtype=np.float64)
     r = arities[child]
@@ -264,18 +318,13 @@ def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, 
             most = max(most, q * r)
     base = np.empty(ucols.shape[1], dtype=np.int64)
     counts = np.zeros(4 * most, dtype=np.int64)
-    memo = np.empty((2, _MEMO_ONE if bdeu else 0))
-    small = memo[:, :0]
     for i in range(m):
         ps = parent_sets[i, :sizes[i]]
         if not _dense(qs[i], r, n):
             out[i] = _score_family(cols, child, ps, arities, bdeu, ess, logfact)
             continue
-        use = small
-        if bdeu and qs[i] * r > _MEMO_ONE:
-            memo[:] = np.nan
-            use = memo
-        out[i] = _score_dense_rows(ucols, w, child, ps, arities, bdeu, ess, logfact, qs[i], base, counts, use)
+        out[i] = _score_dense_rows(ucols, w, child, ps, arities, bdeu, ess, logfact, qs[i], base, counts,
+                                   _memo_row(keys, vals, qs[i] * r), _memo_row(keys, vals, qs[i]))
     return out
 
 
@@ -642,6 +691,28 @@ class LocalScore:
         self.use_cache = cache
         self._cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self._distinct: tuple[np.ndarray, np.ndarray] | None = None
+        self._local = threading.local()     # each thread's BDeu lgamma memo (see _memo)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_local"]                 # thread-local: cannot be pickled or deep-copied
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
+
+    def _memo(self) -> tuple[np.ndarray, np.ndarray]:
+        """This thread's BDeu lgamma memo ``(keys, values)`` for ``ess`` (:func:`_memo_row`):
+        ``lgamma(ess / x + c)`` computed once per ``x`` and count, not once per family;
+        one per thread, so the kernels never share a row being filled.  Empty for K2."""
+        if not self._bdeu:
+            return _NO_MEMO
+        memo = getattr(self._local, "memo", None)
+        if memo is None or memo[0] != self.ess:
+            memo = self._local.memo = (self.ess, np.full(_MEMO_SLOTS, -1, dtype=np.int64),
+                                       np.full((_MEMO_SLOTS, min(_MEMO_LONG, self.data.n_rows + 1)), np.nan))
+        return memo[1], memo[2]
 
     # ------------------------------------------------------------------
     @property
@@ -700,12 +771,13 @@ class LocalScore:
 
     def _parent_key(self, c: int, parents) -> tuple[int, ...]:
         """The sorted positions of ``parents`` (names or indices) of the checked child ``c``."""
-        index = self.data.index
-        names = self.data._index
-        ps = [names.get(p) if type(p) is str else None for p in parents]
-        if None in ps:
-            ps = [index(p) for p in parents]
-        ps = tuple(sorted(ps))
+        names = self.data._index            # a column name -> its position
+        if type(parents) is not tuple and type(parents) is not list:
+            parents = list(parents)         # read twice below when not all names
+        try:
+            ps = tuple(sorted([names[p] for p in parents]))
+        except (KeyError, TypeError):       # positions, labels or an unknown name: index() decides
+            ps = tuple(sorted([self.data.index(p) for p in parents]))
         if c in ps:
             raise ValueError(f"{self.data.names[c]!r} cannot be its own parent")
         if len(ps) > 1 and len(set(ps)) != len(ps):
@@ -744,8 +816,9 @@ class LocalScore:
         if len(ps) > self._safe_parents:  # only then can a configuration key overflow
             self._check_keys(ps)
         if self.data.missing is None:
-            val = _score_family_rows(*self._rows(), self._cols, c, np.array(ps, dtype=np.int64), self._arities,
-                                     self._bdeu, self.ess, self._logfact)
+            ucols, w = self._distinct or self._rows()
+            val = _score_family_memo(ucols, w, self._cols, (c, *ps), self._arities, self._bdeu, self.ess,
+                                     self._logfact, *self._memo())
         else:
             val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities,
                                 self._bdeu, self.ess, self._logfact)
@@ -914,7 +987,7 @@ class LocalScore:
         over the distinct rows when the data are complete, else over the child's rows."""
         if self.data.missing is None:
             return _score_batch_rows(*self._rows(), self._cols, c, arr, sizes, self._arities, self._bdeu,
-                                     self.ess, self._logfact)
+                                     self.ess, self._logfact, *self._memo())
         return _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
                             self._logfact)
 

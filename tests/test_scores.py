@@ -280,3 +280,44 @@ def test_pair_tables_one_direction_and_many_states(prior):
             if u != v and todo[u, v]:
                 assert out[u, v] == sc._score_family(ls._cols, v, np.array([u], dtype=np.int64), ls._arities,
                                                      ls._bdeu, ls.ess, ls._logfact), (u, v)
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+def test_lgamma_memo_gives_the_plain_kernel_floats(prior, monkeypatch):
+    # score() and score_many() keep BDeu's lgamma values per thread across calls: the floats
+    # of the plain kernel, with a memo table that fills up (2 slots), after ess changes, in
+    # threads at once and after pickling; parents given as an iterator of positions
+    import copy
+    import pickle
+    from concurrent.futures import ThreadPoolExecutor
+
+    import bnexplore.scores as sc
+    df = pd.concat([random_frame(5000, 4, arity=(2, 3), seed=31),
+                    random_frame(5000, 3, arity=(9, 4), seed=32).add_prefix("W")], axis=1)
+    names = list(df.columns)
+    rng = np.random.default_rng(3)
+    fams = [(c, sorted(rng.choice([x for x in names if x != c], size=s, replace=False).tolist()))
+            for c in names for s in (0, 1, 2, 3)]
+
+    def plain(ls, c, ps):
+        return sc._score_family_rows(*ls._rows(), ls._cols, ls.data.index(c),
+                                     np.array(sorted(ls.data.indices(ps)), dtype=np.int64), ls._arities,
+                                     ls._bdeu, ls.ess, ls._logfact)
+
+    for slots in (sc._MEMO_SLOTS, 2):
+        monkeypatch.setattr(sc, "_MEMO_SLOTS", slots)
+        ls = LocalScore(df, prior=prior, ess=3.0, cache=False)
+        want = [plain(ls, c, ps) for c, ps in fams]
+        for _ in range(2):                      # the second pass reads the filled memo
+            assert [ls.score(c, ps) for c, ps in fams] == want
+        assert [ls.score(names.index(c), iter([names.index(u) for u in ps])) for c, ps in fams] == want
+        by_child = [(c, [ps for d, ps in fams if d == c]) for c in names]
+        for c, sets in by_child:
+            assert ls.score_many(c, sets).tolist() == [plain(ls, c, ps) for ps in sets]
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda f: ls.score(*f), fams * 4))
+        assert got == want * 4
+        for other in (copy.deepcopy(ls), pickle.loads(pickle.dumps(ls))):
+            assert [other.score(c, ps) for c, ps in fams] == want
+        ls.ess = 0.5                            # a new ess: a new memo
+        assert [ls.score(c, ps) for c, ps in fams] == [plain(ls, c, ps) for c, ps in fams]
