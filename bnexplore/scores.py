@@ -475,6 +475,32 @@ def _score_batch_rows(ucols, w, cols, bits, off, child, parent_sets, sizes, arit
 
 
 @numba.njit(cache=True, nogil=True)
+def _score_batch_flat(ucols, w, cols, bits, off, child, flat, sizes, arities, bdeu, ess, logfact, keys, vals, out):
+    """:func:`_score_batch_rows` of the parent sets laid end to end in ``flat`` (set ``i``
+    has ``sizes[i]`` members, in any order) into ``out``: each set sorted first.  Returns
+    -1, or the first set that holds ``child`` or a repeated member (nothing scored)."""
+    m = sizes.shape[0]
+    width = max(1, sizes.max())
+    arr = np.zeros((m, width), dtype=np.int64)
+    at = 0
+    for i in range(m):
+        row = arr[i]
+        for j in range(sizes[i]):      # insertion sort: a few members
+            u = flat[at + j]
+            h = j
+            while h > 0 and row[h - 1] > u:
+                row[h] = row[h - 1]
+                h -= 1
+            row[h] = u
+        for j in range(sizes[i]):
+            if row[j] == child or (j > 0 and row[j] == row[j - 1]):
+                return i
+        at += sizes[i]
+    out[:] = _score_batch_rows(ucols, w, cols, bits, off, child, arr, sizes, arities, bdeu, ess, logfact, keys, vals)
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
 def _score_additions(ucols, w, cols, child, pa, added, arities, bdeu, ess, logfact):
     """Scores of the parent sets ``pa + {u}`` of ``child`` for every ``u`` of ``added``
     (``pa`` sorted, no ``u`` in it): the cells of ``pa`` and the child are one base key
@@ -1063,6 +1089,11 @@ class LocalScore:
         Returns an array aligned with ``parent_sets``. Cached sets are not recomputed.
         """
         c = self.data.index(node)
+        if not self.use_cache and self.data.missing is None:
+            parent_sets = list(parent_sets)
+            vals = self._score_many_flat(c, parent_sets)
+            if vals is not None:
+                return vals
         sets = self._parent_keys(c, parent_sets)
         if self.use_cache:
             get = self._cache.get
@@ -1090,6 +1121,29 @@ class LocalScore:
                 hits[i] = val
             self._cache.update(zip([(c, ps) for ps in mine], vals.tolist()))
             out = np.array(hits, dtype=np.float64)
+        return out
+
+    def _score_many_flat(self, c: int, parent_sets: list) -> np.ndarray | None:
+        """Uncached :meth:`score_many` on complete data, the sets given as lists or tuples
+        of names: their positions in one flat array, sorted and checked in the kernel
+        (:func:`_score_batch_flat`); None where that does not apply (positions, labels,
+        iterators, many parents), and the set-by-set path raises for a set it refuses."""
+        if not all(type(ps) is list or type(ps) is tuple for ps in parent_sets):
+            return None
+        names = self.data._index
+        try:
+            flat = np.array([names[p] for ps in parent_sets for p in ps], dtype=np.int64)
+        except (KeyError, TypeError):
+            return None
+        sizes = np.array([len(ps) for ps in parent_sets], dtype=np.int64)
+        if sizes.size == 0 or sizes.max() > self._safe_parents:
+            return None
+        out = np.empty(sizes.size)
+        bad = _score_batch_flat(*self._rows(), self._cols, *self._bit_columns(), c, flat, sizes, self._arities,
+                                self._bdeu, self.ess, self._logfact, *self._memo(), out)
+        if bad >= 0:
+            self._parent_key(c, parent_sets[bad])    # raises, naming the set
+            return None
         return out
 
     def score_array(self, node: int, parent_array: np.ndarray, sizes: np.ndarray | None = None) -> np.ndarray:

@@ -352,3 +352,20 @@ def test_bit_columns_count_the_same_floats(prior, n):
     ls._bits = (np.zeros((0, 1), dtype=np.uint64), off)   # none kept: the rows are counted
     assert ls.score(0, [1, 2]) == sc._score_family_rows(*ls._rows(), ls._cols, 0, np.array([1, 2]), ls._arities,
                                                         ls._bdeu, 2.0, ls._logfact)
+
+
+def test_uncached_score_many_checks_sets_in_the_kernel():
+    # uncached score_many sorts and checks the sets of names in the kernel: the same scores as
+    # the cached path in any member order, the same refusals naming the set
+    df = random_frame(400, 6, seed=51)
+    fresh = LocalScore(df, prior="BDeu", ess=2.0, cache=False)
+    cached = LocalScore(df, prior="BDeu", ess=2.0)
+    sets = [["V3", "V1"], [], ("V5", "V2", "V4"), ["V1"], ["V1", "V3"]]
+    assert fresh.score_many("V0", sets).tolist() == cached.score_many("V0", sets).tolist()
+    assert fresh.score_many("V0", [[3, 1], iter(["V2"])]).tolist() == cached.score_many("V0", [["V1", "V3"], ["V2"]]).tolist()
+    with pytest.raises(ValueError, match="own parent"):
+        fresh.score_many("V0", [["V1"], ["V2", "V0"]])
+    with pytest.raises(ValueError, match="repeated parent"):
+        fresh.score_many("V0", [["V1"], ["V2", "V2"]])
+    with pytest.raises(KeyError):
+        fresh.score_many("V0", [["V1"], ["nope"]])
