@@ -135,10 +135,13 @@ def passes(n: int, repeat: int = 3) -> None:
     }
     total = 0.0
     for what, fn in steps.items():
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
         t, cpu, _ = _best(fn, repeat)
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
         total += t
         print(f"N={n}, k=3, {numba.get_num_threads()} numba threads: {what} {t:.2f} s wall, {cpu:.2f} s CPU "
-              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+              f"(all {repeat} runs: {r1.ru_utime - r0.ru_utime:.2f} s user, {r1.ru_stime - r0.ru_stime:.2f} s "
+              f"system, {r1.ru_minflt - r0.ru_minflt:,} page faults; load {os.getloadavg()[0]:.1f})", flush=True)
     print(f"N={n}, {numba.get_num_threads()} numba threads: all passes {total:.2f} s", flush=True)
 
 
