@@ -1089,7 +1089,7 @@ class LocalScore:
         Returns an array aligned with ``parent_sets``. Cached sets are not recomputed.
         """
         c = self.data.index(node)
-        if not self.use_cache and self.data.missing is None:
+        if not self.use_cache and self.data.missing is None and type(self)._batch is LocalScore._batch:
             parent_sets = list(parent_sets)
             vals = self._score_many_flat(c, parent_sets)
             if vals is not None:

@@ -369,3 +369,14 @@ def test_uncached_score_many_checks_sets_in_the_kernel():
         fresh.score_many("V0", [["V1"], ["V2", "V2"]])
     with pytest.raises(KeyError):
         fresh.score_many("V0", [["V1"], ["nope"]])
+
+
+def test_uncached_score_many_keeps_a_subclass_batch():
+    # a subclass with a family score of its own (structural EM's expected scores) is asked
+    # for its batch, not the base kernel's
+    class Zero(LocalScore):
+        def _batch(self, c, members, arr, sizes):
+            return np.zeros(arr.shape[0])
+
+    zero = Zero(random_frame(200, 4, seed=52), cache=False)
+    assert zero.score_many("V0", [["V1"], ["V2", "V3"]]).tolist() == [0.0, 0.0]
