@@ -13,7 +13,12 @@ Counting runs in numba kernels over mixed-radix codes, one pass over the rows pe
 family; on complete data the rows are the distinct rows of the data, each weighed by
 how often it occurs (the same counts, so the same scores: sampled networks repeat
 rows), and the searches score every arc addition into a child in one call, the cells
-of its current parents computed once.  Scores are cached per (child, parent set).  Every family under an order at once
+of its current parents computed once.  A family with few cells is counted on one-hot
+bit columns instead (a parent configuration's rows are the AND of its parents' state
+bits, a cell's count a population count; :func:`_score_bits`) when that reads fewer
+words than the rows would take passes (:func:`_use_bits`), and BDeu's ``lgamma(a + c)``
+values are kept per thread and ``a`` across calls (:func:`_memo_row`): the same terms
+in the same order either way, so the same floats.  Scores are cached per (child, parent set).  Every family under an order at once
 (:func:`score_order_families`) is the engine of :mod:`bnexplore._order_scores` and
 :mod:`bnexplore._order_walks`.
 """
