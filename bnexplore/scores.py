@@ -1140,12 +1140,13 @@ class LocalScore:
             flat = np.array([names[p] for ps in parent_sets for p in ps], dtype=np.int64)
         except (KeyError, TypeError):
             return None
-        sizes = np.array([len(ps) for ps in parent_sets], dtype=np.int64)
-        if sizes.size == 0 or sizes.max() > self._safe_parents:
+        sizes = [len(ps) for ps in parent_sets]
+        if not sizes or max(sizes) > self._safe_parents:
             return None
-        out = np.empty(sizes.size)
-        bad = _score_batch_flat(*self._rows(), self._cols, *self._bit_columns(), c, flat, sizes, self._arities,
-                                self._bdeu, self.ess, self._logfact, *self._memo(), out)
+        out = np.empty(len(sizes))
+        bad = _score_batch_flat(*self._rows(), self._cols, *self._bit_columns(), c, flat,
+                                np.array(sizes, dtype=np.int64), self._arities, self._bdeu, self.ess, self._logfact,
+                                *self._memo(), out)
         if bad >= 0:
             self._parent_key(c, parent_sets[bad])    # raises, naming the set
             return None
