@@ -1,10 +1,13 @@
 """Family scores (BDeu and K2, parent sets of size 0-3) on 1,000, 10,000 and 100,000
 ALARM rows against pybnesian (C++) and pgmpy, in the same process, same families.
 
-Our scorer runs uncached, so every call counts the data: "per call" is one
-``LocalScore.score`` call per family (Python overhead included), "batch" scores the
-families of one child in one kernel call (``score_many``; the searches use the same
-kernels).  pybnesian has a BDe score (= BDeu) but no K2: K2 is compared with pgmpy only.
+Our scorer runs uncached, so every call counts the data (on the one-hot bit columns or
+the distinct rows, whichever is cheaper for the family; only the lgamma values of BDeu
+are kept between calls, per ``ess / x``): "per call" is one ``LocalScore.score`` call per
+family (Python overhead included), "batch" scores the families of one child in one
+kernel call (``score_many``; the searches use the same kernels).  The fixed cost of a
+call is printed with it: a no-op numba function called with the kernel's argument
+types, and the name-to-position parsing of the family (``LocalScore._key``).  pybnesian has a BDe score (= BDeu) but no K2: K2 is compared with pgmpy only.
 A peer that is not installed is skipped with a message.  Each figure is the CPU time
 (``time.process_time``) of the best of ``--repeat`` interleaved rounds; the load
 average is printed with it.  At 100,000 rows
@@ -23,6 +26,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -62,6 +66,26 @@ def _copy_bandwidth() -> float:
     return 2 * a.nbytes / t
 
 
+@numba.njit(cache=True, nogil=True)
+def _noop(ucols, w, cols, bits, off, fam, arities, bdeu, ess, logfact, keys, vals):
+    """What a per-call kernel call costs before it does anything."""
+    return 0.0
+
+
+def _fixed_cost(ours: LocalScore, fams, repeat: int) -> tuple[float, float]:
+    """(numba call, key parsing) per family, CPU seconds: the no-op kernel with the
+    arguments of :func:`bnexplore.scores._score_family_memo`, and ``LocalScore._key``."""
+    ucols, w = ours._rows()
+    bits, off = ours._bit_columns()
+    keys, vals = ours._memo()
+    fam = [(c, *ps) for c, ps in (ours._key(c, p) for c, p in fams)]
+    args = (ours._arities, ours._bdeu, ours.ess, ours._logfact, keys, vals)
+    _noop(ucols, w, ours._cols, bits, off, fam[0], *args)
+    t_noop = _best(lambda: [_noop(ucols, w, ours._cols, bits, off, f, *args) for f in fam], repeat) / len(fams)
+    t_key = _best(lambda: [ours._key(c, p) for c, p in fams], repeat) / len(fams)
+    return t_noop, t_key
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", type=int, default=400)
@@ -95,8 +119,12 @@ def main(argv=None):
             t_call = _best(lambda: [ours.score(c, p) for c, p in fams], args.repeat) / len(fams)
             t_batch = _best(lambda: [ours.score_many(c, ps) for c, ps in by_child.items()],
                             args.repeat) / len(fams)
+            t_noop, t_key = _fixed_cost(ours, fams, args.repeat)
             load = os.getloadavg()[0]
             tag = f"{prior} family score, {n:,} ALARM rows"
+            print(f"  {tag}: per call {t_call * 1e6:.2f} us, of which a no-op numba call with the same argument "
+                  f"types {t_noop * 1e6:.2f} us ({t_noop / t_call:.0%}) and parsing the names "
+                  f"{t_key * 1e6:.2f} us ({t_key / t_call:.0%}); batch {t_batch * 1e6:.2f} us")
             if prior == "BDeu" and pbn is not None:
                 score = pbn.BDe(df, 1.0)
                 model = pbn.DiscreteBN(names)
@@ -111,14 +139,24 @@ def main(argv=None):
                 t_pg = _best(lambda: [peer.local_score(c, p) for c, p in fams], 1) / len(fams)
                 report(f"{tag}, per call (load {load:.1f})", t_call * 1e6, t_pg * 1e6, "pgmpy", unit="us")
             if n >= 100_000:
+                from bnexplore.scores import _bits_cost, _use_bits
                 ucols, w = ours._rows()
-                k_mean = np.mean([len(p) for _, p in fams])
-                # per distinct row: the child and each parent column (int32), the weight
-                # (int64) and the base key (int64) written and read once per column pass
-                bytes_fam = ucols.shape[1] * ((k_mean + 1) * 4 + 8 + (k_mean + 1) * 16)
-                print(f"  {tag}: {ucols.shape[1]:,} distinct rows, ~{bytes_fam / 1e6:.1f} MB per family at "
-                      f"{bytes_fam / t_batch / 1e9:.1f} GB/s = {bytes_fam / t_batch / bw:.0%} of the copy bandwidth")
-
+                bits, off = ours._bit_columns()
+                total = 0.0
+                for c, p in fams:
+                    ci, ps = ours._key(c, p)
+                    ps = np.array(ps, dtype=np.int64)
+                    if _use_bits(bits, ucols.shape[1], ci, ps, ours._arities):
+                        # each word operation reads two words (8 bytes each); the levels it writes stay in cache
+                        total += 16 * _bits_cost(bits.shape[1], ci, ps, ours._arities)
+                    else:
+                        # per distinct row: the child and each parent column (int32), the weight (int64)
+                        # and the base key (int64) written and read once per column pass
+                        total += ucols.shape[1] * ((len(ps) + 1) * 4 + 8 + (len(ps) + 1) * 16)
+                bytes_fam = total / len(fams)
+                print(f"  {tag}: at most ~{bytes_fam / 1e6:.2f} MB read per family (bit columns: "
+                      f"{bits.nbytes / 1e6:.1f} MB) at {bytes_fam / t_batch / 1e9:.1f} GB/s = "
+                      f"{bytes_fam / t_batch / bw:.0%} of the copy bandwidth")
 
 if __name__ == "__main__":
     main()

@@ -13,7 +13,12 @@ Counting runs in numba kernels over mixed-radix codes, one pass over the rows pe
 family; on complete data the rows are the distinct rows of the data, each weighed by
 how often it occurs (the same counts, so the same scores: sampled networks repeat
 rows), and the searches score every arc addition into a child in one call, the cells
-of its current parents computed once.  Scores are cached per (child, parent set).  Every family under an order at once
+of its current parents computed once.  A family with few cells is counted on one-hot
+bit columns instead (a parent configuration's rows are the AND of its parents' state
+bits, a cell's count a population count; :func:`_score_bits`) when that reads fewer
+words than the rows would take passes (:func:`_use_bits`), and BDeu's ``lgamma(a + c)``
+values are kept per thread and ``a`` across calls (:func:`_memo_row`): the same terms
+in the same order either way, so the same floats.  Scores are cached per (child, parent set).  Every family under an order at once
 (:func:`score_order_families`) is the engine of :mod:`bnexplore._order_scores` and
 :mod:`bnexplore._order_walks`.
 """
@@ -21,10 +26,13 @@ from __future__ import annotations
 
 import bisect
 import math
+import threading
 from typing import Iterable, Mapping, Sequence
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 import pandas as pd
 from scipy.special import gammaln
 
@@ -226,29 +234,221 @@ def _score_family_rows(ucols, w, cols, child, parents, arities, bdeu, ess, logfa
     base = np.empty(ucols.shape[1], dtype=np.int64)
     counts = np.zeros(4 * q * r, dtype=np.int64)
     memo = np.full((2, _MEMO_ONE if bdeu and q * r > _MEMO_ONE else 0), np.nan)
-    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo)
+    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts,
+                             memo[0], memo[1])
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo):
+def _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo_a, memo_aj):
     """:func:`_score_family_rows` of a dense table of ``q`` parent configurations in a
     workspace: ``base`` one entry per distinct row, ``counts`` at least ``4 q r`` zeros
-    (zero again on exit), ``memo`` the two lgamma memos (NaN; BDeu, ``q r`` cells over
-    :data:`_MEMO_ONE`), so a batch allocates them once."""
+    (zero again on exit), ``memo_a``, ``memo_aj`` the lgamma memos of ``a = ess / (q r)``
+    and ``aj = ess / q`` (BDeu; NaN where not yet computed), so a batch allocates them once."""
     r = arities[child]
     if parents.shape[0] == 0:
         _family_base(ucols, child, parents, arities, base)
         _count_cells(base, ucols[child], 0, w, counts, r)
-        return _score_counts(counts, 1, r, bdeu, ess, logfact, memo[0], memo[1])
+        return _score_counts(counts, 1, r, bdeu, ess, logfact, memo_a, memo_aj)
     q_lo = _family_base(ucols, child, parents[1:], arities, base)
     _count_cells(base, ucols[parents[0]], q_lo * r, w, counts, q * r)
-    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo[0], memo[1])
+    return _score_split(counts, 1, arities[parents[0]], q_lo, r, bdeu, ess, logfact, memo_a, memo_aj)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of a uint64 (one ``popcnt`` instruction)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
+def bit_columns(cols: np.ndarray, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(bits, off)``: the one-hot bit columns of the data ``cols`` (p, n): row ``t`` is
+    bit ``t % 64`` of word ``t // 64`` of ``bits[off[u] + s]`` when column ``u`` holds
+    state ``s`` (what :func:`_score_bits` counts with)."""
+    p, n = cols.shape
+    off = np.concatenate([[0], np.cumsum(arities)]).astype(np.int64)
+    nw = max(1, -(-n // 64))
+    bits = np.zeros((int(off[-1]), nw), dtype=np.uint64)
+    for u in range(p):
+        hot = cols[u][None, :] == np.arange(arities[u])[:, None]
+        packed = np.packbits(hot, axis=1, bitorder="little")
+        bits[off[u]:off[u + 1]].view(np.uint8)[:, :packed.shape[1]] = packed
+    return bits, off
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, ess, logfact):
-    """:func:`_score_family_rows` of every parent set ``parent_sets[i, :sizes[i]]``, the
-    dense tables counted in one workspace (the same kernel, so the same floats)."""
+def _and_into(dst, a, b):
+    """``dst = a & b`` word by word; the number of bits set in it."""
+    c = np.uint64(0)
+    for i in range(dst.shape[0]):
+        v = a[i] & b[i]
+        dst[i] = v
+        c += _popcount(v)
+    return np.int64(c)
+
+
+@numba.njit(cache=True, nogil=True)
+def _and_count(a, b):
+    """The number of bits set in ``a & b``."""
+    c = np.uint64(0)
+    for i in range(a.shape[0]):
+        c += _popcount(a[i] & b[i])
+    return np.int64(c)
+
+
+@numba.njit(cache=True, nogil=True)
+def _bits_cost(nw, child, parents, arities):
+    """Word operations of :func:`_score_bits` on a family when every configuration is
+    observed: one AND per word for each configuration of every prefix of the parents,
+    and ``r - 1`` AND-counts per word for each full configuration."""
+    work = 0
+    q = 1
+    for i in range(parents.shape[0]):
+        q *= arities[parents[i]]
+        work += q
+    return nw * (work + q * (arities[child] - 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def _use_bits(bits, n_distinct, child, parents, arities):
+    """Whether a dense family is counted on the bit columns rather than the distinct
+    rows: measured on ALARM, a word of :func:`_bits_cost` costs about 0.3 ns and a
+    distinct row about 0.4 ns per pass of :func:`_family_base` and :func:`_count_cells`
+    (``k + 2`` passes); ``bits`` empty: none kept (too many states)."""
+    if bits.shape[0] == 0:
+        return False
+    return 3 * _bits_cost(bits.shape[1], child, parents, arities) <= 4 * n_distinct * (parents.shape[0] + 2)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_bits(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj):
+    """Family score (the equation above) counted on the bit columns (:func:`bit_columns`)
+    of ``n`` rows: the rows of a parent configuration are the AND of its parents' state
+    bits, built prefix by prefix in the canonical order (the first parent slowest) and
+    skipped, with every configuration below it, as soon as a prefix has no row; a cell's
+    count is the population count of the configuration's rows AND the child state's
+    (the last state's by subtraction).  The terms and their order are those of
+    :func:`_score_split`, so is the float."""
+    k = parents.shape[0]
+    r = arities[child]
+    q = 1
+    for i in range(k):
+        q *= arities[parents[i]]
+    a = ess / (q * r)
+    aj = ess / q
+    lga = math.lgamma(a) if bdeu else 0.0
+    lgaj = math.lgamma(aj) if bdeu else 0.0
+    cb = off[child]
+    level = np.empty((k + 1, bits.shape[1]), dtype=np.uint64)
+    level[0, :] = ~np.uint64(0)                 # depth 0: every row (the padding never meets a state bit)
+    size = np.empty(k + 1, dtype=np.int64)
+    size[0] = n
+    digits = np.zeros(k + 1, dtype=np.int64)
+    total = 0.0
+    d = 0                                        # parents fixed so far: level[d] holds their rows
+    while True:
+        if d < k:
+            if digits[d] == arities[parents[d]]:    # every state of parent d done: back up
+                if d == 0:
+                    break
+                digits[d] = 0
+                d -= 1
+                digits[d] += 1
+                continue
+            size[d + 1] = _and_into(level[d + 1], level[d], bits[off[parents[d]] + digits[d]])
+            if size[d + 1] == 0:                     # no row: nothing below adds to the score
+                digits[d] += 1
+            else:
+                d += 1
+            continue
+        rows = level[k]
+        nj = size[k]
+        cell = 0.0
+        rest = nj
+        for x in range(r):
+            c = rest if x == r - 1 else _and_count(rows, bits[cb + x])
+            rest -= c
+            if c > 0:
+                if bdeu:
+                    cell += _lgamma_memo(memo_a, a, c) - lga
+                else:
+                    cell += logfact[c]
+        if nj == 0:                              # no rows at all (k = 0)
+            pass
+        elif bdeu:
+            total += lgaj - _lgamma_memo(memo_aj, aj, nj) + cell
+        else:
+            total += logfact[r - 1] - logfact[r - 1 + nj] + cell
+        if k == 0:
+            break
+        d -= 1
+        digits[d] += 1
+    return total
+
+
+#: the memo of K2 (none: K2 reads its log-factorials from a table)
+_NO_MEMO = (np.empty(0, dtype=np.int64), np.empty((1, 0)))
+
+#: a thread's BDeu lgamma memo: rows for this many values of ``x`` (``a = ess / x``), each
+#: holding ``lgamma(a + c)`` for the counts ``c`` below its length
+_MEMO_SLOTS = 64
+_MEMO_LONG = 1024
+
+
+@numba.njit(cache=True, nogil=True)
+def _memo_row(keys, vals, x):
+    """The row of the lgamma memo ``vals`` for ``a = ess / x`` (``x`` = ``q r`` for the
+    cells of a BDeu family, ``q`` for its configurations: families of the same ``x``
+    share ``a``, so their values), found or claimed in the open-addressing table
+    ``keys`` (-1: free).  A full table, or none (K2: ``keys`` empty), gives a fresh row."""
+    n_slots = keys.shape[0]
+    if n_slots == 0:
+        return vals[0, :0]
+    h = x % n_slots
+    for _ in range(n_slots):
+        k = keys[h]
+        if k == x:
+            return vals[h]
+        if k < 0:
+            keys[h] = x
+            return vals[h]
+        h = h + 1 if h + 1 < n_slots else 0
+    return np.full(vals.shape[1], np.nan)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_family_memo(ucols, w, cols, bits, off, fam, arities, bdeu, ess, logfact, keys, vals):
+    """:func:`_score_family_rows` of the family ``fam`` = ``(child, *sorted parents)`` (a
+    tuple: no array to build per call), counted on the bit columns ``bits``, ``off`` when
+    :func:`_use_bits` says so, BDeu's lgamma values kept in the caller's memo ``keys``,
+    ``vals`` (:func:`_memo_row`) across calls: the same terms, so the same score."""
+    child = fam[0]
+    parents = np.empty(len(fam) - 1, dtype=np.int64)
+    q = 1
+    for i in range(1, len(fam)):
+        parents[i - 1] = fam[i]
+        q *= arities[fam[i]]
+    r = arities[child]
+    if not _dense(q, r, cols.shape[1]):
+        return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
+    memo_a = _memo_row(keys, vals, q * r)
+    memo_aj = _memo_row(keys, vals, q)
+    if _use_bits(bits, ucols.shape[1], child, parents, arities):
+        return _score_bits(bits, off, cols.shape[1], child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj)
+    base = np.empty(ucols.shape[1], dtype=np.int64)
+    counts = np.zeros(4 * q * r, dtype=np.int64)
+    return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo_a, memo_aj)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_batch_rows(ucols, w, cols, bits, off, child, parent_sets, sizes, arities, bdeu, ess, logfact, keys,
+                      vals):
+    """:func:`_score_family_memo` of every parent set ``parent_sets[i, :sizes[i]]``, the
+    dense tables counted in one workspace (the same kernels, so the same floats)."""
     m = parent_sets.shape[0]
     out = np.empty(m, dtype=np.float64)
     r = arities[child]
@@ -264,19 +464,45 @@ def _score_batch_rows(ucols, w, cols, child, parent_sets, sizes, arities, bdeu, 
             most = max(most, q * r)
     base = np.empty(ucols.shape[1], dtype=np.int64)
     counts = np.zeros(4 * most, dtype=np.int64)
-    memo = np.empty((2, _MEMO_ONE if bdeu else 0))
-    small = memo[:, :0]
     for i in range(m):
         ps = parent_sets[i, :sizes[i]]
         if not _dense(qs[i], r, n):
             out[i] = _score_family(cols, child, ps, arities, bdeu, ess, logfact)
             continue
-        use = small
-        if bdeu and qs[i] * r > _MEMO_ONE:
-            memo[:] = np.nan
-            use = memo
-        out[i] = _score_dense_rows(ucols, w, child, ps, arities, bdeu, ess, logfact, qs[i], base, counts, use)
+        memo_a = _memo_row(keys, vals, qs[i] * r)
+        memo_aj = _memo_row(keys, vals, qs[i])
+        if _use_bits(bits, ucols.shape[1], child, ps, arities):
+            out[i] = _score_bits(bits, off, n, child, ps, arities, bdeu, ess, logfact, memo_a, memo_aj)
+        else:
+            out[i] = _score_dense_rows(ucols, w, child, ps, arities, bdeu, ess, logfact, qs[i], base, counts,
+                                       memo_a, memo_aj)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_batch_flat(ucols, w, cols, bits, off, child, flat, sizes, arities, bdeu, ess, logfact, keys, vals, out):
+    """:func:`_score_batch_rows` of the parent sets laid end to end in ``flat`` (set ``i``
+    has ``sizes[i]`` members, in any order) into ``out``: each set sorted first.  Returns
+    -1, or the first set that holds ``child`` or a repeated member (nothing scored)."""
+    m = sizes.shape[0]
+    width = max(1, sizes.max())
+    arr = np.zeros((m, width), dtype=np.int64)
+    at = 0
+    for i in range(m):
+        row = arr[i]
+        for j in range(sizes[i]):      # insertion sort: a few members
+            u = flat[at + j]
+            h = j
+            while h > 0 and row[h - 1] > u:
+                row[h] = row[h - 1]
+                h -= 1
+            row[h] = u
+        for j in range(sizes[i]):
+            if row[j] == child or (j > 0 and row[j] == row[j - 1]):
+                return i
+        at += sizes[i]
+    out[:] = _score_batch_rows(ucols, w, cols, bits, off, child, arr, sizes, arities, bdeu, ess, logfact, keys, vals)
+    return -1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -642,6 +868,29 @@ class LocalScore:
         self.use_cache = cache
         self._cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self._distinct: tuple[np.ndarray, np.ndarray] | None = None
+        self._bits: tuple[np.ndarray, np.ndarray] | None = None
+        self._local = threading.local()     # each thread's BDeu lgamma memo (see _memo)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["_local"]                 # thread-local: cannot be pickled or deep-copied
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
+
+    def _memo(self) -> tuple[np.ndarray, np.ndarray]:
+        """This thread's BDeu lgamma memo ``(keys, values)`` for ``ess`` (:func:`_memo_row`):
+        ``lgamma(ess / x + c)`` computed once per ``x`` and count, not once per family;
+        one per thread, so the kernels never share a row being filled.  Empty for K2."""
+        if not self._bdeu:
+            return _NO_MEMO
+        memo = getattr(self._local, "memo", None)
+        if memo is None or memo[0] != self.ess:
+            memo = self._local.memo = (self.ess, np.full(_MEMO_SLOTS, -1, dtype=np.int64),
+                                       np.full((_MEMO_SLOTS, min(_MEMO_LONG, self.data.n_rows + 1)), np.nan))
+        return memo[1], memo[2]
 
     # ------------------------------------------------------------------
     @property
@@ -687,6 +936,18 @@ class LocalScore:
             self._distinct = _distinct_rows(self._cols, self._arities)
         return self._distinct
 
+    def _bit_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """The one-hot bit columns of the (complete) data (:func:`bit_columns`), built on
+        first use; none (an empty table) when they would take more than twice the memory
+        of the columns and 16 MiB (many states)."""
+        if self._bits is None:
+            n_states = int(self._arities.sum())
+            if n_states * -(-self.data.n_rows // 64) * 8 > 2 * self._cols.nbytes + (16 << 20):
+                self._bits = (np.zeros((0, 1), dtype=np.uint64), np.zeros(self.n_nodes + 1, dtype=np.int64))
+            else:
+                self._bits = bit_columns(self._cols, self._arities)
+        return self._bits
+
     @property
     def n_nodes(self) -> int:
         return self.data.n_cols
@@ -700,17 +961,33 @@ class LocalScore:
 
     def _parent_key(self, c: int, parents) -> tuple[int, ...]:
         """The sorted positions of ``parents`` (names or indices) of the checked child ``c``."""
-        index = self.data.index
-        names = self.data._index
-        ps = [names.get(p) if type(p) is str else None for p in parents]
-        if None in ps:
-            ps = [index(p) for p in parents]
-        ps = tuple(sorted(ps))
+        names = self.data._index            # a column name -> its position
+        if type(parents) is not tuple and type(parents) is not list:
+            parents = list(parents)         # read twice below when not all names
+        try:
+            ps = tuple(sorted([names[p] for p in parents]))
+        except (KeyError, TypeError):       # positions, labels or an unknown name: index() decides
+            ps = tuple(sorted([self.data.index(p) for p in parents]))
         if c in ps:
             raise ValueError(f"{self.data.names[c]!r} cannot be its own parent")
         if len(ps) > 1 and len(set(ps)) != len(ps):
             raise ValueError(f"repeated parent in {list(parents)}")
         return ps
+
+    def _parent_keys(self, c: int, parent_sets) -> list[tuple[int, ...]]:
+        """:meth:`_parent_key` of every parent set: lists or tuples of names in one pass,
+        anything else (or a failed check, for its message) set by set."""
+        parent_sets = list(parent_sets)
+        if all(type(ps) is list or type(ps) is tuple for ps in parent_sets):
+            names = self.data._index
+            try:
+                sets = [tuple(sorted([names[p] for p in ps])) for ps in parent_sets]
+            except (KeyError, TypeError):
+                pass
+            else:
+                if not any(c in ps or (len(ps) > 1 and len(set(ps)) != len(ps)) for ps in sets):
+                    return sets
+        return [self._parent_key(c, ps) for ps in parent_sets]
 
     def _wide_keys(self, width: int) -> bool:
         """Whether ``width`` parents (and the child) of the largest arity could overflow
@@ -744,8 +1021,9 @@ class LocalScore:
         if len(ps) > self._safe_parents:  # only then can a configuration key overflow
             self._check_keys(ps)
         if self.data.missing is None:
-            val = _score_family_rows(*self._rows(), self._cols, c, np.array(ps, dtype=np.int64), self._arities,
-                                     self._bdeu, self.ess, self._logfact)
+            ucols, w = self._distinct or self._rows()
+            val = _score_family_memo(ucols, w, self._cols, *(self._bits or self._bit_columns()), (c, *ps),
+                                     self._arities, self._bdeu, self.ess, self._logfact, *self._memo())
         else:
             val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities,
                                 self._bdeu, self.ess, self._logfact)
@@ -816,8 +1094,12 @@ class LocalScore:
         Returns an array aligned with ``parent_sets``. Cached sets are not recomputed.
         """
         c = self.data.index(node)
-        key_of = self._parent_key
-        sets = [key_of(c, ps) for ps in parent_sets]
+        if not self.use_cache and self.data.missing is None and type(self)._batch is LocalScore._batch:
+            parent_sets = list(parent_sets)
+            vals = self._score_many_flat(c, parent_sets)
+            if vals is not None:
+                return vals
+        sets = self._parent_keys(c, parent_sets)
         if self.use_cache:
             get = self._cache.get
             hits = [get((c, ps)) for ps in sets]
@@ -844,6 +1126,30 @@ class LocalScore:
                 hits[i] = val
             self._cache.update(zip([(c, ps) for ps in mine], vals.tolist()))
             out = np.array(hits, dtype=np.float64)
+        return out
+
+    def _score_many_flat(self, c: int, parent_sets: list) -> np.ndarray | None:
+        """Uncached :meth:`score_many` on complete data, the sets given as lists or tuples
+        of names: their positions in one flat array, sorted and checked in the kernel
+        (:func:`_score_batch_flat`); None where that does not apply (positions, labels,
+        iterators, many parents), and the set-by-set path raises for a set it refuses."""
+        if not all(type(ps) is list or type(ps) is tuple for ps in parent_sets):
+            return None
+        names = self.data._index
+        try:
+            flat = np.array([names[p] for ps in parent_sets for p in ps], dtype=np.int64)
+        except (KeyError, TypeError):
+            return None
+        sizes = [len(ps) for ps in parent_sets]
+        if not sizes or max(sizes) > self._safe_parents:
+            return None
+        out = np.empty(len(sizes))
+        bad = _score_batch_flat(*self._rows(), self._cols, *self._bit_columns(), c, flat,
+                                np.array(sizes, dtype=np.int64), self._arities, self._bdeu, self.ess, self._logfact,
+                                *self._memo(), out)
+        if bad >= 0:
+            self._parent_key(c, parent_sets[bad])    # raises, naming the set
+            return None
         return out
 
     def score_array(self, node: int, parent_array: np.ndarray, sizes: np.ndarray | None = None) -> np.ndarray:
@@ -913,8 +1219,8 @@ class LocalScore:
         """Scores of the parent sets ``arr[i, :sizes[i]]`` of ``c`` in one kernel call:
         over the distinct rows when the data are complete, else over the child's rows."""
         if self.data.missing is None:
-            return _score_batch_rows(*self._rows(), self._cols, c, arr, sizes, self._arities, self._bdeu,
-                                     self.ess, self._logfact)
+            return _score_batch_rows(*self._rows(), self._cols, *self._bit_columns(), c, arr, sizes, self._arities,
+                                     self._bdeu, self.ess, self._logfact, *self._memo())
         return _score_batch(self._cols_for(c, members), c, arr, sizes, self._arities, self._bdeu, self.ess,
                             self._logfact)
 

@@ -340,3 +340,35 @@ def test_local_order_scores_over_more_bits_than_a_cache_block():
         terms = np.where(bits == 1, w1[None, :], -np.inf)
         want = logsumexp(np.concatenate([np.full((M, 1), w0), terms], axis=1), axis=1)
         assert np.allclose(got[v], want, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("bits", [3, 14, 16, 21])
+@pytest.mark.parametrize("superset", [False, True])
+def test_blocked_transform_is_bit_after_bit(bits, superset):
+    # the cache-blocked subset / superset transform (the low bits block by block, then the
+    # high bits) gives the floats of bit after bit over the whole table, written out in numpy
+    import numba
+    from bnexplore import _order_dp as dp
+    rng = np.random.default_rng(bits)
+    am = rng.random(1 << bits) + 1.0
+    ae = rng.integers(-3000, 3000, 1 << bits).astype(np.int32)
+    am[rng.random(1 << bits) < 0.2] = 0.0
+    ae[am == 0.0] = dp.EXT_ZERO32
+
+    @numba.njit
+    def run(am, ae, bits, superset):
+        dp._ext_transform(am, ae, bits, superset)
+
+    got_m, got_e = am.copy(), ae.copy()
+    run(got_m, got_e, bits, superset)
+    m, e = am.copy(), ae.astype(np.int64)
+    idx = np.arange(1 << bits)
+    for i in range(bits):
+        low = idx[(idx >> i) & 1 == 0]
+        t, u = (low, low + (1 << i)) if superset else (low + (1 << i), low)
+        mt, et, mu, eu = m[t], e[t], m[u], e[u]
+        first = et >= eu
+        m[t] = np.where(first, mt + mu * dp._POW2[np.minimum(np.abs(et - eu), 1100)],
+                        mu + mt * dp._POW2[np.minimum(np.abs(eu - et), 1100)])
+        e[t] = np.where(first, et, eu)
+    assert np.array_equal(got_m, m) and np.array_equal(got_e.astype(np.int64), e)

@@ -280,3 +280,103 @@ def test_pair_tables_one_direction_and_many_states(prior):
             if u != v and todo[u, v]:
                 assert out[u, v] == sc._score_family(ls._cols, v, np.array([u], dtype=np.int64), ls._arities,
                                                      ls._bdeu, ls.ess, ls._logfact), (u, v)
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+def test_lgamma_memo_gives_the_plain_kernel_floats(prior, monkeypatch):
+    # score() and score_many() keep BDeu's lgamma values per thread across calls: the floats
+    # of the plain kernel, with a memo table that fills up (2 slots), after ess changes, in
+    # threads at once and after pickling; parents given as an iterator of positions
+    import copy
+    import pickle
+    from concurrent.futures import ThreadPoolExecutor
+
+    import bnexplore.scores as sc
+    df = pd.concat([random_frame(5000, 4, arity=(2, 3), seed=31),
+                    random_frame(5000, 3, arity=(9, 4), seed=32).add_prefix("W")], axis=1)
+    names = list(df.columns)
+    rng = np.random.default_rng(3)
+    fams = [(c, sorted(rng.choice([x for x in names if x != c], size=s, replace=False).tolist()))
+            for c in names for s in (0, 1, 2, 3)]
+
+    def plain(ls, c, ps):
+        return sc._score_family_rows(*ls._rows(), ls._cols, ls.data.index(c),
+                                     np.array(sorted(ls.data.indices(ps)), dtype=np.int64), ls._arities,
+                                     ls._bdeu, ls.ess, ls._logfact)
+
+    for slots in (sc._MEMO_SLOTS, 2):
+        monkeypatch.setattr(sc, "_MEMO_SLOTS", slots)
+        ls = LocalScore(df, prior=prior, ess=3.0, cache=False)
+        want = [plain(ls, c, ps) for c, ps in fams]
+        for _ in range(2):                      # the second pass reads the filled memo
+            assert [ls.score(c, ps) for c, ps in fams] == want
+        assert [ls.score(names.index(c), iter([names.index(u) for u in ps])) for c, ps in fams] == want
+        by_child = [(c, [ps for d, ps in fams if d == c]) for c in names]
+        for c, sets in by_child:
+            assert ls.score_many(c, sets).tolist() == [plain(ls, c, ps) for ps in sets]
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda f: ls.score(*f), fams * 4))
+        assert got == want * 4
+        for other in (copy.deepcopy(ls), pickle.loads(pickle.dumps(ls))):
+            assert [other.score(c, ps) for c, ps in fams] == want
+        ls.ess = 0.5                            # a new ess: a new memo
+        assert [ls.score(c, ps) for c, ps in fams] == [plain(ls, c, ps) for c, ps in fams]
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+@pytest.mark.parametrize("n", [1, 63, 700, 5000])
+def test_bit_columns_count_the_same_floats(prior, n):
+    # families counted on one-hot bit columns (population counts of ANDs, empty prefixes
+    # skipped) give the floats of the distinct-row kernel: unseen states, row counts that
+    # are not whole words, up to 4 parents; with no bit columns kept the rows are counted
+    import bnexplore.scores as sc
+    df = pd.concat([random_frame(n, 4, arity=(2, 3), seed=41),
+                    random_frame(n, 3, arity=(9, 5), seed=42).add_prefix("W")], axis=1)
+    df["U"] = pd.Categorical(np.zeros(n, dtype=int), categories=[0, 1, 2])   # two states never seen
+    ls = LocalScore(df, prior=prior, ess=2.0, cache=False)
+    bits, off = ls._bit_columns()
+    assert bits.shape == (int(ls._arities.sum()), -(-n // 64))
+    assert [int(sum(bin(int(x)).count("1") for x in bits[i])) for i in range(bits.shape[0])] == \
+        [int((ls._cols[u] == s).sum()) for u in range(ls.n_nodes) for s in range(ls._arities[u])]
+    rng = np.random.default_rng(n)
+    p = ls.n_nodes
+    e = np.empty(0)
+    for _ in range(60):
+        c = int(rng.integers(p))
+        ps = np.sort(rng.choice([u for u in range(p) if u != c], size=int(rng.integers(0, 5)), replace=False))
+        ps = ps.astype(np.int64)
+        want = sc._score_family_rows(*ls._rows(), ls._cols, c, ps, ls._arities, ls._bdeu, 2.0, ls._logfact)
+        assert sc._score_bits(bits, off, n, c, ps, ls._arities, ls._bdeu, 2.0, ls._logfact, e, e) == want
+        assert ls.score(c, ps.tolist()) == want
+        assert ls.score_many(c, [ps.tolist(), []])[0] == want
+    ls._bits = (np.zeros((0, 1), dtype=np.uint64), off)   # none kept: the rows are counted
+    assert ls.score(0, [1, 2]) == sc._score_family_rows(*ls._rows(), ls._cols, 0, np.array([1, 2]), ls._arities,
+                                                        ls._bdeu, 2.0, ls._logfact)
+
+
+def test_uncached_score_many_checks_sets_in_the_kernel():
+    # uncached score_many sorts and checks the sets of names in the kernel: the same scores as
+    # the cached path in any member order, the same refusals naming the set
+    df = random_frame(400, 6, seed=51)
+    fresh = LocalScore(df, prior="BDeu", ess=2.0, cache=False)
+    cached = LocalScore(df, prior="BDeu", ess=2.0)
+    sets = [["V3", "V1"], [], ("V5", "V2", "V4"), ["V1"], ["V1", "V3"]]
+    assert fresh.score_many("V0", sets).tolist() == cached.score_many("V0", sets).tolist()
+    assert fresh.score_many("V0", [[3, 1], iter(["V2"])]).tolist() == cached.score_many("V0", [["V1", "V3"], ["V2"]]).tolist()
+    with pytest.raises(ValueError, match="own parent"):
+        fresh.score_many("V0", [["V1"], ["V2", "V0"]])
+    with pytest.raises(ValueError, match="repeated parent"):
+        fresh.score_many("V0", [["V1"], ["V2", "V2"]])
+    with pytest.raises(KeyError):
+        fresh.score_many("V0", [["V1"], ["nope"]])
+
+
+def test_uncached_score_many_keeps_a_subclass_batch():
+    # a subclass with a family score of its own (structural EM's expected scores) is asked
+    # for its batch, not the base kernel's
+    class Zero(LocalScore):
+        def _batch(self, c, members, arr, sizes):
+            return np.zeros(arr.shape[0])
+
+    zero = Zero(random_frame(200, 4, seed=52), cache=False)
+    assert zero.score_many("V0", [["V1"], ["V2", "V3"]]).tolist() == [0.0, 0.0]
