@@ -451,7 +451,7 @@ def test_float64_and_extended_paths_agree_with_sums_over_orders():
     assert any(below) and not all(below)
 
 
-@pytest.mark.parametrize("bits", [3, 16])
+@pytest.mark.parametrize("bits", [3, 16, 19])
 @pytest.mark.parametrize("superset", [False, True])
 def test_float64_transform_is_bit_after_bit(bits, superset):
     import numba
