@@ -60,6 +60,14 @@ through a table of powers of two, multiplied by multiplying the mantissas and ad
 the exponents, and renormalised to ``m in [1, 2)`` after each transform.  Every
 quantity is a sum of positive terms, so no digits are lost to cancellation.
 
+The two subset transforms (``alpha_v`` and ``Gamma_v``, two thirds of the work) run in
+plain float64 instead, a quarter of the time, for each node whose values fit once
+scaled by a power of two: ``alpha_v`` when the weights of v span less than about 1,400
+nats (every input then a normal float64, no sum overflowing; :func:`_alpha_scale`),
+``Gamma_v`` when every value read at a parent set of v is far enough above the terms
+that underflowed (:func:`_gamma_f64`: relative error below 2^-45).  Any other node
+takes the extended floats, so the answer is the same either way.
+
 Glossary
 --------
 family
