@@ -122,9 +122,10 @@ def passes(n: int, repeat: int = 3) -> None:
     data = as_discrete(bx.networks.random_network(n_nodes=n, max_parents=3, random_state=0).sample(1000, random_state=0))
     _all_orders.AllOrders(data.to_frame().iloc[:, :8], max_parents=3).arc_posteriors()  # warm-up
     M = 1 << (n - 1)
-    alpha_m, alpha_e = np.empty((n, M)), np.empty((n, M), dtype=np.int32)
-    L_m, L_e = np.empty(1 << n), np.empty(1 << n, dtype=np.int64)
-    R_m, R_e = np.empty(1 << n), np.empty(1 << n, dtype=np.int64)
+    table = _order_dp.big_table  # as dp_tables allocates them
+    alpha_m, alpha_e = table((n, M)), table((n, M), np.int32)
+    L_m, L_e = table(1 << n), table(1 << n, np.int64)
+    R_m, R_e = table(1 << n), table(1 << n, np.int64)
     box = {}
     steps = {
         "family scores": lambda: box.update(fam=_all_orders._families_all(data, 3, "K2", 1.0, None, 1 << 40,

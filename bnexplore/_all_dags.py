@@ -185,12 +185,13 @@ class AllDAGs:
                                      "exact averaging over all DAGs")
         self.n_families = int(self._fam.log_weight.size)
         M = 1 << max(n - 1, 0)
-        alpha_m, alpha_e = np.empty((n, M)), np.empty((n, M), dtype=np.int64)
+        table = _order_dp.big_table  # no transparent huge pages (see there)
+        alpha_m, alpha_e = table((n, M)), table((n, M), np.int64)
         self._log_prior_sum = _prior_normaliser(self._fam, self.names, k, structure_prior, alpha_m, alpha_e)
         with PARALLEL_LOCK:
             _order_dp._alpha_tables(self._fam, n, alpha_m, alpha_e)
-        Z_m, Z_e, z_cond = np.empty(1 << n), np.empty(1 << n, dtype=np.int64), np.empty(1 << n)
-        R_m, R_e, r_cond = np.empty(1 << n), np.empty(1 << n, dtype=np.int64), np.empty(1 << n)
+        Z_m, Z_e, z_cond = table(1 << n), table(1 << n, np.int64), table(1 << n)
+        R_m, R_e, r_cond = table(1 << n), table(1 << n, np.int64), table(1 << n)
         _dag_dp.sink_sums(n, alpha_m, alpha_e, Z_m, Z_e, z_cond)
         masks, starts = _dag_dp.layers(n)
         with PARALLEL_LOCK:

@@ -372,3 +372,101 @@ def test_blocked_transform_is_bit_after_bit(bits, superset):
                         mu + mt * dp._POW2[np.minimum(np.abs(eu - et), 1100)])
         e[t] = np.where(first, et, eu)
     assert np.array_equal(got_m, m) and np.array_equal(got_e.astype(np.int64), e)
+
+
+def _synthetic_families(n: int, k: int, spread, rng):
+    """Every family of at most k parents of n nodes, node v's log weights normal with
+    standard deviation ``spread[v]`` nats (as bnexplore._order_dp.Families)."""
+    from bnexplore import _order_dp
+    w, mask, members, size, off = [], [], [], [], [0]
+    for v in range(n):
+        others = [u for u in range(n) if u != v]
+        sets = [c for s in range(min(k, n - 1) + 1) for c in itertools.combinations(others, s)]
+        w.extend(rng.normal(0.0, spread[v], len(sets)) - 500.0 * v)
+        mask.extend(sum(1 << u for u in c) for c in sets)
+        members.extend(list(c) + [-1] * (k - len(c)) for c in sets)
+        size.extend(len(c) for c in sets)
+        off.append(len(w))
+    return _order_dp.Families(np.array(w), np.array(off, dtype=np.int64), np.array(mask, dtype=np.uint64),
+                              np.array(members, dtype=np.int64), np.array(size, dtype=np.int64))
+
+
+def test_float64_and_extended_paths_agree_with_sums_over_orders():
+    """Nodes whose weights span a few nats take the float64 paths, nodes spanning
+    thousands of nats (1 and 3, below) the extended-float ones (both are asserted to occur, for the
+    local order scores and for the arc posteriors); alpha_v,
+    the order sum and every arc posterior match direct log-space sums over the 6! orders."""
+    from bnexplore import _order_dp as dp
+    n, k = 6, 3
+    fam = _synthetic_families(n, k, [3.0, 2.0, 10.0, 5.0, 1.0, 40.0], np.random.default_rng(1))
+    # node 3 all but needs parent 1 and node 1 parent 3 (a little less): orders with 3
+    # before 1 lose 3,000 nats, so Gamma_1 at the parent sets holding 3 lies far below the
+    # largest L(S) R(S + 1), yet 3 -> 1 keeps a posterior of about 0.02: float64 alone
+    # would give 0 there (the ext arc path)
+    for v, u, bonus in ((3, 1, 3000.0), (1, 3, 2999.0)):
+        seg = slice(fam.offset[v], fam.offset[v + 1])
+        fam.log_weight[seg] += np.where(fam.mask[seg] & np.uint64(1 << u), bonus, 0.0)
+    ok = [dp._alpha_scale(fam, v)[0] for v in range(n)]
+    assert ok == [True, False, True, False, True, True]
+    am, ae, L_m, L_e, R_m, R_e = dp.dp_tables(fam, n)
+    log_alpha = np.log(am) + ae * math.log(2.0)
+    log_a = np.empty((n, 1 << n))  # log alpha_v(U) over full masks U (bit v ignored)
+    for v in range(n):
+        seg = slice(fam.offset[v], fam.offset[v + 1])
+        w, mask = fam.log_weight[seg], fam.mask[seg].astype(np.int64)
+        for U in range(1 << n):
+            log_a[v, U] = logsumexp(w[(mask & ~U) == 0])
+            if not U >> v & 1:
+                t = (U & ((1 << v) - 1)) | ((U >> (v + 1)) << v)
+                assert log_alpha[v, t] == pytest.approx(log_a[v, U], abs=1e-9 * max(1.0, abs(log_a[v, U])))
+    log_order, arc = [], []
+    for order in itertools.permutations(range(n)):
+        U, lo, a = 0, 0.0, np.zeros((n, n))
+        for v in order:
+            lo += log_a[v, U]
+            seg = slice(fam.offset[v], fam.offset[v + 1])
+            w, mask, mem = fam.log_weight[seg], fam.mask[seg].astype(np.int64), fam.members[seg]
+            inside = (mask & ~U) == 0
+            p = np.exp(w[inside] - log_a[v, U])
+            for row, pr in zip(mem[inside], p):
+                a[row[row >= 0], v] += pr
+            U |= 1 << v
+        log_order.append(lo)
+        arc.append(a)
+    log_order = np.array(log_order)
+    full = (1 << n) - 1
+    assert dp.ext_to_log(L_m[full], L_e[full]) == pytest.approx(logsumexp(log_order), rel=1e-12)
+    want = np.einsum("o,ouv->uv", np.exp(log_order - logsumexp(log_order)), np.array(arc))
+    got = dp.dp_arc_posteriors(fam, n, L_m, L_e, R_m, R_e)
+    np.testing.assert_allclose(got, want, atol=1e-12, rtol=1e-9)
+    assert 1e-3 < got[3, 1] < 0.9
+    # both arc paths were taken: some node reads a float64 Gamma below its trustworthy floor
+    hm = np.empty(1 << (n - 1))
+    below = []
+    for v in range(n):
+        _, floor = dp._gamma_f64(n, v, L_m, L_e, R_m, R_e, hm)
+        seg = slice(fam.offset[v], fam.offset[v + 1])
+        t = [int(dp._compress(np.int64(m), v)) for m in fam.mask[seg][fam.size[seg] > 0]]
+        below.append(bool((hm[t] < floor).any()))
+    assert any(below) and not all(below)
+
+
+@pytest.mark.parametrize("bits", [3, 16, 19])
+@pytest.mark.parametrize("superset", [False, True])
+def test_float64_transform_is_bit_after_bit(bits, superset):
+    import numba
+    from bnexplore import _order_dp as dp
+    a = np.random.default_rng(bits).random(1 << bits)
+
+    @numba.njit
+    def run(a, bits, superset):
+        dp._f64_transform(a, bits, superset)
+
+    got = a.copy()
+    run(got, bits, superset)
+    idx = np.arange(1 << bits)
+    for i in range(bits):
+        low = idx[(idx >> i) & 1 == 0]
+        t, u = (low, low + (1 << i)) if superset else (low + (1 << i), low)
+        a[t] = a[t] + a[u]
+    assert np.array_equal(got, a)
