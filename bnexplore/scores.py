@@ -435,12 +435,23 @@ def _score_family_memo(ucols, w, cols, bits, off, fam, arities, bdeu, ess, logfa
     r = arities[child]
     if not _dense(q, r, cols.shape[1]):
         return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
+    base = np.empty(ucols.shape[1], dtype=np.int64)
+    counts = np.zeros(4 * q * r, dtype=np.int64)
+    return _score_dense_family(ucols, w, bits, off, cols.shape[1], child, parents, q, arities, bdeu, ess,
+                               logfact, keys, vals, base, counts)
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_dense_family(ucols, w, bits, off, n, child, parents, q, arities, bdeu, ess, logfact, keys, vals,
+                        base, counts):
+    """A dense family's score (``q`` parent configurations): counted on the bit columns
+    when :func:`_use_bits` says so, else over the distinct rows in the workspace ``base``,
+    ``counts``; BDeu's lgamma values from the memo ``keys``, ``vals``."""
+    r = arities[child]
     memo_a = _memo_row(keys, vals, q * r)
     memo_aj = _memo_row(keys, vals, q)
     if _use_bits(bits, ucols.shape[1], child, parents, arities):
-        return _score_bits(bits, off, cols.shape[1], child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj)
-    base = np.empty(ucols.shape[1], dtype=np.int64)
-    counts = np.zeros(4 * q * r, dtype=np.int64)
+        return _score_bits(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj)
     return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo_a, memo_aj)
 
 
@@ -469,13 +480,8 @@ def _score_batch_rows(ucols, w, cols, bits, off, child, parent_sets, sizes, arit
         if not _dense(qs[i], r, n):
             out[i] = _score_family(cols, child, ps, arities, bdeu, ess, logfact)
             continue
-        memo_a = _memo_row(keys, vals, qs[i] * r)
-        memo_aj = _memo_row(keys, vals, qs[i])
-        if _use_bits(bits, ucols.shape[1], child, ps, arities):
-            out[i] = _score_bits(bits, off, n, child, ps, arities, bdeu, ess, logfact, memo_a, memo_aj)
-        else:
-            out[i] = _score_dense_rows(ucols, w, child, ps, arities, bdeu, ess, logfact, qs[i], base, counts,
-                                       memo_a, memo_aj)
+        out[i] = _score_dense_family(ucols, w, bits, off, n, child, ps, qs[i], arities, bdeu, ess, logfact,
+                                     keys, vals, base, counts)
     return out
 
 

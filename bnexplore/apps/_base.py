@@ -20,6 +20,7 @@ the new data with the old settings.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -539,13 +540,10 @@ class App(pn.viewable.Viewer):
     def servable(self, title: str | None = None, location: bool = True,
                  area: str = "main", target: str | None = None) -> "App":
         """Serve the app in its template (``panel serve``); returns the app."""
-        doc = pn.state.curdoc
-        if doc is None:
-            self.template().servable(title=title or self.title)
-            return self
         # Bokeh recomputes the document's set of models on every JS callback added to a
         # model of it (Panel's links, one per slider label); frozen, it does so once
-        with doc.models.freeze():
+        doc = pn.state.curdoc
+        with doc.models.freeze() if doc is not None else contextlib.nullcontext():
             self.template().servable(title=title or self.title)
         return self
 

@@ -379,7 +379,8 @@ def _fit_labels(dag: nx.DiGraph, names: Mapping[Hashable, str], font_px: float,
             used.add(lab)
             labels[n] = lab
         widths = {n: text_width_px(labels[n], font_px) + 2 * _BOX_PAD_PX for n in nodes}
-        # trials of a label length: the quick layout without the last local search
+        # the drawn layout is polished; trials of a label length go without the last
+        # local search (the quick layout)
         pos = layered_layout(dag, class_node=class_node, node_widths=widths, gap=_BOX_GAP_PX,
                              max_width=bound, _polish=polish)
         xs = [pos[n][0] - widths[n] / 2 for n in nodes] + [pos[n][0] + widths[n] / 2 for n in nodes]
