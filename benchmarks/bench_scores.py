@@ -7,7 +7,7 @@ are kept between calls, per ``ess / x``): "per call" is one ``LocalScore.score``
 family (Python overhead included), "batch" scores the families of one child in one
 kernel call (``score_many``; the searches use the same kernels).  The fixed cost of a
 call is printed with it: a no-op numba function called with the kernel's argument
-types, and the name-to-position parsing of the family (``LocalScore._key``).  pybnesian has a BDe score (= BDeu) but no K2: K2 is compared with pgmpy only.
+types, and the name-to-position lookups of the family.  pybnesian has a BDe score (= BDeu) but no K2: K2 is compared with pgmpy only.
 A peer that is not installed is skipped with a message.  Each figure is the CPU time
 (``time.process_time``) of the best of ``--repeat`` interleaved rounds; the load
 average is printed with it.  At 100,000 rows
@@ -67,22 +67,21 @@ def _copy_bandwidth() -> float:
 
 
 @numba.njit(cache=True, nogil=True)
-def _noop(ucols, w, cols, bits, off, fam, arities, bdeu, ess, logfact, keys, vals):
+def _noop(at, child, k, p0, p1, p2):
     """What a per-call kernel call costs before it does anything."""
     return 0.0
 
 
 def _fixed_cost(ours: LocalScore, fams, repeat: int) -> tuple[float, float]:
-    """(numba call, key parsing) per family, CPU seconds: the no-op kernel with the
-    arguments of :func:`bnexplore.scores._score_family_memo`, and ``LocalScore._key``."""
-    ucols, w = ours._rows()
-    bits, off = ours._bit_columns()
-    keys, vals = ours._memo()
-    fam = [(c, *ps) for c, ps in (ours._key(c, p) for c, p in fams)]
-    args = (ours._arities, ours._bdeu, ours.ess, ours._logfact, keys, vals)
-    _noop(ucols, w, ours._cols, bits, off, fam[0], *args)
-    t_noop = _best(lambda: [_noop(ucols, w, ours._cols, bits, off, f, *args) for f in fam], repeat) / len(fams)
-    t_key = _best(lambda: [ours._key(c, p) for c, p in fams], repeat) / len(fams)
+    """(numba call, name lookups) per family, CPU seconds: the no-op kernel with the
+    arguments of :func:`bnexplore.scores._score_family_ctx` (the context's address, the
+    child, the number of parents and three parents), and a dict lookup per name, as
+    ``LocalScore.score`` does them."""
+    names = ours.data._index
+    at = ours._context()
+    _noop(at, 0, 0, 0, 0, 0)
+    t_noop = _best(lambda: [_noop(at, 0, len(p), 0, 0, 0) for c, p in fams], repeat) / len(fams)
+    t_key = _best(lambda: [(names[c], *[names[u] for u in p]) for c, p in fams], repeat) / len(fams)
     return t_noop, t_key
 
 
@@ -123,7 +122,7 @@ def main(argv=None):
             load = os.getloadavg()[0]
             tag = f"{prior} family score, {n:,} ALARM rows"
             print(f"  {tag}: per call {t_call * 1e6:.2f} us, of which a no-op numba call with the same argument "
-                  f"types {t_noop * 1e6:.2f} us ({t_noop / t_call:.0%}) and parsing the names "
+                  f"types {t_noop * 1e6:.2f} us ({t_noop / t_call:.0%}) and looking the names up "
                   f"{t_key * 1e6:.2f} us ({t_key / t_call:.0%}); batch {t_batch * 1e6:.2f} us")
             if prior == "BDeu" and pbn is not None:
                 score = pbn.BDe(df, 1.0)

@@ -184,8 +184,8 @@ def _score_split(counts, q_hi, a_u, q_lo, r, bdeu, ess, logfact, memo_a, memo_aj
     q = q_hi * a_u * q_lo
     a = ess / (q * r)
     aj = ess / q
-    lga = math.lgamma(a) if bdeu else 0.0
-    lgaj = math.lgamma(aj) if bdeu else 0.0
+    lga = _lgamma_memo(memo_a, a, 0) if bdeu else 0.0       # lgamma(a + 0): kept in the memo too
+    lgaj = _lgamma_memo(memo_aj, aj, 0) if bdeu else 0.0
     total = 0.0
     _merge_tables(counts, q * r)
     # the terms written out (no call per cell or configuration: the calls cost more than
@@ -334,20 +334,30 @@ def _score_bits(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_
     (the last state's by subtraction).  The terms and their order are those of
     :func:`_score_split`, so is the float."""
     k = parents.shape[0]
+    return _score_bits_in(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj,
+                          np.empty((k + 1, bits.shape[1]), dtype=np.uint64), np.empty(2 * k + 2, dtype=np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_bits_in(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj, level, marks):
+    """:func:`_score_bits` in a workspace: ``level`` at least ``k + 1`` rows of the
+    words of ``bits`` (the rows of each prefix of the parents), ``marks`` at least
+    ``2 k + 2`` integers (the size of each prefix, then its digits), ``k`` parents."""
+    k = parents.shape[0]
     r = arities[child]
     q = 1
     for i in range(k):
         q *= arities[parents[i]]
     a = ess / (q * r)
     aj = ess / q
-    lga = math.lgamma(a) if bdeu else 0.0
-    lgaj = math.lgamma(aj) if bdeu else 0.0
+    lga = _lgamma_memo(memo_a, a, 0) if bdeu else 0.0       # lgamma(a + 0): kept in the memo too
+    lgaj = _lgamma_memo(memo_aj, aj, 0) if bdeu else 0.0
     cb = off[child]
-    level = np.empty((k + 1, bits.shape[1]), dtype=np.uint64)
     level[0, :] = ~np.uint64(0)                 # depth 0: every row (the padding never meets a state bit)
-    size = np.empty(k + 1, dtype=np.int64)
+    size = marks[:k + 1]
     size[0] = n
-    digits = np.zeros(k + 1, dtype=np.int64)
+    digits = marks[k + 1:2 * k + 2]
+    digits[:] = 0
     total = 0.0
     d = 0                                        # parents fixed so far: level[d] holds their rows
     while True:
@@ -420,45 +430,124 @@ def _memo_row(keys, vals, x):
     return np.full(vals.shape[1], np.nan)
 
 
+@intrinsic
+def _address(typingctx, addr):
+    """The memory at the address ``addr`` (an integer) as a ``void *`` for :func:`numba.carray`."""
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+    return types.voidptr(addr), codegen
+
+
+# The family-score context: what one call of :func:`_score_family_ctx` reads, as one int64
+# array passed by its address (a numba call costs about 0.1 us per array argument and
+# 0.05 us more for an array than for an integer: as much as counting a small family on
+# 1,000 rows).  The slots hold the addresses and shapes of the scorer's arrays, which the
+# scorer keeps alive with the context (:meth:`LocalScore._context`), ``ess`` (its float64
+# bits) and a workspace of the calling thread.
+_CX_UCOLS, _CX_W, _CX_ND = 0, 1, 2             # distinct rows (p, nd) int32, their weights (nd,) int64
+_CX_COLS, _CX_N = 3, 4                          # every row (p, n) int32
+_CX_BITS, _CX_NS, _CX_NW, _CX_OFF = 5, 6, 7, 8  # bit columns (ns, nw) uint64, their offsets (p + 1,)
+_CX_P, _CX_ARITIES = 9, 10                      # columns, arities (p,) int64
+_CX_LOGFACT, _CX_NLF = 11, 12                   # log-factorials (nlf,) float64
+_CX_KEYS, _CX_VALS, _CX_SLOTS, _CX_LONG = 13, 14, 15, 16   # lgamma memo keys (slots,), values (slots, long)
+_CX_BDEU, _CX_ESS = 17, 18
+_CX_LEVEL = 19                                  # workspace: (_CX_MOST + 1, nw) uint64 of _score_bits_in
+_CX_PARENTS = 20                                # workspace: the sorted parents, then the marks of _score_bits_in
+_CX_MOST = 3                                    # parents of a family scored through the context
+_CX_SIZE = _CX_PARENTS + 3 * _CX_MOST + 2
+
+
 @numba.njit(cache=True, nogil=True)
-def _score_family_memo(ucols, w, cols, bits, off, fam, arities, bdeu, ess, logfact, keys, vals):
-    """:func:`_score_family_rows` of the family ``fam`` = ``(child, *sorted parents)`` (a
-    tuple: no array to build per call), counted on the bit columns ``bits``, ``off`` when
-    :func:`_use_bits` says so, BDeu's lgamma values kept in the caller's memo ``keys``,
-    ``vals`` (:func:`_memo_row`) across calls: the same terms, so the same score."""
-    child = fam[0]
-    parents = np.empty(len(fam) - 1, dtype=np.int64)
+def _context_arrays(ctx):
+    """The data arrays of a family-score context (the slots above)."""
+    p = ctx[_CX_P]
+    ucols = numba.carray(_address(ctx[_CX_UCOLS]), (p, ctx[_CX_ND]), np.int32)
+    w = numba.carray(_address(ctx[_CX_W]), ctx[_CX_ND], np.int64)
+    cols = numba.carray(_address(ctx[_CX_COLS]), (p, ctx[_CX_N]), np.int32)
+    bits = numba.carray(_address(ctx[_CX_BITS]), (ctx[_CX_NS], ctx[_CX_NW]), np.uint64)
+    off = numba.carray(_address(ctx[_CX_OFF]), p + 1, np.int64)
+    arities = numba.carray(_address(ctx[_CX_ARITIES]), p, np.int64)
+    logfact = numba.carray(_address(ctx[_CX_LOGFACT]), ctx[_CX_NLF], np.float64)
+    keys = numba.carray(_address(ctx[_CX_KEYS]), ctx[_CX_SLOTS], np.int64)
+    vals = numba.carray(_address(ctx[_CX_VALS]), (max(ctx[_CX_SLOTS], 1), ctx[_CX_LONG]), np.float64)
+    return ucols, w, cols, bits, off, arities, logfact, keys, vals
+
+
+@numba.njit(cache=True, nogil=True)
+def _score_family_ctx(at, child, k, p0, p1, p2):
+    """:func:`_score_family_rows` of ``child`` given ``k <= 3`` parents ``p0``, ``p1``,
+    ``p2`` (the first ``k``, in any order: no array to build per call), the data, bit
+    columns, BDeu lgamma memo and workspace from the context at the address ``at`` (the
+    slots above).
+    Counted on the bit columns when :func:`_use_bits` says so, the lgamma values kept
+    across calls (:func:`_memo_row`): the same terms, so the same score.  NaN when the
+    family is refused (a position out of range, the child among its parents, a repeated
+    parent, more than 3 parents): the caller's checks then say why."""
+    ctx = numba.carray(_address(at), _CX_SIZE, np.int64)
+    ucols, w, cols, bits, off, arities, logfact, keys, vals = _context_arrays(ctx)
+    p = arities.shape[0]
+    if not (0 <= child < p and 0 <= k <= _CX_MOST):
+        return np.nan
+    parents = ctx[_CX_PARENTS:_CX_PARENTS + k]
     q = 1
-    for i in range(1, len(fam)):
-        parents[i - 1] = fam[i]
-        q *= arities[fam[i]]
+    for j in range(k):      # insertion sort: a few members
+        u = p0 if j == 0 else (p1 if j == 1 else p2)
+        if not 0 <= u < p or u == child:
+            return np.nan
+        h = j
+        while h > 0 and parents[h - 1] > u:
+            parents[h] = parents[h - 1]
+            h -= 1
+        parents[h] = u
+        q *= arities[u]
+    for j in range(1, k):
+        if parents[j] == parents[j - 1]:
+            return np.nan
+    bdeu = ctx[_CX_BDEU] != 0
+    ess = ctx[_CX_ESS:_CX_ESS + 1].view(np.float64)[0]
     r = arities[child]
     if not _dense(q, r, cols.shape[1]):
         return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
-    base = np.empty(ucols.shape[1], dtype=np.int64)
-    counts = np.zeros(4 * q * r, dtype=np.int64)
+    empty = np.empty(0, dtype=np.int64)     # the rows' workspace: sized when they are counted
+    level = numba.carray(_address(ctx[_CX_LEVEL]), (_CX_MOST + 1, bits.shape[1]), np.uint64)
+    marks = ctx[_CX_PARENTS + _CX_MOST:_CX_SIZE]
     return _score_dense_family(ucols, w, bits, off, cols.shape[1], child, parents, q, arities, bdeu, ess,
-                               logfact, keys, vals, base, counts)
+                               logfact, keys, vals, (empty, empty, level, marks))
 
 
 @numba.njit(cache=True, nogil=True)
-def _score_dense_family(ucols, w, bits, off, n, child, parents, q, arities, bdeu, ess, logfact, keys, vals,
-                        base, counts):
+def _score_dense_family(ucols, w, bits, off, n, child, parents, q, arities, bdeu, ess, logfact, keys, vals, ws):
     """A dense family's score (``q`` parent configurations): counted on the bit columns
-    when :func:`_use_bits` says so, else over the distinct rows in the workspace ``base``,
-    ``counts``; BDeu's lgamma values from the memo ``keys``, ``vals``."""
+    when :func:`_use_bits` says so, else over the distinct rows; BDeu's lgamma values
+    from the memo ``keys``, ``vals``.  The workspace ``ws`` = ``(base, counts, level,
+    marks)``: those of :func:`_score_dense_rows` and of :func:`_score_bits_in`, each
+    allocated here when too small."""
+    base, counts, level, marks = ws
     r = arities[child]
     memo_a = _memo_row(keys, vals, q * r)
     memo_aj = _memo_row(keys, vals, q)
     if _use_bits(bits, ucols.shape[1], child, parents, arities):
-        return _score_bits(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj)
+        k = parents.shape[0]
+        if level.shape[0] < k + 1 or level.shape[1] < bits.shape[1]:
+            level = np.empty((k + 1, bits.shape[1]), dtype=np.uint64)
+        if marks.shape[0] < 2 * k + 2:
+            marks = np.empty(2 * k + 2, dtype=np.int64)
+        return _score_bits_in(bits, off, n, child, parents, arities, bdeu, ess, logfact, memo_a, memo_aj, level,
+                              marks)
+    if base.shape[0] < ucols.shape[1]:
+        base = np.empty(ucols.shape[1], dtype=np.int64)
+    if counts.shape[0] < 4 * q * r:
+        counts = np.zeros(4 * q * r, dtype=np.int64)
     return _score_dense_rows(ucols, w, child, parents, arities, bdeu, ess, logfact, q, base, counts, memo_a, memo_aj)
 
 
 @numba.njit(cache=True, nogil=True)
 def _score_batch_rows(ucols, w, cols, bits, off, child, parent_sets, sizes, arities, bdeu, ess, logfact, keys,
                       vals):
-    """:func:`_score_family_memo` of every parent set ``parent_sets[i, :sizes[i]]``, the
+    """:func:`_score_family_ctx` of every parent set ``parent_sets[i, :sizes[i]]``, the
     dense tables counted in one workspace (the same kernels, so the same floats)."""
     m = parent_sets.shape[0]
     out = np.empty(m, dtype=np.float64)
@@ -473,15 +562,16 @@ def _score_batch_rows(ucols, w, cols, bits, off, child, parent_sets, sizes, arit
         qs[i] = q
         if _dense(q, r, n):
             most = max(most, q * r)
-    base = np.empty(ucols.shape[1], dtype=np.int64)
-    counts = np.zeros(4 * most, dtype=np.int64)
+    k = parent_sets.shape[1]
+    ws = (np.empty(ucols.shape[1], dtype=np.int64), np.zeros(4 * most, dtype=np.int64),
+          np.empty((k + 1, bits.shape[1]), dtype=np.uint64), np.empty(2 * k + 2, dtype=np.int64))
     for i in range(m):
         ps = parent_sets[i, :sizes[i]]
         if not _dense(qs[i], r, n):
             out[i] = _score_family(cols, child, ps, arities, bdeu, ess, logfact)
             continue
         out[i] = _score_dense_family(ucols, w, bits, off, n, child, ps, qs[i], arities, bdeu, ess, logfact,
-                                     keys, vals, base, counts)
+                                     keys, vals, ws)
     return out
 
 
@@ -875,7 +965,12 @@ class LocalScore:
         self._cache: dict[tuple[int, tuple[int, ...]], float] = {}
         self._distinct: tuple[np.ndarray, np.ndarray] | None = None
         self._bits: tuple[np.ndarray, np.ndarray] | None = None
-        self._local = threading.local()     # each thread's BDeu lgamma memo (see _memo)
+        self._local = threading.local()     # each thread's BDeu lgamma memo and kernel context
+        # families of up to this many parents, named in a list or tuple, take score()'s
+        # direct path to the kernel (:func:`_score_family_ctx`); -1: none (missing values,
+        # or a subclass with a family score of its own)
+        own = type(self)._computed is LocalScore._computed
+        self._direct_parents = min(_CX_MOST, self._safe_parents) if own and self.data.missing is None else -1
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
@@ -897,6 +992,41 @@ class LocalScore:
             memo = self._local.memo = (self.ess, np.full(_MEMO_SLOTS, -1, dtype=np.int64),
                                        np.full((_MEMO_SLOTS, min(_MEMO_LONG, self.data.n_rows + 1)), np.nan))
         return memo[1], memo[2]
+
+    def _context(self) -> int:
+        """The address of this thread's context of :func:`_score_family_ctx` (complete
+        data): the addresses and shapes of the distinct rows, the columns, the bit
+        columns, the arities, the log-factorials, this thread's lgamma memo for ``ess``
+        and a workspace.  The thread's record ``(ess, address, context, arrays)`` holds
+        the context and the arrays, so they live as long as the address is used."""
+        rec = getattr(self._local, "ctx", None)
+        if rec is not None and rec[0] == self.ess:
+            return rec[1]
+        ucols, w = self._rows()
+        bits, off = self._bit_columns()
+        keys, vals = self._memo()
+        level = np.empty((_CX_MOST + 1, bits.shape[1]), dtype=np.uint64)
+        arrays = (ucols, w, self._cols, bits, off, self._arities, self._logfact, keys, vals, level)
+        slots = (_CX_UCOLS, _CX_W, _CX_COLS, _CX_BITS, _CX_OFF, _CX_ARITIES, _CX_LOGFACT, _CX_KEYS, _CX_VALS,
+                 _CX_LEVEL)
+        want = (np.int32, np.int64, np.int32, np.uint64, np.int64, np.int64, np.float64, np.int64, np.float64,
+                np.uint64)
+        ctx = np.zeros(_CX_SIZE, dtype=np.int64)
+        for slot, a, dt in zip(slots, arrays, want):
+            if a.dtype != dt or not a.flags.c_contiguous:     # the kernel reads them as such
+                raise TypeError(f"internal: a {a.dtype} array where the kernel reads {np.dtype(dt)} in C order")
+            ctx[slot] = a.ctypes.data
+        ctx[_CX_ND] = ucols.shape[1]
+        ctx[_CX_N] = self._cols.shape[1]
+        ctx[_CX_NS], ctx[_CX_NW] = bits.shape
+        ctx[_CX_P] = self._cols.shape[0]
+        ctx[_CX_NLF] = self._logfact.shape[0]
+        ctx[_CX_SLOTS] = keys.shape[0]
+        ctx[_CX_LONG] = vals.shape[1]
+        ctx[_CX_BDEU] = self._bdeu
+        ctx[_CX_ESS] = np.float64(self.ess).view(np.int64)
+        self._local.ctx = (self.ess, ctx.ctypes.data, ctx, arrays)
+        return ctx.ctypes.data
 
     # ------------------------------------------------------------------
     @property
@@ -1013,6 +1143,25 @@ class LocalScore:
 
     def score(self, node: str | int, parents: Iterable[str | int] = ()) -> float:
         """Natural-log family score of ``node`` given ``parents`` (names or indices)."""
+        if not self.use_cache and (type(parents) is list or type(parents) is tuple) \
+                and len(parents) <= self._direct_parents:
+            # the direct path: names to positions, then the kernel, which sorts and checks
+            # them (NaN: refused, and the general path below says why)
+            k = len(parents)
+            names = self.data._index
+            try:
+                c = names[node]
+                u = names[parents[0]] if k > 0 else 0
+                v = names[parents[1]] if k > 1 else 0
+                x = names[parents[2]] if k > 2 else 0
+            except (KeyError, TypeError):       # positions, labels or an unknown name
+                pass
+            else:
+                rec = getattr(self._local, "ctx", None)
+                ctx = rec[1] if rec is not None and rec[0] == self.ess else self._context()
+                val = _score_family_ctx(ctx, c, k, u, v, x)
+                if val == val:
+                    return val
         key = self._key(node, parents)
         if self.use_cache:
             hit = self._cache.get(key)
@@ -1027,9 +1176,14 @@ class LocalScore:
         if len(ps) > self._safe_parents:  # only then can a configuration key overflow
             self._check_keys(ps)
         if self.data.missing is None:
-            ucols, w = self._distinct or self._rows()
-            val = _score_family_memo(ucols, w, self._cols, *(self._bits or self._bit_columns()), (c, *ps),
-                                     self._arities, self._bdeu, self.ess, self._logfact, *self._memo())
+            k = len(ps)
+            if k <= _CX_MOST:
+                val = _score_family_ctx(self._context(), c, k, ps[0] if k > 0 else 0, ps[1] if k > 1 else 0,
+                                        ps[2] if k > 2 else 0)
+            else:       # the kernel of a batch, one family: the same kernels, so the same float
+                val = float(_score_batch_rows(*self._rows(), self._cols, *self._bit_columns(), c,
+                                              np.array([ps], dtype=np.int64), np.array([k], dtype=np.int64),
+                                              self._arities, self._bdeu, self.ess, self._logfact, *self._memo())[0])
         else:
             val = _score_family(self._cols_for(c, ps), c, np.array(ps, dtype=np.int64), self._arities,
                                 self._bdeu, self.ess, self._logfact)

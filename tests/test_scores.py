@@ -349,9 +349,42 @@ def test_bit_columns_count_the_same_floats(prior, n):
         assert sc._score_bits(bits, off, n, c, ps, ls._arities, ls._bdeu, 2.0, ls._logfact, e, e) == want
         assert ls.score(c, ps.tolist()) == want
         assert ls.score_many(c, [ps.tolist(), []])[0] == want
-    ls._bits = (np.zeros((0, 1), dtype=np.uint64), off)   # none kept: the rows are counted
-    assert ls.score(0, [1, 2]) == sc._score_family_rows(*ls._rows(), ls._cols, 0, np.array([1, 2]), ls._arities,
-                                                        ls._bdeu, 2.0, ls._logfact)
+    none = LocalScore(df, prior=prior, ess=2.0, cache=False)
+    none._bits = (np.zeros((0, 1), dtype=np.uint64), off)  # none kept: the rows are counted
+    want = sc._score_family_rows(*ls._rows(), ls._cols, 0, np.array([1, 2]), ls._arities, ls._bdeu, 2.0, ls._logfact)
+    assert none.score(0, [1, 2]) == want
+    assert none.score(ls.names[0], [ls.names[2], ls.names[1]]) == want
+
+
+@pytest.mark.parametrize("prior", ["K2", "BDeu"])
+def test_uncached_score_of_names_checks_the_family(prior):
+    # uncached score() of up to 3 parents named in a list or tuple goes straight to the kernel,
+    # which sorts and checks them: the floats of the cached path in any order, and every
+    # refusal of the cached path with its message
+    df = random_frame(300, 6, arity=(2, 4), seed=61)
+    fresh = LocalScore(df, prior=prior, ess=2.0, cache=False)
+    cached = LocalScore(df, prior=prior, ess=2.0)
+    for ps in ([], ["V1"], ("V3", "V1"), ["V5", "V2", "V4"], ["V5", "V1", "V2", "V4"]):
+        want = cached.score("V0", sorted(ps))
+        assert fresh.score("V0", ps) == want
+        assert fresh.score("V0", list(reversed(ps))) == want
+        assert fresh.score(0, [int(u[1]) for u in ps]) == want          # positions
+    for bad, err, match in ((["V0"], ValueError, "own parent"), (["V1", "V0"], ValueError, "own parent"),
+                            (("V2", "V1", "V2"), ValueError, "repeated parent"), (["V1", "V1"], ValueError, "repeated"),
+                            (["nope"], KeyError, "unknown column"), (["V1", "nope"], KeyError, "unknown column")):
+        for ls in (fresh, cached):
+            with pytest.raises(err, match=match):
+                ls.score("V0", bad)
+    with pytest.raises(KeyError, match="unknown column"):
+        fresh.score("nope", ["V1"])
+    with pytest.raises(TypeError):
+        fresh.score("V0", [["V1"]])
+    # a subclass with a family score of its own is asked for it
+    class Zero(LocalScore):
+        def _computed(self, key):
+            return 0.0
+
+    assert Zero(df, cache=False).score("V0", ["V1", "V2"]) == 0.0
 
 
 def test_uncached_score_many_checks_sets_in_the_kernel():
