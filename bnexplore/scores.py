@@ -511,20 +511,21 @@ def _score_family_ctx(at, child, k, p0, p1, p2):
     r = arities[child]
     if not _dense(q, r, cols.shape[1]):
         return _score_family(cols, child, parents, arities, bdeu, ess, logfact)
-    empty = np.empty(0, dtype=np.int64)     # the rows' workspace: sized when they are counted
+    empty = parents[:0]             # the rows' workspace: allocated when they are counted
     level = numba.carray(_address(ctx[_CX_LEVEL]), (_CX_MOST + 1, bits.shape[1]), np.uint64)
     marks = ctx[_CX_PARENTS + _CX_MOST:_CX_SIZE]
     return _score_dense_family(ucols, w, bits, off, cols.shape[1], child, parents, q, arities, bdeu, ess,
                                logfact, keys, vals, (empty, empty, level, marks))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _score_dense_family(ucols, w, bits, off, n, child, parents, q, arities, bdeu, ess, logfact, keys, vals, ws):
     """A dense family's score (``q`` parent configurations): counted on the bit columns
     when :func:`_use_bits` says so, else over the distinct rows; BDeu's lgamma values
     from the memo ``keys``, ``vals``.  The workspace ``ws`` = ``(base, counts, level,
     marks)``: those of :func:`_score_dense_rows` and of :func:`_score_bits_in`, each
-    allocated here when too small."""
+    allocated here when too small.  Inlined into its callers (numba IR): as a call, its
+    arrays cost about 0.1 us per family, as much as counting one on 1,000 rows."""
     base, counts, level, marks = ws
     r = arities[child]
     memo_a = _memo_row(keys, vals, q * r)
