@@ -18,7 +18,9 @@ bit columns instead (a parent configuration's rows are the AND of its parents' s
 bits, a cell's count a population count; :func:`_score_bits`) when that reads fewer
 words than the rows would take passes (:func:`_use_bits`), and BDeu's ``lgamma(a + c)``
 values are kept per thread and ``a`` across calls (:func:`_memo_row`): the same terms
-in the same order either way, so the same floats.  Scores are cached per (child, parent set).  Every family under an order at once
+in the same order either way, so the same floats.  One family named by the caller goes
+to its kernel as the address of a per-thread context and six integers
+(:func:`_score_family_ctx`): a numba call costs more with every array it is given.  Scores are cached per (child, parent set).  Every family under an order at once
 (:func:`score_order_families`) is the engine of :mod:`bnexplore._order_scores` and
 :mod:`bnexplore._order_walks`.
 """
