@@ -19,8 +19,9 @@ bits, a cell's count a population count; :func:`_score_bits`) when that reads fe
 words than the rows would take passes (:func:`_use_bits`), and BDeu's ``lgamma(a + c)``
 values are kept per thread and ``a`` across calls (:func:`_memo_row`): the same terms
 in the same order either way, so the same floats.  One family named by the caller goes
-to its kernel as the address of a per-thread context and six integers
-(:func:`_score_family_ctx`): a numba call costs more with every array it is given.  Scores are cached per (child, parent set).  Every family under an order at once
+to its kernel as the address of a per-thread context and five integers
+(:func:`_score_family_ctx`): a numba call costs more with every array it is given.
+Scores are cached per (child, parent set).  Every family under an order at once
 (:func:`score_order_families`) is the engine of :mod:`bnexplore._order_scores` and
 :mod:`bnexplore._order_walks`.
 """
@@ -483,11 +484,10 @@ def _score_family_ctx(at, child, k, p0, p1, p2):
     """:func:`_score_family_rows` of ``child`` given ``k <= 3`` parents ``p0``, ``p1``,
     ``p2`` (the first ``k``, in any order: no array to build per call), the data, bit
     columns, BDeu lgamma memo and workspace from the context at the address ``at`` (the
-    slots above).
-    Counted on the bit columns when :func:`_use_bits` says so, the lgamma values kept
-    across calls (:func:`_memo_row`): the same terms, so the same score.  NaN when the
-    family is refused (a position out of range, the child among its parents, a repeated
-    parent, more than 3 parents): the caller's checks then say why."""
+    slots above).  Counted on the bit columns when :func:`_use_bits` says so, the
+    lgamma values kept across calls (:func:`_memo_row`): the same terms, so the same
+    score.  NaN when the family is refused (a position out of range, the child among its
+    parents, a repeated parent, more than 3 parents): the caller's checks then say why."""
     ctx = numba.carray(_address(at), _CX_SIZE, np.int64)
     ucols, w, cols, bits, off, arities, logfact, keys, vals = _context_arrays(ctx)
     p = arities.shape[0]
@@ -1161,8 +1161,8 @@ class LocalScore:
                 pass
             else:
                 rec = getattr(self._local, "ctx", None)
-                ctx = rec[1] if rec is not None and rec[0] == self.ess else self._context()
-                val = _score_family_ctx(ctx, c, k, u, v, x)
+                at = rec[1] if rec is not None and rec[0] == self.ess else self._context()
+                val = _score_family_ctx(at, c, k, u, v, x)
                 if val == val:
                     return val
         key = self._key(node, parents)
