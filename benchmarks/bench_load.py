@@ -248,17 +248,20 @@ def structure_spec() -> AppSpec:
 
 
 def _doc_settled(doc) -> bool:
-    """No view of the page is computing: Panel marks a computing view's pane (class
-    ``bnx-view``) with the class ``pn-loading`` from the widget change to its result."""
-    views = [_prop(m, "css_classes") or [] for m in list(doc.models)]
-    views = [c for c in views if "bnx-view" in c]
-    return bool(views) and not any("pn-loading" in c for c in views)
+    """No view of the page is computing: the app marks its main area (class
+    ``bnx-main``) with the class ``bnx-busy`` from the widget change to the last view's
+    result (a view's own spinner, ``pn-loading``, shows only on long computations)."""
+    classes = [_prop(m, "css_classes") or [] for m in list(doc.models)]
+    views = [c for c in classes if "bnx-view" in c]
+    return (bool(views) and not any("pn-loading" in c for c in views)
+            and not any("bnx-busy" in c for c in classes))
 
 
 def _page_settled(pg) -> bool:
     # CSS locators pierce the shadow roots Panel renders into
     return (pg.locator(".bnx-view").count() > 0
-            and pg.locator(".bnx-view.pn-loading").count() == 0)
+            and pg.locator(".bnx-view.pn-loading").count() == 0
+            and pg.locator(".bnx-busy").count() == 0)
 
 
 def _slider_spec(name: str, query: Callable[[int], str], slider: str, url_key: str,

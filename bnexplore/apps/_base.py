@@ -20,6 +20,7 @@ the new data with the old settings.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import itertools
@@ -32,6 +33,7 @@ import pandas as pd
 import panel as pn
 import param
 
+from . import figures
 from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     bundled_dataset, check_upload,
                     class_candidates, dataset_names, default_target, left_out_columns,
@@ -56,6 +58,8 @@ PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"
 #: the width (px) a picture aims at in presentation mode: the main area of a 1024 px
 #: projector window beside the sidebar (677 px in Chromium), less the panes' margins
 PROJECTOR_MAIN_PX = 620
+#: seconds a view computes before its spinner shows (see App._computing).
+SPINNER_DELAY_S = 0.4
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
@@ -76,6 +80,15 @@ def _same(a: Any, b: Any) -> bool:
         return a is b or bool(a == b)
     except Exception:  # noqa: BLE001 - values that do not compare (arrays): not the same
         return False
+
+
+def _parameters(view: Callable, app: "App") -> dict | None:
+    """The values of the parameters ``view`` depends on, or None when it also depends
+    on another object's."""
+    deps = app.param.method_dependencies(view.__name__)
+    if any(d.inst is not app for d in deps):
+        return None
+    return {d.name: getattr(app, d.name) for d in deps}
 
 
 def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
@@ -99,12 +112,47 @@ def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
     return out
 
 
+def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
+    """In the worker: the view's output, its pictures drawn or to be patched in place
+    (:mod:`~bnexplore.apps.figures`), shared between sessions by the setting's key."""
+    values = None if args or kwargs else _parameters(view, app)
+    key = None if values is None else figures.setting_key(app, view.__name__, values)
+    import os, sys, time
+    t0 = time.perf_counter()
+    out = _shown(view, app, *args, **kwargs)
+    t1 = time.perf_counter()
+    r = out, figures.prepare(app._figures, view.__name__, key, out)
+    if os.environ.get('BNX_FIG_DEBUG'): print(f'VIEW {view.__name__} view {t1-t0:.3f} figs {time.perf_counter()-t1:.3f}', file=sys.stderr, flush=True)
+    return r
+
+
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
     app._computing(view.__name__, +1)
     try:
-        return await in_worker(_shown, view, app, *args, **kwargs)
-    finally:
+        out, updates = await in_worker(_served, view, app, *args, **kwargs)
+    except BaseException:
         app._computing(view.__name__, -1)
+        raise
+    with pn.io.hold():      # one message: the spinner off, the figures patched
+        app._computing(view.__name__, -1)
+        figures.apply(app._figures, view.__name__, updates)
+    # Panel replaces a returned layout as a whole unless told to update it in place:
+    # in place, only what differs reaches the page (texts, tables, the figures patched
+    # above). A layout with controls is replaced (its callbacks belong to the new one).
+    inplace = not _has_controls(out, app._kept_ids)
+    for pane in app._view_panes.get(view.__name__, ()):
+        pane.inplace = inplace
+    return out
+
+
+def _has_controls(out: Any, kept: set) -> bool:
+    """Whether a view's output holds widgets a user acts on, made by this computation
+    (not tables, downloads, nor the app's :meth:`App.kept` controls)."""
+    if not isinstance(out, pn.viewable.Viewable):
+        return False
+    passive = (pn.widgets.Tabulator, pn.widgets.FileDownload)
+    return any(isinstance(o, pn.widgets.Widget) and not isinstance(o, passive)
+               and id(o) not in kept for o in out.select())
 
 
 def guarded(view: Callable) -> Callable:
@@ -214,6 +262,10 @@ class App(pn.viewable.Viewer):
             params["source"] = USER
         self._view_panes: dict[str, weakref.WeakSet] = {}   # view name -> its panes
         self._under_way: dict[str, int] = {}                 # view name -> computations
+        self._figures: dict = {}     # (view name, place) -> figures.Shown, served pages
+        self._kept: dict = {}        # name -> a Panel object made once (App.kept)
+        self._kept_ids: set = set()  # ids of the objects inside them
+        self._mains: weakref.WeakSet = weakref.WeakSet()   # the main areas shown (main())
         super().__init__(**params)
         if target is not None:
             self.target = target
@@ -359,12 +411,40 @@ class App(pn.viewable.Viewer):
             return pane
         return view
 
+    def kept(self, name: str, make: Callable[[], pn.viewable.Viewable]) -> pn.viewable.Viewable:
+        """``make()``, made once per app and returned again after: controls that a view
+        shows keep their callbacks, and the view is updated in place."""
+        obj = self._kept.get(name)
+        if obj is None:
+            obj = self._kept[name] = make()
+            self._kept_ids.update(id(o) for o in obj.select())
+        return obj
+
     def _computing(self, name: str, change: int) -> None:
-        """Count the computations of view ``name`` under way; its panes show the spinner
-        while there is one (Panel's own indicator only covers a view computed in place)."""
+        """Count the computations of view ``name`` under way (on the event loop).
+
+        While any view computes, the main area carries the class ``bnx-busy`` (one
+        message when the first starts and one when the last ends). A view's own spinner
+        shows only when its computation lasts over :data:`SPINNER_DELAY_S`: each change
+        of a page is a message that Bokeh serialises against the whole document, and a
+        move to a computed setting is over before a spinner would be seen.
+        """
         self._under_way[name] = n = self._under_way.get(name, 0) + change
-        for pane in self._view_panes.get(name, ()):
-            pane.loading = n > 0
+        busy = any(self._under_way.values())
+        for main in self._mains:
+            if ("bnx-busy" in main.css_classes) != busy:
+                main.css_classes = ["bnx-main", "bnx-busy"] if busy else ["bnx-main"]
+        if n == 0:
+            for pane in self._view_panes.get(name, ()):
+                if pane.loading:
+                    pane.loading = False
+        elif change > 0:
+            asyncio.get_running_loop().call_later(SPINNER_DELAY_S, self._spin, name)
+
+    def _spin(self, name: str) -> None:
+        if self._under_way.get(name, 0) > 0:
+            for pane in self._view_panes.get(name, ()):
+                pane.loading = True
 
     def glossary_view(self) -> pn.Card:
         """Every abbreviation of :mod:`bnexplore.glossary`, spelled out and defined (a
@@ -379,9 +459,11 @@ class App(pn.viewable.Viewer):
         """The views in a column (projector text size in presentation mode), then the
         glossary."""
         big = self.param.presentation.rx().rx.where(PRESENTATION_STYLES, {})
-        return pn.Column(self.kernels_view, self._pane(self.data_view),
+        main = pn.Column(self.kernels_view, self._pane(self.data_view),
                          *[self._pane(v) for v in self.views()], self.glossary_view(),
-                         styles=big, sizing_mode="stretch_width")
+                         styles=big, sizing_mode="stretch_width", css_classes=["bnx-main"])
+        self._mains.add(main)
+        return main
 
     # ------------------------------------------------------------------ controls
     def widget(self, name: str) -> pn.widgets.Widget:
@@ -599,9 +681,13 @@ class App(pn.viewable.Viewer):
 
         least, _ = plot_size(plot)
         # a CSS least width: Panel would pass a min_width on to every enclosing layout,
-        # which would widen the page instead of scrolling here
-        return pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width",
-                                           styles={"min-width": f"{least}px"}),
+        # which would widen the page instead of scrolling here. It is set on a layout
+        # around the picture, so that a view updated in place changes no parameter of
+        # the picture's pane (which Panel 1.9 fails to sync once the page's design
+        # has added its stylesheets to the figure)
+        return pn.Column(pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width"),
+                                   sizing_mode="stretch_width",
+                                   styles={"min-width": f"{least}px"}),
                          scroll="x-auto", sizing_mode="stretch_width",
                          styles={"max-width": "100%"}, css_classes=["bnx-dag"])
 
