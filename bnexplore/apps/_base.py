@@ -117,13 +117,8 @@ def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
     (:mod:`~bnexplore.apps.figures`), shared between sessions by the setting's key."""
     values = None if args or kwargs else _parameters(view, app)
     key = None if values is None else figures.setting_key(app, view.__name__, values)
-    import os, sys, time
-    t0 = time.perf_counter()
     out = _shown(view, app, *args, **kwargs)
-    t1 = time.perf_counter()
-    r = out, figures.prepare(app._figures, view.__name__, key, out)
-    if os.environ.get('BNX_FIG_DEBUG'): print(f'VIEW {view.__name__} view {t1-t0:.3f} figs {time.perf_counter()-t1:.3f}', file=sys.stderr, flush=True)
-    return r
+    return out, figures.prepare(app._figures, view.__name__, key, out)
 
 
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:

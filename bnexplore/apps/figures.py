@@ -309,8 +309,6 @@ def apply(shown: dict, view: str, updates: list[Update]) -> None:
                     for i, values in u.changes:
                         u.shown.models[i].update(**values)
         shown[(view, u.place)] = u.new
-        import os, sys
-        if os.environ.get('BNX_FIG_DEBUG'): print('FIG', view, u.place, 'patched' if u.shown is not None else 'drawn', len(u.changes), file=sys.stderr, flush=True)
     for k in [k for k in shown if k[0] == view and k[1] not in places]:
         del shown[k]
 
