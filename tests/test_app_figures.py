@@ -75,7 +75,7 @@ def test_equal_handles_nan_arrays_and_nested_values():
 
 def test_setting_keys_name_plain_values_only():
     app = Lines()
-    values = _base._parameters(Lines.view, app)
+    values = _base._own_parameters(Lines.view, app)
     key = figures.setting_key(app, "view", values)
     assert key is not None and ("x", 1) in key[-1]
     assert figures.setting_key(app, "view", {"g": nx.DiGraph()}) is None

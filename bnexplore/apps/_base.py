@@ -38,8 +38,9 @@ from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     bundled_dataset, check_upload,
                     class_candidates, dataset_names, default_target, left_out_columns,
                     network_names, network_sample, no_data, read_upload, user_data)
+from ._cache import NotCached, only_cached
 from .guard import UploadGuard
-from .page import download_csv, in_worker, on_session, table, template
+from .page import DESIGN, download_csv, in_worker, on_session, table, template
 from .text import glossed, md_join, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
@@ -82,13 +83,14 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _parameters(view: Callable, app: "App") -> dict | None:
-    """The values of the parameters ``view`` depends on, or None when it also depends
-    on another object's."""
-    deps = app.param.method_dependencies(view.__name__)
-    if any(d.inst is not app for d in deps):
-        return None
-    return {d.name: getattr(app, d.name) for d in deps}
+def _own_parameters(view: Callable, app: "App") -> dict:
+    """The values of the app's parameters that ``view`` depends on."""
+    return {d.name: getattr(app, d.name)
+            for d in app.param.method_dependencies(view.__name__) if d.inst is app}
+
+
+def _unchanged(app: "App", values: dict) -> bool:
+    return all(_same(getattr(app, n), v) for n, v in values.items())
 
 
 def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
@@ -97,47 +99,74 @@ def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
     A result whose parameters changed while it was computed is dropped
     (:class:`param.Skip`): the computation for the new values shows instead.
     """
-    names = [d.name for d in app.param.method_dependencies(view.__name__) if d.inst is app]
-    before = {n: getattr(app, n) for n in names}
+    before = _own_parameters(view, app)
     if app.data is None or app.data.frame is None:
         return pn.pane.Alert(md_text(getattr(app.data, "error", "") or "No data."),
                              alert_type="warning", css_classes=["bnx-no-data"])
     try:
         out = view(app, *args, **kwargs)
+    except NotCached:
+        raise
     except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
         out = pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
                             alert_type="danger", css_classes=["bnx-error"])
-    if not all(_same(getattr(app, n), v) for n, v in before.items()):
+    if not _unchanged(app, before):
         raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
     return out
 
 
 def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
-    """In the worker: the view's output, its pictures drawn or to be patched in place
-    (:mod:`~bnexplore.apps.figures`), shared between sessions by the setting's key."""
-    values = None if args or kwargs else _parameters(view, app)
-    key = None if values is None else figures.setting_key(app, view.__name__, values)
+    """The view's output for a served page, its pictures drawn or to be patched in
+    place (:mod:`~bnexplore.apps.figures`), shared between sessions by the setting's
+    key (none when the view also depends on another object's parameters)."""
+    key = None
+    if not (args or kwargs) and all(d.inst is app for d in
+                                    app.param.method_dependencies(view.__name__)):
+        key = figures.setting_key(app, view.__name__, _own_parameters(view, app))
     out = _shown(view, app, *args, **kwargs)
-    return out, figures.prepare(app._figures, view.__name__, key, out)
+    inplace = not _has_controls(out, app._kept_ids)
+    return out, inplace, figures.prepare(app._figures, view.__name__, key, out,
+                                         patch=inplace)
+
+
+def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) -> Any:
+    """On the event loop: patch the figures, and let Panel update the rest of the view
+    in place (only what differs reaches the page) unless the output makes new controls
+    (their callbacks belong to the new layout: replaced, figures drawn anew)."""
+    figures.apply(app._figures, view.__name__, updates)
+    if isinstance(out, pn.viewable.Viewable):
+        # the page's template gives its design to what it shows; a new object without
+        # it would take it away in place (and Panel 1.9 then fails to sync a
+        # HoloViews pane whose figure holds the design's stylesheets)
+        for obj in out.select():
+            if getattr(obj, "design", False) is None:
+                obj.design = DESIGN
+    for pane in app._view_panes.get(view.__name__, ()):
+        pane.inplace = inplace
+    return out
+
+
+def _in_place(view: Callable, app: "App", *args, **kwargs) -> Any:
+    """On the event loop, when every result the view reads is in memory
+    (:func:`~bnexplore.apps._cache.only_cached`; :class:`NotCached` otherwise)."""
+    with only_cached():
+        out, inplace, updates = _served(view, app, *args, **kwargs)
+    return _show(app, view, out, inplace, updates)
 
 
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
+    values = _own_parameters(view, app)
     app._computing(view.__name__, +1)
     try:
-        out, updates = await in_worker(_served, view, app, *args, **kwargs)
+        out, inplace, updates = await in_worker(_served, view, app, *args, **kwargs)
+        if not _unchanged(app, values):     # a later setting was shown meanwhile
+            raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
     except BaseException:
         app._computing(view.__name__, -1)
         raise
     with pn.io.hold():      # one message: the spinner off, the figures patched
         app._computing(view.__name__, -1)
-        figures.apply(app._figures, view.__name__, updates)
-    # Panel replaces a returned layout as a whole unless told to update it in place:
-    # in place, only what differs reaches the page (texts, tables, the figures patched
-    # above). A layout with controls is replaced (its callbacks belong to the new one).
-    inplace = not _has_controls(out, app._kept_ids)
-    for pane in app._view_panes.get(view.__name__, ()):
-        pane.inplace = inplace
-    return out
+        return _show(app, view, out, inplace, updates)
 
 
 def _has_controls(out: Any, kept: set) -> bool:
@@ -158,12 +187,19 @@ def guarded(view: Callable) -> Callable:
     never waits for a computation, the page changes only on the loop, and when a
     setting changes again before a view is ready Panel cancels the superseded
     evaluation (and a result computed for outdated parameters is dropped), so the page
-    always ends on the latest setting. Elsewhere (a notebook, a script, a test) the view
+    always ends on the latest setting. A view of :attr:`App.cached_views` whose results
+    are all in memory is computed on the loop instead (cheap, and the page is then
+    built or changed in one message). Elsewhere (a notebook, a script, a test) the view
     is computed in place.
     """
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
         if on_session():
+            if view.__name__ in self.cached_views:
+                try:
+                    return _in_place(view, self, *args, **kwargs)
+                except NotCached:
+                    pass
             return _in_worker(view, self, *args, **kwargs)
         return _shown(view, self, *args, **kwargs)
     return wrapper
@@ -217,6 +253,10 @@ class App(pn.viewable.Viewer):
     network_targets: ClassVar[dict] = {}
     #: settings that :meth:`warm` computes (the first page's), for bnexplore.warmup.
     warm_settings: ClassVar[tuple] = ({},)
+    #: views whose every heavy step is a :func:`~bnexplore.apps._cache.cached` result:
+    #: on a served page they are computed on the event loop when those results are in
+    #: memory (no worker, no spinner, the page built with them), else in a worker.
+    cached_views: ClassVar[tuple] = ()
 
     source = param.Selector(default=DATASET, objects=list(SOURCES),
                             doc="Where the data come from.")
@@ -398,7 +438,10 @@ class App(pn.viewable.Viewer):
 
     def _pane(self, view: Any) -> Any:
         if callable(view) and not isinstance(view, pn.viewable.Viewable):
-            pane = pn.panel(view, defer_load=on_session(), lazy=True, loading_indicator=True,
+            # served, a view's spinner is the app's (App._computing): Panel's would be
+            # switched on and off at every change, two messages per view
+            pane = pn.panel(view, defer_load=on_session(), lazy=True,
+                            loading_indicator=not on_session(),
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
             name = getattr(view, "__name__", None)
             if name is not None:
@@ -676,13 +719,9 @@ class App(pn.viewable.Viewer):
 
         least, _ = plot_size(plot)
         # a CSS least width: Panel would pass a min_width on to every enclosing layout,
-        # which would widen the page instead of scrolling here. It is set on a layout
-        # around the picture, so that a view updated in place changes no parameter of
-        # the picture's pane (which Panel 1.9 fails to sync once the page's design
-        # has added its stylesheets to the figure)
-        return pn.Column(pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width"),
-                                   sizing_mode="stretch_width",
-                                   styles={"min-width": f"{least}px"}),
+        # which would widen the page instead of scrolling here
+        return pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width",
+                                           styles={"min-width": f"{least}px"}),
                          scroll="x-auto", sizing_mode="stretch_width",
                          styles={"max-width": "100%"}, css_classes=["bnx-dag"])
 

@@ -253,11 +253,14 @@ def _render(element: Any, margin: Any) -> Any:
                                                                   margin=margin)
 
 
-def prepare(shown: dict, view: str, key: tuple | None, out: Any) -> list[Update]:
+def prepare(shown: dict, view: str, key: tuple | None, out: Any,
+            patch: bool = True) -> list[Update]:
     """In the worker: draw or patch each static picture of ``out``, a view's output.
 
     ``shown`` maps ``(view, place)`` to what the session displays; each pane of ``out``
-    is given the plot to display (the shown one, to patch, or a new one).
+    is given the plot to display (the shown one, to patch, or a new one). With
+    ``patch=False`` (the output replaces the view's layout) every picture is drawn anew:
+    a displayed figure never moves to another layout.
     """
     if not isinstance(out, pn.viewable.Viewable):
         return []
@@ -274,7 +277,7 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any) -> list[Update]
             snap, models = Snapshot.of(plot.state)
             if k is not None:
                 SNAPSHOTS.put(k, snap)
-        old = shown.get((view, place))
+        old = shown.get((view, place)) if patch else None
         if old is not None and old.snapshot.signature == snap.signature:
             pane.object = old.plot
             updates.append(Update(place, pane, element, shown=old,

@@ -19,6 +19,8 @@ from bokeh.document import Document
 
 from . import _private
 
+#: the design of a served page (its template's).
+DESIGN = pn.template.FastListTemplate.param.design.default
 #: accent colour of every page.
 ACCENT = "#1f5f8b"
 #: font stack used instead of a web font (the apps load nothing from the internet).
@@ -172,7 +174,8 @@ def template(title: str, main: list, sidebar: list, description: str = "",
             copy_link_button(), export_figures_buttons(title),
             sizing_mode="stretch_width", css_classes=["bnx-share"]))
     return pn.template.FastListTemplate(
-        title=title, site="bnexplore", site_url=home_url(), main=list(main), sidebar=side,
+        design=DESIGN, title=title, site="bnexplore", site_url=home_url(), main=list(main),
+        sidebar=side,
         accent=ACCENT, header_background=ACCENT, theme_toggle=False, main_layout=None,
         sidebar_width=330, font=SYSTEM_FONT,
         # no header spinner: Panel keeps one process-wide busy flag and sets every
