@@ -270,8 +270,10 @@ def _slider_spec(name: str, query: Callable[[int], str], slider: str, url_key: s
     """An app driven by one slider between ``values``; the sessions open at ``values[0]``.
 
     A document shows value ``v`` when ``doc_at(doc, session, v)`` (a summary text or a
-    picture title carrying the setting) and no view is computing any more (the change
-    marks every view that depends on it as computing before any result is sent). A
+    picture title carrying the setting) and no view is computing any more (the app marks
+    its main area ``bnx-busy`` from the first view's computation to the last one's
+    result; views computed on the loop from results in memory change the page in the
+    same message as the setting). A
     browser page shows ``v`` when its address carries it (the page syncs every sidebar
     widget to the URL when the server takes the change) and no view is computing.
     """

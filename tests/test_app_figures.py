@@ -157,3 +157,60 @@ def test_a_view_is_updated_in_place_unless_it_makes_new_controls():
     assert not _base._has_controls(pn.Column(pn.widgets.FileDownload(callback=lambda: None,
                                                                      filename="a.csv")),
                                    app._kept_ids)
+
+
+def test_only_cached_reads_memory_and_refuses_to_compute():
+    from bnexplore.apps._cache import NotCached, cached, only_cached
+    from bnexplore.apps.data import bundled_dataset
+
+    calls = []
+
+    @cached(disk=False, max_items=2)
+    def rows(data, plus):
+        calls.append(plus)
+        return len(data.frame) + plus
+
+    vote = bundled_dataset("vote")
+    with only_cached(), pytest.raises(NotCached):
+        rows(vote, 1)
+    assert calls == []
+    assert rows(vote, 1) == 436 and rows(vote, 2) == 437
+    with only_cached():
+        assert rows(vote, 1) == 436                  # in memory: read
+    assert calls == [1, 2]
+    rows(vote, 3)                                    # two results kept: 2 dropped
+    with only_cached(), pytest.raises(NotCached):
+        rows(vote, 2)
+
+
+class Counted(Lines):
+    """Lines whose view reads a cached result: computed in place once it is in memory."""
+
+    cached_views = ("view",)
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        n = _count(self.data, self.x)
+        return pn.pane.Markdown(f"x = {self.x}, {n} rows")
+
+
+def _rows(data, x):
+    return len(data.frame) * x
+
+
+_count = None
+
+
+def test_a_cached_view_is_computed_on_the_loop_once_its_results_are_in_memory(served):
+    global _count
+    from bnexplore.apps._cache import cached
+
+    _count = cached(disk=False)(_rows)
+    app = Counted(_data(), target="Class")
+    first = app.view()
+    assert asyncio.iscoroutine(first)                # not in memory: a worker computes
+    first.close()
+    _count(app.data, 1)
+    out = app.view()                                 # in memory: the output itself
+    assert isinstance(out, pn.pane.Markdown) and out.object == "x = 1, 4 rows"
