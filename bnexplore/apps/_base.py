@@ -135,12 +135,12 @@ def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) ->
     (their callbacks belong to the new layout: replaced, figures drawn anew)."""
     figures.apply(app._figures, view.__name__, updates)
     if isinstance(out, pn.viewable.Viewable):
-        # the page's template gives its design to what it shows; a new object without
-        # it would take it away in place (and Panel 1.9 then fails to sync a
-        # HoloViews pane whose figure holds the design's stylesheets)
-        for obj in out.select():
-            if getattr(obj, "design", False) is None:
-                obj.design = DESIGN
+        # the page's template gives its design to what it shows; a new picture pane
+        # without it would take it away in place, and Panel 1.9 then fails to sync
+        # the pane with a figure that holds the design's stylesheets
+        for pane in out.select(pn.pane.HoloViews):
+            if pane.design is None:
+                pane.design = DESIGN
     for pane in app._view_panes.get(view.__name__, ()):
         pane.inplace = inplace
     return out
