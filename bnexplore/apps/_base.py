@@ -139,8 +139,8 @@ def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) ->
         # without it would take it away in place, and Panel 1.9 then fails to sync
         # the pane with a figure that holds the design's stylesheets
         for pane in out.select(pn.pane.HoloViews):
-            if pane.design is None:
-                pane.design = DESIGN
+            if pane.design is None and app._design is not None:
+                pane.design = app._design
     for pane in app._view_panes.get(view.__name__, ()):
         pane.inplace = inplace
     return out
@@ -301,6 +301,7 @@ class App(pn.viewable.Viewer):
         self._kept: dict = {}        # name -> a Panel object made once (App.kept)
         self._kept_ids: set = set()  # ids of the objects inside them
         self._mains: weakref.WeakSet = weakref.WeakSet()   # the main areas shown (main())
+        self._design = None          # the design of the page showing the app (template())
         super().__init__(**params)
         if target is not None:
             self.target = target
@@ -654,6 +655,7 @@ class App(pn.viewable.Viewer):
         """The served page: the app in the bnexplore template, its settings in the link."""
         self.sync_url()
         self.follow_kernels()
+        self._design = DESIGN
         return template(self.title, main=[self.main()], sidebar=[self.sidebar()],
                         description=glossed(self.description))
 
