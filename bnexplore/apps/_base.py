@@ -126,7 +126,7 @@ def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
     out = _shown(view, app, *args, **kwargs)
     inplace = not _has_controls(out, app._kept_ids)
     return out, inplace, figures.prepare(app._figures, view.__name__, key, out,
-                                         patch=inplace)
+                                         patch=inplace, data=getattr(app.data, "key", None))
 
 
 def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) -> Any:

@@ -222,6 +222,7 @@ class Shown:
     plot: Any               # the HoloViews plot the pane holds
     models: list            # its models in snapshot order
     snapshot: Snapshot      # the values they hold
+    data: Any = None        # the key of the data it draws
 
 
 @dataclass
@@ -254,13 +255,14 @@ def _render(element: Any, margin: Any) -> Any:
 
 
 def prepare(shown: dict, view: str, key: tuple | None, out: Any,
-            patch: bool = True) -> list[Update]:
+            patch: bool = True, data: Any = None) -> list[Update]:
     """In the worker: draw or patch each static picture of ``out``, a view's output.
 
     ``shown`` maps ``(view, place)`` to what the session displays; each pane of ``out``
     is given the plot to display (the shown one, to patch, or a new one). With
     ``patch=False`` (the output replaces the view's layout) every picture is drawn anew:
-    a displayed figure never moves to another layout.
+    a displayed figure never moves to another layout. Figures of other data (``data``,
+    the data's key) are drawn anew too: a new data set is a new picture.
     """
     if not isinstance(out, pn.viewable.Viewable):
         return []
@@ -278,17 +280,18 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
             if k is not None:
                 SNAPSHOTS.put(k, snap)
         old = shown.get((view, place)) if patch else None
-        if old is not None and old.snapshot.signature == snap.signature:
+        if (old is not None and old.data == data
+                and old.snapshot.signature == snap.signature):
             pane.object = old.plot
             updates.append(Update(place, pane, element, shown=old,
                                   changes=_patch(old.snapshot, snap)))
-            updates[-1].new = Shown(old.plot, old.models, snap)
+            updates[-1].new = Shown(old.plot, old.models, snap, data)
             continue
         if plot is None:
             plot = _render(element, pane.margin)
             models = walk(plot.state)
         pane.object = plot
-        updates.append(Update(place, pane, element, new=Shown(plot, models, snap)))
+        updates.append(Update(place, pane, element, new=Shown(plot, models, snap, data)))
     return updates
 
 
@@ -305,7 +308,7 @@ def apply(shown: dict, view: str, updates: list[Update]) -> None:
                 plot = _render(u.element, u.pane.margin)
                 snap, models = Snapshot.of(plot.state)
                 u.pane.object = plot
-                u.new = Shown(plot, models, snap)
+                u.new = Shown(plot, models, snap, u.new.data)
             elif u.changes:
                 doc = u.shown.plot.state.document
                 with pn.io.hold(doc) if doc is not None else contextlib.nullcontext():
