@@ -248,17 +248,20 @@ def structure_spec() -> AppSpec:
 
 
 def _doc_settled(doc) -> bool:
-    """No view of the page is computing: Panel marks a computing view's pane (class
-    ``bnx-view``) with the class ``pn-loading`` from the widget change to its result."""
-    views = [_prop(m, "css_classes") or [] for m in list(doc.models)]
-    views = [c for c in views if "bnx-view" in c]
-    return bool(views) and not any("pn-loading" in c for c in views)
+    """No view of the page is computing: the app marks its main area (class
+    ``bnx-main``) with the class ``bnx-busy`` from the widget change to the last view's
+    result (a view's own spinner, ``pn-loading``, shows only on long computations)."""
+    classes = [_prop(m, "css_classes") or [] for m in list(doc.models)]
+    views = [c for c in classes if "bnx-view" in c]
+    return (bool(views) and not any("pn-loading" in c for c in views)
+            and not any("bnx-busy" in c for c in classes))
 
 
 def _page_settled(pg) -> bool:
     # CSS locators pierce the shadow roots Panel renders into
     return (pg.locator(".bnx-view").count() > 0
-            and pg.locator(".bnx-view.pn-loading").count() == 0)
+            and pg.locator(".bnx-view.pn-loading").count() == 0
+            and pg.locator(".bnx-busy").count() == 0)
 
 
 def _slider_spec(name: str, query: Callable[[int], str], slider: str, url_key: str,
@@ -267,8 +270,10 @@ def _slider_spec(name: str, query: Callable[[int], str], slider: str, url_key: s
     """An app driven by one slider between ``values``; the sessions open at ``values[0]``.
 
     A document shows value ``v`` when ``doc_at(doc, session, v)`` (a summary text or a
-    picture title carrying the setting) and no view is computing any more (the change
-    marks every view that depends on it as computing before any result is sent). A
+    picture title carrying the setting) and no view is computing any more (the app marks
+    its main area ``bnx-busy`` from the first view's computation to the last one's
+    result; views computed on the loop from results in memory change the page in the
+    same message as the setting). A
     browser page shows ``v`` when its address carries it (the page syncs every sidebar
     widget to the URL when the server takes the change) and no view is computing.
     """

@@ -20,6 +20,7 @@ the new data with the old settings.
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import itertools
@@ -32,12 +33,14 @@ import pandas as pd
 import panel as pn
 import param
 
+from . import figures
 from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     bundled_dataset, check_upload,
                     class_candidates, dataset_names, default_target, left_out_columns,
                     network_names, network_sample, no_data, read_upload, user_data)
+from ._cache import NotCached, only_cached
 from .guard import UploadGuard
-from .page import download_csv, in_worker, on_session, table, template
+from .page import DESIGN, download_csv, in_worker, on_session, table, template
 from .text import glossed, md_join, md_strong, md_text
 
 DATASET, NETWORK, USER = "data set", "network sample", "your data"
@@ -56,6 +59,8 @@ PRESENTATION_STYLES = {"--type-ramp-base-font-size": "19px", "font-size": "19px"
 #: the width (px) a picture aims at in presentation mode: the main area of a 1024 px
 #: projector window beside the sidebar (677 px in Chromium), less the panes' margins
 PROJECTOR_MAIN_PX = 620
+#: seconds a view computes before its spinner shows (see App._computing).
+SPINNER_DELAY_S = 0.4
 _IDENTITY = frozenset({"source", "dataset", "network", "sample_size"})
 _UPLOAD_IDS = itertools.count(1)   # a CSS class per file input, for its browser-side guard
 
@@ -78,33 +83,100 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _own_parameters(view: Callable, app: "App") -> dict:
+    """The values of the app's parameters that ``view`` depends on."""
+    return {d.name: getattr(app, d.name)
+            for d in app.param.method_dependencies(view.__name__) if d.inst is app}
+
+
+def _unchanged(app: "App", values: dict) -> bool:
+    return all(_same(getattr(app, n), v) for n, v in values.items())
+
+
 def _shown(view: Callable, app: "App", *args, **kwargs) -> Any:
     """``view(app)``, or why there is nothing to show (no data, an error) as text.
 
     A result whose parameters changed while it was computed is dropped
     (:class:`param.Skip`): the computation for the new values shows instead.
     """
-    names = [d.name for d in app.param.method_dependencies(view.__name__) if d.inst is app]
-    before = {n: getattr(app, n) for n in names}
+    before = _own_parameters(view, app)
     if app.data is None or app.data.frame is None:
         return pn.pane.Alert(md_text(getattr(app.data, "error", "") or "No data."),
                              alert_type="warning", css_classes=["bnx-no-data"])
     try:
         out = view(app, *args, **kwargs)
+    except NotCached:
+        raise
     except Exception as exc:  # noqa: BLE001 - shown in the page, never a traceback
         out = pn.pane.Alert(f"**{type(exc).__name__}**: {md_text(exc)}",
                             alert_type="danger", css_classes=["bnx-error"])
-    if not all(_same(getattr(app, n), v) for n, v in before.items()):
+    if not _unchanged(app, before):
         raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
     return out
 
 
+def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
+    """The view's output for a served page, its pictures drawn or to be patched in
+    place (:mod:`~bnexplore.apps.figures`), shared between sessions by the setting's
+    key (none when the view also depends on another object's parameters)."""
+    key = None
+    if not (args or kwargs) and all(d.inst is app for d in
+                                    app.param.method_dependencies(view.__name__)):
+        key = figures.setting_key(app, view.__name__, _own_parameters(view, app))
+    out = _shown(view, app, *args, **kwargs)
+    inplace = not _has_controls(out, app._kept_ids)
+    return out, inplace, figures.prepare(app._figures, view.__name__, key, out,
+                                         patch=inplace, data=getattr(app.data, "key", None))
+
+
+def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) -> Any:
+    """On the event loop: patch the figures, and let Panel update the rest of the view
+    in place (only what differs reaches the page) unless the output makes new controls
+    (their callbacks belong to the new layout: replaced, figures drawn anew)."""
+    figures.apply(app._figures, view.__name__, updates)
+    if isinstance(out, pn.viewable.Viewable):
+        # the page's template gives its design to what it shows; a new picture pane
+        # without it would take it away in place, and Panel 1.9 then fails to sync
+        # the pane with a figure that holds the design's stylesheets
+        for pane in out.select(pn.pane.HoloViews):
+            if pane.design is None and app._design is not None:
+                pane.design = app._design
+    for pane in app._view_panes.get(view.__name__, ()):
+        pane.inplace = inplace
+    return out
+
+
+def _in_place(view: Callable, app: "App", *args, **kwargs) -> Any:
+    """On the event loop, when every result the view reads is in memory
+    (:func:`~bnexplore.apps._cache.only_cached`; :class:`NotCached` otherwise)."""
+    with only_cached():
+        out, inplace, updates = _served(view, app, *args, **kwargs)
+    return _show(app, view, out, inplace, updates)
+
+
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
+    values = _own_parameters(view, app)
     app._computing(view.__name__, +1)
     try:
-        return await in_worker(_shown, view, app, *args, **kwargs)
-    finally:
+        out, inplace, updates = await in_worker(_served, view, app, *args, **kwargs)
+        if not _unchanged(app, values):     # a later setting was shown meanwhile
+            raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
+    except BaseException:
         app._computing(view.__name__, -1)
+        raise
+    with pn.io.hold():      # one message: the spinner off, the figures patched
+        app._computing(view.__name__, -1)
+        return _show(app, view, out, inplace, updates)
+
+
+def _has_controls(out: Any, kept: set) -> bool:
+    """Whether a view's output holds widgets a user acts on, made by this computation
+    (not tables, downloads, nor the app's :meth:`App.kept` controls)."""
+    if not isinstance(out, pn.viewable.Viewable):
+        return False
+    passive = (pn.widgets.Tabulator, pn.widgets.FileDownload)
+    return any(isinstance(o, pn.widgets.Widget) and not isinstance(o, passive)
+               and id(o) not in kept for o in out.select())
 
 
 def guarded(view: Callable) -> Callable:
@@ -115,12 +187,19 @@ def guarded(view: Callable) -> Callable:
     never waits for a computation, the page changes only on the loop, and when a
     setting changes again before a view is ready Panel cancels the superseded
     evaluation (and a result computed for outdated parameters is dropped), so the page
-    always ends on the latest setting. Elsewhere (a notebook, a script, a test) the view
+    always ends on the latest setting. A view of :attr:`App.cached_views` whose results
+    are all in memory is computed on the loop instead (cheap, and the page is then
+    built or changed in one message). Elsewhere (a notebook, a script, a test) the view
     is computed in place.
     """
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
         if on_session():
+            if view.__name__ in self.cached_views:
+                try:
+                    return _in_place(view, self, *args, **kwargs)
+                except NotCached:
+                    pass
             return _in_worker(view, self, *args, **kwargs)
         return _shown(view, self, *args, **kwargs)
     return wrapper
@@ -174,6 +253,10 @@ class App(pn.viewable.Viewer):
     network_targets: ClassVar[dict] = {}
     #: settings that :meth:`warm` computes (the first page's), for bnexplore.warmup.
     warm_settings: ClassVar[tuple] = ({},)
+    #: views whose every heavy step is a :func:`~bnexplore.apps._cache.cached` result:
+    #: on a served page they are computed on the event loop when those results are in
+    #: memory (no worker, no spinner, the page built with them), else in a worker.
+    cached_views: ClassVar[tuple] = ()
 
     source = param.Selector(default=DATASET, objects=list(SOURCES),
                             doc="Where the data come from.")
@@ -214,6 +297,11 @@ class App(pn.viewable.Viewer):
             params["source"] = USER
         self._view_panes: dict[str, weakref.WeakSet] = {}   # view name -> its panes
         self._under_way: dict[str, int] = {}                 # view name -> computations
+        self._figures: dict = {}     # (view name, place) -> figures.Shown, served pages
+        self._kept: dict = {}        # name -> a Panel object made once (App.kept)
+        self._kept_ids: set = set()  # ids of the objects inside them
+        self._mains: weakref.WeakSet = weakref.WeakSet()   # the main areas shown (main())
+        self._design = None          # the design of the page showing the app (template())
         super().__init__(**params)
         if target is not None:
             self.target = target
@@ -351,7 +439,10 @@ class App(pn.viewable.Viewer):
 
     def _pane(self, view: Any) -> Any:
         if callable(view) and not isinstance(view, pn.viewable.Viewable):
-            pane = pn.panel(view, defer_load=on_session(), lazy=True, loading_indicator=True,
+            # served, a view's spinner is the app's (App._computing): Panel's would be
+            # switched on and off at every change, two messages per view
+            pane = pn.panel(view, defer_load=on_session(), lazy=True,
+                            loading_indicator=not on_session(),
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
             name = getattr(view, "__name__", None)
             if name is not None:
@@ -359,12 +450,40 @@ class App(pn.viewable.Viewer):
             return pane
         return view
 
+    def kept(self, name: str, make: Callable[[], pn.viewable.Viewable]) -> pn.viewable.Viewable:
+        """``make()``, made once per app and returned again after: controls that a view
+        shows keep their callbacks, and the view is updated in place."""
+        obj = self._kept.get(name)
+        if obj is None:
+            obj = self._kept[name] = make()
+            self._kept_ids.update(id(o) for o in obj.select())
+        return obj
+
     def _computing(self, name: str, change: int) -> None:
-        """Count the computations of view ``name`` under way; its panes show the spinner
-        while there is one (Panel's own indicator only covers a view computed in place)."""
+        """Count the computations of view ``name`` under way (on the event loop).
+
+        While any view computes, the main area carries the class ``bnx-busy`` (one
+        message when the first starts and one when the last ends). A view's own spinner
+        shows only when its computation lasts over :data:`SPINNER_DELAY_S`: each change
+        of a page is a message that Bokeh serialises against the whole document, and a
+        move to a computed setting is over before a spinner would be seen.
+        """
         self._under_way[name] = n = self._under_way.get(name, 0) + change
-        for pane in self._view_panes.get(name, ()):
-            pane.loading = n > 0
+        busy = any(self._under_way.values())
+        for main in self._mains:
+            if ("bnx-busy" in main.css_classes) != busy:
+                main.css_classes = ["bnx-main", "bnx-busy"] if busy else ["bnx-main"]
+        if n == 0:
+            for pane in self._view_panes.get(name, ()):
+                if pane.loading:
+                    pane.loading = False
+        elif change > 0:
+            asyncio.get_running_loop().call_later(SPINNER_DELAY_S, self._spin, name)
+
+    def _spin(self, name: str) -> None:
+        if self._under_way.get(name, 0) > 0:
+            for pane in self._view_panes.get(name, ()):
+                pane.loading = True
 
     def glossary_view(self) -> pn.Card:
         """Every abbreviation of :mod:`bnexplore.glossary`, spelled out and defined (a
@@ -379,9 +498,11 @@ class App(pn.viewable.Viewer):
         """The views in a column (projector text size in presentation mode), then the
         glossary."""
         big = self.param.presentation.rx().rx.where(PRESENTATION_STYLES, {})
-        return pn.Column(self.kernels_view, self._pane(self.data_view),
+        main = pn.Column(self.kernels_view, self._pane(self.data_view),
                          *[self._pane(v) for v in self.views()], self.glossary_view(),
-                         styles=big, sizing_mode="stretch_width")
+                         styles=big, sizing_mode="stretch_width", css_classes=["bnx-main"])
+        self._mains.add(main)
+        return main
 
     # ------------------------------------------------------------------ controls
     def widget(self, name: str) -> pn.widgets.Widget:
@@ -534,6 +655,7 @@ class App(pn.viewable.Viewer):
         """The served page: the app in the bnexplore template, its settings in the link."""
         self.sync_url()
         self.follow_kernels()
+        self._design = DESIGN
         return template(self.title, main=[self.main()], sidebar=[self.sidebar()],
                         description=glossed(self.description))
 

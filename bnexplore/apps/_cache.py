@@ -16,11 +16,14 @@ the same setting costs one computation).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
 import threading
 import weakref
-from typing import Any, Callable
+from collections import OrderedDict
+from typing import Any, Callable, Iterator
 
 import panel as pn
 
@@ -28,6 +31,22 @@ from .data import Data
 
 #: how :func:`panel.cache` hashes an app's data: by its key (a hash of a user's table).
 HASH_FUNCS = {Data: lambda d: d.key.encode()}
+_ONLY_CACHED = contextvars.ContextVar("bnx_only_cached", default=False)
+
+
+class NotCached(LookupError):
+    """Raised under :func:`only_cached` by a result that is not in memory."""
+
+
+@contextlib.contextmanager
+def only_cached() -> Iterator[None]:
+    """Within it a :func:`cached` function returns results held in memory and raises
+    :class:`NotCached` instead of computing (or reading the disk)."""
+    token = _ONLY_CACHED.set(True)
+    try:
+        yield
+    finally:
+        _ONLY_CACHED.reset(token)
 
 
 def disk_path() -> str:
@@ -83,6 +102,7 @@ def cached(func: Callable | None = None, *, max_items: int = 64, disk: bool = Tr
     memory = pn.cache(_memory, max_items=max_items, hash_funcs=HASH_FUNCS)
     locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
     guard = threading.Lock()
+    held: OrderedDict = OrderedDict()   # the keys in memory, least recently used first
 
     @functools.wraps(func)
     def wrapper(data: Data, *args: Any, **kwargs: Any):
@@ -91,13 +111,23 @@ def cached(func: Callable | None = None, *, max_items: int = 64, disk: bool = Tr
                             f"{type(data).__name__}")
         key = (data.key, args, tuple(sorted(kwargs.items())))
         with guard:
+            if _ONLY_CACHED.get() and key not in held:
+                raise NotCached(f"{func.__name__}: not computed yet")
             lock = locks.get(key)
             if lock is None:
                 lock = locks[key] = threading.Lock()
         with lock:      # one computation per setting; the others wait and read it
-            return memory(data, *args, **kwargs)
+            out = memory(data, *args, **kwargs)
+        with guard:     # the same least-recently-used order as the memory layer
+            held[key] = True
+            held.move_to_end(key)
+            while len(held) > max_items:
+                held.popitem(last=False)
+        return out
 
     def clear() -> None:
+        with guard:
+            held.clear()
         memory.clear()
         if on_disk:
             on_disk[0].clear()

@@ -32,8 +32,12 @@ class PinStructure(param.Parameterized):
     def unpin(self, *_) -> None:
         self.pinned = None
 
-    def pin_controls(self) -> pn.Row:
-        """"Compare with this setting" and "Clear comparison" buttons."""
+    def pin_controls(self) -> pn.FlexBox:
+        """"Compare with this setting" and "Clear comparison" buttons: made once per app,
+        so that a view showing them is updated in place."""
+        return self.kept("pin_controls", self._make_pin_controls)
+
+    def _make_pin_controls(self) -> pn.FlexBox:
         pin = pn.widgets.Button(label="Pin this setting to compare", color="primary",
                                 css_classes=["bnx-pin"], width=340)
         unpin = pn.widgets.Button(label="Clear comparison", css_classes=["bnx-unpin"], width=240,

@@ -19,6 +19,8 @@ from bokeh.document import Document
 
 from . import _private
 
+#: the design of a served page (its template's).
+DESIGN = pn.template.FastListTemplate.param.design.default
 #: accent colour of every page.
 ACCENT = "#1f5f8b"
 #: font stack used instead of a web font (the apps load nothing from the internet).
@@ -172,7 +174,8 @@ def template(title: str, main: list, sidebar: list, description: str = "",
             copy_link_button(), export_figures_buttons(title),
             sizing_mode="stretch_width", css_classes=["bnx-share"]))
     return pn.template.FastListTemplate(
-        title=title, site="bnexplore", site_url=home_url(), main=list(main), sidebar=side,
+        design=DESIGN, title=title, site="bnexplore", site_url=home_url(), main=list(main),
+        sidebar=side,
         accent=ACCENT, header_background=ACCENT, theme_toggle=False, main_layout=None,
         sidebar_width=330, font=SYSTEM_FONT,
         # no header spinner: Panel keeps one process-wide busy flag and sets every
@@ -200,11 +203,7 @@ def _detached(fn: Callable, *args: Any, **kwargs: Any) -> Any:
     # no page shows.
     _FOR_SERVED_PAGE.set(True)
     pn.state.curdoc = Document()
-    out = fn(*args, **kwargs)
-    if isinstance(out, pn.viewable.Viewable):
-        for pane in out.select(pn.pane.HoloViews):
-            _draw(pane)
-    return out
+    return fn(*args, **kwargs)
 
 
 async def in_worker(fn: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -220,33 +219,9 @@ def for_served_page() -> bool:
     return on_session() or _FOR_SERVED_PAGE.get()
 
 
-def _draw(pane: pn.pane.HoloViews) -> None:
-    """Render the static HoloViews object of ``pane`` to its Bokeh plot, in the worker.
-
-    A large heat map or network takes a second or more to render; rendered here, the
-    event loop (every other session) only attaches the finished models. The pane keeps
-    the plot (Panel's HoloViews pane displays a rendered plot as it displays an element:
-    same sizing, same theme, which the session's document applies when the models join
-    it). Objects with widgets or streams (HoloMap, DynamicMap) are left to Panel, which
-    updates them on the loop.
-    """
-    import holoviews as hv
-    from holoviews.core.dimension import Dimensioned
-    from holoviews.core.spaces import HoloMap
-
-    obj = pane.object
-    if (not isinstance(obj, Dimensioned) or isinstance(obj, HoloMap)
-            or obj.traverse(lambda x: x, [HoloMap])):
-        return
-    # a document of its own: HoloViews would otherwise take Bokeh's current one and
-    # set its theme
-    renderer = hv.renderer("bokeh").instance(mode="server")
-    pane.object = renderer.get_plot(obj, doc=Document(), margin=pane.margin)
-
-
 def picture(obj, **kwargs) -> pn.viewable.Viewable:
     """A HoloViews picture as a pane; for a served page it is rendered to Bokeh here, in
-    the worker thread that builds the view (see :func:`_draw`), as a Bokeh pane of the
+    the worker thread that builds the view, as a Bokeh pane of the
     size its options give."""
     if for_served_page():
         import holoviews as hv

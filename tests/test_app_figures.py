@@ -1,0 +1,216 @@
+"""Figures of served pages drawn once per setting and patched in place
+(bnexplore.apps.figures)."""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import panel as pn
+import param
+import pytest
+
+from bnexplore.apps import _base, figures
+from bnexplore.apps._base import App, guarded
+
+hv = pytest.importorskip("holoviews")
+import holoviews.plotting.bokeh  # noqa: E402,F401 - the bokeh backend's options
+
+
+def _dag_plot(edges, title):
+    from bnexplore.viz import dag_plot
+
+    g = nx.DiGraph()
+    g.add_nodes_from("ABCDE")
+    g.add_edges_from(edges)
+    return dag_plot(g, title=title, width=500)
+
+
+def test_walk_is_the_same_for_two_drawings_by_the_same_code():
+    a = figures._render(_dag_plot([("A", "B"), ("B", "C")], "one"), 5)
+    b = figures._render(_dag_plot([("A", "B"), ("B", "C")], "one"), 5)
+    sa, ma = figures.Snapshot.of(a.state)
+    sb, mb = figures.Snapshot.of(b.state)
+    assert [type(m) for m in ma] == [type(m) for m in mb] and len(ma) > 10
+    assert sa.signature == sb.signature
+    assert figures.patch(sa, sb) == []           # same drawing: nothing to change
+
+
+def test_a_patch_turns_one_drawing_into_the_other():
+    """Another structure of the same nodes, another title: the patch sets the data,
+    the title and the ranges, and afterwards the figure holds what a new drawing holds."""
+    old = figures._render(_dag_plot([("A", "B"), ("B", "C")], "first"), 5)
+    new = figures._render(_dag_plot([("C", "A"), ("D", "E"), ("A", "E")], "second"), 5)
+    s_old, models = figures.Snapshot.of(old.state)
+    s_new, _ = figures.Snapshot.of(new.state)
+    assert s_old.signature == s_new.signature
+    changes = figures.patch(s_old, s_new)
+    changed = {type(models[i]).__name__ for i, _ in changes}
+    assert "ColumnDataSource" in changed and "Title" in changed
+    for i, values in changes:
+        models[i].update(**values)
+    assert old.state.title.text == "second"
+    after, _ = figures.Snapshot.of(old.state)
+    assert figures.patch(after, s_new) == []
+
+
+def test_a_figure_of_another_structure_has_another_signature():
+    curve = figures._render(hv.Curve([1, 2, 3]), 5)
+    two = figures._render(hv.Curve([1, 2, 3]) * hv.Scatter([1, 2, 3]), 5)
+    assert (figures.Snapshot.of(curve.state)[0].signature
+            != figures.Snapshot.of(two.state)[0].signature)
+
+
+def test_equal_handles_nan_arrays_and_nested_values():
+    eq = figures._equal
+    assert eq(float("nan"), float("nan")) and not eq(1.0, 2.0)
+    assert eq({"x": np.array([1.0, np.nan])}, {"x": np.array([1.0, np.nan])})
+    assert not eq({"x": np.array([1.0, 2.0])}, {"x": np.array([1.0, 3.0])})
+    assert not eq([1, 2], (1, 2)) and eq([("a", 1)], [("a", 1)])
+    assert not eq(np.array(["a", "b"], dtype=object), np.array(["a", "c"], dtype=object))
+
+
+def test_setting_keys_name_plain_values_only():
+    app = Lines()
+    values = _base._own_parameters(Lines.view, app)
+    key = figures.setting_key(app, "view", values)
+    assert key is not None and ("x", 1) in key[-1]
+    assert figures.setting_key(app, "view", {"g": nx.DiGraph()}) is None
+
+
+class Lines(App):
+    """A view with one picture: x lines (the structure changes at x = 3)."""
+
+    x = param.Integer(default=1, bounds=(1, 3))
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        curve = hv.Curve(np.arange(5) * self.x, label=f"x = {self.x}").opts(
+            title=f"x = {self.x}", height=200, width=300)
+        if self.x == 3:
+            curve = curve * hv.Scatter([1, 2])
+        return pn.Column(pn.pane.Markdown(f"x = {self.x}"), pn.pane.HoloViews(curve))
+
+
+def _served(app):
+    """The view computed as on a served page (a worker, awaited on a loop)."""
+    context = contextvars.copy_context()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(context.run, asyncio.run, app.view()).result()
+
+
+@pytest.fixture
+def served(monkeypatch):
+    from bokeh.document import Document
+
+    monkeypatch.setattr(_base, "on_session", lambda: True)
+    drawn = []
+    render = figures._render
+    monkeypatch.setattr(figures, "_render", lambda *a: drawn.append(1) or render(*a))
+    monkeypatch.setattr(figures, "SNAPSHOTS", figures._LRU(16))
+    pn.state.curdoc = Document()
+    yield drawn
+    pn.state.curdoc = None
+
+
+def _data():
+    return pd.DataFrame({"a": list("xyxy"), "Class": list("ppqq")})
+
+
+def test_a_served_view_patches_its_figure_and_sessions_share_the_drawing(served):
+    drawn = served
+    one = Lines(_data(), target="Class")
+    first = _served(one).select(pn.pane.HoloViews)[0].object
+    assert len(drawn) == 1                                   # the first display
+    one.x = 2
+    second = _served(one).select(pn.pane.HoloViews)[0].object
+    assert second is first                                   # patched in place
+    source = [m for m in figures.walk(first.state) if type(m).__name__ == "ColumnDataSource"][0]
+    assert list(source.data["y"]) == [0, 2, 4, 6, 8] and first.state.title.text == "x = 2"
+    assert len(drawn) == 2                                   # the snapshot of x = 2
+    # another session at x = 2: its own first figure; x = 1 was drawn by the first
+    # session: patched from the shared snapshot, nothing drawn
+    other = Lines(_data(), target="Class", x=2)
+    mine = _served(other).select(pn.pane.HoloViews)[0].object
+    assert len(drawn) == 3 and mine is not first
+    other.x = 1
+    assert _served(other).select(pn.pane.HoloViews)[0].object is mine
+    assert len(drawn) == 3 and mine.state.title.text == "x = 1"
+    # another structure (a second layer): drawn anew
+    one.x = 3
+    third = _served(one).select(pn.pane.HoloViews)[0].object
+    assert third is not first and len(drawn) == 4
+
+
+def test_a_view_is_updated_in_place_unless_it_makes_new_controls():
+    from bnexplore.apps.order_averaging import OrderAveraging
+
+    app = OrderAveraging("vote", max_parents=1, n=2)
+    out = app.compare_view()                                 # computed in place
+    assert not _base._has_controls(out, app._kept_ids)       # the app's own buttons
+    assert app.pin_controls() is app.pin_controls()
+    assert _base._has_controls(pn.Column(pn.widgets.Button(label="new")), app._kept_ids)
+    assert not _base._has_controls(pn.Column(pn.widgets.FileDownload(callback=lambda: None,
+                                                                     filename="a.csv")),
+                                   app._kept_ids)
+
+
+def test_only_cached_reads_memory_and_refuses_to_compute():
+    from bnexplore.apps._cache import NotCached, cached, only_cached
+    from bnexplore.apps.data import bundled_dataset
+
+    calls = []
+
+    @cached(disk=False, max_items=2)
+    def rows(data, plus):
+        calls.append(plus)
+        return len(data.frame) + plus
+
+    vote = bundled_dataset("vote")
+    with only_cached(), pytest.raises(NotCached):
+        rows(vote, 1)
+    assert calls == []
+    assert rows(vote, 1) == 436 and rows(vote, 2) == 437
+    with only_cached():
+        assert rows(vote, 1) == 436                  # in memory: read
+    assert calls == [1, 2]
+    rows(vote, 3)                                    # two results kept: 2 dropped
+    with only_cached(), pytest.raises(NotCached):
+        rows(vote, 2)
+
+
+class Counted(Lines):
+    """Lines whose view reads a cached result: computed in place once it is in memory."""
+
+    cached_views = ("view",)
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        n = _count(self.data, self.x)
+        return pn.pane.Markdown(f"x = {self.x}, {n} rows")
+
+
+def _rows(data, x):
+    return len(data.frame) * x
+
+
+_count = None
+
+
+def test_a_cached_view_is_computed_on_the_loop_once_its_results_are_in_memory(served):
+    global _count
+    from bnexplore.apps._cache import cached
+
+    _count = cached(disk=False)(_rows)
+    app = Counted(_data(), target="Class")
+    first = app.view()
+    assert asyncio.iscoroutine(first)                # not in memory: a worker computes
+    first.close()
+    _count(app.data, 1)
+    out = app.view()                                 # in memory: the output itself
+    assert isinstance(out, pn.pane.Markdown) and out.object == "x = 1, 4 rows"
