@@ -15,6 +15,7 @@ import pytest
 
 from bnexplore.apps import _base, figures
 from bnexplore.apps._base import App, guarded
+from bnexplore.apps._cache import cached
 
 hv = pytest.importorskip("holoviews")
 import holoviews.plotting.bokeh  # noqa: E402,F401 - the bokeh backend's options
@@ -160,7 +161,7 @@ def test_a_view_is_updated_in_place_unless_it_makes_new_controls():
 
 
 def test_only_cached_reads_memory_and_refuses_to_compute():
-    from bnexplore.apps._cache import NotCached, cached, only_cached
+    from bnexplore.apps._cache import NotCached, only_cached
     from bnexplore.apps.data import bundled_dataset
 
     calls = []
@@ -195,18 +196,12 @@ class Counted(Lines):
         return pn.pane.Markdown(f"x = {self.x}, {n} rows")
 
 
-def _rows(data, x):
+@cached(disk=False)
+def _count(data, x):
     return len(data.frame) * x
 
 
-_count = None
-
-
 def test_a_cached_view_is_computed_on_the_loop_once_its_results_are_in_memory(served):
-    global _count
-    from bnexplore.apps._cache import cached
-
-    _count = cached(disk=False)(_rows)
     app = Counted(_data(), target="Class")
     first = app.view()
     assert asyncio.iscoroutine(first)                # not in memory: a worker computes

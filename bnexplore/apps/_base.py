@@ -119,10 +119,11 @@ def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
     """The view's output for a served page, its pictures drawn or to be patched in
     place (:mod:`~bnexplore.apps.figures`), shared between sessions by the setting's
     key (none when the view also depends on another object's parameters)."""
+    deps = app.param.method_dependencies(view.__name__)
     key = None
-    if not (args or kwargs) and all(d.inst is app for d in
-                                    app.param.method_dependencies(view.__name__)):
-        key = figures.setting_key(app, view.__name__, _own_parameters(view, app))
+    if not (args or kwargs) and all(d.inst is app for d in deps):
+        key = figures.setting_key(app, view.__name__,
+                                  {d.name: getattr(app, d.name) for d in deps})
     out = _shown(view, app, *args, **kwargs)
     inplace = not _has_controls(out, app._kept_ids)
     return out, inplace, figures.prepare(app._figures, view.__name__, key, out,

@@ -284,8 +284,8 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
                 and old.snapshot.signature == snap.signature):
             pane.object = old.plot
             updates.append(Update(place, pane, element, shown=old,
-                                  changes=_patch(old.snapshot, snap)))
-            updates[-1].new = Shown(old.plot, old.models, snap, data)
+                                  changes=_patch(old.snapshot, snap),
+                                  new=Shown(old.plot, old.models, snap, data)))
             continue
         if plot is None:
             plot = _render(element, pane.margin)
