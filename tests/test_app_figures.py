@@ -14,7 +14,7 @@ import param
 import pytest
 
 from bnexplore.apps import _base, figures
-from bnexplore.apps._base import App, guarded
+from bnexplore.apps._base import App, _show, guarded
 from bnexplore.apps._cache import cached
 
 hv = pytest.importorskip("holoviews")
@@ -98,10 +98,13 @@ class Lines(App):
 
 
 def _served(app):
-    """The view computed as on a served page (a worker, awaited on a loop)."""
+    """The view computed as on a served page (a worker, awaited on a loop), then
+    displayed (Panel gives each plot the pane that shows it)."""
     context = contextvars.copy_context()
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(context.run, asyncio.run, app.view()).result()
+        out = pool.submit(context.run, asyncio.run, app.view()).result()
+    out.get_root(pn.state.curdoc)
+    return out
 
 
 @pytest.fixture
@@ -125,11 +128,14 @@ def _data():
 def test_a_served_view_patches_its_figure_and_sessions_share_the_drawing(served):
     drawn = served
     one = Lines(_data(), target="Class")
-    first = _served(one).select(pn.pane.HoloViews)[0].object
+    pane = _served(one).select(pn.pane.HoloViews)[0]
+    first = pane.object
     assert len(drawn) == 1                                   # the first display
     one.x = 2
-    second = _served(one).select(pn.pane.HoloViews)[0].object
+    out = _served(one)
+    second = out.select(pn.pane.HoloViews)[0].object
     assert second is first                                   # patched in place
+    assert out.select(pn.pane.HoloViews)[0] is pane          # under the pane shown
     source = [m for m in figures.walk(first.state) if type(m).__name__ == "ColumnDataSource"][0]
     assert list(source.data["y"]) == [0, 2, 4, 6, 8] and first.state.title.text == "x = 2"
     assert len(drawn) == 2                                   # the snapshot of x = 2
@@ -209,3 +215,49 @@ def test_a_cached_view_is_computed_on_the_loop_once_its_results_are_in_memory(se
     _count(app.data, 1)
     out = app.view()                                 # in memory: the output itself
     assert isinstance(out, pn.pane.Markdown) and out.object == "x = 1, 4 rows"
+
+
+def test_a_page_is_built_with_the_views_whose_results_are_in_memory(served):
+    frame = pd.DataFrame({"a": list("xyxyx"), "Class": list("ppqqp")})   # its own results
+    # not in memory: the pane waits for the page to load (then a worker computes)
+    app = Counted(frame, target="Class")
+    assert app._pane(app.view).defer_load
+    # in memory: computed while the page is built, and the pane shows that output
+    _count(app.data, 1)
+    app = Counted(frame, target="Class")
+    pane = app._pane(app.view)
+    assert not pane.defer_load
+    built = app._preloaded["view"][1]
+    assert app.view() is built
+    assert app.view() is not built                  # handed over once
+    # a setting changed before the pane showed it: the new setting is computed
+    _count(app.data, 2)
+    app = Counted(frame, target="Class")
+    app._pane(app.view)
+    app.x = 2
+    out = app.view()
+    assert isinstance(out, pn.pane.Markdown) and out.object == "x = 2, 10 rows"
+
+
+class Framed(Lines):
+    """Lines whose picture pane is wider at x = 2 (a layout value of the pane itself)."""
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        curve = hv.Curve(np.arange(5) * self.x).opts(height=200, width=300)
+        return pn.Column(pn.pane.HoloViews(curve, min_width=300 + 100 * (self.x == 2)))
+
+
+def test_a_picture_pane_whose_layout_changes_replaces_the_view(served, monkeypatch):
+    # Panel 1.9 fails half way through passing a picture pane's layout change on to its
+    # figure in place: such a view is replaced instead, and its figure drawn anew
+    shown = []
+    monkeypatch.setattr(_base, "_show", lambda app, view, out, inplace, updates: shown.append(
+        inplace) or _show(app, view, out, inplace, updates))
+    app = Framed(_data(), target="Class")
+    first = _served(app).select(pn.pane.HoloViews)[0].object
+    app.x = 3                                                # same layout: patched
+    assert _served(app).select(pn.pane.HoloViews)[0].object is first and shown[-1]
+    app.x = 2                                                # wider pane: replaced
+    assert _served(app).select(pn.pane.HoloViews)[0].object is not first and not shown[-1]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import itertools
 import json
 import weakref
@@ -126,8 +127,9 @@ def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
                                   {d.name: getattr(app, d.name) for d in deps})
     out = _shown(view, app, *args, **kwargs)
     inplace = not _has_controls(out, app._kept_ids)
-    return out, inplace, figures.prepare(app._figures, view.__name__, key, out,
-                                         patch=inplace, data=getattr(app.data, "key", None))
+    out, updates, replace = figures.prepare(app._figures, view.__name__, key, out,
+                                            patch=inplace, data=getattr(app.data, "key", None))
+    return out, inplace and not replace, updates
 
 
 def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) -> Any:
@@ -196,6 +198,10 @@ def guarded(view: Callable) -> Callable:
     @functools.wraps(view)
     def wrapper(self, *args, **kwargs):
         if on_session():
+            # the output computed while the page was built, unless a setting changed
+            values, out = self._preloaded.pop(view.__name__, (None, None))
+            if out is not None and _unchanged(self, values):
+                return out
             if view.__name__ in self.cached_views:
                 try:
                     return _in_place(view, self, *args, **kwargs)
@@ -297,6 +303,7 @@ class App(pn.viewable.Viewer):
             self._table = (data, str(data.attrs.get("name") or "your data"))
             params["source"] = USER
         self._view_panes: dict[str, weakref.WeakSet] = {}   # view name -> its panes
+        self._preloaded: dict[str, tuple] = {}   # view name -> (its values, its output)
         self._under_way: dict[str, int] = {}                 # view name -> computations
         self._figures: dict = {}     # (view name, place) -> figures.Shown, served pages
         self._kept: dict = {}        # name -> a Panel object made once (App.kept)
@@ -442,14 +449,30 @@ class App(pn.viewable.Viewer):
         if callable(view) and not isinstance(view, pn.viewable.Viewable):
             # served, a view's spinner is the app's (App._computing): Panel's would be
             # switched on and off at every change, two messages per view
-            pane = pn.panel(view, defer_load=on_session(), lazy=True,
+            name = getattr(view, "__name__", None)
+            defer = on_session() and not self._preload(view)
+            pane = pn.panel(view, defer_load=defer, lazy=True,
                             loading_indicator=not on_session(),
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
-            name = getattr(view, "__name__", None)
             if name is not None:
                 self._view_panes.setdefault(name, weakref.WeakSet()).add(pane)
             return pane
         return view
+
+    def _preload(self, view: Any) -> bool:
+        """On a served page, compute a view of :attr:`cached_views` whose results are in
+        memory while the page is built: the page is sent with it, instead of a
+        placeholder that the view replaces once the page has loaded (a second message,
+        and Bokeh walks the document again). False when a result is not in memory."""
+        name = getattr(view, "__name__", None)
+        if name not in self.cached_views or not hasattr(view, "__func__"):
+            return False
+        raw = inspect.unwrap(view.__func__)          # under param.depends and guarded
+        try:
+            self._preloaded[name] = (_own_parameters(raw, self), _in_place(raw, self))
+        except (NotCached, param.Skip):
+            return False
+        return True
 
     def kept(self, name: str, make: Callable[[], pn.viewable.Viewable]) -> pn.viewable.Viewable:
         """``make()``, made once per app and returned again after: controls that a view
@@ -722,10 +745,12 @@ class App(pn.viewable.Viewer):
 
         least, _ = plot_size(plot)
         # a CSS least width: Panel would pass a min_width on to every enclosing layout,
-        # which would widen the page instead of scrolling here
-        return pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width",
-                                           styles={"min-width": f"{least}px"}),
-                         scroll="x-auto", sizing_mode="stretch_width",
+        # which would widen the page instead of scrolling here. It is the inner column's:
+        # the picture pane keeps its layout when the drawing changes (patched in place,
+        # see figures._same_layout)
+        inner = pn.Column(pn.pane.HoloViews(plot, sizing_mode="stretch_width"),
+                          sizing_mode="stretch_width", styles={"min-width": f"{least}px"})
+        return pn.Column(inner, scroll="x-auto", sizing_mode="stretch_width",
                          styles={"max-width": "100%"}, css_classes=["bnx-dag"])
 
     def wide_pane(self, plot: Any) -> pn.Column:

@@ -255,7 +255,7 @@ def _render(element: Any, margin: Any) -> Any:
 
 
 def prepare(shown: dict, view: str, key: tuple | None, out: Any,
-            patch: bool = True, data: Any = None) -> list[Update]:
+            patch: bool = True, data: Any = None) -> tuple[Any, list[Update], bool]:
     """In the worker: draw or patch each static picture of ``out``, a view's output.
 
     ``shown`` maps ``(view, place)`` to what the session displays; each pane of ``out``
@@ -263,10 +263,15 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
     ``patch=False`` (the output replaces the view's layout) every picture is drawn anew:
     a displayed figure never moves to another layout. Figures of other data (``data``,
     the data's key) are drawn anew too: a new data set is a new picture.
+
+    A patched figure keeps the pane that shows it: it takes the new pane's place in
+    ``out`` (Panel then finds nothing to update in place). Returns ``out``, the
+    updates, and whether the view must be replaced rather than updated in place: when
+    a displayed picture is drawn anew, or its pane's layout changes (see :func:`_same_layout`).
     """
     if not isinstance(out, pn.viewable.Viewable):
-        return []
-    updates = []
+        return out, [], False
+    updates, replace = [], False
     for place, pane in enumerate(out.select(pn.pane.HoloViews)):
         element = pane.object
         if not _drawable(element):
@@ -280,19 +285,57 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
             if k is not None:
                 SNAPSHOTS.put(k, snap)
         old = shown.get((view, place)) if patch else None
-        if (old is not None and old.data == data
-                and old.snapshot.signature == snap.signature):
-            pane.object = old.plot
-            updates.append(Update(place, pane, element, shown=old,
+        kept = getattr(old.plot, "pane", None) if old is not None else None
+        if (old is not None and old.data == data and old.snapshot.signature == snap.signature
+                and _same_layout(pane, kept)):
+            if pane is out:
+                out = kept
+            else:
+                _swap(out, pane, kept)
+            updates.append(Update(place, kept, element, shown=old,
                                   changes=_patch(old.snapshot, snap),
                                   new=Shown(old.plot, old.models, snap, data)))
             continue
+        replace = replace or old is not None
         if plot is None:
             plot = _render(element, pane.margin)
             models = walk(plot.state)
         pane.object = plot
         updates.append(Update(place, pane, element, new=Shown(plot, models, snap, data)))
-    return updates
+    return out, updates, replace
+
+
+#: layout values Panel gives a picture pane from its figure, or the page its design.
+_FROM_FIGURE = frozenset({"name", "width", "height", "sizing_mode", "design", "css_classes"})
+
+
+def _same_layout(pane: Any, kept: Any) -> bool:
+    """Whether a new picture pane has the layout of the pane shown (``kept``).
+
+    Panel 1.9 passes a layout change of a picture pane on to the Bokeh pane inside it,
+    which sets its layout overrides on the figure (the page's design among them: Bokeh
+    refuses it) or copies the figure's style sheets back (Panel refuses those): the
+    update then fails half done. So a picture is patched only under a pane of the same
+    layout, and the view is replaced otherwise.
+    """
+    if not isinstance(kept, pn.pane.HoloViews):
+        return False
+    from panel.viewable import Layoutable
+
+    return all(_equal(getattr(pane, p), getattr(kept, p))
+               for p in Layoutable.param if p not in _FROM_FIGURE)
+
+
+def _swap(layout: Any, pane: Any, shown: Any) -> bool:
+    """Put ``shown`` in ``pane``'s place inside ``layout``; False if it has no such place."""
+    if isinstance(layout, pn.layout.ListLike):
+        for i, obj in enumerate(layout.objects):
+            if obj is pane:
+                layout[i] = shown
+                return True
+            if _swap(obj, pane, shown):
+                return True
+    return False
 
 
 def apply(shown: dict, view: str, updates: list[Update]) -> None:
