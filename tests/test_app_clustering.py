@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import panel as pn
 import pytest
 from browser_checks import assert_boxes_apart, assert_fits_and_no_error
 from test_apps_components import query_of
@@ -30,7 +31,7 @@ def test_views_follow_the_parameters_and_the_player():
     assert player.end == max(len(inc.subspaces), 2)
     player.value = 2                                # the player moves the sub-space shown
     assert app.subspace == 2 and "Sub-space 2 of" in app.subspace_view()[0].object
-    assert_boxes_apart(app.subspace_view()[1][0].object)
+    assert_boxes_apart(app.subspace_view()[1].select(pn.pane.HoloViews)[0].object)
     app.use_order = False
     assert "no order" in app.summary_view().object
     app.param.update(strategy="random groups", random_state=3, cluster_size=2)

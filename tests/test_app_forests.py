@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import panel as pn
 import pytest
 from browser_checks import assert_boxes_apart, assert_fits_and_no_error
 from test_apps_components import query_of
@@ -37,7 +38,7 @@ def test_views_follow_the_parameters_and_match_the_library():
     assert "parent of 4 features" in app.summary_view().object
     app.param.update(averaging="bma", threshold=0.5)
     forest = app.forest_view()
-    assert "posterior >= 0.5" in forest[0][0].object.opts.get().kwargs["title"]
+    assert "posterior >= 0.5" in forest[0].select(pn.pane.HoloViews)[0].object.opts.get().kwargs["title"]
     arcs = pd.read_csv(io.StringIO(forest[1].callback().read()))
     assert arcs.columns[0] == "parent" and "class" in set(arcs["parent"])
     acc = app.accuracy_view()
@@ -52,7 +53,7 @@ def test_views_follow_the_parameters_and_match_the_library():
 
 def test_the_forest_of_long_names_keeps_its_boxes_apart():
     app = Forests("vote")
-    assert_boxes_apart(app.forest_view()[0][0].object)
+    assert_boxes_apart(app.forest_view()[0].select(pn.pane.HoloViews)[0].object)
 
 
 def test_every_parameter_round_trips_through_the_link():
