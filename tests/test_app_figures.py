@@ -261,3 +261,49 @@ def test_a_picture_pane_whose_layout_changes_replaces_the_view(served, monkeypat
     assert _served(app).select(pn.pane.HoloViews)[0].object is first and shown[-1]
     app.x = 2                                                # wider pane: replaced
     assert _served(app).select(pn.pane.HoloViews)[0].object is not first and not shown[-1]
+
+
+class Pair(Lines):
+    """Two pictures: the first keeps its structure, the second gains a layer at x = 3."""
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        curve = hv.Curve(np.arange(5) * self.x).opts(height=200, width=300)
+        second = hv.Curve(np.arange(5) + self.x).opts(height=200, width=300)
+        if self.x == 3:
+            second = second * hv.Scatter([1, 2])
+        return pn.Column(pn.pane.HoloViews(curve), pn.Row(pn.pane.HoloViews(second)))
+
+
+def test_a_view_with_a_picture_drawn_anew_draws_all_its_pictures_anew(served, monkeypatch):
+    # a replaced view must not hold a pane the page still shows: when one picture of a
+    # view cannot be patched, the others are drawn anew too
+    shown = []
+    monkeypatch.setattr(_base, "_show", lambda app, view, out, inplace, updates: shown.append(
+        inplace) or _show(app, view, out, inplace, updates))
+    app = Pair(_data(), target="Class")
+    first = _served(app).select(pn.pane.HoloViews)
+    app.x = 2                                                # both patched
+    second = _served(app).select(pn.pane.HoloViews)
+    assert [p.object for p in second] == [p.object for p in first] and shown[-1]
+    assert second[0] is first[0] and second[1] is first[1]   # the panes shown
+    app.x = 3                                                # the second: a new layer
+    third = _served(app).select(pn.pane.HoloViews)
+    assert not shown[-1]
+    assert all(p is not q for p, q in zip(third, first))
+    assert all(p.object is not q.object for p, q in zip(third, first))
+
+
+def test_a_picture_outside_a_list_layout_is_drawn_anew(served):
+    # a pane that prepare cannot put in place of the new one (here: inside Tabs,
+    # whose items carry names) is drawn anew, never left holding a raw element
+    app = Lines(_data(), target="Class")
+    first = _served(app).select(pn.pane.HoloViews)[0]
+    app.x = 2
+    out = pn.Tabs(("lines", pn.pane.HoloViews(hv.Curve(np.arange(5) * 2))))
+    out, updates, replace = figures.prepare(app._figures, "view", None, out,
+                                            data=app.data.key)
+    pane = out.select(pn.pane.HoloViews)[0]
+    assert replace and pane is not first and pane.object is not first.object
+    assert not isinstance(pane.object, hv.Element)

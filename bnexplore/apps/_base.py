@@ -140,7 +140,9 @@ def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) ->
     if isinstance(out, pn.viewable.Viewable):
         # the page's template gives its design to what it shows; a new picture pane
         # without it would take it away in place, and Panel 1.9 then fails to sync
-        # the pane with a figure that holds the design's stylesheets
+        # the pane with a figure that holds the design's stylesheets. (Passed to a
+        # displayed pane, the design would become a figure override that Bokeh refuses:
+        # a patched picture keeps its displayed pane instead, figures.prepare.)
         for pane in out.select(pn.pane.HoloViews):
             if pane.design is None and app._design is not None:
                 pane.design = app._design
@@ -450,7 +452,7 @@ class App(pn.viewable.Viewer):
             # served, a view's spinner is the app's (App._computing): Panel's would be
             # switched on and off at every change, two messages per view
             name = getattr(view, "__name__", None)
-            defer = on_session() and not self._preload(view)
+            defer = on_session() and not self._preload(view, name)
             pane = pn.panel(view, defer_load=defer, lazy=True,
                             loading_indicator=not on_session(),
                             sizing_mode="stretch_width", css_classes=["bnx-view"])
@@ -459,12 +461,11 @@ class App(pn.viewable.Viewer):
             return pane
         return view
 
-    def _preload(self, view: Any) -> bool:
+    def _preload(self, view: Any, name: str | None) -> bool:
         """On a served page, compute a view of :attr:`cached_views` whose results are in
         memory while the page is built: the page is sent with it, instead of a
         placeholder that the view replaces once the page has loaded (a second message,
         and Bokeh walks the document again). False when a result is not in memory."""
-        name = getattr(view, "__name__", None)
         if name not in self.cached_views or not hasattr(view, "__func__"):
             return False
         raw = inspect.unwrap(view.__func__)          # under param.depends and guarded

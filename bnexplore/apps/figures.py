@@ -267,11 +267,14 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
     A patched figure keeps the pane that shows it: it takes the new pane's place in
     ``out`` (Panel then finds nothing to update in place). Returns ``out``, the
     updates, and whether the view must be replaced rather than updated in place: when
-    a displayed picture is drawn anew, or its pane's layout changes (see :func:`_same_layout`).
+    a displayed picture cannot be patched (another structure or data, a pane whose
+    layout changes: :func:`_same_layout`), and then every picture of the view is drawn
+    anew, so that no displayed pane moves into the new layout.
     """
     if not isinstance(out, pn.viewable.Viewable):
         return out, [], False
-    updates, replace = [], False
+    # first pass: each picture's snapshot, and whether it can patch the figure shown
+    found = []
     for place, pane in enumerate(out.select(pn.pane.HoloViews)):
         element = pane.object
         if not _drawable(element):
@@ -286,8 +289,16 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
                 SNAPSHOTS.put(k, snap)
         old = shown.get((view, place)) if patch else None
         kept = getattr(old.plot, "pane", None) if old is not None else None
-        if (old is not None and old.data == data and old.snapshot.signature == snap.signature
-                and _same_layout(pane, kept)):
+        patchable = (old is not None and old.data == data
+                     and old.snapshot.signature == snap.signature
+                     and _same_layout(pane, kept) and (pane is out or _holds(out, pane)))
+        found.append((place, pane, element, snap, plot, models, old, kept, patchable))
+    # a view with a displayed picture that cannot be patched is replaced, and then
+    # every picture is drawn anew: a displayed figure never moves to another layout
+    replace = any(old is not None and not patchable for *_, old, _, patchable in found)
+    updates = []
+    for place, pane, element, snap, plot, models, old, kept, patchable in found:
+        if patchable and not replace:
             if pane is out:
                 out = kept
             else:
@@ -296,7 +307,6 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
                                   changes=_patch(old.snapshot, snap),
                                   new=Shown(old.plot, old.models, snap, data)))
             continue
-        replace = replace or old is not None
         if plot is None:
             plot = _render(element, pane.margin)
             models = walk(plot.state)
@@ -326,16 +336,21 @@ def _same_layout(pane: Any, kept: Any) -> bool:
                for p in Layoutable.param if p not in _FROM_FIGURE)
 
 
-def _swap(layout: Any, pane: Any, shown: Any) -> bool:
-    """Put ``shown`` in ``pane``'s place inside ``layout``; False if it has no such place."""
-    if isinstance(layout, pn.layout.ListLike):
-        for i, obj in enumerate(layout.objects):
-            if obj is pane:
-                layout[i] = shown
-                return True
-            if _swap(obj, pane, shown):
-                return True
-    return False
+def _holds(layout: Any, pane: Any) -> bool:
+    """Whether ``pane`` has a place in ``layout`` that :func:`_swap` can fill."""
+    return isinstance(layout, pn.layout.ListLike) and any(
+        obj is pane or _holds(obj, pane) for obj in layout.objects)
+
+
+def _swap(layout: Any, pane: Any, shown: Any) -> None:
+    """Put ``shown`` in ``pane``'s place inside ``layout`` (a place :func:`_holds` found)."""
+    for i, obj in enumerate(layout.objects):
+        if obj is pane:
+            layout[i] = shown
+            return
+        if _holds(obj, pane):
+            _swap(obj, pane, shown)
+            return
 
 
 def apply(shown: dict, view: str, updates: list[Update]) -> None:
