@@ -125,6 +125,16 @@ def _data():
     return pd.DataFrame({"a": list("xyxy"), "Class": list("ppqq")})
 
 
+def _pictures(out):
+    """The picture panes of a served view's output: HoloViews drawings, or Bokeh panes
+    of figures built from a snapshot."""
+    return out.select(lambda o: isinstance(o, (pn.pane.HoloViews, pn.pane.Bokeh)))
+
+
+def _figure(pane):
+    return pane.object.state if isinstance(pane, pn.pane.HoloViews) else pane.object
+
+
 def test_a_served_view_patches_its_figure_and_sessions_share_the_drawing(served):
     drawn = served
     one = Lines(_data(), target="Class")
@@ -139,18 +149,61 @@ def test_a_served_view_patches_its_figure_and_sessions_share_the_drawing(served)
     source = [m for m in figures.walk(first.state) if type(m).__name__ == "ColumnDataSource"][0]
     assert list(source.data["y"]) == [0, 2, 4, 6, 8] and first.state.title.text == "x = 2"
     assert len(drawn) == 2                                   # the snapshot of x = 2
-    # another session at x = 2: its own first figure; x = 1 was drawn by the first
-    # session: patched from the shared snapshot, nothing drawn
+    # another session at x = 2: its first figure is built from the shared snapshot
+    # (a Bokeh pane, nothing drawn); x = 1 was drawn by the first session: patched
     other = Lines(_data(), target="Class", x=2)
-    mine = _served(other).select(pn.pane.HoloViews)[0].object
-    assert len(drawn) == 3 and mine is not first
+    [built] = _pictures(_served(other))
+    mine = built.object
+    assert isinstance(built, pn.pane.Bokeh) and len(drawn) == 2
+    assert mine is not first.state and mine.title.text == "x = 2"
+    assert [list(m.data["y"]) for m in figures.walk(mine)
+            if type(m).__name__ == "ColumnDataSource"] == [[0, 2, 4, 6, 8]]
     other.x = 1
-    assert _served(other).select(pn.pane.HoloViews)[0].object is mine
-    assert len(drawn) == 3 and mine.state.title.text == "x = 1"
+    [again] = _pictures(_served(other))
+    assert again is built and again.object is mine
+    assert len(drawn) == 2 and mine.title.text == "x = 1"
     # another structure (a second layer): drawn anew
     one.x = 3
     third = _served(one).select(pn.pane.HoloViews)[0].object
-    assert third is not first and len(drawn) == 4
+    assert third is not first and len(drawn) == 3
+
+
+def test_a_figure_built_from_a_snapshot_is_the_figure_drawn():
+    # a session's first figure of a setting drawn before is made from the snapshot's
+    # values: the page must be the one the HoloViews pane makes, model for model
+    from bokeh.document import Document
+
+    from bnexplore.apps.order_averaging import OrderAveraging
+
+    def page(pane):
+        doc = Document()
+        pn.Column(pane, sizing_mode="stretch_width").get_root(doc)
+        ids = {}
+
+        def norm(x):
+            if isinstance(x, dict):
+                return {k: ids.setdefault(v, len(ids)) if k == "id" else norm(v)
+                        for k, v in sorted(x.items())}
+            return [norm(v) for v in x] if isinstance(x, list) else x
+        return norm(doc.to_json(deferred=False)["roots"])
+
+    app = OrderAveraging("vote", max_parents=1, n=2)
+    outs = [app.network_view(), app.heatmap_view(), app.roc_view()]
+    panes = [p for out in outs for p in out.select(pn.pane.HoloViews)]
+    assert len(panes) == 3
+    for pane in panes:
+        plot = figures._render(pane.object, pane.margin)
+        snap, models = figures.Snapshot.of(plot.state)
+        built = snap.build()
+        again, _ = figures.Snapshot.of(built[0])
+        assert again.signature == snap.signature and not figures.patch(snap, again)
+        assert built == figures.walk(built[0])                 # in snapshot order
+        # every model it refers to is its own (a colour mapper in a glyph's colour
+        # field too): nothing is shared with the drawing or another session
+        assert {m.id for m in built[0].references()} == {m.id for m in built}
+        drawn = pn.pane.HoloViews(pane.object, **figures._layout(pane))
+        bokeh = figures._bokeh_pane(pane, built[0], None)
+        assert page(bokeh) == page(drawn)
 
 
 def test_a_view_is_updated_in_place_unless_it_makes_new_controls():
@@ -307,3 +360,25 @@ def test_a_picture_outside_a_list_layout_is_drawn_anew(served):
     pane = out.select(pn.pane.HoloViews)[0]
     assert replace and pane is not first and pane.object is not first.object
     assert not isinstance(pane.object, hv.Element)
+
+
+class Tapped(Lines):
+    """A picture a stream listens to (a click on the curve)."""
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        curve = hv.Curve(np.arange(5) * self.x).opts(height=200, width=300, tools=["tap"])
+        hv.streams.Tap(source=curve)
+        return pn.Column(pn.pane.HoloViews(curve))
+
+
+def test_a_picture_with_a_stream_is_drawn_for_each_session(served):
+    # a copy made from values would lose the stream's Python callbacks: each session
+    # draws its own, and a click still reaches the server
+    drawn = served
+    _served(Tapped(_data(), target="Class"))
+    other = _served(Tapped(_data(), target="Class"))
+    [pane] = _pictures(other)
+    assert isinstance(pane, pn.pane.HoloViews) and len(drawn) == 2
+    assert any(pane.object.traverse(lambda p: p.callbacks))

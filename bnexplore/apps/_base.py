@@ -128,7 +128,8 @@ def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
     out = _shown(view, app, *args, **kwargs)
     inplace = not _has_controls(out, app._kept_ids)
     out, updates, replace = figures.prepare(app._figures, view.__name__, key, out,
-                                            patch=inplace, data=getattr(app.data, "key", None))
+                                            patch=inplace, data=getattr(app.data, "key", None),
+                                            design=app._design)
     return out, inplace and not replace, updates
 
 
@@ -142,7 +143,8 @@ def _show(app: "App", view: Callable, out: Any, inplace: bool, updates: list) ->
         # without it would take it away in place, and Panel 1.9 then fails to sync
         # the pane with a figure that holds the design's stylesheets. (Passed to a
         # displayed pane, the design would become a figure override that Bokeh refuses:
-        # a patched picture keeps its displayed pane instead, figures.prepare.)
+        # a patched picture keeps its displayed pane instead, and the Bokeh pane of a
+        # figure built from a snapshot is given the design when made: figures.prepare.)
         for pane in out.select(pn.pane.HoloViews):
             if pane.design is None and app._design is not None:
                 pane.design = app._design

@@ -30,6 +30,7 @@ one view (its plot, its models in snapshot order, the snapshot they hold).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import threading
 from collections import OrderedDict
@@ -47,6 +48,14 @@ _TOKENS = itertools.count(1)
 
 
 # ------------------------------------------------------------------ snapshots
+def _fields(value: Any) -> dict | None:
+    """The fields of a data spec's value (``Field``, ``Value``, ``Expr``: a colour
+    ``field("z", transform=mapper)`` holds a model), else None."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return None
+
+
 def _models_in(value: Any):
     """The models held by a property value, in order."""
     if isinstance(value, Model):
@@ -57,6 +66,8 @@ def _models_in(value: Any):
     elif isinstance(value, dict):
         for v in value.values():
             yield from _models_in(v)
+    elif (fields := _fields(value)) is not None:
+        yield from _models_in(fields)
 
 
 def _shape(value: Any, index: dict) -> Any:
@@ -67,7 +78,49 @@ def _shape(value: Any, index: dict) -> Any:
         return tuple(_shape(v, index) for v in value)
     if isinstance(value, dict):
         return tuple((k, _shape(v, index)) for k, v in value.items())
+    if (fields := _fields(value)) is not None:
+        return (type(value).__name__, _shape(fields, index))
     return ("value",)
+
+
+def _plan(value: Any, index: dict) -> Any:
+    """``value`` as :meth:`Snapshot.build` remakes it: each model by its place."""
+    if isinstance(value, Model):
+        return _Ref(index[value.id])
+    if isinstance(value, list):
+        return [_plan(v, index) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plan(v, index) for v in value)
+    if isinstance(value, dict):
+        return {k: _plan(v, index) for k, v in value.items()}
+    if (fields := _fields(value)) is not None:
+        return _Spec(type(value), _plan(fields, index))
+    return value
+
+
+@dataclass(frozen=True)
+class _Ref:
+    place: int
+
+
+@dataclass(frozen=True)
+class _Spec:
+    kind: type
+    fields: dict
+
+
+def _made(plan: Any, models: list) -> Any:
+    if isinstance(plan, _Ref):
+        return models[plan.place]
+    if isinstance(plan, list):
+        return [_made(v, models) for v in plan]
+    if isinstance(plan, tuple):
+        return tuple(_made(v, models) for v in plan)
+    if isinstance(plan, dict):
+        return {k: _made(v, models) for k, v in plan.items()}
+    if isinstance(plan, _Spec):
+        return plan.kind(**_made(plan.fields, models))
+    return plan
 
 
 def walk(root: Model) -> list[Model]:
@@ -91,6 +144,8 @@ def walk(root: Model) -> list[Model]:
 def _copy(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.copy()
+    if isinstance(value, (set, frozenset)):
+        return set(value)
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -104,6 +159,10 @@ class Snapshot:
 
     signature: tuple
     values: list[dict]
+    #: per model: its class, the plain properties set (not defaults), its references,
+    #: and the (place, property) of the model that owns it by a read-only property;
+    #: empty when the figure cannot be remade from values (:func:`_buildable`)
+    recipe: list = field(default_factory=list)
     token: int = field(default_factory=lambda: next(_TOKENS))
 
     @classmethod
@@ -111,21 +170,55 @@ class Snapshot:
         """The snapshot of ``root`` and its models in snapshot order."""
         models = walk(root)
         index = {m.id: i for i, m in enumerate(models)}
-        signature, values = [], []
-        for m in models:
+        signature, values, recipe = [], [], []
+        owners: dict[int, tuple[int, str]] = {}
+        for i, m in enumerate(models):
             refs = type(m).properties_with_refs()
-            plain, shapes = {}, []
+            plain, shapes, linked = {}, [], {}
             for name in sorted(m.properties()):
-                if name == "id" or m.lookup(name).readonly:
+                if name == "id":
+                    continue
+                if m.lookup(name).readonly:
+                    if name in refs and isinstance(v := getattr(m, name), Model):
+                        owners.setdefault(index[v.id], (i, name))   # its constructor's
                     continue
                 v = getattr(m, name)
                 if name in refs and any(True for _ in _models_in(v)):
                     shapes.append((name, _shape(v, index)))
+                    linked[name] = _plan(v, index)
                 else:
                     plain[name] = _copy(v)
+                    if name in refs:        # an empty reference: as drawn, not as
+                        linked[name] = _copy(v)     # the constructor would make it
+            given = [n for n in m.properties_with_values(include_defaults=False)
+                     if n in plain]
             signature.append((type(m).__name__, tuple(shapes)))
             values.append(plain)
-        return cls(tuple(signature), values), models
+            recipe.append((type(m), given, linked))
+        recipe = [(c, g, l, owners.get(i)) for i, (c, g, l) in enumerate(recipe)]
+        return cls(tuple(signature), values, recipe), models
+
+    def build(self) -> list[Model]:
+        """A new figure equal to the one snapshotted, its models in snapshot order
+        (the root first): made from their values, not drawn by HoloViews, for a
+        fifth of the cost. What a session shows first of a setting already drawn.
+
+        A model held by a read-only property (a data source's selection) is the one
+        its owner's constructor made, given its values."""
+        models: list[Model] = []
+        for (cls, given, _, owner), plain in zip(self.recipe, self.values):
+            values = {n: _copy(plain[n]) for n in given}
+            if owner is None:
+                models.append(cls(**values))
+                continue
+            m = getattr(models[owner[0]], owner[1])
+            if values:
+                m.update(**values)
+            models.append(m)
+        for m, (_, _, linked, _) in zip(models, self.recipe):
+            if linked:
+                m.update(**{n: _made(p, models) for n, p in linked.items()})
+        return models
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -216,13 +309,23 @@ def setting_key(app: Any, view: str, values: dict) -> tuple | None:
 
 
 @dataclass
+class Built:
+    """A figure made from a snapshot (:meth:`Snapshot.build`) and the Bokeh pane that
+    shows it: what :class:`Shown` holds in place of a HoloViews plot."""
+
+    state: Model
+    pane: Any
+
+
+@dataclass
 class Shown:
     """What a session displays at one place of a view."""
 
-    plot: Any               # the HoloViews plot the pane holds
+    plot: Any               # the HoloViews plot the pane holds, or a Built figure
     models: list            # its models in snapshot order
     snapshot: Snapshot      # the values they hold
     data: Any = None        # the key of the data it draws
+    layout: dict = field(default_factory=dict)  # the view's layout values of its pane
 
 
 @dataclass
@@ -230,7 +333,7 @@ class Update:
     """One picture of a view computed in the worker, to apply on the event loop."""
 
     place: int
-    pane: pn.pane.HoloViews
+    pane: Any                      # the HoloViews or Bokeh pane that shows it
     element: Any
     shown: Shown | None = None     # patched in place: what is shown, and the patch
     changes: list = field(default_factory=list)
@@ -255,21 +358,23 @@ def _render(element: Any, margin: Any) -> Any:
 
 
 def prepare(shown: dict, view: str, key: tuple | None, out: Any,
-            patch: bool = True, data: Any = None) -> tuple[Any, list[Update], bool]:
+            patch: bool = True, data: Any = None,
+            design: Any = None) -> tuple[Any, list[Update], bool]:
     """In the worker: draw or patch each static picture of ``out``, a view's output.
 
-    ``shown`` maps ``(view, place)`` to what the session displays; each pane of ``out``
-    is given the plot to display (the shown one, to patch, or a new one). With
-    ``patch=False`` (the output replaces the view's layout) every picture is drawn anew:
-    a displayed figure never moves to another layout. Figures of other data (``data``,
-    the data's key) are drawn anew too: a new data set is a new picture.
+    ``shown`` maps ``(view, place)`` to what the session displays; each picture of
+    ``out`` gets what it will display: the shown figure, patched (its pane takes the
+    new pane's place in ``out``: Panel then finds nothing to update in place), a
+    figure built from the setting's snapshot (in a Bokeh pane laid out as the
+    HoloViews pane would lay it out, ``design`` the page's), or a new HoloViews
+    drawing. With ``patch=False`` (the output replaces the view's layout) nothing is
+    patched. Figures of other data (``data``, the data's key) are not patched either:
+    a new data set is a new picture.
 
-    A patched figure keeps the pane that shows it: it takes the new pane's place in
-    ``out`` (Panel then finds nothing to update in place). Returns ``out``, the
-    updates, and whether the view must be replaced rather than updated in place: when
-    a displayed picture cannot be patched (another structure or data, a pane whose
-    layout changes: :func:`_same_layout`), and then every picture of the view is drawn
-    anew, so that no displayed pane moves into the new layout.
+    Returns ``out``, the updates, and whether the view must be replaced rather than
+    updated in place: when a displayed picture cannot be patched (another structure
+    or data, a pane whose layout changes), and then no picture of the view is patched,
+    so that no displayed pane moves into the new layout.
     """
     if not isinstance(out, pn.viewable.Viewable):
         return out, [], False
@@ -285,33 +390,39 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
         if snap is None:
             plot = _render(element, pane.margin)
             snap, models = Snapshot.of(plot.state)
+            if not _buildable(plot):
+                snap.recipe = []
             if k is not None:
                 SNAPSHOTS.put(k, snap)
+        layout = _layout(pane)
         old = shown.get((view, place)) if patch else None
         kept = getattr(old.plot, "pane", None) if old is not None else None
-        patchable = (old is not None and old.data == data
+        patchable = (kept is not None and old.data == data
                      and old.snapshot.signature == snap.signature
-                     and _same_layout(pane, kept) and (pane is out or _holds(out, pane)))
-        found.append((place, pane, element, snap, plot, models, old, kept, patchable))
-    # a view with a displayed picture that cannot be patched is replaced, and then
-    # every picture is drawn anew: a displayed figure never moves to another layout
+                     and _equal(old.layout, layout) and _placeable(out, pane))
+        found.append((place, pane, element, snap, plot, models, layout, old, kept, patchable))
     replace = any(old is not None and not patchable for *_, old, _, patchable in found)
     updates = []
-    for place, pane, element, snap, plot, models, old, kept, patchable in found:
+    for place, pane, element, snap, plot, models, layout, old, kept, patchable in found:
         if patchable and not replace:
-            if pane is out:
-                out = kept
-            else:
-                _swap(out, pane, kept)
+            out = _put(out, pane, kept)
             updates.append(Update(place, kept, element, shown=old,
                                   changes=_patch(old.snapshot, snap),
-                                  new=Shown(old.plot, old.models, snap, data)))
-            continue
-        if plot is None:
-            plot = _render(element, pane.margin)
-            models = walk(plot.state)
-        pane.object = plot
-        updates.append(Update(place, pane, element, new=Shown(plot, models, snap, data)))
+                                  new=Shown(old.plot, old.models, snap, data, layout)))
+        elif plot is None and snap.recipe and _placeable(out, pane):
+            # drawn before (by this session or another): built from its snapshot
+            models = snap.build()
+            bokeh = _bokeh_pane(pane, models[0], design)
+            out = _put(out, pane, bokeh)
+            updates.append(Update(place, bokeh, element, new=Shown(
+                Built(models[0], bokeh), models, snap, data, layout)))
+        else:
+            if plot is None:
+                plot = _render(element, pane.margin)
+                models = walk(plot.state)
+            pane.object = plot
+            updates.append(Update(place, pane, element,
+                                  new=Shown(plot, models, snap, data, layout)))
     return out, updates, replace
 
 
@@ -319,21 +430,57 @@ def prepare(shown: dict, view: str, key: tuple | None, out: Any,
 _FROM_FIGURE = frozenset({"name", "width", "height", "sizing_mode", "design", "css_classes"})
 
 
-def _same_layout(pane: Any, kept: Any) -> bool:
-    """Whether a new picture pane has the layout of the pane shown (``kept``).
+def _buildable(plot: Any) -> bool:
+    """Whether a HoloViews drawing can be remade from its models' values: not when a
+    stream listens to it (Ask's node clicks), whose Python callbacks a copy would lose."""
+    return not any(plot.traverse(lambda p: bool(getattr(p, "callbacks", None))))
 
-    Panel 1.9 passes a layout change of a picture pane on to the Bokeh pane inside it,
-    which sets its layout overrides on the figure (the page's design among them: Bokeh
-    refuses it) or copies the figure's style sheets back (Panel refuses those): the
-    update then fails half done. So a picture is patched only under a pane of the same
-    layout, and the view is replaced otherwise.
+
+def _layout(pane: Any) -> dict:
+    """The layout values a view gives its picture pane (not those Panel sets).
+
+    Panel 1.9 passes a layout change of a displayed picture pane on to the Bokeh pane
+    inside it, which sets its layout overrides on the figure (the page's design among
+    them: Bokeh refuses it) or copies the figure's style sheets back (Panel refuses
+    those): the update then fails half done. So a picture is patched only under a
+    pane of the same layout, and its view is replaced otherwise.
     """
-    if not isinstance(kept, pn.pane.HoloViews):
-        return False
     from panel.viewable import Layoutable
 
-    return all(_equal(getattr(pane, p), getattr(kept, p))
-               for p in Layoutable.param if p not in _FROM_FIGURE)
+    return {p: getattr(pane, p) for p in Layoutable.param if p not in _FROM_FIGURE}
+
+
+def _bokeh_pane(pane: Any, figure: Model, design: Any) -> Any:
+    """A Bokeh pane showing ``figure`` as the HoloViews ``pane`` would show its drawing:
+    the same layout values, the figure's size and sizing mode where the view set
+    none (as Panel's HoloViews pane hands them to the Bokeh pane inside it)."""
+    from panel.viewable import Layoutable
+
+    values = {p: getattr(pane, p) for p in Layoutable.param if p != "name"}
+    for p in ("sizing_mode", "width", "height"):
+        if values[p] == pane.param[p].default:
+            values[p] = getattr(figure, p)
+    mode = values["sizing_mode"] or ""
+    if mode.endswith(("width", "both")):
+        del values["width"]
+    if mode.endswith(("height", "both")):
+        del values["height"]
+    if values["design"] is None:
+        values["design"] = design
+    return pn.pane.Bokeh(figure, autodispatch=False, **values)
+
+
+def _placeable(out: Any, pane: Any) -> bool:
+    """Whether another pane can take ``pane``'s place in the output ``out``."""
+    return pane is out or _holds(out, pane)
+
+
+def _put(out: Any, pane: Any, other: Any) -> Any:
+    """``out`` with ``other`` in ``pane``'s place (a place :func:`_placeable` found)."""
+    if pane is out:
+        return other
+    _swap(out, pane, other)
+    return out
 
 
 def _holds(layout: Any, pane: Any) -> bool:
@@ -360,19 +507,17 @@ def apply(shown: dict, view: str, updates: list[Update]) -> None:
     for u in updates:
         places.add(u.place)
         if u.shown is not None:
-            if shown.get((view, u.place)) is not u.shown:
-                # another result of this view was applied since the worker looked:
-                # draw this one anew instead of patching a figure no longer shown
-                plot = _render(u.element, u.pane.margin)
-                snap, models = Snapshot.of(plot.state)
-                u.pane.object = plot
-                u.new = Shown(plot, models, snap, u.new.data)
-            elif u.changes:
+            # another result of this view may have been applied to the figure since
+            # the worker looked: patch from the values it holds now
+            now = shown.get((view, u.place))
+            base = now.snapshot if now is not None and now.models is u.shown.models \
+                else u.shown.snapshot
+            changes = u.changes if base is u.shown.snapshot else _patch(base, u.new.snapshot)
+            if changes:
                 doc = u.shown.plot.state.document
                 with pn.io.hold(doc) if doc is not None else contextlib.nullcontext():
-                    for i, values in u.changes:
+                    for i, values in changes:
                         u.shown.models[i].update(**values)
         shown[(view, u.place)] = u.new
     for k in [k for k in shown if k[0] == view and k[1] not in places]:
         del shown[k]
-
