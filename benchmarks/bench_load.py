@@ -578,6 +578,9 @@ class PySession:
         self.url = f"{base}/apps"
         self.args = {"app": app, **dict(parse_qsl(query))}
         self.doc = None
+        #: how many times the server changed the document (the pull counts as one):
+        #: a readiness check that failed is not repeated until this grows
+        self.changes = 0
         self.error: BaseException | None = None
         self.diagnosis = ""
         self._session = None
@@ -595,6 +598,7 @@ class PySession:
             self._session = pull_session(url=self.url, arguments=self.args)
             self.doc = self._session.document
             self._watch_patches()
+            self.changes += 1
             # what a browser sends once the page is drawn: Panel then runs its onload
             # callbacks, and the apps start computing their views
             self.doc.callbacks.send_event(DocumentReady())
@@ -615,6 +619,7 @@ class PySession:
             text = json.dumps(message.content, default=str)
             try:
                 handle(message)
+                self.changes += 1
             except Exception as exc:  # noqa: BLE001 - recorded, then the client stops
                 missing = re.findall(r"reference '([^']+)'", str(exc))
                 self.diagnosis = (f"{exc}; the server sent that model before: "
@@ -653,9 +658,22 @@ class PySession:
 
 def _wait_docs(sessions: list[PySession], pred: Callable[[object, int], bool], t0: list[float],
                deadline_s: float, poll: Callable[[], None]) -> list[float]:
-    """:func:`_wait_all` over the sessions' documents: until ``pred(doc, i)`` for every one."""
-    return _wait_all(sessions, lambda s, i: s.has(lambda doc: pred(doc, i)), t0, deadline_s,
-                     poll, pause=lambda: time.sleep(0.05))
+    """:func:`_wait_all` over the sessions' documents: until ``pred(doc, i)`` for every one.
+
+    A document is checked again only once the server has changed it: walking 30
+    documents of thousands of models every 50 ms took most of the client's Python
+    time, and delayed the sessions' own threads that receive the server's messages."""
+    checked: dict[int, int] = {}
+
+    def ready(s: PySession, i: int) -> bool:
+        changes = s.changes
+        if checked.get(i) == changes:
+            return False
+        ok = s.has(lambda doc: pred(doc, i))
+        if not ok:
+            checked[i] = changes
+        return ok
+    return _wait_all(sessions, ready, t0, deadline_s, poll, pause=lambda: time.sleep(0.05))
 
 
 def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:

@@ -49,10 +49,24 @@ def serve_app(name: str, **params: Any):
     preload()
     from bnexplore import warmup
     warmup.start_warm_up()      # once a process: kernels compile (or load) in the background
+    _skip_document_checks()
     pn.extension("tabulator", sizing_mode="stretch_width", notifications=False)
     app = app_class(name)(**params)
     app.servable()
     return app
+
+
+def _skip_document_checks() -> None:
+    """Serve sessions without Bokeh's document validation (its documented setting,
+    ``BOKEH_VALIDATE_DOC``): the checks walk every model of each new session, an
+    eighth of the server's time to open one, and find nothing on pages whose models
+    the tests check. Set ``BOKEH_VALIDATE_DOC=true`` to have them."""
+    import os
+
+    from bokeh.settings import settings
+
+    if "BOKEH_VALIDATE_DOC" not in os.environ:
+        settings.perform_document_validation.set_value(False)
 
 
 class Dashboard(pn.viewable.Viewer):
