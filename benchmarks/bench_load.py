@@ -611,23 +611,27 @@ class PySession:
         # ("can't resolve reference"): note whether the server ever sent that model
         # (then the client dropped it) or never did, to tell a client's fault from a
         # server's
+        # (the messages are kept and read only then: reading each as it arrives took
+        # the client's Python time that 30 sessions' patches need)
         session = self._session
-        defined = set(m.id for m in self.doc.models)
+        first = set(m.id for m in self.doc.models)
+        received: list = []
         handle = session._handle_patch
 
         def watched(message) -> None:
-            text = json.dumps(message.content, default=str)
+            received.append(message.content)
             try:
                 handle(message)
                 self.changes += 1
             except Exception as exc:  # noqa: BLE001 - recorded, then the client stops
                 missing = re.findall(r"reference '([^']+)'", str(exc))
+                defined = first | set(re.findall(
+                    r'"type": "object", "name": "[^"]+", "id": "([^"]+)"',
+                    json.dumps(received[:-1], default=str)))
                 self.diagnosis = (f"{exc}; the server sent that model before: "
                                   f"{bool(missing) and missing[0] in defined}; "
                                   f"the client holds it: {bool(missing) and self.doc.get_model_by_id(missing[0]) is not None}")
                 raise
-            finally:
-                defined.update(re.findall(r'"type": "object", "name": "[^"]+", "id": "([^"]+)"', text))
         session._handle_patch = watched
 
     def has(self, pred: Callable[[object], bool]) -> bool:

@@ -382,3 +382,37 @@ def test_a_picture_with_a_stream_is_drawn_for_each_session(served):
     [pane] = _pictures(other)
     assert isinstance(pane, pn.pane.HoloViews) and len(drawn) == 2
     assert any(pane.object.traverse(lambda p: p.callbacks))
+
+
+class Drawn(Lines):
+    """A view whose picture is made through App.drawing (counted)."""
+
+    made = []
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        def picture():
+            Drawn.made.append(self.x)
+            return hv.Curve(np.arange(5) * self.x).opts(height=200, width=300)
+        return pn.Column(pn.pane.HoloViews(self.drawing(picture)))
+
+
+def test_a_drawing_is_made_once_per_setting_for_every_session(served, monkeypatch):
+    monkeypatch.setattr(figures, "DRAWINGS", figures._LRU(16))
+    Drawn.made.clear()
+    one, other = Drawn(_data(), target="Class"), Drawn(_data(), target="Class")
+    first = _served(one).select(pn.pane.HoloViews)[0].object
+    _served(other)
+    assert Drawn.made == [1]                            # the second session shares it
+    one.x = 2
+    _served(one)
+    assert Drawn.made == [1, 2]                         # another setting: made
+    assert figures.DRAWINGS.get((figures.setting_key(one, "view", {
+        "data": one.data, "x": 1}), 0)) is not None
+    # outside a served page (a notebook, a test) the picture is made each time
+    Drawn.made.clear()
+    monkeypatch.setattr(_base, "on_session", lambda: False)
+    one.view()
+    one.view()
+    assert Drawn.made == [2, 2] and first is not None

@@ -125,7 +125,8 @@ def _served(view: Callable, app: "App", *args, **kwargs) -> tuple:
     if not (args or kwargs) and all(d.inst is app for d in deps):
         key = figures.setting_key(app, view.__name__,
                                   {d.name: getattr(app, d.name) for d in deps})
-    out = _shown(view, app, *args, **kwargs)
+    with figures.setting(key):
+        out = _shown(view, app, *args, **kwargs)
     inplace = not _has_controls(out, app._kept_ids)
     out, updates, replace = figures.prepare(app._figures, view.__name__, key, out,
                                             patch=inplace, data=getattr(app.data, "key", None),
@@ -771,6 +772,13 @@ class App(pn.viewable.Viewer):
         them whole), then wide layers wrap onto new ones; on a wider window the drawing
         stretches (:meth:`dag_pane`)."""
         return min(int(normal), PROJECTOR_MAIN_PX) if self.presentation else int(normal)
+
+    def drawing(self, make: Callable[[], Any]) -> Any:
+        """``make()``: a HoloViews picture of the view being computed. On a served page
+        it is made once per setting and shared by every session showing that setting
+        (:func:`~bnexplore.apps.figures.drawing`); ``make`` must depend only on the
+        view's parameters, and nothing may change the picture it returns."""
+        return figures.drawing(make)
 
     def look(self, plot: Any) -> Any:
         """``plot`` with projector fonts in presentation mode

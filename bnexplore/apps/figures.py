@@ -36,6 +36,7 @@ one view (its plot, its models in snapshot order, the snapshot they hold).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import itertools
 import threading
@@ -286,6 +287,43 @@ class _LRU:
 SNAPSHOTS = _LRU(512)
 #: patches per (old snapshot token, new snapshot token).
 PATCHES = _LRU(2048)
+
+
+#: HoloViews pictures per (setting key, order in the view), shared by sessions.
+DRAWINGS = _LRU(256)
+#: the setting key of the view being computed, and how many pictures it made so far.
+_SETTING: contextvars.ContextVar = contextvars.ContextVar("bnx_setting", default=None)
+
+
+@contextlib.contextmanager
+def setting(key: tuple | None):
+    """Compute a view of the setting ``key`` (None: not shared) under this context:
+    its :func:`drawing` calls are then shared by every session."""
+    token = _SETTING.set(None if key is None else [key, 0])
+    try:
+        yield
+    finally:
+        _SETTING.reset(token)
+
+
+def drawing(make: Any) -> Any:
+    """``make()``, a view's HoloViews picture, made once per setting and shared by the
+    sessions that show it (under :func:`setting`), else made now.
+
+    A view is a pure function of its parameters, so its n-th picture is the same for
+    every session of one setting; making it again (HoloViews elements, their options)
+    was half of a session's move to a computed setting. The picture must not be changed
+    after ``make`` returns it."""
+    state = _SETTING.get()
+    if state is None:
+        return make()
+    key = (state[0], state[1])
+    state[1] += 1
+    element = DRAWINGS.get(key)
+    if element is None:
+        element = make()
+        DRAWINGS.put(key, element)
+    return element
 
 
 def _patch(old: Snapshot, new: Snapshot) -> list:

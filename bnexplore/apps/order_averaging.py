@@ -183,15 +183,18 @@ class OrderAveraging(PinStructure, App):
 
         from bnexplore.viz.averaging import summary_network_plot
 
-        net, *_ = summary(self.data, self.max_parents, self.n)
-        post, _ = arc_posteriors(self.data, self.max_parents)
-        dag = nx.relabel_nodes(net.dag, {_class_node(): self.data.target})
-        return self.dag_pane(summary_network_plot(
-            dag, post, target=self.data.target, width=self.dag_width(), responsive=True,
-            threshold=self.threshold or None, presentation=self.presentation,
-            # a shorter title at projector sizes leaves room for the toolbar
-            title=(f"M* (n = {self.n}), arc width = posterior" if self.presentation else
-                   f"Summary network M* (n = {self.n}); arc width = posterior")))
+        def picture():
+            net, *_ = summary(self.data, self.max_parents, self.n)
+            post, _ = arc_posteriors(self.data, self.max_parents)
+            dag = nx.relabel_nodes(net.dag, {_class_node(): self.data.target})
+            return summary_network_plot(
+                dag, post, target=self.data.target, width=self.dag_width(), responsive=True,
+                threshold=self.threshold or None, presentation=self.presentation,
+                # a shorter title at projector sizes leaves room for the toolbar
+                title=(f"M* (n = {self.n}), arc width = posterior" if self.presentation else
+                       f"Summary network M* (n = {self.n}); arc width = posterior"))
+
+        return self.dag_pane(self.drawing(picture))
 
     @param.depends("data", "max_parents", "threshold", "presentation")
     @guarded
@@ -199,7 +202,7 @@ class OrderAveraging(PinStructure, App):
         from bnexplore.viz.averaging import arc_posterior_heatmap
 
         post, order = arc_posteriors(self.data, self.max_parents)
-        return pn.Column(self.wide_pane(arc_posterior_heatmap(
+        return pn.Column(self.wide_pane(self.drawing(lambda: arc_posterior_heatmap(
             # at projector sizes the cells grow: the colour bar goes below, so that
             # the names and the cells have the main area of a 1024 px window
             post, order=order, width=self.dag_width(540 if self.presentation else 860),
@@ -208,7 +211,7 @@ class OrderAveraging(PinStructure, App):
             presentation=self.presentation,
             # a shorter title at projector sizes fits the picture's width
             title=(f"Arc posteriors, order pi (k = {self.max_parents})" if self.presentation
-                   else f"Arc posteriors over L_{self.max_parents}(pi), in the order pi"))),
+                   else f"Arc posteriors over L_{self.max_parents}(pi), in the order pi")))),
             self.csv(post.reset_index(names="parent"), "arc-posteriors"))
 
     @param.depends("data", "max_parents", "n", "presentation")
@@ -217,17 +220,20 @@ class OrderAveraging(PinStructure, App):
         from bnexplore.metrics import auc, roc_curve
         from bnexplore.viz import roc_plot
 
-        _, probas, yte, classes, _ = summary(self.data, self.max_parents, self.n)
-        present = [c for c in classes if (yte == c).any()]
-        pos = min(present, key=lambda c: (yte == c).sum())   # the rarer class
-        j = classes.index(pos)
-        curves = {}
-        for m, p in probas.items():
-            fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
-            curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
-        return pn.pane.HoloViews(self.look(roc_plot(
-            curves, title=f"Held-out ROC, positive class {self.data.target} = {pos}",
-            height=460, responsive=True).opts(min_width=300, max_width=700)),
+        def picture():
+            _, probas, yte, classes, _ = summary(self.data, self.max_parents, self.n)
+            present = [c for c in classes if (yte == c).any()]
+            pos = min(present, key=lambda c: (yte == c).sum())   # the rarer class
+            j = classes.index(pos)
+            curves = {}
+            for m, p in probas.items():
+                fpr, tpr, _ = roc_curve(yte == pos, p[:, j], pos_label=True)
+                curves[m] = (fpr, tpr, auc((yte == pos).astype(int), p[:, j]))
+            return self.look(roc_plot(
+                curves, title=f"Held-out ROC, positive class {self.data.target} = {pos}",
+                height=460, responsive=True).opts(min_width=300, max_width=700))
+
+        return pn.pane.HoloViews(self.drawing(picture),
             sizing_mode="stretch_width")
 
     @param.depends("data", "max_parents", "n")
