@@ -90,19 +90,15 @@ def _shape(value: Any, index: dict) -> Any:
     return ("value",)
 
 
-def _plan(value: Any, index: dict) -> Any:
-    """``value`` as :meth:`Snapshot.build` remakes it: each model by its place."""
-    if isinstance(value, Model):
-        return _Ref(index[value.id])
+def _map(value: Any, leaf: Any) -> Any:
+    """``value`` with ``leaf`` applied to each item that is not a list, tuple or dict."""
     if isinstance(value, list):
-        return [_plan(v, index) for v in value]
+        return [_map(v, leaf) for v in value]
     if isinstance(value, tuple):
-        return tuple(_plan(v, index) for v in value)
+        return tuple(_map(v, leaf) for v in value)
     if isinstance(value, dict):
-        return {k: _plan(v, index) for k, v in value.items()}
-    if (fields := _fields(value)) is not None:
-        return _Spec(type(value), _plan(fields, index))
-    return value
+        return {k: _map(v, leaf) for k, v in value.items()}
+    return leaf(value)
 
 
 @dataclass(frozen=True)
@@ -116,18 +112,26 @@ class _Spec:
     fields: dict
 
 
+def _plan(value: Any, index: dict) -> Any:
+    """``value`` as :meth:`Snapshot.build` remakes it: each model by its place."""
+    def leaf(v: Any) -> Any:
+        if isinstance(v, Model):
+            return _Ref(index[v.id])
+        if (fields := _fields(v)) is not None:
+            return _Spec(type(v), _map(fields, leaf))
+        return v
+    return _map(value, leaf)
+
+
 def _made(plan: Any, models: list) -> Any:
-    if isinstance(plan, _Ref):
-        return models[plan.place]
-    if isinstance(plan, list):
-        return [_made(v, models) for v in plan]
-    if isinstance(plan, tuple):
-        return tuple(_made(v, models) for v in plan)
-    if isinstance(plan, dict):
-        return {k: _made(v, models) for k, v in plan.items()}
-    if isinstance(plan, _Spec):
-        return plan.kind(**_made(plan.fields, models))
-    return plan
+    """The value a :func:`_plan` stands for, its models taken from ``models``."""
+    def leaf(v: Any) -> Any:
+        if isinstance(v, _Ref):
+            return models[v.place]
+        if isinstance(v, _Spec):
+            return v.kind(**_map(v.fields, leaf))
+        return v
+    return _map(plan, leaf)
 
 
 def walk(root: Model) -> list[Model]:
