@@ -242,7 +242,7 @@ def structure_spec() -> AppSpec:
         handle=0,
         ready=lambda pg, i: text(pg) == score(i, 3) and _page_settled(pg),
         shows=lambda pg, i, v: text(pg) == score(i, v) and _page_settled(pg),
-        values=(3, 2), slider="Max in-degree",
+        values=(3, 2), slider="Max parents",
         doc_ready=lambda doc, i: doc_score(doc, i, 3),
         doc_shows=lambda doc, i, v: doc_score(doc, i, v))
 
