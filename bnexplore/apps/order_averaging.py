@@ -114,8 +114,7 @@ class OrderAveraging(PinStructure, App):
     controls = ("max_parents", "n", "threshold")
     warm_settings = ({"max_parents": 2, "n": 3},)
     # the pinned comparison draws two structures at each move: in a worker
-    cached_views = ("summary_view", "network_view", "compare_view", "heatmap_view", "roc_view",
-                    "auc_view")
+    cached_views = ("summary_view", "network_view", "heatmap_view", "roc_view", "auc_view")
 
     max_parents = param.Integer(default=2, bounds=PARAM_RANGES["max_parents"], label="k (max parents averaged)",
                                 doc="Most parents of a node in the averaged DAGs.")
