@@ -174,6 +174,7 @@ def test_a_figure_built_from_a_snapshot_is_the_figure_drawn():
     from bokeh.document import Document
 
     from bnexplore.apps.order_averaging import OrderAveraging
+    from bnexplore.apps.page import DESIGN
 
     def page(pane):
         doc = Document()
@@ -201,9 +202,10 @@ def test_a_figure_built_from_a_snapshot_is_the_figure_drawn():
         # every model it refers to is its own (a colour mapper in a glyph's colour
         # field too): nothing is shared with the drawing or another session
         assert {m.id for m in built[0].references()} == {m.id for m in built}
-        drawn = pn.pane.HoloViews(pane.object, **figures._layout(pane))
-        bokeh = figures._bokeh_pane(pane, built[0], None)
-        assert page(bokeh) == page(drawn)
+        for design in (None, DESIGN):        # a notebook's pane, a served page's
+            drawn = pn.pane.HoloViews(pane.object, design=design, **figures._layout(pane))
+            bokeh = figures._bokeh_pane(pane, snap.build()[0], design)
+            assert page(bokeh) == page(drawn)
 
 
 def test_a_view_is_updated_in_place_unless_it_makes_new_controls():
@@ -416,3 +418,62 @@ def test_a_drawing_is_made_once_per_setting_for_every_session(served, monkeypatc
     one.view()
     one.view()
     assert Drawn.made == [2, 2] and first is not None
+
+
+class Bare(Lines):
+    """A view whose output is its picture pane itself (as Order averaging's ROC)."""
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        return pn.pane.HoloViews(hv.Curve(np.arange(5) * self.x).opts(height=200, width=300),
+                                 sizing_mode="stretch_width")
+
+
+def test_a_built_picture_takes_a_spinner(served):
+    # the page's spinner changes the classes of the pane showing a view, and Panel
+    # passes them on to the view's output: a figure built from a snapshot (a Bokeh
+    # pane) must take them, its design given as the page gives it, not as an override
+    # that Panel would then set on the figure (Bokeh refuses a 'design' attribute)
+    from bnexplore.apps.page import DESIGN
+
+    first = Bare(_data(), target="Class")
+    first._design = DESIGN
+    _served(first)
+    other = Bare(_data(), target="Class")
+    other._design = DESIGN
+    out = _served(other)
+    assert isinstance(out, pn.pane.Bokeh) and out.design is DESIGN
+    shown = pn.param.ParamFunction(lambda: out)   # Panel's pane of a function's output
+    shown.get_root(pn.state.curdoc)
+    for busy in (True, False):
+        shown.loading = busy
+        assert ("pn-loading" in out.css_classes) == busy
+    out.stylesheets = [":host { max-width: 100%; }"]
+    assert out.object.sizing_mode == "stretch_width"
+
+
+def test_a_served_views_spinner_is_set_in_a_session_callback(served, monkeypatch):
+    # Panel's Bokeh pane sets its layout on its figure itself, not through Panel's
+    # messages: Bokeh accepts that only with the session's document locked, so a
+    # delayed spinner is a callback of the session's document, not of the bare loop
+    from bokeh.document import Document
+
+    class Session(Document):
+        session_context = object()          # as on a served page
+        timeouts: list = []
+
+        def add_timeout_callback(self, callback, timeout_milliseconds):
+            self.timeouts.append((callback, timeout_milliseconds))
+
+    app = Bare(_data(), target="Class")
+    pane = app._pane(app.view)
+    doc = pn.state.curdoc = Session()
+    monkeypatch.setattr(asyncio, "get_running_loop", lambda: pytest.fail("a bare timer"))
+    app._computing("view", +1)
+    [(spin, ms)] = doc.timeouts
+    assert ms == _base.SPINNER_DELAY_S * 1000 and not pane.loading
+    spin()                                  # later, the view still computing
+    assert pane.loading
+    app._computing("view", -1)
+    assert not pane.loading

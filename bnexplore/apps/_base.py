@@ -506,7 +506,14 @@ class App(pn.viewable.Viewer):
                 if pane.loading:
                     pane.loading = False
         elif change > 0:
-            asyncio.get_running_loop().call_later(SPINNER_DELAY_S, self._spin, name)
+            spin = functools.partial(self._spin, name)
+            doc = pn.state.curdoc
+            if doc is not None and doc.session_context is not None:
+                # a session's callback runs with its document locked: a view shown in a
+                # Bokeh pane passes the spinner's classes on to its figure at once
+                doc.add_timeout_callback(spin, int(SPINNER_DELAY_S * 1000))
+            else:
+                asyncio.get_running_loop().call_later(SPINNER_DELAY_S, spin)
 
     def _spin(self, name: str) -> None:
         if self._under_way.get(name, 0) > 0:

@@ -503,10 +503,16 @@ def _layout(pane: Any) -> dict:
 def _bokeh_pane(pane: Any, figure: Model, design: Any) -> Any:
     """A Bokeh pane showing ``figure`` as the HoloViews ``pane`` would show its drawing:
     the same layout values, the figure's size and sizing mode where the view set
-    none (as Panel's HoloViews pane hands them to the Bokeh pane inside it)."""
+    none (as Panel's HoloViews pane hands them to the Bokeh pane inside it).
+
+    The page's ``design`` is given as Panel's template gives it to what it renders
+    (``config.set``), not as an argument: Panel 1.9's Bokeh pane keeps every layout
+    argument as an override and sets them all on the figure at its next layout change
+    (the spinner's classes), where Bokeh refuses ``design``.
+    """
     from panel.viewable import Layoutable
 
-    values = {p: getattr(pane, p) for p in Layoutable.param if p != "name"}
+    values = {p: getattr(pane, p) for p in Layoutable.param if p not in ("name", "design")}
     for p in ("sizing_mode", "width", "height"):
         if values[p] == pane.param[p].default:
             values[p] = getattr(figure, p)
@@ -515,9 +521,13 @@ def _bokeh_pane(pane: Any, figure: Model, design: Any) -> Any:
         del values["width"]
     if mode.endswith(("height", "both")):
         del values["height"]
-    if values["design"] is None:
-        values["design"] = design
-    return pn.pane.Bokeh(figure, autodispatch=False, **values)
+    # in a worker no session is current, so config.set changes Panel's global value
+    # for the time of the call: one worker at a time restores what it found
+    with _DESIGN_GIVEN, pn.config.set(design=pane.design or design):
+        return pn.pane.Bokeh(figure, autodispatch=False, **values)
+
+
+_DESIGN_GIVEN = threading.Lock()
 
 
 def _placeable(out: Any, pane: Any) -> bool:
