@@ -477,3 +477,40 @@ def test_a_served_views_spinner_is_set_in_a_session_callback(served, monkeypatch
     assert pane.loading
     app._computing("view", -1)
     assert not pane.loading
+
+
+class Counting(Lines):
+    """A view that asks for a change of the app (its count of lines) on the loop."""
+
+    n_lines = param.Integer(default=0)
+    threads: list = []
+
+    @param.depends("data", "x")
+    @guarded
+    def view(self):
+        import threading
+
+        def change():
+            Counting.threads.append(threading.get_ident())
+            self.n_lines = self.x
+        self.on_loop(change)
+        return pn.pane.Markdown(f"x = {self.x}")
+
+
+def test_a_change_asked_for_in_a_worker_is_made_on_the_loop(served):
+    # a view computed in a worker thread changes the app's parameters (and so the
+    # page's widgets) only on the event loop, with its output
+    import threading
+
+    app = Counting(_data(), target="Class", x=2)
+    loop_thread = []
+
+    async def shown():
+        loop_thread.append(threading.get_ident())
+        return await app.view()
+
+    out = asyncio.run(shown())
+    assert out.object == "x = 2" and app.n_lines == 2
+    assert Counting.threads == loop_thread
+    app.on_loop(lambda: setattr(app, "n_lines", 5))       # outside a worker: now
+    assert app.n_lines == 5

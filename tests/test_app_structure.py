@@ -28,9 +28,23 @@ def test_ess_shows_only_for_bdeu():
 def test_step_player_reaches_the_final_structure():
     app = LearnStructure("asia", sample_size=500, max_parents=2)
     res = bx.search.greedy_thick_thin(app.data.frame, prior="K2", max_parents=2)
-    player = app.graph_view()[0]
+    player = app.step_player()                 # made before the search: its end follows
+    assert not player.visible                  # (and it shows once the end is known)
+    app.graph_view()
+    assert player.visible
     n = len(res.step_rows)
     assert (player.start, player.end, player.value) == (0, n, n)   # starts at the final DAG
+    assert app.step is None and "the final structure" in app.graph_view()[0].object
+    player.value = 1                           # the view draws the player's step
+    assert app.step == 1 and app.graph_view()[0].object.startswith(f"Step 1 of {n}")
+    player.value = n
+    assert app.step is None
+    player.value = 0
+    app.max_parents = 1                        # another search: back at its final structure
+    m = len(bx.search.greedy_thick_thin(app.data.frame, prior="K2", max_parents=1).step_rows)
+    assert app.step is None and "the final structure" in app.graph_view()[0].object
+    assert (player.end, player.value) == (m, m)
+    app.max_parents = 2
     assert set(res.dag_at(n).edges) == set(res.dag.edges) and not res.dag_at(0).edges
     title = lambda k: app.step_plot(k).opts.get().kwargs["title"]
     assert title(n).startswith("GTT structure") and title(0).startswith(f"after step 0 of {n}")
@@ -89,7 +103,8 @@ def test_hill_climbing_has_the_same_player_caption_steps_and_compare():
     n = len(res.step_rows)
     assert set(app.current_structure()[1].edges) == set(res.dag.edges)
     assert "hill climbing" in app.summary_view().object and f"{res.score:.3f}" in app.summary_view().object
-    player = app.graph_view()[0]
+    app.graph_view()
+    player = app.step_player()
     assert (player.start, player.end, player.value) == (0, n, n)
     assert app.step_plot(n).opts.get().kwargs["title"].startswith("hill climbing structure")
     for k in range(1, n + 1):

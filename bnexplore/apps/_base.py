@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
@@ -162,9 +163,16 @@ def _in_place(view: Callable, app: "App", *args, **kwargs) -> Any:
     return _show(app, view, out, inplace, updates)
 
 
+#: the page changes asked for by a view computed in a worker thread (App.on_loop)
+_ON_LOOP: contextvars.ContextVar[list | None] = contextvars.ContextVar("bnx_on_loop",
+                                                                       default=None)
+
+
 async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
     values = _own_parameters(view, app)
     app._computing(view.__name__, +1)
+    later: list = []
+    token = _ON_LOOP.set(later)             # the worker runs in a copy of this context
     try:
         out, inplace, updates = await in_worker(_served, view, app, *args, **kwargs)
         if not _unchanged(app, values):     # a later setting was shown meanwhile
@@ -172,8 +180,12 @@ async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
     except BaseException:
         app._computing(view.__name__, -1)
         raise
+    finally:
+        _ON_LOOP.reset(token)
     with pn.io.hold():      # one message: the spinner off, the figures patched
         app._computing(view.__name__, -1)
+        for change in later:
+            change()
         return _show(app, view, out, inplace, updates)
 
 
@@ -477,6 +489,17 @@ class App(pn.viewable.Viewer):
         except (NotCached, param.Skip):
             return False
         return True
+
+    def on_loop(self, change: Callable[[], None]) -> None:
+        """``change()``, a change of the app's parameters or widgets asked for by a view:
+        now, or, when the view is computed in a worker thread for a served page, on the
+        event loop with the view's output (in the same message, and never a page's
+        widget changed from a thread)."""
+        later = _ON_LOOP.get()
+        if later is None:
+            change()
+        else:
+            later.append(change)
 
     def kept(self, name: str, make: Callable[[], pn.viewable.Viewable]) -> pn.viewable.Viewable:
         """``make()``, made once per app and returned again after: controls that a view

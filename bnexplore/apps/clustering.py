@@ -176,6 +176,8 @@ class Clustering(App):
     controls = ("use_order", "cluster_size", "strategy", "random_state")
     widget_types = {"strategy": pn.widgets.RadioButtonGroup}
     warm_settings = ({"cluster_size": 3},)
+    cached_views = ("summary_view", "dendrogram_view", "strategy_view", "subspace_view",
+                    "timeline_view")
 
     network = param.Selector(default="alarm", objects=[*network_names(), HONEYCOMB])
     sample_size = param.Selector(default=2000, objects=[100, 200, 500, 1000, 2000, 5000, 10000],
@@ -215,7 +217,8 @@ class Clustering(App):
     def _inc(self):
         inc = incremental(self.data, self.use_order, self.cluster_size, self.strategy,
                           self.random_state)
-        self.n_subspaces = len(inc.subspaces)       # the player's end
+        n = len(inc.subspaces)
+        self.on_loop(lambda: setattr(self, "n_subspaces", n))     # the player's end
         return inc
 
     def results(self) -> list:
@@ -261,13 +264,13 @@ class Clustering(App):
         inc = self._inc()
         what = ("clusters" if self.strategy == HIERARCHY
                 else "random groups (they cut across the tree)")
-        return pn.pane.HoloViews(dendrogram_plot(
+        return pn.pane.HoloViews(self.drawing(lambda: dendrogram_plot(
             tree(self.data), inc.clusters, height=420, responsive=True,
             presentation=self.presentation,
             title=(f"Hierarchy; coloured: {what.split(' (')[0]} of {self.cluster_size}"
                    if self.presentation else    # a projector's width holds a short title
                    f"Complete-linkage hierarchy of the variables; coloured: the {what} for "
-                   f"cluster size {self.cluster_size}")), sizing_mode="stretch_width")
+                   f"cluster size {self.cluster_size}"))), sizing_mode="stretch_width")
 
     @param.depends(*SEARCH)
     @guarded
@@ -294,10 +297,10 @@ class Clustering(App):
         return pn.Column(
             pn.pane.Markdown(f"**Sub-space {i + 1} of {len(inc.subspaces)}** ({inc.kinds[i]}): "
                              f"{md_join(sub)}", css_classes=["bnx-subspace"], margin=(0, 10)),
-            self.dag_pane(subspace_plot(inc.model_at(i), sub, layout=pos, max_label=cut,
-                                        clusters=inc.clusters, title=title,
-                                        width=self.dag_width(), height=520, responsive=True,
-                                        presentation=self.presentation)),
+            self.dag_pane(self.drawing(lambda: subspace_plot(
+                inc.model_at(i), sub, layout=pos, max_label=cut, clusters=inc.clusters,
+                title=title, width=self.dag_width(), height=520, responsive=True,
+                presentation=self.presentation))),
             sizing_mode="stretch_width")
 
     @param.depends(*SEARCH, "presentation")
@@ -315,9 +318,9 @@ class Clustering(App):
         def timeline(cumulative: bool):
             title = ("q along the time line (running total)" if cumulative
                      else "Improving models per step")
-            return pn.pane.HoloViews(self.look(q_timeline_plot(
+            return pn.pane.HoloViews(self.drawing(lambda: self.look(q_timeline_plot(
                 traces, cumulative=cumulative, normalize_by=norm, boundaries=starts, title=title,
-                height=380, responsive=True)), sizing_mode="stretch_width",
+                height=380, responsive=True))), sizing_mode="stretch_width",
                 styles={"flex": "1 1 420px"})
         # side by side on a wide window, one below the other on a narrow one
         return pn.FlexBox(timeline(False), timeline(True), sizing_mode="stretch_width")

@@ -521,13 +521,10 @@ def _bokeh_pane(pane: Any, figure: Model, design: Any) -> Any:
         del values["width"]
     if mode.endswith(("height", "both")):
         del values["height"]
-    # in a worker no session is current, so config.set changes Panel's global value
-    # for the time of the call: one worker at a time restores what it found
-    with _DESIGN_GIVEN, pn.config.set(design=pane.design or design):
+    # the setting holds for the current document: the session's on the event loop,
+    # in a worker one that no page shows (page.in_worker)
+    with pn.config.set(design=pane.design or design):
         return pn.pane.Bokeh(figure, autodispatch=False, **values)
-
-
-_DESIGN_GIVEN = threading.Lock()
 
 
 def _placeable(out: Any, pane: Any) -> bool:

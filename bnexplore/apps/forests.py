@@ -140,6 +140,7 @@ class Forests(App):
     widget_types = {"penalty": pn.widgets.DiscreteSlider,
                     "averaging": pn.widgets.RadioButtonGroup}
     warm_settings = ({"averaging": "map"}, {"averaging": "bma"})
+    cached_views = ("summary_view", "forest_view", "accuracy_view")
 
     penalty = param.Selector(default=2.0, objects=PENALTIES, label="Exclusion penalty",
                              doc="The exclusion penalty (infinity: FAN).")
@@ -198,21 +199,24 @@ class Forests(App):
 
         clf, post = self._fit()
         cls = _class_node()
-        if self.averaging == "map":
-            g, title = clf.graph_, "MAP SFAN, arc width = BMA posterior"
-            mb = clf.markov_blanket_
-        else:
-            g = clf.posterior_graph(float(self.threshold))
-            title = f"BMA SFAN: every arc with posterior >= {self.threshold:g}"
-            mb = bx.networks.markov_blanket(g, cls)
-        weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges
-                   if u in post.index and v in post.columns}
+
+        def picture():
+            if self.averaging == "map":
+                g, title = clf.graph_, "MAP SFAN, arc width = BMA posterior"
+                mb = clf.markov_blanket_
+            else:
+                g = clf.posterior_graph(float(self.threshold))
+                title = f"BMA SFAN: every arc with posterior >= {self.threshold:g}"
+                mb = bx.networks.markov_blanket(g, cls)
+            weights = {(u, v): float(post.loc[u, v]) for u, v in g.edges
+                       if u in post.index and v in post.columns}
+            return forest_plot(g, class_node=cls, edge_weights=weights, markov_blanket=mb,
+                               rename={cls: "class"}, title=title, width=self.dag_width(),
+                               height=520, responsive=True, presentation=self.presentation)
+
         arcs = post.rename(index={cls: "class"}, columns={cls: "class"})
         return pn.Column(
-            self.dag_pane(forest_plot(g, class_node=cls, edge_weights=weights,
-                                      markov_blanket=mb, rename={cls: "class"}, title=title,
-                                      width=self.dag_width(), height=520, responsive=True,
-                                      presentation=self.presentation)),
+            self.dag_pane(self.drawing(picture)),
             self.csv(arcs.reset_index(names="parent"), "arc-posteriors"),
             sizing_mode="stretch_width")
 
@@ -224,17 +228,18 @@ class Forests(App):
 
         curve, nb = penalty_curve(self.data, self.max_parents, self.averaging)
         curves, pos = roc_curves(self.data, self.penalty, self.max_parents, self.averaging)
-        acc = alpha_accuracy_plot(curve, reference={"naive Bayes": nb}, height=420,
-                                  responsive=True, title=(f"5-fold CV accuracy against the "
-                                  f"penalty ({self.averaging.upper()}, k={self.max_parents})"))
-        roc = roc_plot(curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
-                       responsive=True).opts(legend_position="bottom_right")
+        acc = self.drawing(lambda: self.look(alpha_accuracy_plot(
+            curve, reference={"naive Bayes": nb}, height=420, responsive=True,
+            title=(f"5-fold CV accuracy against the penalty ({self.averaging.upper()}, "
+                   f"k={self.max_parents})"))))
+        roc = self.drawing(lambda: self.look(roc_plot(
+            curves, title=f"5-fold CV ROC, positive class {pos!r}", height=420,
+            responsive=True).opts(legend_position="bottom_right")))
         flex = {"styles": {"flex": "1 1 420px"}, "sizing_mode": "stretch_width"}
         table = curve.rename(columns={"alpha": "penalty"})
         table.insert(1, "fold", table.groupby("penalty").cumcount() + 1)
         return pn.Column(
             # side by side on a wide window, one below the other on a narrow one
-            pn.FlexBox(pn.pane.HoloViews(self.look(acc), **flex),
-                       pn.pane.HoloViews(self.look(roc), **flex),
+            pn.FlexBox(pn.pane.HoloViews(acc, **flex), pn.pane.HoloViews(roc, **flex),
                        sizing_mode="stretch_width"),
             self.csv(table, "accuracy-by-penalty"), sizing_mode="stretch_width")

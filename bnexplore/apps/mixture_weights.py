@@ -130,6 +130,7 @@ class MixtureWeights(App):
     controls = ("n_train", "positive", "random_state")
     widget_types = {"random_state": pn.widgets.IntInput}
     warm_settings = ({"n_train": 40},)
+    cached_views = ("summary_view", "weights_view", "collapse_view", "roc_view")
 
     binning = param.Selector(default="equal-frequency", objects=["mdl", "equal-frequency"],
                              doc="How continuous columns of your data are cut.")
@@ -181,11 +182,12 @@ class MixtureWeights(App):
             pn.pane.Markdown("### Weights given to every super-parent attribute\n\nOne group "
                              "of bars per attribute, one bar per method; each method's weights "
                              "sum to 1.", margin=(10, 10, 0, 10)),
-            pn.pane.HoloViews(weights_bars(w, height=420, responsive=True, title=(
-                f"Weights ({self.n_train} training rows)" if self.presentation else
-                f"Weight of each super-parent ({self.n_train} training rows)"),
+            pn.pane.HoloViews(self.drawing(lambda: weights_bars(
+                w, height=420, responsive=True, title=(
+                    f"Weights ({self.n_train} training rows)" if self.presentation else
+                    f"Weight of each super-parent ({self.n_train} training rows)"),
                 legend_position="bottom" if self.presentation else "right",
-                presentation=self.presentation),
+                presentation=self.presentation)),
                 sizing_mode="stretch_width"),
             self.csv(w.reset_index(names="super-parent"), "weights"),
             sizing_mode="stretch_width")
@@ -201,11 +203,11 @@ class MixtureWeights(App):
                              "weight of the eight heaviest super-parents (the rest summed as "
                              "*others*); the dashed line is the current training size.",
                              margin=(10, 10, 0, 10)),
-            pn.pane.HoloViews(bma_collapse_plot(
+            pn.pane.HoloViews(self.drawing(lambda: bma_collapse_plot(
                 path, current=self.n_train, height=440, responsive=True,
                 title=("BMA weights against the sample size" if self.presentation else
                        "BMA weight of each super-parent against the sample size"),
-                presentation=self.presentation),
+                presentation=self.presentation)),
                 sizing_mode="stretch_width"),
             self.csv(path, "bma-weights-by-size"), sizing_mode="stretch_width")
 
@@ -215,19 +217,22 @@ class MixtureWeights(App):
         from bnexplore.metrics import auc, roc_curve
         from bnexplore.viz import roc_plot
 
-        _, probas, y = self._fit()
-        positive = self.positive if self.positive in set(y) else sorted(set(y))[-1]
-        curves = {}
-        for m, (cls, p) in probas.items():
-            score = p[:, cls.index(positive)] if positive in cls else np.zeros(len(y))
-            fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
-            curves[m] = (fpr, tpr, auc(y == positive, score))
-        return pn.Column(
-            pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
-            pn.FlexBox(pn.pane.HoloViews(self.look(roc_plot(
+        def picture():
+            _, probas, y = self._fit()
+            positive = self.positive if self.positive in set(y) else sorted(set(y))[-1]
+            curves = {}
+            for m, (cls, p) in probas.items():
+                score = p[:, cls.index(positive)] if positive in cls else np.zeros(len(y))
+                fpr, tpr, _ = roc_curve(y, score, pos_label=positive)
+                curves[m] = (fpr, tpr, auc(y == positive, score))
+            return self.look(roc_plot(
                 curves, title=(f"ROC, positive class {positive!r}" if self.presentation else
                                f"ROC on the test rows, positive class {positive!r}"), height=460,
-                responsive=True).opts(min_width=320, max_width=560)),
+                responsive=True).opts(min_width=320, max_width=560))
+
+        return pn.Column(
+            pn.pane.Markdown("### Does it cost accuracy?", margin=(10, 10, 0, 10)),
+            pn.FlexBox(pn.pane.HoloViews(self.drawing(picture),
                 styles={"flex": "1 1 360px"}, sizing_mode="stretch_width"),
                 pn.pane.Markdown(ROC_TEXT, margin=(10, 20), styles={"flex": "1 1 300px"}),
                 sizing_mode="stretch_width"),

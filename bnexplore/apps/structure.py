@@ -83,6 +83,8 @@ class LearnStructure(PinStructure, App):
     controls = ("search", "score", "ess", "max_parents")
     widget_types = {"score": pn.widgets.RadioButtonGroup, "search": pn.widgets.RadioButtonGroup}
     warm_settings = ({"score": "K2"}, {"score": "BDeu"}, {"search": "hill climbing"})
+    # the pinned comparison draws two structures at each move: in a worker
+    cached_views = ("summary_view", "graph_view", "steps_view")
 
     search = param.Selector(default="greedy thick-thin", objects=list(SEARCHES),
                             doc="The search: greedy thick-thin or hill climbing.")
@@ -90,12 +92,25 @@ class LearnStructure(PinStructure, App):
     ess = param.Number(default=1.0, bounds=(0.5, 50.0), step=0.5,
                        label="Equivalent sample size (BDeu)")
     max_parents = param.Integer(default=3, bounds=PARAM_RANGES["max_parents"], label="Max parents")
+    step = param.Integer(default=None, allow_None=True, bounds=(0, None), precedence=-1,
+                         doc="The accepted step drawn (0: the empty network); None: the "
+                             "final structure.")
+    n_steps = param.Integer(default=None, allow_None=True, precedence=-1,
+                            doc="How many steps the current search accepted (None: not "
+                                "known yet).")
 
     def _ess(self) -> float:
         return float(self.ess) if self.score == "BDeu" else 1.0   # K2 ignores it
 
     def _learn(self):
-        return learn(self.data, self.score, self._ess(), self.max_parents, self.search)
+        out = learn(self.data, self.score, self._ess(), self.max_parents, self.search)
+        n = len(out[0].step_rows)
+        self.on_loop(lambda: setattr(self, "n_steps", n))         # the player's end
+        return out
+
+    @param.depends("data", "search", "score", "ess", "max_parents", watch=True)
+    def _to_final(self):
+        self.step = None           # a new search is shown at its final structure
 
     def results(self) -> list:
         return [self._learn()]
@@ -107,7 +122,28 @@ class LearnStructure(PinStructure, App):
         return w
 
     def views(self) -> list:
-        return [self.summary_view, self.graph_view, self.compare_view, self.steps_view]
+        return [self.summary_view, self.step_player(), self.graph_view, self.compare_view,
+                self.steps_view]
+
+    def step_player(self) -> pn.widgets.Player:
+        """The player through the accepted steps (its end follows the search): play,
+        pause or step through every accepted move; it starts (and ends) at the final
+        structure. It shows once the search's length is known."""
+        def make():
+            n = self.n_steps
+            player = pn.widgets.Player(
+                label="Accepted step", start=0, end=max(n or 0, 1), value=n or 0,
+                interval=900, loop_policy="once", show_loop_controls=False,
+                css_classes=["bnx-step-player"], width=420, visible=n is not None)
+            player.param.watch(lambda e: setattr(
+                self, "step", None if e.new >= player.end else e.new), "value")
+            self.param.watch(lambda e: player.param.update(
+                end=max(e.new, 1), value=e.new if self.step is None else min(self.step, e.new),
+                visible=True), "n_steps")
+            self.param.watch(lambda e: e.new is None and setattr(player, "value", player.end),
+                             "step")
+            return player
+        return self.kept("step_player", make)
 
     def current_structure(self):
         res, _ = self._learn()
@@ -158,21 +194,18 @@ class LearnStructure(PinStructure, App):
                         width=self.dag_width(), height=520, responsive=True,
                         presentation=self.presentation)
 
-    @param.depends("data", "search", "score", "ess", "max_parents", "presentation")
+    @param.depends("data", "search", "score", "ess", "max_parents", "step", "presentation")
     @guarded
     def graph_view(self):
-        """The learned structure with a step player: play, pause or step through every
-        accepted move of the search; it starts (and ends) at the final structure."""
+        """The network after the player's step (at its end, the learned structure) and
+        what that step did."""
         res, _ = self._learn()
         n = len(res.step_rows)
-        player = pn.widgets.Player(label="Accepted step", start=0, end=max(n, 1), value=n,
-                                   interval=900, loop_policy="once", show_loop_controls=False,
-                                   css_classes=["bnx-step-player"], width=420)
-        caption = pn.bind(lambda k: pn.pane.Markdown(self.step_caption(min(k, n)),
-                                                     css_classes=["bnx-step-caption"],
-                                                     margin=(0, 10)), player)
-        picture = pn.bind(lambda k: self.dag_pane(self.step_plot(k)), player)
-        return pn.Column(player, caption, picture, sizing_mode="stretch_width")
+        k = n if self.step is None else min(self.step, n)
+        return pn.Column(pn.pane.Markdown(self.step_caption(k), css_classes=["bnx-step-caption"],
+                                          margin=(0, 10)),
+                         self.dag_pane(self.drawing(lambda: self.step_plot(k))),
+                         sizing_mode="stretch_width")
 
     @param.depends("data", "search", "score", "ess", "max_parents", "pinned", "presentation")
     @guarded
