@@ -514,3 +514,18 @@ def test_a_change_asked_for_in_a_worker_is_made_on_the_loop(served):
     assert Counting.threads == loop_thread
     app.on_loop(lambda: setattr(app, "n_lines", 5))       # outside a worker: now
     assert app.n_lines == 5
+
+
+def test_a_failed_computation_takes_its_spinner_off_under_a_hold(served, monkeypatch):
+    # the spinner's classes reach a built figure directly (Panel's Bokeh pane), which a
+    # served session accepts only while Panel holds and dispatches the document's
+    # events: a computation that fails takes its spinner off under Panel's hold too
+    app = Bare(_data(), target="Class")
+    held = []
+    computing = App._computing
+    monkeypatch.setattr(App, "_computing", lambda self, name, change: held.append(
+        (change, pn.state.curdoc.callbacks.hold_value)) or computing(self, name, change))
+    monkeypatch.setattr(figures, "prepare", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        asyncio.run(app.view())
+    assert held == [(+1, None), (-1, "combine")]

@@ -178,7 +178,10 @@ async def _in_worker(view: Callable, app: "App", *args, **kwargs) -> Any:
         if not _unchanged(app, values):     # a later setting was shown meanwhile
             raise param.Skip(f"{view.__name__}: its parameters changed while it computed")
     except BaseException:
-        app._computing(view.__name__, -1)
+        # under Panel's hold as below: a Bokeh pane sets its figure's classes itself,
+        # which Bokeh accepts on a served page only while Panel dispatches the events
+        with pn.io.hold():
+            app._computing(view.__name__, -1)
         raise
     finally:
         _ON_LOOP.reset(token)
