@@ -97,12 +97,18 @@ class Lines(App):
         return pn.Column(pn.pane.Markdown(f"x = {self.x}"), pn.pane.HoloViews(curve))
 
 
+def _run(coroutine):
+    """``coroutine`` awaited on a loop of its own thread (the test's thread may run one),
+    in a copy of the current context (the served fixture's document)."""
+    context = contextvars.copy_context()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(context.run, asyncio.run, coroutine).result()
+
+
 def _served(app):
     """The view computed as on a served page (a worker, awaited on a loop), then
     displayed (Panel gives each plot the pane that shows it)."""
-    context = contextvars.copy_context()
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        out = pool.submit(context.run, asyncio.run, app.view()).result()
+    out = _run(app.view())
     out.get_root(pn.state.curdoc)
     return out
 
@@ -509,7 +515,7 @@ def test_a_change_asked_for_in_a_worker_is_made_on_the_loop(served):
         loop_thread.append(threading.get_ident())
         return await app.view()
 
-    out = asyncio.run(shown())
+    out = _run(shown())
     assert out.object == "x = 2" and app.n_lines == 2
     assert Counting.threads == loop_thread
     app.on_loop(lambda: setattr(app, "n_lines", 5))       # outside a worker: now
@@ -527,5 +533,5 @@ def test_a_failed_computation_takes_its_spinner_off_under_a_hold(served, monkeyp
         (change, pn.state.curdoc.callbacks.hold_value)) or computing(self, name, change))
     monkeypatch.setattr(figures, "prepare", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        asyncio.run(app.view())
+        _run(app.view())
     assert held == [(+1, None), (-1, "combine")]
