@@ -27,7 +27,7 @@ all sessions open within 60 s, a cached setting under 1 s median, and no session
 waiting behind another session's long computation.
 
 What each app moves (:data:`SPECS`): Order averaging n, Learn a structure the max
-in-degree, Averaging over orders k, Mixture weights the training size, Forests k,
+parents, Averaging over orders k, Mixture weights the training size, Forests k,
 Clustering hierarchy the cluster size, ISMB trace the number of blankets drawn (no
 computation: only pictures). The sessions cycle over five data sets (networks for
 Clustering, test instances for ISMB), so a setting is shared by every fifth session.
@@ -232,7 +232,7 @@ def structure_spec() -> AppSpec:
         return ""
 
     def doc_score(doc, i: int, k: int) -> bool:
-        # the score can be the same for both in-degrees (a small data set): the DAG's
+        # the score can be the same for both max_parents values (a small data set): the DAG's
         # view must be done too
         return doc_text(doc) == score(i, k) and _doc_settled(doc)
 

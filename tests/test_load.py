@@ -1,7 +1,7 @@
 """Reliability: concurrent sessions under load, and experiments killed mid-run.
 
 * ``test_sessions_moving_sliders``: 10 Playwright browser contexts (separate users)
-  against a dedicated loopback ``panel serve apps/`` move the max in-degree slider of
+  against a dedicated loopback ``panel serve apps/`` move the max parents slider of
   "Learn a structure" for ~25 s and at least three moves each (about a minute on an idle
   machine; ``-m slow``: CI runs 4 sessions of 4 data sets for ~8 s, the same checks); no
   console errors (BokehJS stops at a message that refers to a model it has
@@ -31,7 +31,7 @@ from conftest import running_panel_server
 
 from bnexplore.experiments.compare import PARAM_RANGES
 
-#: the handle of the structure app's max in-degree slider (max_parents' declared range)
+#: the handle of the structure app's max parents slider (max_parents' declared range)
 K_HANDLE = ('.noUi-handle[aria-valuemax="{0}.0"], .noUi-handle[aria-valuemax="{0}"]'
             .format(PARAM_RANGES["max_parents"][1]))
 
@@ -45,8 +45,8 @@ MAX_RSS_GROWTH_MB = 600.0
 MIN_ROUNDS = 3
 
 
-def _reference_score(dataset: str, indeg: int) -> str:
-    """The score the structure app must show for (dataset, max in-degree), as text."""
+def _reference_score(dataset: str, max_parents: int) -> str:
+    """The score the structure app must show for (dataset, max_parents), as text."""
     import bnexplore as bx
     from bnexplore.apps.data import bundled_dataset
 
@@ -54,7 +54,7 @@ def _reference_score(dataset: str, indeg: int) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = bx.search.greedy_thick_thin(df, prior="K2", ess=1.0, order=None,
-                                          max_parents=int(indeg))
+                                          max_parents=int(max_parents))
     return f"{res.score:.3f}"
 
 
