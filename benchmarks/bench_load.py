@@ -68,6 +68,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 OPEN_DEADLINE = 300.0      # seconds for every session to open (the target is 60)
 ROUND_DEADLINE = 180.0     # seconds for every session of a round to see its result
 STEADY_DEADLINE = 60.0     # seconds for one session's move to a computed setting
+#: texts that carry a setting, compared between a late session's client and server
+SETTING_TEXT = r"for cluster size \d|k = \d|n = \d|#\d+ |max parents|penalty = "
 PY_OPEN_DEADLINE = 120.0   # the same, Python client (the server opens 30 in 15-30 s)
 LONG_QUERY = ("source=Network+sample&network=hailfinder&sample_size=10000"
               "&k_max_parents_averaged=4&n_max_parents_in_m=4")
@@ -83,10 +85,12 @@ def _free_port() -> int:
 class Server:
     """``panel serve apps/`` on a free loopback port (a context manager)."""
 
-    def __init__(self, timeout: float = 120.0):
+    def __init__(self, timeout: float = 120.0, probe: bool = False):
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.timeout = timeout
+        #: a folder through which the server's probe (``_load_probe.py``) answers
+        self.probe = Path(tempfile.mkdtemp(prefix="bench-load-probe-")) if probe else None
 
     def __enter__(self) -> "Server":
         cmd = [sys.executable, "-m", "panel", "serve", "apps/", "--port", str(self.port),
@@ -95,6 +99,9 @@ class Server:
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-load-", suffix=".log",
                                                delete=False)
         env = dict(os.environ, PYTHONUNBUFFERED="1", BOKEH_BROWSER="none")
+        if self.probe is not None:
+            cmd += ["--setup", str(REPO / "benchmarks" / "_load_probe.py")]
+            env["BNX_LOAD_PROBE"] = str(self.probe)
         self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, env=env)
         deadline = time.monotonic() + self.timeout
@@ -110,6 +117,18 @@ class Server:
             time.sleep(0.5)
         self.__exit__()
         raise RuntimeError("panel serve did not answer in time")
+
+    def documents(self, timeout: float = 15.0) -> dict:
+        """What the server's documents hold, per session id (``--probe`` only)."""
+        if self.probe is None:
+            return {}
+        dump = self.probe / "dump.json"
+        dump.unlink(missing_ok=True)
+        (self.probe / "request").touch()
+        deadline = time.monotonic() + timeout
+        while not dump.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return json.loads(dump.read_text()) if dump.exists() else {}
 
     def rss_mb(self) -> float:
         import psutil
@@ -680,11 +699,24 @@ def _wait_docs(sessions: list[PySession], pred: Callable[[object, int], bool], t
     return _wait_all(sessions, ready, t0, deadline_s, poll, pause=lambda: time.sleep(0.05))
 
 
-def _report_timeouts(sessions: list[PySession], lat: list[float]) -> None:
-    # what a session that missed the deadline shows: its error, or its summary texts
+def _report_timeouts(sessions: list[PySession], lat: list[float], server: "Server | None" = None,
+                     pattern: str = "") -> None:
+    # what a session that missed the deadline shows: its error, or its summary texts;
+    # with --probe, also what the server's document of that session holds
+    late = [i for i, x in enumerate(lat) if x != x]
+    server_docs = server.documents() if server is not None and late else {}
     for i, (s, x) in enumerate(zip(sessions, lat)):
         if x == x:
             continue
+        if server_docs:
+            sid = s._session.id if s._session is not None else None
+            d = server_docs.get(sid, {})
+            texts = d.pop("texts", [])
+            on_server = [t[:80] for t in texts if pattern and re.search(pattern, t)]
+            client = [t[:80] for t in (_doc_texts(s.doc) if s.doc is not None else [])
+                      if pattern and re.search(pattern, t)]
+            _progress(f"  session {i} on the server: {d}; texts matching {pattern!r}: "
+                      f"server {on_server}, client {client}")
         texts = [t[:120] for t in _doc_texts(s.doc)] if s.doc is not None else []
         shown = [t for t in texts if re.search(
             r"k = \d|Summary network|bnx-score|Error|Computing|Preparing", t)]
@@ -738,7 +770,7 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
                 t0.append(time.monotonic())
             lat = _wait_docs(sessions, lambda doc, i: spec.doc_shows(doc, i, value), t0,
                              ROUND_DEADLINE, poll)
-            _report_timeouts(sessions, lat)
+            _report_timeouts(sessions, lat, server, SETTING_TEXT)
             (cached if value in seen else first).extend(lat)
             _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
                       f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
@@ -755,7 +787,7 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
             got = _wait_docs([s], lambda doc, _: spec.doc_shows(doc, i, value), [t],
                              STEADY_DEADLINE, poll)
             if got[0] != got[0]:
-                _report_timeouts([s], got)
+                _report_timeouts([s], got, server, SETTING_TEXT)
             steady += got
             time.sleep(max(0.0, interval - (time.monotonic() - t)))
         _progress(f"{spec.name}: steady moves, one per {interval:g} s: median "
@@ -805,6 +837,9 @@ def main(argv=None) -> int:
                     help="seconds between two sessions' moves in the steady phase")
     ap.add_argument("--settle", type=float, default=45.0,
                     help="seconds to wait after closing the sessions before 'after' memory")
+    ap.add_argument("--probe", action="store_true",
+                    help="when a session is late, print what the server's document of that "
+                         "session holds and what Panel has queued for it (_load_probe.py)")
     ap.add_argument("--server-per-app", action="store_true",
                     help="a fresh server (and table) per app: an app's figures do not depend "
                          "on the apps measured before it")
@@ -820,7 +855,7 @@ def main(argv=None) -> int:
 def run(args: argparse.Namespace) -> int:
     """Measure ``args.apps`` in one server; print the table; 1 if a wait timed out."""
     rows = []
-    with Server() as server:
+    with Server(probe=args.probe) as server:
         if args.client == "python":
             _curdoc_per_thread()
             # Bokeh's client handles each queued message one call deeper than the last:
