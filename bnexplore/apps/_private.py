@@ -11,16 +11,51 @@ Panel 1.9 / Bokeh 3.9 (pyproject.toml bounds them to the tested minor versions):
 
 Both are optimisations of the page: if a later Panel removes them, :func:`apply` does
 nothing and the pages still work (with the font link and MathJax loaded).
+
+* ``panel.io.document._dispatch_msgs``, ``_WRITE_MSGS``, ``_WRITE_BLOCK`` and
+  ``_dispatch_write_task``: a fix of a race in Panel's write queue. When a change of a
+  served page cannot be written at once (the socket is busy), Panel queues its message
+  and starts a task that writes the queue, then lifts the session's write block. A
+  message queued while that task awaits its last write, whose own task starts only
+  after the block is lifted, is never written: that task finds no block and returns.
+  The message then waits for the session's next change, so the page misses a whole
+  update (seen with 30 sessions: pages that never showed a setting the server had
+  computed and displayed). :func:`_write_queue_drained` writes what is left before the
+  block is lifted. ``tests/test_apps_private.py`` reproduces the race on Panel's own
+  function, and fails once Panel no longer loses the message (then remove the fix).
 """
 from __future__ import annotations
 
 #: the private names used here, as ``module:attribute`` (the test checks each exists).
-PRIVATE_NAMES = ("panel.theme.fast:Fast._resources", "panel.io.resources:_panel_use_mathjax")
+PRIVATE_NAMES = ("panel.theme.fast:Fast._resources", "panel.io.resources:_panel_use_mathjax",
+                 "panel.io.document:_dispatch_msgs", "panel.io.document:_WRITE_MSGS",
+                 "panel.io.document:_WRITE_BLOCK", "panel.io.document:_dispatch_write_task")
 _DONE: list = []
 
 
+def _write_queue_drained(dispatch):
+    """Panel's queue-writing task ``dispatch``, which leaves no message behind.
+
+    Panel's task writes the messages queued for a document, awaits the writes and lifts
+    the document's write block. A message queued meanwhile gets a task of its own,
+    which returns at once if it starts after the block is lifted. Here, when the block
+    is lifted with messages still queued, the block is set again and a task writes them.
+    """
+    from panel.io import document as pn_document
+
+    async def drained(doc) -> None:
+        await dispatch(doc)
+        if doc not in pn_document._WRITE_BLOCK and pn_document._WRITE_MSGS.get(doc):
+            pn_document._WRITE_BLOCK[doc] = True
+            pn_document._dispatch_write_task(doc, pn_document._dispatch_msgs, doc)
+
+    drained.bnx_fixed = dispatch
+    return drained
+
+
 def apply() -> None:
-    """Drop the web font of the FAST design and the MathJax bundle (once a process)."""
+    """Drop the web font of the FAST design and the MathJax bundle, and mend Panel's
+    write queue (once a process)."""
     if _DONE:
         return
     _DONE.append(True)
@@ -34,3 +69,7 @@ def apply() -> None:
     from panel.io import resources
     if hasattr(resources, "_panel_use_mathjax"):
         resources._panel_use_mathjax = lambda roots: False
+    from panel.io import document as pn_document
+    dispatch = getattr(pn_document, "_dispatch_msgs", None)
+    if dispatch is not None and not hasattr(dispatch, "bnx_fixed"):
+        pn_document._dispatch_msgs = _write_queue_drained(dispatch)
