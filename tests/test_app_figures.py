@@ -535,3 +535,41 @@ def test_a_failed_computation_takes_its_spinner_off_under_a_hold(served, monkeyp
     with pytest.raises(ZeroDivisionError):
         _run(app.view())
     assert held == [(+1, None), (-1, "combine")]
+
+
+def test_two_threads_draw_in_turn_while_holoviews_turns_validation_off():
+    """HoloViews turns Bokeh's property validation off for the whole process while it
+    updates a plot; a figure drawn meanwhile in another thread kept its title as text.
+    Here one drawing pauses with validation off (as HoloViews' updates do) while a
+    second thread draws a titled picture: it must wait its turn and succeed."""
+    import threading
+
+    import holoviews as hv
+    from bokeh.core.property.bases import Property
+
+    paused, errors = threading.Event(), []
+
+    def pause_without_validation(plot, element):
+        saved = Property._should_validate
+        Property._should_validate = False
+        paused.set()
+        try:
+            threading.Event().wait(0.5)      # the second thread starts drawing now
+        finally:
+            Property._should_validate = saved
+
+    def draw(element):
+        try:
+            figures._render(element, 0)
+        except Exception as exc:             # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    first = threading.Thread(target=draw, args=(
+        hv.Curve([1, 2, 3]).opts(hooks=[pause_without_validation]),))
+    first.start()
+    assert paused.wait(10)
+    second = threading.Thread(target=draw, args=(hv.Curve([3, 1, 2]).opts(title="a title"),))
+    second.start()
+    first.join(10)
+    second.join(10)
+    assert not errors, errors

@@ -398,13 +398,23 @@ def _drawable(obj: Any) -> bool:
             and not obj.traverse(lambda x: x, [HoloMap]))
 
 
+#: one HoloViews drawing at a time. HoloViews turns Bokeh's property validation off for
+#: the whole process while it updates a plot (``without_property_validation``), and
+#: Bokeh converts a value to a property's accepted type (a title's text to a ``Title``)
+#: only when validation rejects it: a drawing in a second thread meanwhile kept a text
+#: as a figure's title and failed ("'str' object has no attribute 'update'", about once
+#: per 30-session burst). Drawings hold the GIL anyway, so taking turns costs nothing.
+_RENDER_LOCK = threading.Lock()
+
+
 def _render(element: Any, margin: Any) -> Any:
     import holoviews as hv
 
     # a document of its own: HoloViews would otherwise take Bokeh's current one and
     # set its theme
-    return hv.renderer("bokeh").instance(mode="server").get_plot(element, doc=Document(),
-                                                                  margin=margin)
+    with _RENDER_LOCK:
+        return hv.renderer("bokeh").instance(mode="server").get_plot(element, doc=Document(),
+                                                                      margin=margin)
 
 
 def prepare(shown: dict, view: str, key: tuple | None, out: Any,
