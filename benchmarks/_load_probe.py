@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import weakref
 from pathlib import Path
 
@@ -46,7 +47,19 @@ def _describe(doc) -> dict:
             "texts": texts}
 
 
+def _stranded() -> None:
+    # patch messages Panel queued for a session with no write task left to send them:
+    # they wait for the session's next change
+    for sid, doc in list(_DOCS.items()):
+        queued = pn_document._WRITE_MSGS.get(doc, {})
+        n = sum(len(v) for v in queued.values())
+        if n and doc not in pn_document._WRITE_BLOCK:
+            print(f"[probe {time.strftime('%H:%M:%S')}] session {sid}: {n} patch messages "
+                  f"queued, no write under way", flush=True)
+
+
 def _answer() -> None:
+    _stranded()
     request = PROBE / "request"
     if not request.exists():
         return
