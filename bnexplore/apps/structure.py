@@ -83,8 +83,8 @@ class LearnStructure(PinStructure, App):
     controls = ("search", "score", "ess", "max_parents")
     widget_types = {"score": pn.widgets.RadioButtonGroup, "search": pn.widgets.RadioButtonGroup}
     warm_settings = ({"score": "K2"}, {"score": "BDeu"}, {"search": "hill climbing"})
-    # no cached views: computed on the loop, 9 of 60 session-rounds of bench_load (30
-    # sessions) never showed their setting (cause not found); in workers, none did
+    # the pinned comparison draws two structures at each move: in a worker
+    cached_views = ("summary_view", "graph_view", "steps_view")
 
     search = param.Selector(default="greedy thick-thin", objects=list(SEARCHES),
                             doc="The search: greedy thick-thin or hill climbing.")
