@@ -71,8 +71,8 @@ STEADY_DEADLINE = 60.0     # seconds for one session's move to a computed settin
 #: texts that carry a setting, compared between a late session's client and server
 SETTING_TEXT = r"for cluster size \d|k = \d|n = \d|#\d+ |max parents|penalty = "
 PY_OPEN_DEADLINE = 120.0   # the same, Python client (the server opens 30 in 15-30 s)
-LONG_QUERY = ("source=Network+sample&network=hailfinder&sample_size=10000"
-              "&k_max_parents_averaged=4&n_max_parents_in_m=4")
+LONG_QUERY = ("source=network+sample&network=hailfinder&sample_size=10000"
+              "&max_parents=4&n=4")
 
 
 # ------------------------------------------------------------------ server

@@ -127,6 +127,7 @@ class ISMBTrace(App):
     widget_types = {"queue_width": pn.widgets.DiscreteSlider,
                     "epsilon": pn.widgets.DiscreteSlider}
     warm_settings = ({"queue_width": 50, "instance": 0},)
+    cached_views = ("summary_view", "instance_view", "trace_view", "blankets_view")
 
     dataset = param.Selector(default=SYNTHETIC, objects=[SYNTHETIC, *dataset_names()],
                              label="Data set")
@@ -204,13 +205,13 @@ class ISMBTrace(App):
         # narrow one; at projector sizes each is wider, so they stack at 1024 px
         w, h = (560, 280) if self.presentation else (420, 220)
         flex = {"styles": {"flex": "0 1 auto"}, "margin": (0, 10)}
+        def picture(result, title):
+            return self.drawing(lambda: self.look(trace_plot(result.trace(), truth, title=title,
+                                                             width=w, height=h)))
+
         return pn.FlexBox(
-            pn.pane.HoloViews(self.look(trace_plot(res.trace(), truth,
-                                                   title="ISMB (instance-specific)",
-                                                   width=w, height=h)), **flex),
-            pn.pane.HoloViews(self.look(trace_plot(nis.trace(), truth,
-                                                   title="NISMB (non-instance-specific)",
-                                                   width=w, height=h)), **flex),
+            pn.pane.HoloViews(picture(res, "ISMB (instance-specific)"), **flex),
+            pn.pane.HoloViews(picture(nis, "NISMB (non-instance-specific)"), **flex),
             sizing_mode="stretch_width", css_classes=["bnx-ismb-traces"])
 
     @param.depends("data", "instance", "queue_width", "epsilon", "n_blankets", "presentation")
@@ -222,9 +223,12 @@ class ISMBTrace(App):
         top = res.top_models(min(int(self.n_blankets), len(res.models)))
         size = 300 if self.presentation else 250
         # as many in a row as the window holds (each keeps its own size)
-        return pn.FlexBox(*[pn.pane.HoloViews(blanket_plot(mb, weight, rank=i + 1, size=size,
-                                                           presentation=self.presentation),
-                                              margin=(0, 10), styles={"flex": "0 0 auto"})
+        def picture(rank, mb, weight):
+            return self.drawing(lambda: blanket_plot(mb, weight, rank=rank, size=size,
+                                                     presentation=self.presentation))
+
+        return pn.FlexBox(*[pn.pane.HoloViews(picture(i + 1, mb, weight), margin=(0, 10),
+                                              styles={"flex": "0 0 auto"})
                             for i, (mb, _, weight) in enumerate(top)],
                           flex_wrap="wrap", sizing_mode="stretch_width",
                           css_classes=["bnx-ismb-blankets"])
