@@ -9,9 +9,8 @@ Panel 1.9 / Bokeh 3.9 (pyproject.toml bounds them to the tested minor versions):
   to any page with a Markdown or HTML pane in case its text holds TeX; the apps' texts
   hold none (what users type is escaped), so pages load no MathJax.
 
-Both are optimisations of the page: if a later Panel removes them, :func:`apply` does
-nothing and the pages still work (with the font link and MathJax loaded).
-
+  These two are optimisations of the page: if a later Panel removes them, :func:`apply`
+  does nothing and the pages still work (with the font link and MathJax loaded).
 * ``panel.io.document._dispatch_msgs``, ``_WRITE_MSGS``, ``_WRITE_BLOCK`` and
   ``_dispatch_write_task``: a fix of a race in Panel's write queue. When a change of a
   served page cannot be written at once (the socket is busy), Panel queues its message
