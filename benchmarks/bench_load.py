@@ -69,7 +69,8 @@ OPEN_DEADLINE = 300.0      # seconds for every session to open (the target is 60
 ROUND_DEADLINE = 180.0     # seconds for every session of a round to see its result
 STEADY_DEADLINE = 60.0     # seconds for one session's move to a computed setting
 #: texts that carry a setting, compared between a late session's client and server
-SETTING_TEXT = r"for cluster size \d|k = \d|n = \d|#\d+ |max parents|penalty = "
+SETTING_TEXT = (r"for cluster size \d|k = \d|n = \d|#\d+ |at most \d parents|bnx-score"
+                r"|penalty = ")
 PY_OPEN_DEADLINE = 120.0   # the same, Python client (the server opens 30 in 15-30 s)
 LONG_QUERY = ("source=network+sample&network=hailfinder&sample_size=10000"
               "&max_parents=4&n=4")
