@@ -31,9 +31,11 @@ def _created(ctx) -> None:
 
 
 def _describe(doc) -> dict:
-    texts, computing = [], 0
+    texts, computing, search = [], 0, None
     for m in list(doc.models):
         props = type(m).properties()
+        if type(m).__name__ == "Location":
+            search = m.search
         text = getattr(m, "text", None) if "text" in props else None
         if isinstance(text, str):
             texts.append(text[:200])
@@ -44,6 +46,8 @@ def _describe(doc) -> dict:
     return {"hold": doc.callbacks.hold_value, "held_events": len(doc.callbacks._held_events),
             "queued_msgs": sum(len(v) for v in queued.values()),
             "write_block": doc in pn_document._WRITE_BLOCK, "computing": computing,
+            "loaded": bool(pn.state._loaded.get(doc)), "onload": len(pn.state._onload.get(doc, [])),
+            "location_search": search,
             "texts": texts}
 
 

@@ -33,6 +33,34 @@ def test_the_template_adds_the_share_section():
     assert "bnx-share" not in str([o for o in plain.sidebar])
 
 
+def test_the_address_stays_a_complete_link_when_the_browser_reports_its_own_late(monkeypatch):
+    """The browser reports the address it opened when it connects; when that report
+    came after the page had loaded, it replaced the complete link written at load
+    (seen in CI: a page whose address kept "?app=..." only)."""
+    from bokeh.document import Document
+
+    from bnexplore.apps import _base
+    from bnexplore.apps.structure import LearnStructure
+
+    monkeypatch.setattr(_base, "on_session", lambda: True)
+    doc = Document()
+    pn.state.curdoc = doc
+    try:
+        app = LearnStructure("iris", max_parents=1)
+        app.sync_url()
+        loc = pn.state.location
+        pn.state._on_load(doc)                      # the page has loaded
+        full = dict(urllib.parse.parse_qsl(loc.search.lstrip("?")))
+        assert full["max_parents"] == "1" and full["dataset"] == "iris"
+        loc.search = "?app=structure"               # the browser's late report
+        late = dict(urllib.parse.parse_qsl(loc.search.lstrip("?")))
+        assert {k: late.get(k) for k in full} == full
+        app.max_parents = 2                         # a move still reaches the link
+        assert dict(urllib.parse.parse_qsl(loc.search.lstrip("?")))["max_parents"] == "2"
+    finally:
+        pn.state.curdoc = None
+
+
 def test_download_csv():
     import pandas as pd
 

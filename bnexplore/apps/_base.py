@@ -30,6 +30,7 @@ import json
 import weakref
 from pathlib import Path
 from typing import Any, Callable, ClassVar
+from urllib.parse import parse_qs
 
 import pandas as pd
 import panel as pn
@@ -660,9 +661,20 @@ class App(pn.viewable.Viewer):
         if loc is None or not on_session():
             return
         loc.sync(self, {p: p for p in self.url_parameters()}, on_error=self.apply_query)
-        # the browser sends its own address when it connects: write every setting once
-        # the page has loaded, so the address bar holds a complete link
-        pn.state.onload(lambda: loc.update_query(**self.query()))
+
+        # the address bar holds a complete link: every setting is written once the page
+        # has loaded, and again whenever the address lacks one. The browser reports the
+        # address it opened when it connects, and that report can arrive after the page
+        # has loaded: it then replaced the complete link (a page at "?app=..." only)
+        def complete(*_: Any) -> None:
+            query = self.query()
+            if not query.keys() <= set(parse_qs(loc.search.lstrip("?"), keep_blank_values=True)):
+                loc.update_query(**query)
+
+        def loaded() -> None:
+            complete()
+            loc.param.watch(complete, "search")
+        pn.state.onload(loaded)
 
     def query(self) -> dict[str, str]:
         """The link's query: every URL parameter, serialised as Panel's location does."""
