@@ -30,6 +30,11 @@ def _created(ctx) -> None:
     _DOCS[ctx.id] = ctx._document
 
 
+def _queued(doc) -> int:
+    """Patch messages Panel has queued for the document's sockets."""
+    return sum(len(v) for v in pn_document._WRITE_MSGS.get(doc, {}).values())
+
+
 def _describe(doc) -> dict:
     texts, computing, search = [], 0, None
     for m in list(doc.models):
@@ -42,9 +47,8 @@ def _describe(doc) -> dict:
         classes = getattr(m, "css_classes", None) if "css_classes" in props else None
         if classes and ("bnx-busy" in classes or ("bnx-view" in classes and "pn-loading" in classes)):
             computing += 1
-    queued = pn_document._WRITE_MSGS.get(doc, {})
     return {"hold": doc.callbacks.hold_value, "held_events": len(doc.callbacks._held_events),
-            "queued_msgs": sum(len(v) for v in queued.values()),
+            "queued_msgs": _queued(doc),
             "write_block": doc in pn_document._WRITE_BLOCK, "computing": computing,
             "loaded": bool(pn.state._loaded.get(doc)), "onload": len(pn.state._onload.get(doc, [])),
             "location_search": search,
@@ -55,8 +59,7 @@ def _stranded() -> None:
     # patch messages Panel queued for a session with no write task left to send them:
     # they wait for the session's next change
     for sid, doc in list(_DOCS.items()):
-        queued = pn_document._WRITE_MSGS.get(doc, {})
-        n = sum(len(v) for v in queued.values())
+        n = _queued(doc)
         if n and doc not in pn_document._WRITE_BLOCK:
             print(f"[probe {time.strftime('%H:%M:%S')}] session {sid}: {n} patch messages "
                   f"queued, no write under way", flush=True)

@@ -700,8 +700,8 @@ def _wait_docs(sessions: list[PySession], pred: Callable[[object, int], bool], t
     return _wait_all(sessions, ready, t0, deadline_s, poll, pause=lambda: time.sleep(0.05))
 
 
-def _report_timeouts(sessions: list[PySession], lat: list[float], server: "Server | None" = None,
-                     pattern: str = "") -> None:
+def _report_timeouts(sessions: list[PySession], lat: list[float],
+                     server: "Server | None" = None) -> None:
     # what a session that missed the deadline shows: its error, or its summary texts;
     # with --probe, also what the server's document of that session holds
     late = [i for i, x in enumerate(lat) if x != x]
@@ -713,10 +713,10 @@ def _report_timeouts(sessions: list[PySession], lat: list[float], server: "Serve
             sid = s._session.id if s._session is not None else None
             d = server_docs.get(sid, {})
             texts = d.pop("texts", [])
-            on_server = [t[:80] for t in texts if pattern and re.search(pattern, t)]
+            on_server = [t[:80] for t in texts if re.search(SETTING_TEXT, t)]
             client = [t[:80] for t in (_doc_texts(s.doc) if s.doc is not None else [])
-                      if pattern and re.search(pattern, t)]
-            _progress(f"  session {i} on the server: {d}; texts matching {pattern!r}: "
+                      if re.search(SETTING_TEXT, t)]
+            _progress(f"  session {i} on the server: {d}; texts matching {SETTING_TEXT!r}: "
                       f"server {on_server}, client {client}")
         texts = [t[:120] for t in _doc_texts(s.doc)] if s.doc is not None else []
         shown = [t for t in texts if re.search(
@@ -771,7 +771,7 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
                 t0.append(time.monotonic())
             lat = _wait_docs(sessions, lambda doc, i: spec.doc_shows(doc, i, value), t0,
                              ROUND_DEADLINE, poll)
-            _report_timeouts(sessions, lat, server, SETTING_TEXT)
+            _report_timeouts(sessions, lat, server)
             (cached if value in seen else first).extend(lat)
             _progress(f"{spec.name}: round {r + 1}, slider to {value}: median "
                       f"{_pct(lat, 0.5):.2f} s, max {max(lat):.2f} s")
@@ -788,7 +788,7 @@ def run_app_python(server: Server, spec: AppSpec, n_sessions: int, rounds: int,
             got = _wait_docs([s], lambda doc, _: spec.doc_shows(doc, i, value), [t],
                              STEADY_DEADLINE, poll)
             if got[0] != got[0]:
-                _report_timeouts([s], got, server, SETTING_TEXT)
+                _report_timeouts([s], got, server)
             steady += got
             time.sleep(max(0.0, interval - (time.monotonic() - t)))
         _progress(f"{spec.name}: steady moves, one per {interval:g} s: median "

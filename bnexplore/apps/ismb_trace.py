@@ -205,6 +205,7 @@ class ISMBTrace(App):
         # narrow one; at projector sizes each is wider, so they stack at 1024 px
         w, h = (560, 280) if self.presentation else (420, 220)
         flex = {"styles": {"flex": "0 1 auto"}, "margin": (0, 10)}
+
         def picture(result, title):
             return self.drawing(lambda: self.look(trace_plot(result.trace(), truth, title=title,
                                                              width=w, height=h)))
