@@ -573,3 +573,23 @@ def test_two_threads_draw_in_turn_while_holoviews_turns_validation_off():
     first.join(10)
     second.join(10)
     assert not errors, errors
+
+
+def test_a_picture_for_a_served_page_is_drawn_in_a_document_of_its_own():
+    """``page.picture`` draws in a worker for a served page. Bokeh's ``curdoc()`` is
+    process-wide there: a session's document patched on the event loop, or one of a
+    session since closed. A picture drawn into a closed session's document failed
+    ("'Document' object has no attribute '_theme'"), and so did every later picture of
+    the page: the Compare page showed no picture (CI, one opening in about thirty)."""
+    from bokeh.document import Document
+    from bokeh.io.doc import patch_curdoc
+
+    from bnexplore.apps import page
+
+    closed, session = Document(), object()
+    closed.on_change_dispatch_to(session)
+    closed.destroy(session)                    # as Bokeh closes a session's document
+    with patch_curdoc(closed):
+        pane = _run(page.in_worker(page.picture, hv.Curve([1, 2, 3]).opts(title="t")))
+    assert isinstance(pane, pn.pane.Bokeh)
+    assert pane.object.title.text == "t"

@@ -407,14 +407,22 @@ def _drawable(obj: Any) -> bool:
 _RENDER_LOCK = threading.Lock()
 
 
-def _render(element: Any, margin: Any) -> Any:
+def _render(element: Any, margin: Any = None) -> Any:
+    """HoloViews' Bokeh drawing of ``element`` in a document of its own.
+
+    HoloViews uses the ``doc`` given only in server mode; otherwise it takes Bokeh's
+    ``curdoc()``, which outside a session's callback is process-wide: a session's
+    document being patched on the event loop (the drawing then changed a page's models
+    from a worker, "_pending_writes should be non-None"), or one of a session since
+    closed (every later drawing failed: "'Document' object has no attribute '_theme'",
+    a page with no picture).
+    """
     import holoviews as hv
 
-    # a document of its own: HoloViews would otherwise take Bokeh's current one and
-    # set its theme
+    options = {} if margin is None else {"margin": margin}
     with _RENDER_LOCK:
         return hv.renderer("bokeh").instance(mode="server").get_plot(element, doc=Document(),
-                                                                      margin=margin)
+                                                                      **options)
 
 
 def prepare(shown: dict, view: str, key: tuple | None, out: Any,

@@ -224,8 +224,7 @@ def picture(obj, **kwargs) -> pn.viewable.Viewable:
     the worker thread that builds the view, as a Bokeh pane of the
     size its options give."""
     if for_served_page():
-        import holoviews as hv
+        from .figures import _render
 
-        plot = hv.renderer("bokeh").get_plot(obj, doc=Document())
-        return pn.pane.Bokeh(plot.state, **kwargs)
+        return pn.pane.Bokeh(_render(obj).state, **kwargs)
     return pn.pane.HoloViews(obj, **kwargs)
