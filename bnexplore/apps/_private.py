@@ -1,6 +1,8 @@
-"""The only private Panel members the apps use, and why (checked by tests/test_apps_private.py).
+"""The only private members of Panel and HoloViews the apps use, and why (checked by
+tests/test_apps_private.py).
 
-Panel 1.9 / Bokeh 3.9 (pyproject.toml bounds them to the tested minor versions):
+Panel 1.9, Bokeh 3.9, HoloViews 1.23 (pyproject.toml bounds them to the tested minor
+versions):
 
 * ``panel.theme.fast.Fast._resources["font"]``: the FAST design links a Google web font
   from the *class*; the apps must load nothing from the internet (a failed request is
@@ -22,13 +24,31 @@ Panel 1.9 / Bokeh 3.9 (pyproject.toml bounds them to the tested minor versions):
   computed and displayed). :func:`_write_queue_drained` writes what is left before the
   block is lifted. ``tests/test_apps_private.py`` reproduces the race on Panel's own
   function, and fails once Panel no longer loses the message (then remove the fix).
+* ``holoviews.plotting.bokeh.plot.validate`` and ``holoviews.plotting.bokeh.graphs.validate``
+  (HoloViews 1.23): HoloViews turns Bokeh's property validation off for the *whole
+  process* while it updates a plot's data (``with validate(False)``), a speed-up for
+  one thread. Bokeh also reads that switch when it serialises a data spec: while it is
+  off, a colour mapped from a column (``field("zvalues", transform=mapper)``) is sent
+  to the browser as a *value* holding that field. A page serialised on the event loop
+  while a worker drew a picture then received a heat map BokehJS cannot draw ("n is not
+  iterable") and stopped updating (about one Compare opening in two hundred). Here
+  HoloViews' ``validate`` keeps validation on: its data updates are validated, as any
+  other Bokeh change is. ``tests/test_apps_private.py`` fails once HoloViews no longer
+  turns validation off (then remove the fix).
 """
 from __future__ import annotations
+
+import contextlib
+import importlib
 
 #: the private names used here, as ``module:attribute`` (the test checks each exists).
 PRIVATE_NAMES = ("panel.theme.fast:Fast._resources", "panel.io.resources:_panel_use_mathjax",
                  "panel.io.document:_dispatch_msgs", "panel.io.document:_WRITE_MSGS",
-                 "panel.io.document:_WRITE_BLOCK", "panel.io.document:_dispatch_write_task")
+                 "panel.io.document:_WRITE_BLOCK", "panel.io.document:_dispatch_write_task",
+                 "holoviews.plotting.bokeh.plot:validate",
+                 "holoviews.plotting.bokeh.graphs:validate")
+#: the HoloViews modules whose ``validate`` keeps Bokeh's validation on
+HOLOVIEWS_VALIDATING = ("holoviews.plotting.bokeh.plot", "holoviews.plotting.bokeh.graphs")
 _DONE: list = []
 
 
@@ -52,9 +72,15 @@ def _write_queue_drained(dispatch):
     return drained
 
 
+@contextlib.contextmanager
+def _validation_kept(value: bool = True):
+    """What HoloViews' ``validate(False)`` becomes: validation stays on."""
+    yield
+
+
 def apply() -> None:
-    """Drop the web font of the FAST design and the MathJax bundle, and mend Panel's
-    write queue (once a process)."""
+    """Drop the web font of the FAST design and the MathJax bundle, mend Panel's write
+    queue and keep Bokeh's validation on in HoloViews' plot updates (once a process)."""
     if _DONE:
         return
     _DONE.append(True)
@@ -72,3 +98,10 @@ def apply() -> None:
     dispatch = getattr(pn_document, "_dispatch_msgs", None)
     if dispatch is not None and not hasattr(dispatch, "bnx_fixed"):
         pn_document._dispatch_msgs = _write_queue_drained(dispatch)
+    for name in HOLOVIEWS_VALIDATING:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # pragma: no cover - HoloViews without its Bokeh backend
+            continue
+        if hasattr(module, "validate"):
+            module.validate = _validation_kept

@@ -398,12 +398,13 @@ def _drawable(obj: Any) -> bool:
             and not obj.traverse(lambda x: x, [HoloMap]))
 
 
-#: one HoloViews drawing at a time. HoloViews turns Bokeh's property validation off for
-#: the whole process while it updates a plot (``without_property_validation``), and
-#: Bokeh converts a value to a property's accepted type (a title's text to a ``Title``)
-#: only when validation rejects it: a drawing in a second thread meanwhile kept a text
-#: as a figure's title and failed ("'str' object has no attribute 'update'", about once
-#: per 30-session burst). Drawings hold the GIL anyway, so taking turns costs nothing.
+#: one HoloViews drawing at a time. HoloViews turned Bokeh's property validation off for
+#: the whole process while it updated a plot, and Bokeh converts a value to a
+#: property's accepted type (a title's text to a ``Title``) only when validation
+#: rejects it: a drawing in a second thread meanwhile kept a text as a figure's title
+#: and failed ("'str' object has no attribute 'update'", about once per 30-session
+#: burst). ``_private`` now keeps validation on; drawings still take turns, as
+#: HoloViews' options are process-wide too, and they hold the GIL anyway.
 _RENDER_LOCK = threading.Lock()
 
 
