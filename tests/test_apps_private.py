@@ -210,11 +210,14 @@ def test_holoviews_still_turns_bokeh_validation_off_in_its_plot_updates():
 
 
 def test_a_page_serialised_while_holoviews_draws_keeps_its_mapped_colours():
-    """With the apps loaded, HoloViews' ``validate`` keeps validation on: a heat map's
+    """Once an app is made, HoloViews' ``validate`` keeps validation on: a heat map's
     colour serialised meanwhile stays a field with its colour mapper."""
+    import pandas as pd
     from holoviews.plotting.bokeh import graphs, plot
 
-    import bnexplore.apps.page  # noqa: F401 - applies _private at import
+    from bnexplore.apps import LearnStructure
+
+    LearnStructure(pd.DataFrame({"a": ["x", "y"] * 5, "b": ["u", "u", "v", "v", "v"] * 2}))
 
     for module in (plot, graphs):
         spec = _serialised_while_holoviews_updates(module.validate)

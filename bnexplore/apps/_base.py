@@ -36,7 +36,7 @@ import pandas as pd
 import panel as pn
 import param
 
-from . import figures
+from . import _private, figures
 from .data import (BINNINGS, SAMPLE_SIZES, UPLOAD_MAX_BYTES, Data, size_error,
                     bundled_dataset, check_upload,
                     class_candidates, dataset_names, default_target, left_out_columns,
@@ -307,6 +307,7 @@ class App(pn.viewable.Viewer):
 
     def __init__(self, data: pd.DataFrame | str | None = None, target: str | None = None,
                  **params: Any):
+        _private.keep_validation()          # before any picture is drawn or sent
         params.setdefault("source", self.default_source)
         params.setdefault("dataset", self.default_dataset)
         params.setdefault("network", self.default_network)

@@ -50,6 +50,7 @@ PRIVATE_NAMES = ("panel.theme.fast:Fast._resources", "panel.io.resources:_panel_
 #: the HoloViews modules whose ``validate`` keeps Bokeh's validation on
 HOLOVIEWS_VALIDATING = ("holoviews.plotting.bokeh.plot", "holoviews.plotting.bokeh.graphs")
 _DONE: list = []
+_VALIDATION_KEPT: list = []
 
 
 def _write_queue_drained(dispatch):
@@ -79,8 +80,8 @@ def _validation_kept(value: bool = True):
 
 
 def apply() -> None:
-    """Drop the web font of the FAST design and the MathJax bundle, mend Panel's write
-    queue and keep Bokeh's validation on in HoloViews' plot updates (once a process)."""
+    """Drop the web font of the FAST design and the MathJax bundle, and mend Panel's
+    write queue (once a process)."""
     if _DONE:
         return
     _DONE.append(True)
@@ -98,6 +99,15 @@ def apply() -> None:
     dispatch = getattr(pn_document, "_dispatch_msgs", None)
     if dispatch is not None and not hasattr(dispatch, "bnx_fixed"):
         pn_document._dispatch_msgs = _write_queue_drained(dispatch)
+
+
+def keep_validation() -> None:
+    """Keep Bokeh's validation on in HoloViews' plot updates (once a process). Called
+    by every app and before each drawing, not at import: the landing page imports no
+    HoloViews."""
+    if _VALIDATION_KEPT:
+        return
+    _VALIDATION_KEPT.append(True)
     for name in HOLOVIEWS_VALIDATING:
         try:
             module = importlib.import_module(name)
