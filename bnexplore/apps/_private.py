@@ -41,14 +41,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 
+#: the HoloViews modules whose ``validate`` keeps Bokeh's validation on
+HOLOVIEWS_VALIDATING = ("holoviews.plotting.bokeh.plot", "holoviews.plotting.bokeh.graphs")
 #: the private names used here, as ``module:attribute`` (the test checks each exists).
 PRIVATE_NAMES = ("panel.theme.fast:Fast._resources", "panel.io.resources:_panel_use_mathjax",
                  "panel.io.document:_dispatch_msgs", "panel.io.document:_WRITE_MSGS",
                  "panel.io.document:_WRITE_BLOCK", "panel.io.document:_dispatch_write_task",
-                 "holoviews.plotting.bokeh.plot:validate",
-                 "holoviews.plotting.bokeh.graphs:validate")
-#: the HoloViews modules whose ``validate`` keeps Bokeh's validation on
-HOLOVIEWS_VALIDATING = ("holoviews.plotting.bokeh.plot", "holoviews.plotting.bokeh.graphs")
+                 *(f"{module}:validate" for module in HOLOVIEWS_VALIDATING))
 _DONE: list = []
 _VALIDATION_KEPT: list = []
 
@@ -103,7 +102,8 @@ def apply() -> None:
 
 def keep_validation() -> None:
     """Keep Bokeh's validation on in HoloViews' plot updates (once a process). Called
-    by every app and before each drawing, not at import: the landing page imports no
+    when an app is made, before it draws anything (in a worker or, for pictures Panel
+    updates itself, on the event loop); not at import: the landing page imports no
     HoloViews."""
     if _VALIDATION_KEPT:
         return

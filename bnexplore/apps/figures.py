@@ -420,9 +420,6 @@ def _render(element: Any, margin: Any = None) -> Any:
     """
     import holoviews as hv
 
-    from ._private import keep_validation
-
-    keep_validation()
     options = {} if margin is None else {"margin": margin}
     with _RENDER_LOCK:
         return hv.renderer("bokeh").instance(mode="server").get_plot(element, doc=Document(),
